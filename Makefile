@@ -1,0 +1,195 @@
+# libplacement - build, test, install.
+#
+#   make            the static and shared libraries (build/)
+#   make check      every Check suite (installs its own dependencies)
+#   make demo       the simulator on its built-in scenarios
+#   make install    PREFIX/prefix, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR
+#   make uninstall  the same variables
+#   make sanitize   the suites under -fsanitize=address,undefined
+#   make install-test  stage an install, build every example with pkg-config only, run them
+#   make lint-man   mandoc -Tlint over man/
+#   make bench      the benchmark program (not part of check)
+#   make deps       libxxhash-dev, check and pkg-config from Debian's packages when missing
+
+VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define PL_VERSION_MINOR \([0-9]*\).*/\1/p' include/placement/version.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define PL_VERSION_PATCH \([0-9]*\).*/\1/p' include/placement/version.h)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+prefix ?= /usr/local
+PREFIX ?= $(prefix)
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+BUILD ?= build
+
+WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wwrite-strings -Wundef -Wvla -Wformat=2 -Wcast-qual
+OPT ?= -O2 -g
+CFLAGS ?=
+LDFLAGS ?=
+XXH_CFLAGS = $(shell $(PKG_CONFIG) --cflags libxxhash 2>/dev/null)
+LIB_CFLAGS := -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -Iinclude $(XXH_CFLAGS) $(CFLAGS)
+
+SRCS := $(sort $(wildcard lib/*.c))
+HDRS := $(wildcard include/*.h include/placement/*.h) lib/internal.h
+OBJS := $(SRCS:lib/%.c=$(BUILD)/obj/%.o)
+STATIC := $(BUILD)/libplacement.a
+SONAME := libplacement.so.$(VERSION_MAJOR)
+SHARED := $(BUILD)/libplacement.so.$(VERSION)
+PC := $(BUILD)/libplacement.pc
+
+TEST_SRCS := $(sort $(wildcard tests/check_*.c))
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT := tests/testutil.c
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+TEST_CFLAGS = -std=c11 $(WARN) -Wno-missing-prototypes $(OPT) -Iinclude -Ilib -Itests $(CHECK_CFLAGS) $(CFLAGS)
+
+EXAMPLES := $(sort $(wildcard examples/*.c))
+DEMO_SRCS := $(sort $(wildcard examples/demo/*.c))
+MAN3 := $(sort $(wildcard man/man3/*.3))
+MAN7 := $(sort $(wildcard man/man7/*.7))
+
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors
+
+all: lib
+lib: $(STATIC) $(SHARED) $(PC)
+
+$(BUILD)/obj/%.o: lib/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(STATIC): $(OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $(OBJS)
+
+$(SHARED): $(OBJS)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $(OBJS) $(LDFLAGS)
+	ln -sf libplacement.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libplacement.so
+
+# Made on every build, so a changed prefix is never stale.
+$(PC): libplacement.pc.in FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	     -e 's|@VERSION@|$(VERSION)|' $< > $@.tmp && mv $@.tmp $@
+FORCE:
+
+# ---- dependencies -----------------------------------------------------------
+DEB_PACKAGES := libxxhash-dev check pkg-config
+deps:
+	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check; then \
+		exit 0; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "deps: installing $(DEB_PACKAGES)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PACKAGES) >/dev/null || \
+		{ $$SUDO apt-get update -q >/dev/null && \
+		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PACKAGES) >/dev/null; }; \
+	else \
+		echo "deps: no apt-get here; install xxhash (0.8 or later), Check and pkg-config, then run make again" >&2; \
+		exit 1; \
+	fi
+
+# ---- tests ------------------------------------------------------------------
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) tests/testutil.h $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(STATIC) $(CHECK_LIBS) $(LDFLAGS)
+
+$(BUILD)/tests/gen_vectors: tests/gen_vectors.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(OPT) -Iinclude -o $@ $< $(STATIC) $(LDFLAGS)
+
+# Every suite runs even when one fails; the target fails if any did.
+check: deps
+	@$(MAKE) --no-print-directory lib $(TEST_BINS) $(BUILD)/tests/gen_vectors
+	@fail=0; \
+	for t in $(TEST_BINS); do \
+		echo "== $$t"; \
+		CK_FORK=yes PL_TEST_DIR=tests ./$$t || fail=1; \
+	done; \
+	echo "== known-answer vectors: tests/vectors.txt"; \
+	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
+	exit $$fail
+
+vectors: $(BUILD)/tests/gen_vectors
+	./$(BUILD)/tests/gen_vectors > tests/vectors.txt
+
+sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" check
+
+# ---- examples, demo, bench --------------------------------------------------
+$(BUILD)/examples/%: examples/%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(OPT) -Iinclude -o $@ $< $(STATIC) $(LDFLAGS)
+
+$(BUILD)/demo: $(DEMO_SRCS) $(wildcard examples/demo/*.h) $(STATIC)
+	$(CC) -std=c11 $(WARN) $(OPT) -Iinclude -o $@ $(DEMO_SRCS) $(STATIC) $(LDFLAGS)
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BUILD)/demo
+	@./$(BUILD)/demo
+
+$(BUILD)/bench: tests/bench.c $(SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -g -Iinclude -Ilib $(XXH_CFLAGS) -o $@ tests/bench.c $(SRCS) $(LDFLAGS)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BUILD)/bench
+	./$(BUILD)/bench
+
+# ---- install ----------------------------------------------------------------
+install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/placement $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libplacement.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libplacement.so
+	install -m 644 include/placement.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/placement/*.h $(DESTDIR)$(INCLUDEDIR)/placement/
+	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(if $(MAN3),install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/)
+	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libplacement.a $(DESTDIR)$(LIBDIR)/libplacement.so \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libplacement.so.$(VERSION) \
+		$(DESTDIR)$(PKGCONFIGDIR)/libplacement.pc $(DESTDIR)$(INCLUDEDIR)/placement.h
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/placement/,$(notdir $(wildcard include/placement/*.h)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/placement 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3))) $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+
+# Stage an install, then build and run every example with pkg-config alone.
+STAGE := $(abspath $(BUILD)/stage)
+install-test: deps
+	rm -rf $(STAGE)
+	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr/local
+	@set -e; export PKG_CONFIG_PATH=$(STAGE)/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE); \
+	flags="$$($(PKG_CONFIG) --cflags --libs libplacement)"; echo "pkg-config: $$flags"; \
+	mkdir -p $(BUILD)/staged; \
+	for e in $(EXAMPLES); do \
+		b=$(BUILD)/staged/$$(basename $$e .c); \
+		$(CC) -std=c11 $(WARN) -o $$b $$e $$flags; \
+		echo "== $$b"; LD_LIBRARY_PATH=$(STAGE)/usr/local/lib ./$$b >/dev/null; \
+	done; \
+	$(CC) -std=c11 $(WARN) -o $(BUILD)/staged/demo $(DEMO_SRCS) $$flags; \
+	echo "== $(BUILD)/staged/demo"; LD_LIBRARY_PATH=$(STAGE)/usr/local/lib ./$(BUILD)/staged/demo >/dev/null; \
+	$(CC) -std=c11 $(WARN) -static -o $(BUILD)/staged/demo-static $(DEMO_SRCS) \
+		$$($(PKG_CONFIG) --static --cflags --libs libplacement); \
+	./$(BUILD)/staged/demo-static >/dev/null; echo "install-test: ok"
+
+lint-man:
+	mandoc -Tlint -W warning $(MAN3) $(MAN7)
+
+clean:
+	rm -rf $(BUILD) build-san

@@ -1,0 +1,164 @@
+/*
+ * placement/plan.h - actions: what a policy asks the caller to do, and why.
+ *
+ * A policy call writes actions into a caller array (out, cap) and returns how
+ * many it wrote. Each action names its kind, its reason, the shard, the
+ * members it moves something between, and the numbers that decided it, so
+ * pl_action_explain() can render one sentence an operator can check.
+ *
+ * The policy applies each action it emits to the view at once (placement/
+ * view.h), so a later decision in the same call sees it. A full output array
+ * is not an error: the call stops deciding, reports PL_STATUS_FULL in its
+ * pl_plan_info, and the view holds exactly the actions that were written.
+ */
+#ifndef PLACEMENT_PLAN_H
+#define PLACEMENT_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(NAME, value, name string) — action kinds. Values are fixed. */
+#define PL_ACTION_KIND_LIST(X)                                                          \
+	X(SET_LEADER, 1, "set-leader")     /* shard gets leader `to` (from = old or NONE) */ \
+	X(MOVE_LEADER, 2, "move-leader")   /* leadership from -> to; copies when to held none */ \
+	X(ADD_REPLICA, 3, "add-replica")   /* `to` gains a replica */                      \
+	X(MOVE_REPLICA, 4, "move-replica") /* from's replica moves to `to` */              \
+	X(SET_OVERRIDE, 5, "set-override") /* fleet: shard owned by `to`, origin `origin` */ \
+	X(DROP_OVERRIDE, 6, "drop-override") /* fleet: override on `from` removed; goes home to `to` */
+
+/* X(NAME, value, name string) — why an action was emitted. Values are fixed. */
+#define PL_REASON_LIST(X)                                                               \
+	X(NEW, 1, "new")                   /* a new shard is placed */                     \
+	X(FAILOVER, 2, "failover")         /* its leader is down */                        \
+	X(DRAIN, 3, "drain")               /* its leader is draining */                    \
+	X(STREAM_SKEW, 4, "stream-skew")   /* a stream leads uneven */                     \
+	X(CLUSTER_SKEW, 5, "cluster-skew") /* the totals are uneven */                     \
+	X(COUNT, 6, "count")               /* fleet member over the share */               \
+	X(SPREAD, 7, "spread")             /* fleet member below the floor */              \
+	X(LAG, 8, "lag")                   /* fleet member lagging */                      \
+	X(RETURN_HOME, 9, "return-home")   /* lag override aged out */                     \
+	X(VOID_OVERRIDE, 10, "void-override") /* override's member is down */              \
+	X(REDUNDANT_OVERRIDE, 11, "redundant-override") /* override names the ring home */ \
+	X(UNDER_RF, 12, "under-rf")        /* region below its replication factor */       \
+	X(IDLE_MEMBER, 13, "idle-member")  /* a member below its fair share of replicas */ \
+	X(NEWEST_PEER, 14, "newest-peer")  /* primary follows the newest peer */           \
+	X(LOAD, 15, "load")                /* primary toward clearly less load */
+
+/* X(NAME, value, name string) — why a call stopped emitting. Values are fixed. */
+#define PL_STATUS_LIST(X)                                                               \
+	X(BALANCED, 0, "balanced")           /* nothing more is wanted */                  \
+	X(PAUSED, 1, "paused")               /* the policy is paused */                    \
+	X(MOVE_LIMIT, 2, "move-limit")       /* concurrent or per-member move limit */     \
+	X(BLOCKED_ZONES, 3, "blocked-zones") /* wanted moves would lose a zone */          \
+	X(BLOCKED_CAPS, 4, "blocked-caps")   /* wanted moves would pass max_shards */      \
+	X(FULL, 5, "full")                   /* the output array filled first */           \
+	X(COOLDOWN, 6, "cooldown")           /* the member's move cooldown runs */         \
+	X(WAITING, 7, "waiting")             /* ranked past the last place this tick */    \
+	X(NOT_LIVE, 8, "not-live")           /* the deciding member is down or draining */ \
+	X(PROPOSALS_OFF, 9, "proposals-off") /* add-peer proposals are switched off */     \
+	X(STALLED, 10, "stalled")            /* no ready candidate for some shard */       \
+	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */
+
+enum pl_action_kind {
+#define PL__ENUM(name, value, str) PL_ACTION_##name = value,
+	PL_ACTION_KIND_LIST(PL__ENUM)
+#undef PL__ENUM
+	PL__ACTION_KIND_END
+};
+
+enum pl_reason {
+#define PL__ENUM(name, value, str) PL_REASON_##name = value,
+	PL_REASON_LIST(PL__ENUM)
+#undef PL__ENUM
+	PL__REASON_END
+};
+
+enum pl_status {
+#define PL__ENUM(name, value, str) PL_STATUS_##name = value,
+	PL_STATUS_LIST(PL__ENUM)
+#undef PL__ENUM
+	PL__STATUS_END
+};
+
+/* pl_action.flags */
+#define PL_ACTION_STAGE_FIRST 0x1u /**< copies data: stage on `to` first, then commit */
+
+/* pl_action.scope: where from_count/to_count/floor/ceiling were counted. */
+#define PL_SCOPE_NONE 0u
+#define PL_SCOPE_STREAM 1u  /**< leaders of the action's stream */
+#define PL_SCOPE_CLUSTER 2u /**< leaders in total */
+#define PL_SCOPE_OWNED 3u   /**< shards owned (fleet) */
+#define PL_SCOPE_REPLICAS 4u /**< replicas held */
+#define PL_SCOPE_PRIMARIES 5u /**< primaries (leaders) held */
+#define PL_SCOPE_PEERS 6u   /**< peers of the shard (to_count = peers before, total = target RF) */
+
+/**
+ * One action. Indices name elements of the snapshot the view was built from.
+ * Fields a kind does not use are 0 (numbers) or PL_NONE (indices).
+ */
+typedef struct pl_action {
+	uint32_t kind;       /**< PL_ACTION_* */
+	uint32_t reason;     /**< PL_REASON_* */
+	uint32_t shard;      /**< index into shards */
+	uint32_t stream;     /**< the shard's stream, or PL_NONE */
+	uint32_t from;       /**< member giving up the leader, replica or ownership; or PL_NONE */
+	uint32_t to;         /**< member receiving it; or PL_NONE */
+	uint32_t flags;      /**< PL_ACTION_* flags */
+	uint32_t origin;     /**< override actions: PL_ORIGIN_* written or dropped */
+	/* The numbers that decided it, counted in `scope` before the action. */
+	uint32_t scope;      /**< PL_SCOPE_* */
+	uint32_t tier;       /**< placement tier 1..5 that chose `to`; 0 otherwise */
+	uint32_t from_count; /**< from's count */
+	uint32_t to_count;   /**< to's count */
+	uint32_t floor;      /**< the floor that applied to `to` */
+	uint32_t ceiling;    /**< the ceiling that applied to `to` */
+	uint32_t share;      /**< the cluster share (or fair share) that applied */
+	uint32_t total;      /**< how many were counted in scope (shards, or target RF) */
+	uint64_t at;         /**< override actions: the caller's `now`; override age for drops */
+	uint64_t load;       /**< lag and load moves: the load that decided it */
+} pl_action;
+
+/** What a policy call did, and why it stopped. */
+typedef struct pl_plan_info {
+	uint32_t written; /**< actions written to out */
+	uint32_t wanted;  /**< at least written; written + 1 when the output filled first */
+	uint32_t status;  /**< PL_STATUS_*: why no further action was emitted */
+	uint32_t detail;  /**< status-specific index (e.g. a blocked shard), or PL_NONE */
+	uint32_t blocked; /**< how many shards were blocked or stalled */
+} pl_plan_info;
+
+/**
+ * pl_action_explain - one English sentence that says what an action does and
+ * which numbers decided it, e.g.
+ * "move leader of orders/07 from b2 to b0: stream orders leads 10 on b2,
+ * 1 on b0, ceiling 4".
+ *
+ * @param snap  the snapshot the action's indices refer to (for the names).
+ * @param a     the action.
+ * @param buf   where to write, NUL-terminated; may be NULL when cap is 0.
+ * @param cap   size of buf.
+ * @return the length of the whole sentence (without the NUL), as snprintf
+ *         does, even when it was cut to fit; PL_E_INVAL for a NULL snap or
+ *         a, an unknown kind or reason, or an index that does not fit the
+ *         snapshot. On error buf is untouched.
+ */
+PL_API int pl_action_explain(const pl_snapshot *snap, const pl_action *a, char *buf, size_t cap);
+
+/** Name of an action kind ("move-leader"), "unknown" otherwise. */
+PL_API const char *pl_action_kind_name(uint32_t kind);
+/** Name of a reason ("stream-skew"), "unknown" otherwise. */
+PL_API const char *pl_reason_name(uint32_t reason);
+/** Name of a status ("balanced"), "unknown" otherwise. */
+PL_API const char *pl_status_name(uint32_t status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PLACEMENT_PLAN_H */

@@ -1,0 +1,200 @@
+/*
+ * placement/snapshot.h - what the caller knows, one tick at a time.
+ *
+ * A snapshot is plain data the caller fills and owns: members, streams,
+ * shards and overrides. Strings are (pointer, length) byte ranges that need
+ * not be NUL-terminated. There are no callbacks, unions or bit-fields and
+ * every number is a fixed-width integer, so any language's FFI can fill it.
+ * The library never writes to a snapshot and keeps no pointer into it past a
+ * call, except that a pl_view (placement/view.h) reads the snapshot it was
+ * built from for as long as the view is used.
+ *
+ * Cross references are indices into the snapshot's own arrays. PL_NONE (all
+ * ones) means "none" wherever an index is optional.
+ *
+ * Nothing depends on the order of the arrays: every result is computed in a
+ * canonical order (members by id bytes, shards by key bytes, streams by id
+ * bytes), so two control planes that list the same content in different
+ * orders get the same answer, up to the indices that name it.
+ */
+#ifndef PLACEMENT_SNAPSHOT_H
+#define PLACEMENT_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** "No index": an unset leader, stream, move destination or override. */
+#define PL_NONE UINT32_C(0xFFFFFFFF)
+
+/* Documented limits. pl_snapshot_validate() refuses anything past them. */
+#define PL_MAX_MEMBERS (UINT32_C(1) << 20)  /**< members in one snapshot */
+#define PL_MAX_STREAMS (UINT32_C(1) << 24)  /**< streams in one snapshot */
+#define PL_MAX_SHARDS (UINT32_C(1) << 26)   /**< shards in one snapshot */
+#define PL_MAX_ID_LEN 1024u                 /**< bytes in an id, zone or key */
+#define PL_MAX_REPLICAS 8u                  /**< replicas of one shard */
+#define PL_MAX_WEIGHT 65536u                /**< a member's relative weight */
+
+/** A byte range. It need not be NUL-terminated; len 0 means empty. */
+typedef struct pl_bytes {
+	const char *ptr;
+	uint64_t len;
+} pl_bytes;
+
+/* pl_member.flags */
+#define PL_MEMBER_DOWN 0x1u       /**< not live: owns, leads and receives nothing */
+#define PL_MEMBER_DRAINING 0x2u   /**< live, but hands off what it has and takes nothing new */
+#define PL_MEMBER_LAGGING 0x4u    /**< live, but behind: never a destination of a move */
+#define PL_MEMBER_UNMEASURED 0x8u /**< its load is unknown: load is ignored */
+#define PL_MEMBER_FLAGS_ALL 0xFu
+
+/**
+ * A member: a process that can own shards (broker, instance, node).
+ *
+ * A member is live unless PL_MEMBER_DOWN is set, and eligible (may receive
+ * leaders and new shards) when it is live and not draining.
+ */
+typedef struct pl_member {
+	pl_bytes id;          /**< unique, non-empty; ties break on these bytes */
+	pl_bytes zone;        /**< failure domain; empty = a zone of its own */
+	uint64_t joined_at;   /**< caller's clock when it joined; greater = newer */
+	uint64_t load;        /**< caller's measure of load; see PL_MEMBER_UNMEASURED */
+	uint64_t map_version; /**< version of the shard map it has installed */
+	uint32_t weight;      /**< relative capacity, 1..PL_MAX_WEIGHT; 0 reads as 1 */
+	uint32_t max_shards;  /**< most replicas it may hold; 0 = no cap */
+	uint32_t flags;       /**< PL_MEMBER_* */
+} pl_member;
+
+/** A stream: a set of shards whose spread matters together. */
+typedef struct pl_stream {
+	pl_bytes id; /**< unique, non-empty */
+} pl_stream;
+
+/* pl_shard.flags */
+#define PL_SHARD_NOT_IDEMPOTENT 0x1u /**< its destination is not idempotent (a rollup): never placed */
+#define PL_SHARD_TRANSFER_DEBT 0x2u  /**< carries transfer debt: no peer is added or moved */
+#define PL_SHARD_FLAGS_ALL 0x3u
+
+/**
+ * A shard: the unit that is placed.
+ *
+ * replicas[0 .. replica_count) are the members holding a copy; the leader,
+ * when set, is one of them. A shard with no replicas and no leader is new.
+ * moving_to, when set, is a leader move in flight: the view counts it as if
+ * finished (moving_to leads; if it held no replica it takes the old leader's).
+ */
+typedef struct pl_shard {
+	pl_bytes key;        /**< unique, non-empty */
+	uint64_t epoch;      /**< the shard map's epoch for this shard (regions) */
+	uint64_t load;       /**< caller's measure of the shard's load (fleet lag moves) */
+	uint32_t stream;     /**< index into streams, or PL_NONE */
+	uint32_t leader;     /**< index into members, or PL_NONE */
+	uint32_t moving_to;  /**< index into members, or PL_NONE */
+	uint32_t flags;      /**< PL_SHARD_* */
+	uint32_t replica_count;
+	uint32_t replicas[PL_MAX_REPLICAS];
+} pl_shard;
+
+/* pl_override.origin */
+#define PL_ORIGIN_LAG 0u   /**< placed off its home for lag (the zero value) */
+#define PL_ORIGIN_COUNT 1u /**< placed off its home by count balance */
+
+/** A fleet's record that a shard lives off its ring home. */
+typedef struct pl_override {
+	uint64_t since;  /**< caller's clock when it was written */
+	uint32_t shard;  /**< index into shards; at most one override per shard */
+	uint32_t member; /**< index into members: the shard's owner */
+	uint32_t origin; /**< PL_ORIGIN_* */
+} pl_override;
+
+/** Everything one tick knows. Arrays may be NULL only when their count is 0. */
+typedef struct pl_snapshot {
+	const pl_member *members;
+	const pl_stream *streams;
+	const pl_shard *shards;
+	const pl_override *overrides;
+	uint32_t n_members;
+	uint32_t n_streams;
+	uint32_t n_shards;
+	uint32_t n_overrides;
+} pl_snapshot;
+
+/* pl_diag.kind: which array the bad element is in. */
+#define PL_ELEM_NONE 0u
+#define PL_ELEM_SNAPSHOT 1u /**< the snapshot as a whole (index is 0) */
+#define PL_ELEM_MEMBER 2u
+#define PL_ELEM_STREAM 3u
+#define PL_ELEM_SHARD 4u
+#define PL_ELEM_OVERRIDE 5u
+#define PL_ELEM_CONFIG 6u   /**< a field of an options or config struct */
+#define PL_ELEM_ARGUMENT 7u /**< a function argument (index = its position, from 1) */
+
+/**
+ * Which element of the input was bad. Filled only when a call fails; a call
+ * that succeeds leaves it untouched.
+ */
+typedef struct pl_diag {
+	int32_t code;   /**< the PL_E* code the call returned */
+	uint32_t kind;  /**< PL_ELEM_* */
+	uint32_t index; /**< index of the element in its array */
+	uint32_t other; /**< an earlier element it clashes with (duplicates), else PL_NONE */
+} pl_diag;
+
+/**
+ * pl_snapshot_work_size - bytes of workspace pl_snapshot_validate() needs.
+ *
+ * @param snap  the snapshot; NULL gives 0.
+ * @return the size for the snapshot's counts (counts past the limits are
+ *         read as the limits). Cannot fail. pl_view_size() of the same
+ *         snapshot is always at least as large, so a view's memory serves.
+ */
+PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
+
+/**
+ * pl_snapshot_validate - check a snapshot against every rule the library needs.
+ *
+ * Checks, in this order, and stops at the first failure:
+ *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
+ *     index 0..3 for members, streams, shards, overrides); a count past its
+ *     limit (PL_E_LIMIT, same indices);
+ *  2. each member: id empty (PL_E_EMPTY_ID) or past PL_MAX_ID_LEN, zone past
+ *     it (PL_E_LENGTH), unknown flags (PL_E_FLAGS), weight past
+ *     PL_MAX_WEIGHT (PL_E_WEIGHT); then ids unique (PL_E_DUP_MEMBER);
+ *  3. each stream: id empty or too long; then ids unique (PL_E_DUP_STREAM);
+ *  4. each shard: key empty or too long; stream index (PL_E_STREAM_RANGE);
+ *     replica_count (PL_E_REPLICAS); replica, leader and moving_to indices
+ *     (PL_E_MEMBER_RANGE); a replica listed twice (PL_E_DUP_REPLICA); leader
+ *     not among the replicas (PL_E_LEADER_NOT_REPLICA); moving_to without a
+ *     leader or equal to it (PL_E_MOVE_TARGET); unknown flags (PL_E_FLAGS);
+ *     then keys unique (PL_E_DUP_SHARD);
+ *  5. each override: shard index (PL_E_OVERRIDE_SHARD), member index
+ *     (PL_E_OVERRIDE_MEMBER), origin (PL_E_ORIGIN); two on one shard
+ *     (PL_E_DUP_OVERRIDE).
+ * For a duplicate, diag->index is the smallest index whose id an earlier
+ * element already has, and diag->other that earlier element.
+ *
+ * @param snap       the snapshot; NULL is PL_E_INVAL.
+ * @param work       scratch of at least pl_snapshot_work_size(snap) bytes,
+ *                   aligned to 8; may be NULL when that size is 0.
+ * @param work_size  its size; too small is PL_E_WORKSPACE, misaligned PL_E_ALIGN.
+ * @param diag       optional; on failure names the first bad element.
+ * @return 0 when the snapshot is valid, else the first error found.
+ *
+ * Zero members is valid here; a policy that needs an eligible member returns
+ * PL_E_NO_ELIGIBLE itself. The call allocates nothing and runs in
+ * O(n log n) of the largest array. pl_view_init() runs the same checks, so a
+ * caller that builds a view need not call this first.
+ */
+PL_API int pl_snapshot_validate(const pl_snapshot *snap, void *work, size_t work_size,
+				pl_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PLACEMENT_SNAPSHOT_H */

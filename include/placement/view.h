@@ -1,0 +1,225 @@
+/*
+ * placement/view.h - what one tick derives from a snapshot.
+ *
+ * A view is built in memory the caller hands in: ask pl_view_size(), hand in
+ * that many bytes aligned to PL_VIEW_ALIGN, call pl_view_init(). Nothing is
+ * allocated, ever. The view validates the snapshot (the same checks as
+ * pl_snapshot_validate()), then holds:
+ *  - the member and key hashes of the chosen scorer, computed once;
+ *  - the canonical orders: members, streams and shards sorted by their id
+ *    bytes, so results never depend on the order of the snapshot's arrays;
+ *  - the tallies: leaders and replicas per member, in total and per stream,
+ *    with in-flight moves counted as if finished; per stream its floor and
+ *    ceiling, and the cluster share, over eligible members and in proportion
+ *    to their weights (equal weights give floor(s/n) and ceil(s/n)).
+ * Per-stream tallies are kept as sparse cells per stream (members that lead
+ * some of it), never as a members x streams matrix: memory grows with
+ * members + streams + shards.
+ *
+ * A member is live unless it is down, and eligible when it is live and not
+ * draining. Shares, floors, ceilings and rendezvous homes count eligible
+ * members only.
+ *
+ * Policies (placement/broker.h, fleet.h, region.h) take a view, decide, and
+ * apply each action they emit to it at once; pl_view_apply() does the same for
+ * an action the caller made, and pl_view_settle() marks every in-flight move
+ * finished, which is how a dry run steps from one tick to the next.
+ *
+ * The view reads the snapshot's arrays (not copies) until it is dropped; the
+ * snapshot must stay unchanged that long. A view is used by one thread at a
+ * time; different views share nothing. To drop a view, free its memory.
+ */
+#ifndef PLACEMENT_VIEW_H
+#define PLACEMENT_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "plan.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Alignment pl_view_init() requires of its memory (malloc's is enough). */
+#define PL_VIEW_ALIGN 8u
+
+/** An opaque view, living inside the caller's memory. */
+typedef struct pl_view pl_view;
+
+#define PL_VIEW_OPTIONS_VERSION 1u
+
+/** How to build a view. Start from PL_VIEW_OPTIONS_INIT or pl_view_options_init(). */
+typedef struct pl_view_options {
+	uint32_t version; /**< PL_VIEW_OPTIONS_VERSION */
+	uint32_t scorer;  /**< PL_SCORER_XXH3 (default) or PL_SCORER_LEGACY_FNV1A */
+} pl_view_options;
+
+#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3}
+
+/**
+ * pl_view_options_init - set options to their defaults, the same bytes as
+ * PL_VIEW_OPTIONS_INIT.
+ * @return 0, or PL_E_INVAL for NULL.
+ */
+PL_API int pl_view_options_init(pl_view_options *opt);
+
+/**
+ * pl_view_size - bytes a view of this snapshot needs.
+ *
+ * @return the size for the snapshot's counts; counts past the documented
+ *         limits are read as the limits, so the answer is bounded. NULL
+ *         gives the size of an empty view. Cannot fail.
+ */
+PL_API size_t pl_view_size(const pl_snapshot *snap);
+
+/**
+ * pl_view_init - validate a snapshot and build its view in caller memory.
+ *
+ * @param out   receives the view (a pointer into mem) on success.
+ * @param mem   at least pl_view_size(snap) bytes aligned to PL_VIEW_ALIGN.
+ * @param size  the size of mem.
+ * @param snap  the snapshot; it must outlive the view unchanged.
+ * @param opt   NULL for the defaults.
+ * @param diag  optional; on failure names the bad element.
+ * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_WORKSPACE (size
+ *         too small), PL_E_ALIGN, PL_E_VERSION or PL_E_SCORER (options,
+ *         PL_ELEM_CONFIG), or any error of pl_snapshot_validate(). On
+ *         failure *out is untouched and mem holds nothing usable.
+ *
+ * Cost: O(n log n) in the members and streams, linear in the shards (keys
+ * are radix-sorted on 8-byte prefixes), plus one hash per id and key.
+ */
+PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
+			const pl_view_options *opt, pl_diag *diag);
+
+/** Counts of a view. */
+typedef struct pl_view_stats {
+	uint32_t members;    /**< members in the snapshot */
+	uint32_t live;       /**< not down */
+	uint32_t eligible;   /**< not down and not draining */
+	uint32_t streams;
+	uint32_t shards;
+	uint32_t overrides;  /**< overrides now in force in the view */
+	uint32_t moving;     /**< shards with a move in flight */
+	uint32_t leaderless; /**< shards with no leader, or a leader that is not live */
+	uint32_t scorer;     /**< PL_SCORER_* the view scores with */
+	uint32_t share;      /**< ceil(shards / eligible) when weights are equal; see pl_view_member_tally() */
+	uint64_t weight;     /**< sum of eligible members' weights */
+} pl_view_counts;
+
+/** pl_view_stats - fill st. @return 0 or PL_E_INVAL. */
+PL_API int pl_view_stats(const pl_view *v, pl_view_counts *st);
+
+/** pl_view_snapshot - the snapshot the view was built from. NULL for NULL. */
+PL_API const pl_snapshot *pl_view_snapshot(const pl_view *v);
+
+/**
+ * pl_view_find - the index of the member, stream or shard with these id bytes.
+ *
+ * @param kind  PL_ELEM_MEMBER, PL_ELEM_STREAM or PL_ELEM_SHARD.
+ * @return the index, PL_E_NOT_FOUND, or PL_E_INVAL (NULL view, bad kind,
+ *         NULL id with a non-zero length). O(log n).
+ */
+PL_API int pl_view_find(const pl_view *v, uint32_t kind, const char *id, size_t len);
+
+/**
+ * pl_view_at - the element at a place in the canonical order (ids ascending
+ * as bytes, a shorter id before its extensions).
+ *
+ * @param kind  PL_ELEM_MEMBER, PL_ELEM_STREAM or PL_ELEM_SHARD.
+ * @param rank  0-based place.
+ * @return the element's index in the snapshot; PL_E_MEMBER_RANGE,
+ *         PL_E_STREAM_RANGE or PL_E_SHARD_RANGE when rank is past the end;
+ *         PL_E_INVAL for a NULL view or a bad kind.
+ */
+PL_API int pl_view_at(const pl_view *v, uint32_t kind, uint32_t rank);
+
+/** A member's counts, in total or in one stream, and the bounds that apply to it. */
+typedef struct pl_tally {
+	uint32_t leaders;  /**< shards it leads (in-flight moves counted as finished) */
+	uint32_t replicas; /**< shards it holds a replica of */
+	uint32_t floor;    /**< floor(shards * weight / eligible weight); 0 when not eligible */
+	uint32_t ceiling;  /**< the same rounded up: in total, the cluster share */
+	uint32_t shards;   /**< shards counted: all, or the stream's */
+} pl_tally;
+
+/**
+ * pl_view_member_tally - a member's leaders and replicas in total, with the
+ * cluster floor and share (ceiling) that apply to it.
+ * @return 0, PL_E_INVAL (NULL) or PL_E_MEMBER_RANGE.
+ */
+PL_API int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t);
+
+/**
+ * pl_view_stream_tally - a member's leaders and replicas in one stream, with
+ * that stream's floor and ceiling for it. Leaders are looked up in O(log n);
+ * replicas are counted over the stream's shards, O(shards of the stream).
+ * @return 0, PL_E_INVAL (NULL), PL_E_STREAM_RANGE or PL_E_MEMBER_RANGE.
+ */
+PL_API int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t);
+
+/** A shard as the view has it now: the snapshot plus the actions applied since. */
+typedef struct pl_shard_state {
+	uint32_t leader;        /**< member index, or PL_NONE */
+	uint32_t replica_count;
+	uint32_t replicas[PL_MAX_REPLICAS];
+	uint32_t moving;        /**< 1 when a move is in flight */
+	uint32_t override_member; /**< fleet override's member, or PL_NONE */
+	uint32_t override_origin; /**< PL_ORIGIN_* when override_member is set */
+	uint64_t override_since;
+} pl_shard_state;
+
+/** pl_view_shard_state - fill st. @return 0, PL_E_INVAL (NULL) or PL_E_SHARD_RANGE. */
+PL_API int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *st);
+
+/**
+ * pl_view_home - a shard's ring home: the eligible member with the highest
+ * rendezvous score (ties on the member id). O(eligible members).
+ * @return the member index; PL_E_NO_ELIGIBLE; PL_E_INVAL (NULL view) or
+ *         PL_E_SHARD_RANGE.
+ */
+PL_API int pl_view_home(const pl_view *v, uint32_t shard);
+
+/**
+ * pl_view_top - the k best eligible members for any key, zones spread first:
+ * the best-scoring member, then repeatedly the best-scoring member of a zone
+ * not yet used, and once every zone is used, the best-scoring remaining
+ * members. out[0] is the ring home. O(k x eligible members).
+ *
+ * @param key, len  the key bytes (the shard key for a shard).
+ * @param out       receives up to k member indices.
+ * @param k         how many are wanted, at most PL_MAX_REPLICAS.
+ * @return how many were written, min(k, eligible members); PL_E_INVAL (NULL
+ *         view or out, NULL key with a non-zero length, k past
+ *         PL_MAX_REPLICAS), PL_E_LENGTH. On error out is untouched.
+ */
+PL_API int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, uint32_t k);
+
+/**
+ * pl_view_apply - apply an action to the view's shard states and tallies, as
+ * every policy does with the actions it emits. A move (MOVE_LEADER,
+ * MOVE_REPLICA) stays in flight until pl_view_settle().
+ *
+ * @return 0; PL_E_INVAL for NULL; PL_E_ACTION when the action does not fit
+ *         the view (an index out of range, `from` not the leader or not a
+ *         replica it names, `to` already a replica it would add, a full
+ *         replica set, a drop with no override). On error the view is unchanged.
+ */
+PL_API int pl_view_apply(pl_view *v, const pl_action *a);
+
+/**
+ * pl_view_settle - mark every in-flight move finished, as the next tick's
+ * snapshot would show it. Tallies do not change (they already count moves
+ * as finished); moving shards become movable again.
+ * @return how many moves were settled, or PL_E_INVAL.
+ */
+PL_API int pl_view_settle(pl_view *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PLACEMENT_VIEW_H */

@@ -1,0 +1,231 @@
+/*
+ * internal.h - what the library's sources share and callers never see.
+ *
+ * Names: pl__ for non-static helpers (hidden by -fvisibility=hidden).
+ */
+#ifndef PLACEMENT_INTERNAL_H
+#define PLACEMENT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "placement.h"
+
+/* Invariants, written where they live (after SQLite's ALWAYS/NEVER): the
+ * condition is expected to hold; tests build with PL_DEBUG to assert it. */
+#ifdef PL_DEBUG
+#include <assert.h>
+#define PL_ASSERT(c) assert(c)
+#else
+#define PL_ASSERT(c) ((void)0)
+#endif
+
+#define PL_VIEW_MAGIC 0x706c7677u /* "plvw" */
+
+/* ---- canonical orders (order.c) ---------------------------------------- */
+
+/* A sort entry: a 64-bit key and the element's index. */
+typedef struct pl__ent {
+	uint64_t k;
+	uint32_t i;
+	uint32_t pad;
+} pl__ent;
+
+/* Where to find the i-th byte range: base + i * stride + offset. */
+typedef struct pl__byteseq {
+	const char *base;
+	size_t stride;
+	size_t offset;
+} pl__byteseq;
+
+static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
+{
+	pl_bytes b;
+	memcpy(&b, q->base + (size_t)i * q->stride + q->offset, sizeof b);
+	return b;
+}
+
+/* Compare two byte ranges: memcmp order, a shorter range before its extensions. */
+int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
+
+/* Sort 0..n-1 by the byte ranges of q into out[], stably (equal ranges keep
+ * index order). scratch: 2 * n pl__ent. */
+void pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, pl__ent *scratch);
+
+/* Stable LSD radix sort of a[0..n) by k; tmp has n entries. Result in a. */
+void pl__radix_sort(pl__ent *a, pl__ent *tmp, uint32_t n);
+
+/* In-place heap sort of u32 values ascending. */
+void pl__sort_u32(uint32_t *a, uint32_t n);
+
+/* After sorting out[0..n) by q: the smallest index that repeats an earlier
+ * element's bytes, with that earlier element in *other; PL_NONE when unique. */
+uint32_t pl__first_dup(const pl__byteseq *q, const uint32_t *sorted, uint32_t n, uint32_t *other);
+
+/* ---- scoring (hash.c) --------------------------------------------------- */
+
+#define PL__FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+#define PL__FNV_PRIME UINT64_C(0x100000001b3)
+
+static inline uint64_t pl__mix(uint64_t key_hash, uint64_t member_hash)
+{
+	uint64_t x = key_hash ^ member_hash;
+	x ^= x >> 32;
+	x *= UINT64_C(0xd6e8feb86659fd93);
+	x ^= x >> 32;
+	x *= UINT64_C(0xd6e8feb86659fd93);
+	x ^= x >> 32;
+	return x;
+}
+
+static inline uint64_t pl__fnv(uint64_t h, const char *p, uint64_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	for (uint64_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= PL__FNV_PRIME;
+	}
+	return h;
+}
+
+/* A pair's rank key: higher draw wins, then higher score, then lower rank. */
+typedef struct pl__draw {
+	int64_t draw;
+	uint64_t score;
+	uint32_t rank;
+} pl__draw;
+
+static inline int pl__draw_gt(pl__draw a, pl__draw b)
+{
+	if (a.draw != b.draw)
+		return a.draw > b.draw;
+	if (a.score != b.score)
+		return a.score > b.score;
+	return a.rank < b.rank;
+}
+
+/* ---- the view ------------------------------------------------------------ */
+
+/* Per-shard state the policies change. */
+typedef struct pl__shard_state {
+	uint64_t ov_since;
+	uint32_t leader;    /* effective leader or PL_NONE */
+	uint32_t ov_member; /* fleet override member or PL_NONE */
+	uint8_t nrep;
+	uint8_t moving;     /* a move is in flight */
+	uint8_t ov_origin;
+	uint8_t touched;    /* an action was applied to it in this view */
+	uint32_t rep[PL_MAX_REPLICAS];
+} pl__shard_state;
+
+/* One (stream, member) leader count. */
+typedef struct pl__cell {
+	uint32_t member;
+	uint32_t leaders;
+} pl__cell;
+
+struct pl_view {
+	uint32_t magic;
+	uint32_t scorer;
+	pl_snapshot snap;
+	uint32_t nm, ns, nk;      /* members, streams, shards */
+	uint32_t n_live, n_elig;
+	uint32_t n_moving;
+	uint32_t n_overrides;     /* overrides in force */
+	uint32_t weighted;        /* eligible weights are not all equal */
+	uint64_t weight_elig;     /* sum of eligible weights */
+
+	/* members */
+	uint64_t *m_hash;     /* XXH3 of the id (both scorers, for the records) */
+	uint32_t *m_weight;   /* effective weight (0 read as 1) */
+	uint32_t *m_order;    /* rank -> index */
+	uint32_t *m_rank;     /* index -> rank */
+	uint32_t *m_zone;     /* zone id: members with equal zone bytes share it */
+	uint32_t *m_leaders;  /* leaders in total */
+	uint32_t *m_replicas; /* replicas in total */
+	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
+	uint32_t *elig;       /* eligible member indices, canonical order */
+	uint64_t *elig_hash;  /* their scoring hashes */
+
+	/* streams */
+	uint32_t *s_order, *s_rank;
+	uint32_t *s_shards;     /* shards in the stream */
+	uint32_t *s_first;      /* [ns + 1] offsets into by_stream */
+	uint32_t *s_cell_first; /* [ns + 1] offsets into cells */
+	uint32_t *s_cell_count; /* live cells of the stream */
+	pl__cell *cells;
+
+	/* shards */
+	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
+	uint32_t *k_order, *k_rank;
+	uint32_t *by_stream; /* shards of each stream in key order; stream-less excluded */
+	uint32_t *k_home;    /* ring home (valid when homes_ready) */
+	pl__shard_state *st;
+	uint32_t homes_ready;
+	uint32_t pad_;
+};
+
+static inline int pl__view_ok(const pl_view *v)
+{
+	return v != NULL && v->magic == PL_VIEW_MAGIC;
+}
+
+static inline int pl__live(const pl_view *v, uint32_t m)
+{
+	return !(v->snap.members[m].flags & PL_MEMBER_DOWN);
+}
+
+static inline int pl__eligible(const pl_view *v, uint32_t m)
+{
+	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+}
+
+/* Scoring hash of any key bytes under the view's scorer. */
+uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);
+
+/* The rank key of member m for a key with scoring hash kh. */
+pl__draw pl__view_draw(const pl_view *v, uint64_t kh, uint32_t m);
+
+/* Top-1 over eligible members for scoring hash kh; PL_NONE when none. */
+uint32_t pl__view_top1(const pl_view *v, uint64_t kh);
+
+/* Best of cand[0..n) for kh (PL_NONE when n == 0). */
+uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint32_t n);
+
+/* Leader count of member m in stream s. */
+uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
+/* Add +1 or -1 to it. */
+void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+
+/* Floor and ceiling of `count` shared over eligible weight, for member m. */
+void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);
+
+/* Owner of shard k: its override member when set and live, else its ring
+ * home (k_home must be filled). */
+uint32_t pl__owner(const pl_view *v, uint32_t k);
+
+/* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
+void pl__view_homes(pl_view *v);
+
+/* Apply an action (checked first); 0 or PL_E_ACTION. */
+int pl__view_apply(pl_view *v, const pl_action *a);
+
+/* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
+ * the canonical orders of members, streams and shards; scratch holds
+ * 2 * max(n) pl__ent. */
+int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
+		 pl__ent *scratch, pl_diag *diag);
+
+static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, uint32_t other)
+{
+	if (d) {
+		d->code = code;
+		d->kind = kind;
+		d->index = index;
+		d->other = other;
+	}
+	return code;
+}
+
+#endif /* PLACEMENT_INTERNAL_H */

@@ -1,0 +1,342 @@
+/*
+ * plan.c - names of action kinds, reasons and statuses, and the one-sentence
+ * explanation of an action.
+ *
+ * The sentence is built only from the action's own fields (the numbers that
+ * decided it were copied into it when it was emitted) and the snapshot's
+ * names, so an action can be explained long after the view that made it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+const char *pl_action_kind_name(uint32_t kind)
+{
+	switch (kind) {
+#define PL__CASE(name, value, str) \
+	case value:                \
+		return str;
+		PL_ACTION_KIND_LIST(PL__CASE)
+#undef PL__CASE
+	default:
+		return "unknown";
+	}
+}
+
+const char *pl_reason_name(uint32_t reason)
+{
+	switch (reason) {
+#define PL__CASE(name, value, str) \
+	case value:                \
+		return str;
+		PL_REASON_LIST(PL__CASE)
+#undef PL__CASE
+	default:
+		return "unknown";
+	}
+}
+
+const char *pl_status_name(uint32_t status)
+{
+	switch (status) {
+#define PL__CASE(name, value, str) \
+	case value:                \
+		return str;
+		PL_STATUS_LIST(PL__CASE)
+#undef PL__CASE
+	default:
+		return "unknown";
+	}
+}
+
+/* An output that counts what it would write, as snprintf does. */
+typedef struct out {
+	char *buf;
+	size_t cap;
+	size_t len;
+} out;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void put(out *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = o->len < o->cap ? o->cap - o->len : 0;
+	int n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+static void put_bytes(out *o, pl_bytes b)
+{
+	int n = b.len > 0x7fffffff ? 0x7fffffff : (int)b.len;
+	put(o, "%.*s", n, b.ptr ? b.ptr : "");
+}
+
+static const char *tier_words(uint32_t tier)
+{
+	switch (tier) {
+	case 1: return "under the stream floor";
+	case 2: return "under the stream ceiling";
+	case 3: return "under the cluster share";
+	case 4: return "has room under its max_shards";
+	case 5: return "least loaded";
+	default: return "chosen";
+	}
+}
+
+typedef struct names {
+	const pl_snapshot *s;
+	const pl_action *a;
+} names;
+
+static void member(out *o, const names *n, uint32_t m)
+{
+	if (m == PL_NONE)
+		put(o, "nobody");
+	else
+		put_bytes(o, n->s->members[m].id);
+}
+
+static void shard(out *o, const names *n)
+{
+	put_bytes(o, n->s->shards[n->a->shard].key);
+}
+
+static void stream(out *o, const names *n)
+{
+	put_bytes(o, n->s->streams[n->a->stream].id);
+}
+
+static void placement(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	put(o, ": tier %u, ", a->tier);
+	member(o, n, a->to);
+	put(o, " %s; it leads %u", tier_words(a->tier), a->to_count);
+	if (a->stream != PL_NONE) {
+		put(o, " of stream ");
+		stream(o, n);
+		put(o, " (floor %u, ceiling %u)", a->floor, a->ceiling);
+	}
+	put(o, ", cluster share %u", a->share);
+}
+
+static void explain(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	switch (a->kind * 100 + a->reason) {
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NEW:
+		put(o, "place leader of ");
+		shard(o, n);
+		put(o, " on ");
+		member(o, n, a->to);
+		put(o, ": new shard");
+		placement(o, n);
+		return;
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_FAILOVER:
+		put(o, "promote ");
+		member(o, n, a->to);
+		put(o, " to lead ");
+		shard(o, n);
+		put(o, ": leader ");
+		member(o, n, a->from);
+		put(o, " is down");
+		placement(o, n);
+		return;
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_DRAIN:
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_DRAIN:
+		put(o, "hand leader of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " (draining) to ");
+		member(o, n, a->to);
+		placement(o, n);
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_STREAM_SKEW:
+		put(o, "move leader of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to ");
+		member(o, n, a->to);
+		put(o, ": stream ");
+		if (a->stream != PL_NONE)
+			stream(o, n);
+		put(o, " leads %u on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
+		put(o, "move leader of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to ");
+		member(o, n, a->to);
+		put(o, ": cluster leads %u on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", share %u", a->share);
+		if (a->stream != PL_NONE) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " leads fewer of stream ");
+			stream(o, n);
+		}
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_NEWEST_PEER:
+		put(o, "hand primary of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to its newest peer ");
+		member(o, n, a->to);
+		put(o, ": ");
+		member(o, n, a->to);
+		put(o, " leads %u primaries, ", a->to_count);
+		member(o, n, a->from);
+		put(o, " leads %u", a->from_count);
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_LOAD:
+		put(o, "hand primary of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to ");
+		member(o, n, a->to);
+		put(o, ": load %llu more on ", (unsigned long long)a->load);
+		member(o, n, a->from);
+		put(o, "; primaries %u and %u", a->from_count, a->to_count);
+		return;
+	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
+		put(o, "add a replica of ");
+		shard(o, n);
+		put(o, " on ");
+		member(o, n, a->to);
+		put(o, ": new shard, %u of %u replicas placed, zones spread first", a->to_count, a->total);
+		return;
+	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_UNDER_RF:
+		put(o, "stage a copy of ");
+		shard(o, n);
+		put(o, " on ");
+		member(o, n, a->to);
+		put(o, ", then add it as a peer: %u peers, replication factor %u", a->to_count, a->total);
+		return;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_IDLE_MEMBER:
+		put(o, "stage a copy of ");
+		shard(o, n);
+		put(o, " on ");
+		member(o, n, a->to);
+		put(o, ", then move the peer from ");
+		member(o, n, a->from);
+		put(o, ": ");
+		member(o, n, a->to);
+		put(o, " holds %u replicas, fair share %u; ", a->to_count, a->share);
+		member(o, n, a->from);
+		put(o, " holds %u", a->from_count);
+		return;
+	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_COUNT:
+		put(o, "move ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to ");
+		member(o, n, a->to);
+		put(o, ": ");
+		member(o, n, a->from);
+		put(o, " owns %u, over the share %u; ", a->from_count, a->share);
+		member(o, n, a->to);
+		put(o, " owns %u", a->to_count);
+		return;
+	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_SPREAD:
+		put(o, "move ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to ");
+		member(o, n, a->to);
+		put(o, ": nobody is over the share %u; ", a->share);
+		member(o, n, a->to);
+		put(o, " owns %u, below the floor %u", a->to_count, a->floor);
+		return;
+	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_LAG:
+		put(o, "move ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " (lagging) to ");
+		member(o, n, a->to);
+		put(o, ": its busiest shard, load %llu; ", (unsigned long long)a->load);
+		member(o, n, a->to);
+		put(o, " is the least loaded member that is not lagging");
+		return;
+	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_RETURN_HOME:
+		put(o, "return ");
+		shard(o, n);
+		put(o, " home to ");
+		member(o, n, a->to);
+		put(o, ": its lag override on ");
+		member(o, n, a->from);
+		put(o, " is %llu old; ", (unsigned long long)a->at);
+		member(o, n, a->to);
+		put(o, " owns %u, share %u", a->to_count, a->share);
+		return;
+	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_VOID_OVERRIDE:
+		put(o, "drop the override of ");
+		shard(o, n);
+		put(o, " to ");
+		member(o, n, a->from);
+		put(o, ": ");
+		member(o, n, a->from);
+		put(o, " is down; ");
+		shard(o, n);
+		put(o, " goes home to ");
+		member(o, n, a->to);
+		return;
+	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_REDUNDANT_OVERRIDE:
+		put(o, "drop the override of ");
+		shard(o, n);
+		put(o, " to ");
+		member(o, n, a->from);
+		put(o, ": it names the shard's ring home");
+		return;
+	default:
+		put(o, "%s of ", pl_action_kind_name(a->kind));
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " to ");
+		member(o, n, a->to);
+		put(o, ": %s", pl_reason_name(a->reason));
+		return;
+	}
+}
+
+int pl_action_explain(const pl_snapshot *snap, const pl_action *a, char *buf, size_t cap)
+{
+	if (snap == NULL || a == NULL || (buf == NULL && cap != 0))
+		return PL_E_INVAL;
+	if (a->kind == 0 || a->kind >= PL__ACTION_KIND_END || a->reason == 0 || a->reason >= PL__REASON_END)
+		return PL_E_INVAL;
+	if (a->shard >= snap->n_shards || (a->stream != PL_NONE && a->stream >= snap->n_streams) ||
+	    (a->from != PL_NONE && a->from >= snap->n_members) || (a->to != PL_NONE && a->to >= snap->n_members))
+		return PL_E_INVAL;
+	if ((snap->n_shards && !snap->shards) || (snap->n_members && !snap->members) ||
+	    (snap->n_streams && !snap->streams))
+		return PL_E_INVAL;
+	out o = {buf, cap, 0};
+	names n = {snap, a};
+	explain(&o, &n);
+	if (cap)
+		buf[o.len < cap ? o.len : cap - 1] = '\0';
+	return o.len > 0x7fffffff ? 0x7fffffff : (int)o.len;
+}

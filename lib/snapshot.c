@@ -1,0 +1,195 @@
+/*
+ * snapshot.c - validation: every rule a snapshot must meet, and the first
+ * element that breaks one.
+ *
+ * How it works. Per-element rules are checked in array order; uniqueness is
+ * checked by sorting the ids (order.c) and comparing neighbours, which also
+ * yields the canonical orders the view keeps. The sort is stable, so the
+ * element reported for a duplicate is the same whatever the input order of
+ * equal ids: the smallest index whose id an earlier element already has.
+ * Nothing is allocated: the caller's workspace holds the orders and the sort
+ * scratch.
+ */
+#include "internal.h"
+
+static uint32_t max4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	uint32_t m = a > b ? a : b;
+	m = m > c ? m : c;
+	return m > d ? m : d;
+}
+
+static uint32_t clamp(uint32_t n, uint32_t lim)
+{
+	return n > lim ? lim : n;
+}
+
+size_t pl_snapshot_work_size(const pl_snapshot *s)
+{
+	if (s == NULL)
+		return 0;
+	uint32_t nm = clamp(s->n_members, PL_MAX_MEMBERS), ns = clamp(s->n_streams, PL_MAX_STREAMS);
+	uint32_t nk = clamp(s->n_shards, PL_MAX_SHARDS), no = clamp(s->n_overrides, PL_MAX_SHARDS);
+	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
+	orders = (orders + 7) & ~(size_t)7;
+	return orders + 2 * (size_t)max4(nm, ns, nk, no) * sizeof(pl__ent);
+}
+
+/* A byte range: NULL with a length, empty where not allowed, too long. */
+static int check_bytes(pl_bytes b, int may_be_empty)
+{
+	if (b.ptr == NULL && b.len != 0)
+		return PL_E_NULL;
+	if (b.len == 0 && !may_be_empty)
+		return PL_E_EMPTY_ID;
+	if (b.len > PL_MAX_ID_LEN)
+		return PL_E_LENGTH;
+	return 0;
+}
+
+static int check_member(const pl_member *m)
+{
+	int rc = check_bytes(m->id, 0);
+	if (rc == 0)
+		rc = check_bytes(m->zone, 1);
+	if (rc == 0 && (m->flags & ~PL_MEMBER_FLAGS_ALL))
+		rc = PL_E_FLAGS;
+	if (rc == 0 && m->weight > PL_MAX_WEIGHT)
+		rc = PL_E_WEIGHT;
+	return rc;
+}
+
+static int check_shard(const pl_snapshot *s, const pl_shard *k)
+{
+	int rc = check_bytes(k->key, 0);
+	if (rc)
+		return rc;
+	if (k->stream != PL_NONE && k->stream >= s->n_streams)
+		return PL_E_STREAM_RANGE;
+	if (k->replica_count > PL_MAX_REPLICAS)
+		return PL_E_REPLICAS;
+	for (uint32_t r = 0; r < k->replica_count; r++) {
+		if (k->replicas[r] >= s->n_members)
+			return PL_E_MEMBER_RANGE;
+		for (uint32_t q = 0; q < r; q++)
+			if (k->replicas[q] == k->replicas[r])
+				return PL_E_DUP_REPLICA;
+	}
+	if (k->leader != PL_NONE) {
+		if (k->leader >= s->n_members)
+			return PL_E_MEMBER_RANGE;
+		uint32_t r = 0;
+		while (r < k->replica_count && k->replicas[r] != k->leader)
+			r++;
+		if (r == k->replica_count)
+			return PL_E_LEADER_NOT_REPLICA;
+	}
+	if (k->moving_to != PL_NONE) {
+		if (k->moving_to >= s->n_members)
+			return PL_E_MEMBER_RANGE;
+		if (k->leader == PL_NONE || k->moving_to == k->leader)
+			return PL_E_MOVE_TARGET;
+	}
+	if (k->flags & ~PL_SHARD_FLAGS_ALL)
+		return PL_E_FLAGS;
+	return 0;
+}
+
+int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
+		 pl__ent *scratch, pl_diag *d)
+{
+	/* 1. the arrays */
+	const void *arr[4] = {s->members, s->streams, s->shards, s->overrides};
+	uint32_t cnt[4] = {s->n_members, s->n_streams, s->n_shards, s->n_overrides};
+	uint32_t lim[4] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS};
+	for (uint32_t a = 0; a < 4; a++)
+		if (arr[a] == NULL && cnt[a] != 0)
+			return pl__fail(d, PL_E_NULL, PL_ELEM_SNAPSHOT, a, PL_NONE);
+	for (uint32_t a = 0; a < 4; a++)
+		if (cnt[a] > lim[a])
+			return pl__fail(d, PL_E_LIMIT, PL_ELEM_SNAPSHOT, a, PL_NONE);
+
+	/* 2. members */
+	for (uint32_t i = 0; i < s->n_members; i++) {
+		int rc = check_member(&s->members[i]);
+		if (rc)
+			return pl__fail(d, rc, PL_ELEM_MEMBER, i, PL_NONE);
+	}
+	pl__byteseq q = {(const char *)s->members, sizeof(pl_member), offsetof(pl_member, id)};
+	pl__sort_bytes(&q, s->n_members, m_order, scratch);
+	uint32_t other, dup = pl__first_dup(&q, m_order, s->n_members, &other);
+	if (dup != PL_NONE)
+		return pl__fail(d, PL_E_DUP_MEMBER, PL_ELEM_MEMBER, dup, other);
+
+	/* 3. streams */
+	for (uint32_t i = 0; i < s->n_streams; i++) {
+		int rc = check_bytes(s->streams[i].id, 0);
+		if (rc)
+			return pl__fail(d, rc, PL_ELEM_STREAM, i, PL_NONE);
+	}
+	q = (pl__byteseq){(const char *)s->streams, sizeof(pl_stream), offsetof(pl_stream, id)};
+	pl__sort_bytes(&q, s->n_streams, s_order, scratch);
+	dup = pl__first_dup(&q, s_order, s->n_streams, &other);
+	if (dup != PL_NONE)
+		return pl__fail(d, PL_E_DUP_STREAM, PL_ELEM_STREAM, dup, other);
+
+	/* 4. shards */
+	for (uint32_t i = 0; i < s->n_shards; i++) {
+		int rc = check_shard(s, &s->shards[i]);
+		if (rc)
+			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
+	}
+	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key)};
+	pl__sort_bytes(&q, s->n_shards, k_order, scratch);
+	dup = pl__first_dup(&q, k_order, s->n_shards, &other);
+	if (dup != PL_NONE)
+		return pl__fail(d, PL_E_DUP_SHARD, PL_ELEM_SHARD, dup, other);
+
+	/* 5. overrides */
+	for (uint32_t i = 0; i < s->n_overrides; i++) {
+		const pl_override *o = &s->overrides[i];
+		int rc = o->shard >= s->n_shards	  ? PL_E_OVERRIDE_SHARD
+			 : o->member >= s->n_members ? PL_E_OVERRIDE_MEMBER
+			 : o->origin > PL_ORIGIN_COUNT ? PL_E_ORIGIN
+						       : 0;
+		if (rc)
+			return pl__fail(d, rc, PL_ELEM_OVERRIDE, i, PL_NONE);
+	}
+	if (s->n_overrides > 1) {
+		pl__ent *a = scratch, *tmp = scratch + s->n_overrides;
+		for (uint32_t i = 0; i < s->n_overrides; i++)
+			a[i] = (pl__ent){s->overrides[i].shard, i, 0};
+		pl__radix_sort(a, tmp, s->n_overrides);
+		uint32_t best = PL_NONE, best_other = PL_NONE;
+		for (uint32_t j = 1; j < s->n_overrides; j++)
+			if (a[j].k == a[j - 1].k && a[j].i < best) {
+				best = a[j].i;
+				best_other = a[j - 1].i;
+			}
+		if (best != PL_NONE)
+			return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, best, best_other);
+	}
+	return 0;
+}
+
+int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_diag *d)
+{
+	if (s == NULL)
+		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	size_t need = pl_snapshot_work_size(s);
+	if (need > 0 && work == NULL)
+		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (work_size < need)
+		return pl__fail(d, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	if ((uintptr_t)work % 8 != 0)
+		return pl__fail(d, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	/* Counts past the limits are refused before the workspace is used. */
+	uint32_t nm = s->n_members > PL_MAX_MEMBERS ? 0 : s->n_members;
+	uint32_t ns = s->n_streams > PL_MAX_STREAMS ? 0 : s->n_streams;
+	uint32_t nk = s->n_shards > PL_MAX_SHARDS ? 0 : s->n_shards;
+	uint32_t *m_order = work, *s_order = m_order + nm, *k_order = s_order + ns;
+	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
+	(void)nk;
+	pl__ent *scratch = (pl__ent *)((char *)work + ((orders + 7) & ~(size_t)7));
+	return pl__validate(s, m_order, s_order, k_order, scratch, d);
+}

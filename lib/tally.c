@@ -1,0 +1,253 @@
+/*
+ * tally.c - the view's tallies, and applying actions to them.
+ *
+ * How it works. Every policy, and pl_view_apply() for the caller, changes a
+ * view through pl__view_apply(): it checks the action against the shard's
+ * state, then updates the state and every tally the change touches (leaders
+ * and replicas in total, the stream's leader cells, the fleet's owned counts
+ * when they are computed), so a later decision in the same call sees it.
+ * Moves stay "in flight" (the shard is not moved again) until
+ * pl_view_settle(), which is the next tick as far as a dry run is concerned.
+ *
+ * Stream cells: stream s owns cells [s_cell_first[s], s_cell_first[s + 1]),
+ * of which the first s_cell_count[s] are live, sorted by member index, each
+ * with a count of at least 1. A count reaching zero removes its cell, so a
+ * stream never holds more cells than members leading some of it, which is at
+ * most min(its shards, members): its room.
+ */
+#include "internal.h"
+
+static uint32_t cell_pos(const pl_view *v, uint32_t s, uint32_t m, int *found)
+{
+	const pl__cell *c = v->cells + v->s_cell_first[s];
+	uint32_t lo = 0, hi = v->s_cell_count[s];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c[mid].member < m)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < v->s_cell_count[s] && c[lo].member == m;
+	return lo;
+}
+
+uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
+{
+	int found;
+	uint32_t p = cell_pos(v, s, m, &found);
+	return found ? v->cells[v->s_cell_first[s] + p].leaders : 0;
+}
+
+void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
+{
+	int found;
+	uint32_t p = cell_pos(v, s, m, &found);
+	pl__cell *c = v->cells + v->s_cell_first[s];
+	uint32_t n = v->s_cell_count[s];
+	if (delta > 0) {
+		if (found) {
+			c[p].leaders++;
+			return;
+		}
+		PL_ASSERT(v->s_cell_first[s] + n < v->s_cell_first[s + 1]);
+		memmove(c + p + 1, c + p, (size_t)(n - p) * sizeof *c);
+		c[p].member = m;
+		c[p].leaders = 1;
+		v->s_cell_count[s] = n + 1;
+		return;
+	}
+	PL_ASSERT(found && c[p].leaders > 0);
+	if (!found)
+		return;
+	if (--c[p].leaders == 0) {
+		memmove(c + p, c + p + 1, (size_t)(n - p - 1) * sizeof *c);
+		v->s_cell_count[s] = n - 1;
+	}
+}
+
+void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil)
+{
+	if (!pl__eligible(v, m) || v->weight_elig == 0) {
+		*floor = *ceil = 0;
+		return;
+	}
+	uint64_t num = (uint64_t)count * v->m_weight[m];
+	*floor = (uint32_t)(num / v->weight_elig);
+	*ceil = (uint32_t)((num + v->weight_elig - 1) / v->weight_elig);
+}
+
+uint32_t pl__owner(const pl_view *v, uint32_t k)
+{
+	uint32_t o = v->st[k].ov_member;
+	if (o != PL_NONE && pl__live(v, o))
+		return o;
+	return v->k_home[k];
+}
+
+void pl__view_homes(pl_view *v)
+{
+	if (v->homes_ready)
+		return;
+	for (uint32_t i = 0; i < v->nm; i++)
+		v->m_owned[i] = 0;
+	for (uint32_t k = 0; k < v->nk; k++)
+		v->k_home[k] = pl__view_top1(v, v->k_hash[k]);
+	for (uint32_t k = 0; k < v->nk; k++) {
+		uint32_t o = pl__owner(v, k);
+		if (o != PL_NONE)
+			v->m_owned[o]++;
+	}
+	v->homes_ready = 1;
+}
+
+static int rep_index(const pl__shard_state *st, uint32_t m)
+{
+	for (uint32_t j = 0; j < st->nrep; j++)
+		if (st->rep[j] == m)
+			return (int)j;
+	return -1;
+}
+
+static void set_leader(pl_view *v, uint32_t k, uint32_t to)
+{
+	pl__shard_state *st = &v->st[k];
+	uint32_t s = v->snap.shards[k].stream;
+	if (st->leader != PL_NONE) {
+		v->m_leaders[st->leader]--;
+		if (s != PL_NONE)
+			pl__cell_add(v, s, st->leader, -1);
+	}
+	st->leader = to;
+	if (to != PL_NONE) {
+		v->m_leaders[to]++;
+		if (s != PL_NONE)
+			pl__cell_add(v, s, to, +1);
+	}
+}
+
+static void set_moving(pl_view *v, pl__shard_state *st)
+{
+	if (!st->moving) {
+		st->moving = 1;
+		v->n_moving++;
+	}
+}
+
+/* Is the action consistent with the view? */
+static int check_action(const pl_view *v, const pl_action *a)
+{
+	if (a->shard >= v->nk)
+		return PL_E_ACTION;
+	const pl__shard_state *st = &v->st[a->shard];
+	int to_ok = a->to < v->nm, from_ok = a->from < v->nm;
+	switch (a->kind) {
+	case PL_ACTION_SET_LEADER:
+		return to_ok && rep_index(st, a->to) >= 0 && a->from == st->leader && a->to != st->leader
+			       ? 0 : PL_E_ACTION;
+	case PL_ACTION_MOVE_LEADER:
+		return to_ok && from_ok && a->from == st->leader && a->to != a->from ? 0 : PL_E_ACTION;
+	case PL_ACTION_ADD_REPLICA:
+		return to_ok && rep_index(st, a->to) < 0 && st->nrep < PL_MAX_REPLICAS ? 0 : PL_E_ACTION;
+	case PL_ACTION_MOVE_REPLICA:
+		return to_ok && from_ok && rep_index(st, a->from) >= 0 && rep_index(st, a->to) < 0
+			       ? 0 : PL_E_ACTION;
+	case PL_ACTION_SET_OVERRIDE:
+		return to_ok && a->origin <= PL_ORIGIN_COUNT ? 0 : PL_E_ACTION;
+	case PL_ACTION_DROP_OVERRIDE:
+		return st->ov_member != PL_NONE && (a->from == PL_NONE || a->from == st->ov_member)
+			       ? 0 : PL_E_ACTION;
+	default:
+		return PL_E_ACTION;
+	}
+}
+
+int pl__view_apply(pl_view *v, const pl_action *a)
+{
+	int rc = check_action(v, a);
+	if (rc)
+		return rc;
+	uint32_t k = a->shard;
+	pl__shard_state *st = &v->st[k];
+	uint32_t owner_before = v->homes_ready ? pl__owner(v, k) : PL_NONE;
+	switch (a->kind) {
+	case PL_ACTION_SET_LEADER:
+		set_leader(v, k, a->to);
+		break;
+	case PL_ACTION_MOVE_LEADER: {
+		if (rep_index(st, a->to) < 0) {
+			/* The destination held no copy: it takes the leader's. */
+			int j = rep_index(st, a->from);
+			PL_ASSERT(j >= 0); /* a leader is always among the replicas */
+			st->rep[j] = a->to;
+			v->m_replicas[a->from]--;
+			v->m_replicas[a->to]++;
+		}
+		set_leader(v, k, a->to);
+		set_moving(v, st);
+		break;
+	}
+	case PL_ACTION_ADD_REPLICA:
+		st->rep[st->nrep++] = a->to;
+		v->m_replicas[a->to]++;
+		set_moving(v, st);
+		break;
+	case PL_ACTION_MOVE_REPLICA: {
+		int j = rep_index(st, a->from);
+		st->rep[j] = a->to;
+		v->m_replicas[a->from]--;
+		v->m_replicas[a->to]++;
+		if (st->leader == a->from)
+			set_leader(v, k, a->to);
+		set_moving(v, st);
+		break;
+	}
+	case PL_ACTION_SET_OVERRIDE:
+		if (st->ov_member == PL_NONE)
+			v->n_overrides++;
+		st->ov_member = a->to;
+		st->ov_origin = (uint8_t)a->origin;
+		st->ov_since = a->at;
+		break;
+	case PL_ACTION_DROP_OVERRIDE:
+		st->ov_member = PL_NONE;
+		st->ov_origin = 0;
+		st->ov_since = 0;
+		v->n_overrides--;
+		break;
+	default:
+		break;
+	}
+	st->touched = 1;
+	if (v->homes_ready) {
+		uint32_t owner_after = pl__owner(v, k);
+		if (owner_before != owner_after) {
+			if (owner_before != PL_NONE)
+				v->m_owned[owner_before]--;
+			if (owner_after != PL_NONE)
+				v->m_owned[owner_after]++;
+		}
+	}
+	return 0;
+}
+
+int pl_view_apply(pl_view *v, const pl_action *a)
+{
+	if (!pl__view_ok(v) || a == NULL)
+		return PL_E_INVAL;
+	return pl__view_apply(v, a);
+}
+
+int pl_view_settle(pl_view *v)
+{
+	if (!pl__view_ok(v))
+		return PL_E_INVAL;
+	int n = 0;
+	for (uint32_t k = 0; k < v->nk; k++) {
+		n += v->st[k].moving;
+		v->st[k].moving = 0;
+		v->st[k].touched = 0;
+	}
+	v->n_moving = 0;
+	return n;
+}

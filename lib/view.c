@@ -1,0 +1,471 @@
+/*
+ * view.c - building a view in caller memory, and reading it.
+ *
+ * How it works. pl_view_size() lays the view out for the snapshot's counts
+ * (layout() below is the one formula, used by size and init alike), so the
+ * caller can hand in the memory. pl_view_init() validates the snapshot with
+ * its own arrays as the workspace (the canonical orders it needs are the
+ * by-product of the duplicate checks), then fills, in this order: member
+ * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
+ * stream ranks; shard hashes and states, with in-flight moves applied as if
+ * finished; the shards of each stream in key order (a counting sort over the
+ * key order, so linear); and the per-stream leader cells.
+ *
+ * Per-stream leader counts are sparse: stream s has room for min(shards of s,
+ * members) cells, each (member, leaders), sorted by member index, and only
+ * members leading some of s have one. A stream can never need more cells than
+ * that, since each cell holds at least one of its leaders. Memory is linear in
+ * members + streams + shards.
+ */
+#include "internal.h"
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+static uint32_t clampc(uint32_t n, uint32_t lim)
+{
+	return n > lim ? lim : n;
+}
+
+/* Lay the view out after `base` (or just measure it when v is NULL). */
+static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no)
+{
+	size_t off = ALIGN8(sizeof(pl_view));
+#define TAKE(field, type, count)                                 \
+	do {                                                     \
+		if (v)                                           \
+			v->field = (type *)(void *)(base + off); \
+		off = ALIGN8(off + (size_t)(count) * sizeof(type)); \
+	} while (0)
+	TAKE(m_hash, uint64_t, nm);
+	TAKE(elig_hash, uint64_t, nm);
+	TAKE(m_weight, uint32_t, nm);
+	TAKE(m_order, uint32_t, nm);
+	TAKE(m_rank, uint32_t, nm);
+	TAKE(m_zone, uint32_t, nm);
+	TAKE(m_leaders, uint32_t, nm);
+	TAKE(m_replicas, uint32_t, nm);
+	TAKE(m_owned, uint32_t, nm);
+	TAKE(elig, uint32_t, nm);
+	TAKE(s_order, uint32_t, ns);
+	TAKE(s_rank, uint32_t, ns);
+	TAKE(s_shards, uint32_t, ns);
+	TAKE(s_first, uint32_t, (size_t)ns + 1);
+	TAKE(s_cell_first, uint32_t, (size_t)ns + 1);
+	TAKE(s_cell_count, uint32_t, ns);
+	TAKE(k_hash, uint64_t, nk);
+	TAKE(k_order, uint32_t, nk);
+	TAKE(k_rank, uint32_t, nk);
+	TAKE(by_stream, uint32_t, nk);
+	TAKE(k_home, uint32_t, nk);
+	TAKE(cells, pl__cell, nk);
+	/* The shard states share their room with the sort scratch of init. */
+	uint32_t mx = nm;
+	mx = ns > mx ? ns : mx;
+	mx = nk > mx ? nk : mx;
+	mx = no > mx ? no : mx;
+	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = 2 * (size_t)mx * sizeof(pl__ent);
+	if (v)
+		v->st = (pl__shard_state *)(void *)(base + off);
+	off = ALIGN8(off + (states > scratch ? states : scratch));
+#undef TAKE
+	return off;
+}
+
+size_t pl_view_size(const pl_snapshot *s)
+{
+	if (s == NULL)
+		return layout(NULL, NULL, 0, 0, 0, 0);
+	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
+		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS));
+}
+
+int pl_view_options_init(pl_view_options *opt)
+{
+	if (opt == NULL)
+		return PL_E_INVAL;
+	const pl_view_options def = PL_VIEW_OPTIONS_INIT;
+	memcpy(opt, &def, sizeof def);
+	return 0;
+}
+
+static void init_members(pl_view *v)
+{
+	const pl_member *m = v->snap.members;
+	uint32_t first_w = 0;
+	v->n_live = v->n_elig = 0;
+	v->weight_elig = 0;
+	v->weighted = 0;
+	for (uint32_t r = 0; r < v->nm; r++) {
+		uint32_t i = v->m_order[r];
+		v->m_rank[i] = r;
+		v->m_weight[i] = m[i].weight ? m[i].weight : 1;
+		v->m_hash[i] = pl_hash(m[i].id.ptr, (size_t)m[i].id.len);
+		v->m_leaders[i] = v->m_replicas[i] = v->m_owned[i] = 0;
+		if (pl__live(v, i))
+			v->n_live++;
+		if (pl__eligible(v, i)) {
+			if (v->n_elig == 0)
+				first_w = v->m_weight[i];
+			else if (v->m_weight[i] != first_w)
+				v->weighted = 1;
+			v->elig[v->n_elig] = i;
+			v->elig_hash[v->n_elig] = v->m_hash[i];
+			v->n_elig++;
+			v->weight_elig += v->m_weight[i];
+		}
+	}
+}
+
+/* Zone ids: equal non-empty zone bytes share an id; an empty zone is its own. */
+static void init_zones(pl_view *v, pl__ent *scratch)
+{
+	pl__byteseq q = {(const char *)v->snap.members, sizeof(pl_member), offsetof(pl_member, zone)};
+	uint32_t *sorted = v->k_home; /* unused until the end of init; may be short: */
+	if (v->nk < v->nm)
+		sorted = v->m_owned;  /* filled with zeros by init_members afterwards */
+	pl__sort_bytes(&q, v->nm, sorted, scratch);
+	uint32_t id = 0;
+	for (uint32_t j = 0; j < v->nm; j++) {
+		pl_bytes b = pl__seq_at(&q, sorted[j]);
+		if (j > 0) {
+			pl_bytes p = pl__seq_at(&q, sorted[j - 1]);
+			if (b.len == 0 || pl__bytes_cmp(p.ptr, p.len, b.ptr, b.len) != 0)
+				id++;
+		}
+		v->m_zone[sorted[j]] = id;
+	}
+}
+
+static void init_shards(pl_view *v)
+{
+	const pl_snapshot *s = &v->snap;
+	for (uint32_t r = 0; r < v->ns; r++)
+		v->s_rank[v->s_order[r]] = r;
+	for (uint32_t i = 0; i < v->ns; i++)
+		v->s_shards[i] = 0;
+	v->n_moving = 0;
+	for (uint32_t r = 0; r < v->nk; r++) {
+		uint32_t i = v->k_order[r];
+		const pl_shard *k = &s->shards[i];
+		pl__shard_state *st = &v->st[i];
+		v->k_rank[i] = r;
+		v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
+		memset(st, 0, sizeof *st);
+		st->ov_member = PL_NONE;
+		st->nrep = (uint8_t)k->replica_count;
+		for (uint32_t j = 0; j < k->replica_count; j++)
+			st->rep[j] = k->replicas[j];
+		st->leader = k->leader;
+		if (k->moving_to != PL_NONE) {
+			/* Count the move as finished: moving_to leads, and holds the
+			 * old leader's replica if it held none. */
+			uint32_t j = 0;
+			while (j < st->nrep && st->rep[j] != k->moving_to)
+				j++;
+			if (j == st->nrep)
+				for (j = 0; j < st->nrep; j++)
+					if (st->rep[j] == k->leader)
+						st->rep[j] = k->moving_to;
+			st->leader = k->moving_to;
+			st->moving = 1;
+			v->n_moving++;
+		}
+		if (st->leader != PL_NONE)
+			v->m_leaders[st->leader]++;
+		for (uint32_t j = 0; j < st->nrep; j++)
+			v->m_replicas[st->rep[j]]++;
+		if (k->stream != PL_NONE)
+			v->s_shards[k->stream]++;
+	}
+	v->n_overrides = s->n_overrides;
+	for (uint32_t o = 0; o < s->n_overrides; o++) {
+		pl__shard_state *st = &v->st[s->overrides[o].shard];
+		st->ov_member = s->overrides[o].member;
+		st->ov_origin = (uint8_t)s->overrides[o].origin;
+		st->ov_since = s->overrides[o].since;
+	}
+}
+
+/* The shards of each stream, in key order: a counting sort over k_order. */
+static void init_by_stream(pl_view *v)
+{
+	uint32_t sum = 0;
+	for (uint32_t i = 0; i < v->ns; i++) {
+		v->s_first[i] = sum;
+		sum += v->s_shards[i];
+	}
+	v->s_first[v->ns] = sum;
+	uint32_t *next = v->s_cell_count; /* borrowed as cursors, reset by init_cells */
+	for (uint32_t i = 0; i < v->ns; i++)
+		next[i] = v->s_first[i];
+	for (uint32_t r = 0; r < v->nk; r++) {
+		uint32_t k = v->k_order[r], st = v->snap.shards[k].stream;
+		if (st != PL_NONE)
+			v->by_stream[next[st]++] = k;
+	}
+}
+
+static void init_cells(pl_view *v)
+{
+	uint32_t sum = 0;
+	uint32_t *count = v->m_owned, *distinct = v->k_home; /* both zero/free here */
+	for (uint32_t s = 0; s < v->ns; s++) {
+		uint32_t k = v->s_shards[s];
+		v->s_cell_first[s] = sum;
+		uint32_t n = 0;
+		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
+			uint32_t l = v->st[v->by_stream[j]].leader;
+			if (l == PL_NONE)
+				continue;
+			if (count[l]++ == 0)
+				distinct[n++] = l;
+		}
+		pl__sort_u32(distinct, n);
+		pl__cell *c = v->cells + sum;
+		for (uint32_t j = 0; j < n; j++) {
+			c[j].member = distinct[j];
+			c[j].leaders = count[distinct[j]];
+			count[distinct[j]] = 0;
+		}
+		v->s_cell_count[s] = n;
+		sum += k < v->nm ? k : v->nm;
+	}
+	v->s_cell_first[v->ns] = sum;
+}
+
+int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap, const pl_view_options *opt,
+		 pl_diag *diag)
+{
+	if (out == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (mem == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (snap == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 4, PL_NONE);
+	pl_view_options def = PL_VIEW_OPTIONS_INIT;
+	if (opt == NULL)
+		opt = &def;
+	if (opt->version != PL_VIEW_OPTIONS_VERSION)
+		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
+	if (opt->scorer != PL_SCORER_XXH3 && opt->scorer != PL_SCORER_LEGACY_FNV1A)
+		return pl__fail(diag, PL_E_SCORER, PL_ELEM_CONFIG, 1, PL_NONE);
+	if (size < pl_view_size(snap))
+		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
+		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+
+	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
+	uint32_t nk = clampc(snap->n_shards, PL_MAX_SHARDS), no = clampc(snap->n_overrides, PL_MAX_SHARDS);
+	pl_view *v = mem;
+	memset(v, 0, sizeof *v);
+	layout(v, mem, nm, ns, nk, no);
+	int rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, (pl__ent *)(void *)v->st, diag);
+	if (rc) {
+		v->magic = 0;
+		return rc;
+	}
+	v->snap = *snap;
+	v->scorer = opt->scorer;
+	v->nm = nm;
+	v->ns = ns;
+	v->nk = nk;
+	init_zones(v, (pl__ent *)(void *)v->st);
+	init_members(v);
+	init_shards(v);
+	init_by_stream(v);
+	for (uint32_t i = 0; i < nm; i++)
+		v->m_owned[i] = 0;
+	init_cells(v);
+	for (uint32_t i = 0; i < nk; i++)
+		v->k_home[i] = PL_NONE;
+	v->homes_ready = 0;
+	v->magic = PL_VIEW_MAGIC;
+	*out = v;
+	return 0;
+}
+
+/* ---- reading a view ------------------------------------------------------ */
+
+const pl_snapshot *pl_view_snapshot(const pl_view *v)
+{
+	return pl__view_ok(v) ? &v->snap : NULL;
+}
+
+int pl_view_stats(const pl_view *v, pl_view_counts *st)
+{
+	if (!pl__view_ok(v) || st == NULL)
+		return PL_E_INVAL;
+	memset(st, 0, sizeof *st);
+	st->members = v->nm;
+	st->live = v->n_live;
+	st->eligible = v->n_elig;
+	st->streams = v->ns;
+	st->shards = v->nk;
+	st->overrides = v->n_overrides;
+	st->moving = v->n_moving;
+	for (uint32_t k = 0; k < v->nk; k++) {
+		uint32_t l = v->st[k].leader;
+		if (l == PL_NONE || !pl__live(v, l))
+			st->leaderless++;
+	}
+	st->scorer = v->scorer;
+	st->share = v->n_elig ? (v->nk + v->n_elig - 1) / v->n_elig : 0;
+	st->weight = v->weight_elig;
+	return 0;
+}
+
+static int kind_seq(const pl_view *v, uint32_t kind, pl__byteseq *q, const uint32_t **order, uint32_t *n)
+{
+	switch (kind) {
+	case PL_ELEM_MEMBER:
+		*q = (pl__byteseq){(const char *)v->snap.members, sizeof(pl_member), offsetof(pl_member, id)};
+		*order = v->m_order;
+		*n = v->nm;
+		return 0;
+	case PL_ELEM_STREAM:
+		*q = (pl__byteseq){(const char *)v->snap.streams, sizeof(pl_stream), offsetof(pl_stream, id)};
+		*order = v->s_order;
+		*n = v->ns;
+		return 0;
+	case PL_ELEM_SHARD:
+		*q = (pl__byteseq){(const char *)v->snap.shards, sizeof(pl_shard), offsetof(pl_shard, key)};
+		*order = v->k_order;
+		*n = v->nk;
+		return 0;
+	default:
+		return PL_E_INVAL;
+	}
+}
+
+int pl_view_find(const pl_view *v, uint32_t kind, const char *id, size_t len)
+{
+	pl__byteseq q;
+	const uint32_t *order;
+	uint32_t n;
+	if (!pl__view_ok(v) || (id == NULL && len != 0) || kind_seq(v, kind, &q, &order, &n))
+		return PL_E_INVAL;
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		pl_bytes b = pl__seq_at(&q, order[mid]);
+		int c = pl__bytes_cmp(b.ptr, b.len, id, len);
+		if (c == 0)
+			return (int)order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return PL_E_NOT_FOUND;
+}
+
+int pl_view_at(const pl_view *v, uint32_t kind, uint32_t rank)
+{
+	pl__byteseq q;
+	const uint32_t *order;
+	uint32_t n;
+	if (!pl__view_ok(v) || kind_seq(v, kind, &q, &order, &n))
+		return PL_E_INVAL;
+	if (rank >= n)
+		return kind == PL_ELEM_MEMBER ? PL_E_MEMBER_RANGE
+		       : kind == PL_ELEM_STREAM ? PL_E_STREAM_RANGE
+						: PL_E_SHARD_RANGE;
+	return (int)order[rank];
+}
+
+int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t)
+{
+	if (!pl__view_ok(v) || t == NULL)
+		return PL_E_INVAL;
+	if (member >= v->nm)
+		return PL_E_MEMBER_RANGE;
+	t->leaders = v->m_leaders[member];
+	t->replicas = v->m_replicas[member];
+	t->shards = v->nk;
+	pl__bounds(v, v->nk, member, &t->floor, &t->ceiling);
+	return 0;
+}
+
+int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t)
+{
+	if (!pl__view_ok(v) || t == NULL)
+		return PL_E_INVAL;
+	if (stream >= v->ns)
+		return PL_E_STREAM_RANGE;
+	if (member >= v->nm)
+		return PL_E_MEMBER_RANGE;
+	t->leaders = pl__cell_get(v, stream, member);
+	t->replicas = 0;
+	for (uint32_t j = v->s_first[stream]; j < v->s_first[stream + 1]; j++) {
+		const pl__shard_state *st = &v->st[v->by_stream[j]];
+		for (uint32_t r = 0; r < st->nrep; r++)
+			t->replicas += st->rep[r] == member;
+	}
+	t->shards = v->s_shards[stream];
+	pl__bounds(v, t->shards, member, &t->floor, &t->ceiling);
+	return 0;
+}
+
+int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
+{
+	if (!pl__view_ok(v) || out == NULL)
+		return PL_E_INVAL;
+	if (shard >= v->nk)
+		return PL_E_SHARD_RANGE;
+	const pl__shard_state *st = &v->st[shard];
+	memset(out, 0, sizeof *out);
+	out->leader = st->leader;
+	out->replica_count = st->nrep;
+	for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
+		out->replicas[r] = r < st->nrep ? st->rep[r] : PL_NONE;
+	out->moving = st->moving;
+	out->override_member = st->ov_member;
+	out->override_origin = st->ov_member == PL_NONE ? 0 : st->ov_origin;
+	out->override_since = st->ov_member == PL_NONE ? 0 : st->ov_since;
+	return 0;
+}
+
+int pl_view_home(const pl_view *v, uint32_t shard)
+{
+	if (!pl__view_ok(v))
+		return PL_E_INVAL;
+	if (shard >= v->nk)
+		return PL_E_SHARD_RANGE;
+	uint32_t h = v->homes_ready ? v->k_home[shard] : pl__view_top1(v, v->k_hash[shard]);
+	return h == PL_NONE ? PL_E_NO_ELIGIBLE : (int)h;
+}
+
+int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, uint32_t k)
+{
+	if (!pl__view_ok(v) || out == NULL || (key == NULL && len != 0) || k > PL_MAX_REPLICAS)
+		return PL_E_INVAL;
+	if (len > PL_MAX_ID_LEN)
+		return PL_E_LENGTH;
+	uint64_t kh = pl__key_hash(v, key, len);
+	uint32_t pick[PL_MAX_REPLICAS], n = 0;
+	while (n < k && n < v->n_elig) {
+		uint32_t best_new = PL_NONE, best_any = PL_NONE;
+		pl__draw dn = {0, 0, 0}, da = {0, 0, 0};
+		for (uint32_t e = 0; e < v->n_elig; e++) {
+			uint32_t m = v->elig[e], taken = 0, zone_used = 0;
+			for (uint32_t j = 0; j < n; j++) {
+				taken |= pick[j] == m;
+				zone_used |= v->m_zone[pick[j]] == v->m_zone[m];
+			}
+			if (taken)
+				continue;
+			pl__draw d = pl__view_draw(v, kh, m);
+			if (best_any == PL_NONE || pl__draw_gt(d, da)) {
+				best_any = m;
+				da = d;
+			}
+			if (!zone_used && (best_new == PL_NONE || pl__draw_gt(d, dn))) {
+				best_new = m;
+				dn = d;
+			}
+		}
+		pick[n++] = best_new != PL_NONE ? best_new : best_any;
+	}
+	memcpy(out, pick, n * sizeof *out);
+	return (int)n;
+}

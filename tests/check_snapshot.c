@@ -1,0 +1,454 @@
+/* check_snapshot.c - validation: every rule has its own code, names the
+ * element, and writes nothing on failure. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Three members in two zones, two streams, four shards, one override. */
+static tl *base(void)
+{
+	tl *t = tl_new();
+	tl_member(t, "b0", "z1");
+	tl_member(t, "b1", "z2");
+	tl_member(t, "b2", "z1");
+	tl_stream(t, "orders");
+	tl_stream(t, "cache");
+	tl_shard(t, "orders/00", 0, 0, 2, 0u, 1u);
+	tl_shard(t, "orders/01", 0, 1, 2, 1u, 2u);
+	tl_shard(t, "cache/00", 1, PL_NONE, 0);
+	tl_shard(t, "loose", PL_NONE, 2, 1, 2u);
+	tl_override(t, 2, 1, PL_ORIGIN_COUNT, 10);
+	return t;
+}
+
+/* Validate through pl_snapshot_validate and through pl_view_init; both must
+ * agree, name the element, and leave outputs alone. */
+static void expect(tl *t, int code, uint32_t kind, uint32_t index, uint32_t other)
+{
+	const pl_snapshot *s = tl_snap(t);
+	size_t ws = pl_snapshot_work_size(s);
+	void *w = malloc(ws ? ws : 1);
+	pl_diag d;
+	memset(&d, 0x5a, sizeof d);
+	int rc = pl_snapshot_validate(s, w, ws, &d);
+	ck_assert_msg(rc == code, "validate: got %s, want %s", pl_error_name(rc), pl_error_name(code));
+	if (code) {
+		ck_assert_int_eq(d.code, code);
+		ck_assert_uint_eq(d.kind, kind);
+		ck_assert_uint_eq(d.index, index);
+		ck_assert_uint_eq(d.other, other);
+	} else {
+		pl_diag untouched;
+		memset(&untouched, 0x5a, sizeof untouched);
+		ck_assert_mem_eq(&d, &untouched, sizeof d);
+	}
+	free(w);
+
+	pl_view *sentinel = (pl_view *)(uintptr_t)0x1234;
+	pl_view *v = sentinel;
+	size_t size = pl_view_size(s);
+	void *mem = malloc(size);
+	memset(&d, 0, sizeof d);
+	rc = pl_view_init(&v, mem, size, s, NULL, &d);
+	ck_assert_msg(rc == code, "view: got %s, want %s", pl_error_name(rc), pl_error_name(code));
+	if (code) {
+		ck_assert_ptr_eq(v, sentinel); /* nothing written to the output */
+		ck_assert_uint_eq(d.kind, kind);
+		ck_assert_uint_eq(d.index, index);
+	} else {
+		ck_assert_ptr_ne(v, sentinel);
+	}
+	free(mem);
+}
+
+START_TEST(valid_snapshot)
+{
+	tl *t = base();
+	expect(t, 0, 0, 0, 0);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(empty_snapshot)
+{
+	pl_snapshot s;
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(pl_snapshot_validate(&s, NULL, 0, NULL), 0);
+	ck_assert_uint_eq(pl_snapshot_work_size(&s), 0);
+	ck_assert_uint_eq(pl_snapshot_work_size(NULL), 0);
+}
+END_TEST
+
+START_TEST(null_snapshot)
+{
+	pl_diag d;
+	ck_assert_int_eq(pl_snapshot_validate(NULL, NULL, 0, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+}
+END_TEST
+
+START_TEST(null_array_with_count)
+{
+	tl *t = base();
+	const pl_snapshot *s = tl_snap(t);
+	pl_snapshot c = *s;
+	c.shards = NULL;
+	char w[4096] __attribute__((aligned(8)));
+	pl_diag d;
+	ck_assert_int_eq(pl_snapshot_validate(&c, w, sizeof w, &d), PL_E_NULL);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SNAPSHOT);
+	ck_assert_uint_eq(d.index, 2);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(count_past_limit)
+{
+	tl *t = base();
+	pl_snapshot c = *tl_snap(t);
+	c.n_members = PL_MAX_MEMBERS + 1;
+	/* The work size is bounded by the limits: it cannot overflow. */
+	ck_assert_uint_lt(pl_snapshot_work_size(&c), (size_t)1 << 34);
+	size_t ws = pl_snapshot_work_size(&c);
+	void *w = malloc(ws);
+	pl_diag d;
+	ck_assert_int_eq(pl_snapshot_validate(&c, w, ws, &d), PL_E_LIMIT);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SNAPSHOT);
+	ck_assert_uint_eq(d.index, 0);
+	free(w);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(member_empty_id)
+{
+	tl *t = base();
+	t->m[1].id.len = 0;
+	expect(t, PL_E_EMPTY_ID, PL_ELEM_MEMBER, 1, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(member_id_null_pointer)
+{
+	tl *t = base();
+	t->m[2].id.ptr = NULL;
+	expect(t, PL_E_NULL, PL_ELEM_MEMBER, 2, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(member_id_too_long)
+{
+	tl *t = base();
+	char *big = calloc(PL_MAX_ID_LEN + 1, 1);
+	memset(big, 'a', PL_MAX_ID_LEN);
+	t->m[0].id.ptr = big;
+	t->m[0].id.len = PL_MAX_ID_LEN;
+	expect(t, 0, 0, 0, 0); /* exactly the limit is fine */
+	t->m[0].id.len = PL_MAX_ID_LEN + 1;
+	big = realloc(big, PL_MAX_ID_LEN + 2);
+	big[PL_MAX_ID_LEN] = 'a';
+	t->m[0].id.ptr = big;
+	expect(t, PL_E_LENGTH, PL_ELEM_MEMBER, 0, PL_NONE);
+	free(big);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(member_zone_too_long)
+{
+	tl *t = base();
+	char *big = calloc(PL_MAX_ID_LEN + 2, 1);
+	memset(big, 'z', PL_MAX_ID_LEN + 1);
+	t->m[2].zone.ptr = big;
+	t->m[2].zone.len = PL_MAX_ID_LEN + 1;
+	expect(t, PL_E_LENGTH, PL_ELEM_MEMBER, 2, PL_NONE);
+	free(big);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(member_unknown_flags)
+{
+	tl *t = base();
+	t->m[1].flags = 0x100;
+	expect(t, PL_E_FLAGS, PL_ELEM_MEMBER, 1, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(member_weight_past_limit)
+{
+	tl *t = base();
+	t->m[0].weight = PL_MAX_WEIGHT;
+	expect(t, 0, 0, 0, 0);
+	t->m[0].weight = PL_MAX_WEIGHT + 1;
+	expect(t, PL_E_WEIGHT, PL_ELEM_MEMBER, 0, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(duplicate_member)
+{
+	tl *t = base();
+	tl_member(t, "b3", NULL);
+	tl_member(t, "b1", NULL); /* index 4 repeats index 1 */
+	tl_member(t, "b3", NULL); /* index 5 repeats index 3, but 4 comes first */
+	expect(t, PL_E_DUP_MEMBER, PL_ELEM_MEMBER, 4, 1);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(stream_empty_id)
+{
+	tl *t = base();
+	t->s[1].id.len = 0;
+	expect(t, PL_E_EMPTY_ID, PL_ELEM_STREAM, 1, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(duplicate_stream)
+{
+	tl *t = base();
+	tl_stream(t, "orders");
+	expect(t, PL_E_DUP_STREAM, PL_ELEM_STREAM, 2, 0);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_empty_key)
+{
+	tl *t = base();
+	t->k[3].key.len = 0;
+	expect(t, PL_E_EMPTY_ID, PL_ELEM_SHARD, 3, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_stream_out_of_range)
+{
+	tl *t = base();
+	t->k[1].stream = 2;
+	expect(t, PL_E_STREAM_RANGE, PL_ELEM_SHARD, 1, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_too_many_replicas)
+{
+	tl *t = base();
+	t->k[0].replica_count = PL_MAX_REPLICAS + 1;
+	expect(t, PL_E_REPLICAS, PL_ELEM_SHARD, 0, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_replica_out_of_range)
+{
+	tl *t = base();
+	t->k[1].replicas[1] = 3;
+	expect(t, PL_E_MEMBER_RANGE, PL_ELEM_SHARD, 1, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_leader_out_of_range)
+{
+	tl *t = base();
+	t->k[2].leader = 7;
+	expect(t, PL_E_MEMBER_RANGE, PL_ELEM_SHARD, 2, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_replica_twice)
+{
+	tl *t = base();
+	t->k[1].replicas[0] = 2;
+	t->k[1].leader = 2;
+	expect(t, PL_E_DUP_REPLICA, PL_ELEM_SHARD, 1, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_leader_not_replica)
+{
+	tl *t = base();
+	t->k[0].leader = 2;
+	expect(t, PL_E_LEADER_NOT_REPLICA, PL_ELEM_SHARD, 0, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_move_target)
+{
+	tl *t = base();
+	t->k[0].moving_to = 0; /* its own leader */
+	expect(t, PL_E_MOVE_TARGET, PL_ELEM_SHARD, 0, PL_NONE);
+	t->k[0].moving_to = 2;
+	expect(t, 0, 0, 0, 0);
+	t->k[2].moving_to = 1; /* no leader */
+	expect(t, PL_E_MOVE_TARGET, PL_ELEM_SHARD, 2, PL_NONE);
+	t->k[2].moving_to = 9;
+	expect(t, PL_E_MEMBER_RANGE, PL_ELEM_SHARD, 2, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(shard_unknown_flags)
+{
+	tl *t = base();
+	t->k[3].flags = 0x80;
+	expect(t, PL_E_FLAGS, PL_ELEM_SHARD, 3, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(duplicate_shard)
+{
+	tl *t = base();
+	tl_shard(t, "cache/00", 1, PL_NONE, 0);
+	expect(t, PL_E_DUP_SHARD, PL_ELEM_SHARD, 4, 2);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(override_unknown_shard)
+{
+	tl *t = base();
+	t->o[0].shard = 4;
+	expect(t, PL_E_OVERRIDE_SHARD, PL_ELEM_OVERRIDE, 0, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(override_unknown_member)
+{
+	tl *t = base();
+	t->o[0].member = 3;
+	expect(t, PL_E_OVERRIDE_MEMBER, PL_ELEM_OVERRIDE, 0, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(override_unknown_origin)
+{
+	tl *t = base();
+	t->o[0].origin = 2;
+	expect(t, PL_E_ORIGIN, PL_ELEM_OVERRIDE, 0, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(duplicate_override)
+{
+	tl *t = base();
+	tl_override(t, 0, 2, PL_ORIGIN_LAG, 0);
+	tl_override(t, 2, 0, PL_ORIGIN_LAG, 0);
+	expect(t, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, 2, 0);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(workspace_small_and_misaligned)
+{
+	tl *t = base();
+	const pl_snapshot *s = tl_snap(t);
+	size_t ws = pl_snapshot_work_size(s);
+	ck_assert_uint_le(ws, pl_view_size(s));
+	char *w = malloc(ws + 8);
+	pl_diag d;
+	ck_assert_int_eq(pl_snapshot_validate(s, w, ws - 1, &d), PL_E_WORKSPACE);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_int_eq(pl_snapshot_validate(s, w + 4, ws, &d), PL_E_ALIGN);
+	ck_assert_int_eq(pl_snapshot_validate(s, NULL, ws, &d), PL_E_INVAL);
+	ck_assert_int_eq(pl_snapshot_validate(s, w, ws, NULL), 0);
+	free(w);
+	tl_free(t);
+}
+END_TEST
+
+/* The reported duplicate does not depend on the order of the arrays' other
+ * elements: many members, one duplicate pair, any shuffle. */
+START_TEST(duplicate_found_in_large_arrays)
+{
+	uint64_t rng = tl_seed(7);
+	tl *t = tl_new();
+	for (uint32_t i = 0; i < 5000; i++)
+		tl_member(t, tl_str(t, "member-%05u-with-a-long-shared-prefix", i), NULL);
+	for (uint32_t i = 0; i < 20000; i++)
+		tl_shard(t, tl_str(t, "stream/with/a/long/prefix/%07u", (i * 7919u) % 20000u), PL_NONE,
+			 PL_NONE, 0);
+	expect(t, 0, 0, 0, 0);
+	t->k[15000].key = t->k[3].key;
+	expect(t, PL_E_DUP_SHARD, PL_ELEM_SHARD, 15000, 3);
+	t->m[4000].id = t->m[4321].id;
+	expect(t, PL_E_DUP_MEMBER, PL_ELEM_MEMBER, 4321, 4000);
+	(void)rng;
+	tl_free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("snapshot");
+	TCase *c = tcase_create("valid");
+	tcase_add_test(c, valid_snapshot);
+	tcase_add_test(c, empty_snapshot);
+	suite_add_tcase(s, c);
+	c = tcase_create("arrays");
+	tcase_add_test(c, null_snapshot);
+	tcase_add_test(c, null_array_with_count);
+	tcase_add_test(c, count_past_limit);
+	tcase_add_test(c, workspace_small_and_misaligned);
+	suite_add_tcase(s, c);
+	c = tcase_create("members");
+	tcase_add_test(c, member_empty_id);
+	tcase_add_test(c, member_id_null_pointer);
+	tcase_add_test(c, member_id_too_long);
+	tcase_add_test(c, member_zone_too_long);
+	tcase_add_test(c, member_unknown_flags);
+	tcase_add_test(c, member_weight_past_limit);
+	tcase_add_test(c, duplicate_member);
+	suite_add_tcase(s, c);
+	c = tcase_create("streams");
+	tcase_add_test(c, stream_empty_id);
+	tcase_add_test(c, duplicate_stream);
+	suite_add_tcase(s, c);
+	c = tcase_create("shards");
+	tcase_add_test(c, shard_empty_key);
+	tcase_add_test(c, shard_stream_out_of_range);
+	tcase_add_test(c, shard_too_many_replicas);
+	tcase_add_test(c, shard_replica_out_of_range);
+	tcase_add_test(c, shard_leader_out_of_range);
+	tcase_add_test(c, shard_replica_twice);
+	tcase_add_test(c, shard_leader_not_replica);
+	tcase_add_test(c, shard_move_target);
+	tcase_add_test(c, shard_unknown_flags);
+	tcase_add_test(c, duplicate_shard);
+	suite_add_tcase(s, c);
+	c = tcase_create("overrides");
+	tcase_add_test(c, override_unknown_shard);
+	tcase_add_test(c, override_unknown_member);
+	tcase_add_test(c, override_unknown_origin);
+	tcase_add_test(c, duplicate_override);
+	suite_add_tcase(s, c);
+	c = tcase_create("large");
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, duplicate_found_in_large_arrays);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

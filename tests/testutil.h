@@ -1,0 +1,69 @@
+/*
+ * testutil.h - building layouts for the Check suites.
+ *
+ * A tl holds growable arrays of members, streams, shards and overrides with
+ * owned strings, and builds a pl_snapshot and a pl_view from them. Random
+ * layouts take a seed; tl_seed() reads PL_TEST_SEED so a failing property
+ * can be replayed exactly, and every property failure message prints it.
+ */
+#ifndef PL_TESTUTIL_H
+#define PL_TESTUTIL_H
+
+#include <stdint.h>
+
+#include "placement.h"
+
+typedef struct tl {
+	pl_member *m;
+	pl_stream *s;
+	pl_shard *k;
+	pl_override *o;
+	uint32_t nm, ns, nk, no;
+	uint32_t cm, cs, ck, co;
+	char **str;
+	uint32_t nstr, cstr;
+	pl_snapshot snap;
+	void *mem;
+	pl_view *view;
+	/* Set by tl_shuffled(): new index of each old element. */
+	uint32_t *perm_m, *perm_s, *perm_k, *perm_o;
+} tl;
+
+tl *tl_new(void);
+void tl_free(tl *t);
+
+/* A string the layout owns. */
+const char *tl_str(tl *t, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+uint32_t tl_member(tl *t, const char *id, const char *zone);
+uint32_t tl_stream(tl *t, const char *id);
+/* A shard with `nrep` replicas given after it; leader PL_NONE or one of them. */
+uint32_t tl_shard(tl *t, const char *key, uint32_t stream, uint32_t leader, uint32_t nrep, ...);
+uint32_t tl_override(tl *t, uint32_t shard, uint32_t member, uint32_t origin, uint64_t since);
+
+const pl_snapshot *tl_snap(tl *t);
+/* Build the view (any previous one is dropped); returns the rc of pl_view_init. */
+int tl_view_rc(tl *t, uint32_t scorer, pl_diag *diag);
+/* Build the view and fail the test if it cannot be built. */
+pl_view *tl_view(tl *t, uint32_t scorer);
+
+/* A copy with every array shuffled and indices remapped (perm_* say where). */
+tl *tl_shuffled(const tl *src, uint64_t *rng);
+
+/* splitmix64 */
+uint64_t tl_rand(uint64_t *state);
+uint32_t tl_below(uint64_t *state, uint32_t n);
+/* PL_TEST_SEED from the environment, else `fallback`. */
+uint64_t tl_seed(uint64_t fallback);
+/* Property iterations: PL_TEST_ITERS from the environment, else `fallback`. */
+uint32_t tl_iters(uint32_t fallback);
+
+/* A random layout: members (some zones), streams, shards with leaders and
+ * replication factor rf (<= members), skewed or not. */
+tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones);
+
+#endif
