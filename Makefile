@@ -139,9 +139,10 @@ demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/demo
 	@./$(BUILD)/demo
 
-$(BUILD)/bench: tests/bench.c $(SRCS) $(HDRS)
+BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
+$(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 $(WARN) -O2 -g -Iinclude -Ilib $(XXH_CFLAGS) -o $@ tests/bench.c $(SRCS) $(LDFLAGS)
+	$(CC) -std=c11 $(WARN) -O2 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib $(XXH_CFLAGS) -o $@ $(BENCH_SRCS) $(STATIC) $(LDFLAGS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench

@@ -4,10 +4,12 @@
  *
  * How it works. Under PL_SCORER_XXH3 each member id and each shard key is
  * hashed once (XXH3-64, seed 0); a pair's score is pl__mix() of the two
- * hashes: xor, then two rounds of xorshift-multiply, a bijection of the
- * 64-bit input with full avalanche. The top-1 loop over a view's eligible
- * members reads one 8-byte hash per member and does two multiplies, so it
- * runs near the speed of a plain sum over the same array.
+ * hashes: each is xored with a fixed constant, the two are multiplied into
+ * 128 bits and the halves folded by xor, the mixing step of wyhash. Unlike a
+ * mix of (key ^ member), the product does not make pairs with equal xor
+ * score alike. The top-1 loop over a view's eligible members reads one
+ * 8-byte (pre-xored) hash per member and does one multiply, so it runs near
+ * the speed of a plain sum over the same array.
  *
  * Weighted members: straw2 draws log2(u) / w for u = the score as a fraction
  * in (0, 1]. With exact logarithms, member i wins with probability
@@ -197,17 +199,34 @@ uint32_t pl__view_top1(const pl_view *v, uint64_t kh)
 	if (v->scorer == PL_SCORER_XXH3 && !v->weighted) {
 		/* The hot loop: members are in id order, so a strict > keeps the
 		 * smaller id on a tie. */
-		const uint64_t *h = v->elig_hash;
-		uint64_t best = pl__mix(kh, h[0]);
-		uint32_t bi = 0;
-		for (uint32_t i = 1; i < n; i++) {
-			uint64_t s = pl__mix(kh, h[i]);
-			if (s > best) {
-				best = s;
-				bi = i;
+		const uint64_t *h = v->elig_hash; /* member hashes ^ PL__MIX_M */
+		uint64_t a = kh ^ PL__MIX_K;
+		/* Two trackers, even and odd places, so the compare-and-keep
+		 * chain is half as long; merged keeping the earlier place on a
+		 * tie, which is the smaller id. */
+		uint64_t b0 = pl__fold_mul(a, h[0]), b1 = n > 1 ? pl__fold_mul(a, h[1]) : 0;
+		uint32_t i0 = 0, i1 = 1, i = 2;
+		for (; i + 1 < n; i += 2) {
+			uint64_t s0 = pl__fold_mul(a, h[i]), s1 = pl__fold_mul(a, h[i + 1]);
+			if (s0 > b0) {
+				b0 = s0;
+				i0 = i;
+			}
+			if (s1 > b1) {
+				b1 = s1;
+				i1 = i + 1;
 			}
 		}
-		return v->elig[bi];
+		if (i < n) {
+			uint64_t s0 = pl__fold_mul(a, h[i]);
+			if (s0 > b0) {
+				b0 = s0;
+				i0 = i;
+			}
+		}
+		if (n > 1 && (b1 > b0 || (b1 == b0 && i1 < i0)))
+			i0 = i1;
+		return v->elig[i0];
 	}
 	return pl__view_best(v, kh, v->elig, n);
 }

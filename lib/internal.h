@@ -68,15 +68,31 @@ uint32_t pl__first_dup(const pl__byteseq *q, const uint32_t *sorted, uint32_t n,
 #define PL__FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 #define PL__FNV_PRIME UINT64_C(0x100000001b3)
 
+/* The pair mix: the 128-bit product of the two hashes, each xored with a
+ * fixed constant (wyhash's), folded to 64 bits (high ^ low). One
+ * multiply per pair; the same bits on every platform. */
+#define PL__MIX_K UINT64_C(0xa0761d6478bd642f)
+#define PL__MIX_M UINT64_C(0xe7037ed1a0b428db)
+
+static inline uint64_t pl__fold_mul(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+	__extension__ typedef unsigned __int128 pl__u128;
+	pl__u128 r = (pl__u128)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+	uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+	uint64_t lo = (ll & 0xffffffffu) | (mid << 32);
+	uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	return lo ^ hi;
+#endif
+}
+
 static inline uint64_t pl__mix(uint64_t key_hash, uint64_t member_hash)
 {
-	uint64_t x = key_hash ^ member_hash;
-	x ^= x >> 32;
-	x *= UINT64_C(0xd6e8feb86659fd93);
-	x ^= x >> 32;
-	x *= UINT64_C(0xd6e8feb86659fd93);
-	x ^= x >> 32;
-	return x;
+	return pl__fold_mul(key_hash ^ PL__MIX_K, member_hash ^ PL__MIX_M);
 }
 
 static inline uint64_t pl__fnv(uint64_t h, const char *p, uint64_t n)
@@ -146,7 +162,7 @@ struct pl_view {
 	uint32_t *m_replicas; /* replicas in total */
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
 	uint32_t *elig;       /* eligible member indices, canonical order */
-	uint64_t *elig_hash;  /* their scoring hashes */
+	uint64_t *elig_hash;  /* their hashes ^ PL__MIX_M, for the top-1 loop */
 
 	/* streams */
 	uint32_t *s_order, *s_rank;

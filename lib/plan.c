@@ -325,7 +325,7 @@ int pl_action_explain(const pl_snapshot *snap, const pl_action *a, char *buf, si
 {
 	if (snap == NULL || a == NULL || (buf == NULL && cap != 0))
 		return PL_E_INVAL;
-	if (a->kind == 0 || a->kind >= PL__ACTION_KIND_END || a->reason == 0 || a->reason >= PL__REASON_END)
+	if (strcmp(pl_action_kind_name(a->kind), "unknown") == 0 || strcmp(pl_reason_name(a->reason), "unknown") == 0)
 		return PL_E_INVAL;
 	if (a->shard >= snap->n_shards || (a->stream != PL_NONE && a->stream >= snap->n_streams) ||
 	    (a->from != PL_NONE && a->from >= snap->n_members) || (a->to != PL_NONE && a->to >= snap->n_members))

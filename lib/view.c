@@ -109,7 +109,7 @@ static void init_members(pl_view *v)
 			else if (v->m_weight[i] != first_w)
 				v->weighted = 1;
 			v->elig[v->n_elig] = i;
-			v->elig_hash[v->n_elig] = v->m_hash[i];
+			v->elig_hash[v->n_elig] = v->m_hash[i] ^ PL__MIX_M;
 			v->n_elig++;
 			v->weight_elig += v->m_weight[i];
 		}

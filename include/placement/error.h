@@ -20,7 +20,9 @@
 extern "C" {
 #endif
 
-/* X(NAME, value, message) */
+/* X(NAME, value, message). Codes -1 .. -39 belong to the foundation; the
+ * policies append theirs in their own ranges: broker -40 .. -49, fleet and
+ * route -50 .. -59, region -60 .. -69. */
 #define PL_ERROR_LIST(X)                                                                  \
 	X(OK, 0, "success")                                                               \
 	X(E_INVAL, -1, "invalid argument")                                                \
@@ -64,7 +66,7 @@ typedef enum pl_error {
 #define PL__ERROR_ENUM(name, value, msg) PL_##name = value,
 	PL_ERROR_LIST(PL__ERROR_ENUM)
 #undef PL__ERROR_ENUM
-	PL__ERROR_LAST = -35
+	PL__ERROR_END_ = 1
 } pl_error;
 
 /**

@@ -23,7 +23,13 @@
 extern "C" {
 #endif
 
-/* X(NAME, value, name string) — action kinds. Values are fixed. */
+/* Values in these lists are fixed forever. New values go in the owning
+ * concern's range: kinds 1-6 shared, broker 7-8, fleet 9-10, region 11-12;
+ * reasons 1-15 shared, broker 16-19, fleet 20-24, region 25-29; statuses
+ * 0-11 shared, broker 12-15, fleet 16-19, region 20-23; scopes 0-6 shared,
+ * broker 7-9, fleet 10-12, region 13-15. */
+
+/* X(NAME, value, name string) — action kinds. */
 #define PL_ACTION_KIND_LIST(X)                                                          \
 	X(SET_LEADER, 1, "set-leader")     /* shard gets leader `to` (from = old or NONE) */ \
 	X(MOVE_LEADER, 2, "move-leader")   /* leadership from -> to; copies when to held none */ \
@@ -32,7 +38,7 @@ extern "C" {
 	X(SET_OVERRIDE, 5, "set-override") /* fleet: shard owned by `to`, origin `origin` */ \
 	X(DROP_OVERRIDE, 6, "drop-override") /* fleet: override on `from` removed; goes home to `to` */
 
-/* X(NAME, value, name string) — why an action was emitted. Values are fixed. */
+/* X(NAME, value, name string) — why an action was emitted. */
 #define PL_REASON_LIST(X)                                                               \
 	X(NEW, 1, "new")                   /* a new shard is placed */                     \
 	X(FAILOVER, 2, "failover")         /* its leader is down */                        \
@@ -50,7 +56,7 @@ extern "C" {
 	X(NEWEST_PEER, 14, "newest-peer")  /* primary follows the newest peer */           \
 	X(LOAD, 15, "load")                /* primary toward clearly less load */
 
-/* X(NAME, value, name string) — why a call stopped emitting. Values are fixed. */
+/* X(NAME, value, name string) — why a call stopped emitting. */
 #define PL_STATUS_LIST(X)                                                               \
 	X(BALANCED, 0, "balanced")           /* nothing more is wanted */                  \
 	X(PAUSED, 1, "paused")               /* the policy is paused */                    \

@@ -1,0 +1,172 @@
+/*
+ * hash.c - ns per (key, member) score for the library's top-1, beside
+ * baselines in the same run: FNV-1a and XXH3 over the concatenated string
+ * "<key> <member>", jump consistent hash, and a plain sum over an array the
+ * size of the members (the speed of memory).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "bench.h"
+
+static uint64_t fnv(const char *p, size_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+/* Lamping and Veach's jump consistent hash. */
+static int32_t jump(uint64_t key, int32_t buckets)
+{
+	int64_t b = -1, j = 0;
+	while (j < buckets) {
+		b = j;
+		key = key * UINT64_C(2862933555777941757) + 1;
+		j = (int64_t)((double)(b + 1) * ((double)(1LL << 31) / (double)((key >> 33) + 1)));
+	}
+	return (int32_t)b;
+}
+
+typedef struct world {
+	uint32_t nm, nk;
+	char (*ids)[24];
+	char (*keys)[24];
+	pl_member *m;
+	pl_shard *k;
+	void *mem;
+	pl_view *v;
+	pl_snapshot snap;
+} world;
+
+static void build(world *w, uint32_t nm, uint32_t nk)
+{
+	w->nm = nm;
+	w->nk = nk;
+	w->ids = calloc(nm, sizeof *w->ids);
+	w->keys = calloc(nk, sizeof *w->keys);
+	w->m = calloc(nm, sizeof *w->m);
+	w->k = calloc(nk, sizeof *w->k);
+	for (uint32_t i = 0; i < nm; i++) {
+		int n = snprintf(w->ids[i], sizeof w->ids[i], "member-%u", i);
+		w->m[i].id = (pl_bytes){w->ids[i], (uint64_t)n};
+	}
+	for (uint32_t i = 0; i < nk; i++) {
+		int n = snprintf(w->keys[i], sizeof w->keys[i], "stream/%08x", i);
+		w->k[i].key = (pl_bytes){w->keys[i], (uint64_t)n};
+		w->k[i].stream = w->k[i].leader = w->k[i].moving_to = PL_NONE;
+	}
+	w->snap = (pl_snapshot){w->m, NULL, w->k, NULL, nm, 0, nk, 0};
+	size_t size = pl_view_size(&w->snap);
+	w->mem = malloc(size);
+	if (pl_view_init(&w->v, w->mem, size, &w->snap, NULL, NULL) != 0) {
+		fprintf(stderr, "bench: view init failed\n");
+		exit(1);
+	}
+}
+
+static void drop(world *w)
+{
+	free(w->ids);
+	free(w->keys);
+	free(w->m);
+	free(w->k);
+	free(w->mem);
+}
+
+/* Best of three runs, ns per pair. */
+#define BEST_OF(var, pairs, body)                                           \
+	do {                                                                \
+		var = 1e30;                                                 \
+		for (int rep_ = 0; rep_ < 3; rep_++) {                      \
+			uint64_t t0_ = bench_now();                         \
+			body;                                               \
+			double ns_ = (double)(bench_now() - t0_) / (double)(pairs); \
+			var = ns_ < var ? ns_ : var;                        \
+		}                                                           \
+	} while (0)
+
+void bench_hash(void)
+{
+	static const uint32_t sizes[] = {4, 64, 1024};
+	printf("\n== rendezvous top-1: ns per (key, member) pair, best of 3\n");
+	printf("%8s %10s %10s %10s %10s %10s %12s %10s\n", "members", "library", "sum", "fnv-str", "xxh3-str",
+	       "jump/key", "fnv/library", "lib/sum");
+	for (int s = 0; s < 3; s++) {
+		uint32_t nm = sizes[s];
+		uint32_t nk = (uint32_t)(40000000u / nm);
+		nk = nk > 2000000 ? 2000000 : nk;
+		world w;
+		build(&w, nm, nk);
+		double lib, sum, fnvs, xxhs, jmp;
+		uint64_t acc = 0;
+		double pairs = (double)nm * nk;
+		BEST_OF(lib, pairs, {
+			for (uint32_t k = 0; k < nk; k++)
+				acc += (uint64_t)pl_view_home(w.v, k);
+		});
+		/* The speed of memory: one add per member hash, per key. */
+		uint64_t *h = malloc(nm * sizeof *h);
+		for (uint32_t i = 0; i < nm; i++)
+			h[i] = pl_hash(w.ids[i], strlen(w.ids[i]));
+		BEST_OF(sum, pairs, {
+			for (uint32_t k = 0; k < nk; k++) {
+				uint64_t t = k;
+				for (uint32_t i = 0; i < nm; i++)
+					t += h[i];
+				acc += t;
+			}
+		});
+		/* String baselines are slow: measure on a slice of the keys. */
+		uint32_t sk = nk / 16 ? nk / 16 : 1;
+		char buf[64];
+		BEST_OF(fnvs, (double)nm * sk, {
+			for (uint32_t k = 0; k < sk; k++) {
+				uint64_t best = 0;
+				uint32_t bi = 0;
+				for (uint32_t i = 0; i < nm; i++) {
+					int n = snprintf(buf, sizeof buf, "%s %s", w.keys[k], w.ids[i]);
+					uint64_t sc = fnv(buf, (size_t)n);
+					if (sc > best) {
+						best = sc;
+						bi = i;
+					}
+				}
+				acc += bi;
+			}
+		});
+		BEST_OF(xxhs, (double)nm * sk, {
+			for (uint32_t k = 0; k < sk; k++) {
+				uint64_t best = 0;
+				uint32_t bi = 0;
+				for (uint32_t i = 0; i < nm; i++) {
+					int n = snprintf(buf, sizeof buf, "%s %s", w.keys[k], w.ids[i]);
+					uint64_t sc = XXH3_64bits(buf, (size_t)n);
+					if (sc > best) {
+						best = sc;
+						bi = i;
+					}
+				}
+				acc += bi;
+			}
+		});
+		BEST_OF(jmp, nk, {
+			for (uint32_t k = 0; k < nk; k++)
+				acc += (uint64_t)jump(XXH3_64bits(w.keys[k], strlen(w.keys[k])), (int32_t)nm);
+		});
+		bench_keep(acc);
+		printf("%8u %10.3f %10.3f %10.3f %10.3f %10.3f %11.1fx %9.2fx\n", nm, lib, sum, fnvs, xxhs, jmp,
+		       fnvs / lib, lib / sum);
+		free(h);
+		drop(&w);
+	}
+	printf("(fnv-str and xxh3-str format \"<key> <member>\" per pair, as a string ring does;\n"
+	       " jump/key is ns per key, for scale; target: library <= 1.2 ns at 1024, >= 7x fnv-str)\n");
+}

@@ -1,0 +1,49 @@
+/* main.c - the benchmark program: `bench` runs every section, `bench NAME`
+ * only the named ones (hash). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bench.h"
+
+static volatile uint64_t sink;
+
+uint64_t bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+long bench_peak_kib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+void bench_keep(uint64_t x)
+{
+	sink ^= x;
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+} sections[] = {
+	{"hash", bench_hash},
+};
+
+int main(int argc, char **argv)
+{
+	printf("libplacement %s benchmark\n", pl_version());
+	for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+		int wanted = argc < 2;
+		for (int a = 1; a < argc; a++)
+			wanted |= strcmp(argv[a], sections[i].name) == 0;
+		if (wanted)
+			sections[i].run();
+	}
+	return 0;
+}

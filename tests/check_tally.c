@@ -1,0 +1,179 @@
+/* check_tally.c - applying actions keeps every tally equal to a recount. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Rebuild a snapshot from the view's shard states and compare its fresh
+ * tallies with the view's running ones. */
+static void expect_recount(tl *t, pl_view *v, uint64_t seed)
+{
+	tl *c = tl_new();
+	for (uint32_t m = 0; m < t->nm; m++) {
+		tl_member(c, tl_str(c, "%.*s", (int)t->m[m].id.len, t->m[m].id.ptr), NULL);
+		c->m[m] = t->m[m];
+	}
+	for (uint32_t s = 0; s < t->ns; s++)
+		tl_stream(c, tl_str(c, "%.*s", (int)t->s[s].id.len, t->s[s].id.ptr));
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state st;
+		ck_assert_int_eq(pl_view_shard_state(v, k, &st), 0);
+		uint32_t i = tl_shard(c, tl_str(c, "%.*s", (int)t->k[k].key.len, t->k[k].key.ptr),
+				      t->k[k].stream, st.leader, 0);
+		c->k[i].replica_count = st.replica_count;
+		memcpy(c->k[i].replicas, st.replicas, sizeof st.replicas);
+		if (st.override_member != PL_NONE)
+			tl_override(c, i, st.override_member, st.override_origin, st.override_since);
+	}
+	pl_view *w = tl_view(c, 0);
+	for (uint32_t m = 0; m < t->nm; m++) {
+		pl_tally a, b;
+		pl_view_member_tally(v, m, &a);
+		pl_view_member_tally(w, m, &b);
+		ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "seed %llu: member %u totals drifted",
+			      (unsigned long long)seed, m);
+		for (uint32_t s = 0; s < t->ns; s++) {
+			pl_view_stream_tally(v, s, m, &a);
+			pl_view_stream_tally(w, s, m, &b);
+			ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "seed %llu: stream %u member %u drifted",
+				      (unsigned long long)seed, s, m);
+		}
+	}
+	pl_view_counts x, y;
+	pl_view_stats(v, &x);
+	pl_view_stats(w, &y);
+	ck_assert_uint_eq(x.overrides, y.overrides);
+	tl_free(c);
+}
+
+static pl_action action(uint32_t kind, uint32_t shard, uint32_t from, uint32_t to)
+{
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.reason = PL_REASON_STREAM_SKEW;
+	a.shard = shard;
+	a.stream = PL_NONE;
+	a.from = from;
+	a.to = to;
+	return a;
+}
+
+START_TEST(random_actions_keep_tallies)
+{
+	uint64_t seed = tl_seed(0x7a11e5u);
+	uint32_t iters = tl_iters(40);
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t rng = seed + it;
+		uint32_t nm = 2 + tl_below(&rng, 8);
+		tl *t = tl_random(&rng, nm, 1 + tl_below(&rng, 4), 1 + tl_below(&rng, 80), 1 + tl_below(&rng, 3), 0);
+		pl_view *v = tl_view(t, 0);
+		uint32_t applied = 0;
+		for (int step = 0; step < 300; step++) {
+			uint32_t k = tl_below(&rng, t->nk), m = tl_below(&rng, nm);
+			pl_shard_state st;
+			pl_view_shard_state(v, k, &st);
+			pl_action a;
+			switch (tl_below(&rng, 6)) {
+			case 0:
+				a = action(PL_ACTION_MOVE_LEADER, k, st.leader, m);
+				break;
+			case 1:
+				a = action(PL_ACTION_SET_LEADER, k, st.leader, st.replicas[tl_below(&rng, st.replica_count)]);
+				break;
+			case 2:
+				a = action(PL_ACTION_ADD_REPLICA, k, PL_NONE, m);
+				break;
+			case 3:
+				a = action(PL_ACTION_MOVE_REPLICA, k, st.replicas[tl_below(&rng, st.replica_count)], m);
+				break;
+			case 4:
+				a = action(PL_ACTION_SET_OVERRIDE, k, PL_NONE, m);
+				a.origin = (uint32_t)tl_below(&rng, 2);
+				break;
+			default:
+				a = action(PL_ACTION_DROP_OVERRIDE, k, st.override_member, PL_NONE);
+				break;
+			}
+			if (pl_view_apply(v, &a) == 0)
+				applied++;
+			if (tl_below(&rng, 10) == 0)
+				pl_view_settle(v);
+		}
+		ck_assert_uint_gt(applied, 0);
+		expect_recount(t, v, seed + it);
+		tl_free(t);
+	}
+}
+END_TEST
+
+START_TEST(apply_refuses_what_does_not_fit)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	tl_stream(t, "s");
+	tl_shard(t, "k0", 0, 0, 2, 0u, 1u);
+	tl_shard(t, "k1", 0, PL_NONE, 0);
+	pl_view *v = tl_view(t, 0);
+	pl_action a = action(PL_ACTION_MOVE_LEADER, 0, 1, 2); /* from is not the leader */
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_SET_LEADER, 0, 0, 2); /* c holds no replica */
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_ADD_REPLICA, 0, PL_NONE, 1); /* b already holds one */
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_MOVE_REPLICA, 1, 0, 1); /* k1 has no replica on a */
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_DROP_OVERRIDE, 1, PL_NONE, PL_NONE); /* no override */
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_MOVE_LEADER, 2, 0, 1); /* no such shard */
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(99, 0, 0, 1);
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	ck_assert_int_eq(pl_view_apply(v, NULL), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_apply(NULL, &a), PL_E_INVAL);
+	/* Refused actions changed nothing. */
+	pl_tally x;
+	pl_view_member_tally(v, 0, &x);
+	ck_assert_uint_eq(x.leaders, 1);
+	pl_view_stream_tally(v, 0, 2, &x);
+	ck_assert_uint_eq(x.leaders, 0);
+	/* And a good one is applied and stays in flight until settled. */
+	a = action(PL_ACTION_MOVE_LEADER, 0, 0, 2);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	pl_view_stream_tally(v, 0, 2, &x);
+	ck_assert_uint_eq(x.leaders, 1);
+	ck_assert_uint_eq(x.replicas, 1);
+	pl_view_member_tally(v, 0, &x);
+	ck_assert_uint_eq(x.replicas, 0);
+	pl_shard_state st;
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.moving, 1);
+	ck_assert_int_eq(pl_view_settle(v), 1);
+	tl_free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("tally");
+	TCase *c = tcase_create("apply");
+	tcase_add_test(c, apply_refuses_what_does_not_fit);
+	suite_add_tcase(s, c);
+	c = tcase_create("properties");
+	tcase_set_timeout(c, 120);
+	tcase_add_test(c, random_actions_keep_tallies);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,397 @@
+/* check_view.c - building a view, its canonical orders and tallies. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Three members, two streams; orders leads 1/1/2 with one move in flight. */
+static tl *layout(void)
+{
+	tl *t = tl_new();
+	tl_member(t, "b2", "z1"); /* index 0, rank 2 */
+	tl_member(t, "b0", "z1"); /* index 1, rank 0 */
+	tl_member(t, "b1", "z2"); /* index 2, rank 1 */
+	tl_stream(t, "orders");
+	tl_stream(t, "cache");
+	tl_shard(t, "orders/00", 0, 0, 2, 0u, 1u);
+	tl_shard(t, "orders/01", 0, 0, 2, 0u, 2u);
+	tl_shard(t, "orders/02", 0, 1, 2, 1u, 2u);
+	tl_shard(t, "orders/03", 0, 2, 2, 2u, 0u);
+	tl_shard(t, "cache/00", 1, 0, 1, 0u);
+	tl_shard(t, "free", PL_NONE, PL_NONE, 0);
+	return t;
+}
+
+static pl_tally member_tally(pl_view *v, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
+	return t;
+}
+
+static pl_tally stream_tally(pl_view *v, uint32_t s, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
+	return t;
+}
+
+START_TEST(tallies_count_leaders_and_replicas)
+{
+	tl *t = layout();
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_eq(member_tally(v, 0).leaders, 3);
+	ck_assert_uint_eq(member_tally(v, 1).leaders, 1);
+	ck_assert_uint_eq(member_tally(v, 2).leaders, 1);
+	ck_assert_uint_eq(member_tally(v, 0).replicas, 4);
+	ck_assert_uint_eq(member_tally(v, 1).replicas, 2);
+	ck_assert_uint_eq(member_tally(v, 2).replicas, 3);
+	ck_assert_uint_eq(stream_tally(v, 0, 0).leaders, 2);
+	ck_assert_uint_eq(stream_tally(v, 0, 1).leaders, 1);
+	ck_assert_uint_eq(stream_tally(v, 0, 2).leaders, 1);
+	ck_assert_uint_eq(stream_tally(v, 1, 0).leaders, 1);
+	ck_assert_uint_eq(stream_tally(v, 1, 2).leaders, 0);
+	ck_assert_uint_eq(stream_tally(v, 0, 2).replicas, 3);
+	ck_assert_uint_eq(stream_tally(v, 1, 2).replicas, 0);
+	/* 4 shards of orders over 3 eligible: floor 1, ceiling 2. */
+	pl_tally st = stream_tally(v, 0, 1);
+	ck_assert_uint_eq(st.floor, 1);
+	ck_assert_uint_eq(st.ceiling, 2);
+	ck_assert_uint_eq(st.shards, 4);
+	/* 6 shards in the cluster over 3: share 2. */
+	ck_assert_uint_eq(member_tally(v, 1).ceiling, 2);
+	ck_assert_uint_eq(member_tally(v, 1).floor, 2);
+	pl_view_counts c;
+	ck_assert_int_eq(pl_view_stats(v, &c), 0);
+	ck_assert_uint_eq(c.members, 3);
+	ck_assert_uint_eq(c.eligible, 3);
+	ck_assert_uint_eq(c.shards, 6);
+	ck_assert_uint_eq(c.leaderless, 1);
+	ck_assert_uint_eq(c.share, 2);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(inflight_moves_count_as_finished)
+{
+	tl *t = layout();
+	t->k[0].moving_to = 2; /* b1 holds no replica of orders/00: takes b2's */
+	t->k[1].moving_to = 2; /* b1 already a follower of orders/01 */
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_eq(stream_tally(v, 0, 0).leaders, 0);
+	ck_assert_uint_eq(stream_tally(v, 0, 2).leaders, 3);
+	ck_assert_uint_eq(member_tally(v, 0).replicas, 3);
+	ck_assert_uint_eq(member_tally(v, 2).replicas, 4);
+	pl_shard_state s;
+	ck_assert_int_eq(pl_view_shard_state(v, 0, &s), 0);
+	ck_assert_uint_eq(s.leader, 2);
+	ck_assert_uint_eq(s.moving, 1);
+	ck_assert_uint_eq(s.replica_count, 2);
+	ck_assert(s.replicas[0] == 2 || s.replicas[1] == 2);
+	ck_assert(s.replicas[0] != 0 && s.replicas[1] != 0);
+	pl_view_counts c;
+	pl_view_stats(v, &c);
+	ck_assert_uint_eq(c.moving, 2);
+	ck_assert_int_eq(pl_view_settle(v), 2);
+	pl_view_stats(v, &c);
+	ck_assert_uint_eq(c.moving, 0);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(draining_and_down_are_not_eligible)
+{
+	tl *t = layout();
+	t->m[0].flags = PL_MEMBER_DRAINING;
+	t->m[2].flags = PL_MEMBER_DOWN;
+	pl_view *v = tl_view(t, 0);
+	pl_view_counts c;
+	pl_view_stats(v, &c);
+	ck_assert_uint_eq(c.live, 2);
+	ck_assert_uint_eq(c.eligible, 1);
+	ck_assert_uint_eq(c.leaderless, 2); /* "free" and orders/03 led by the down b1 */
+	ck_assert_uint_eq(stream_tally(v, 0, 1).floor, 4);
+	ck_assert_uint_eq(stream_tally(v, 0, 0).ceiling, 0);
+	for (uint32_t k = 0; k < t->nk; k++)
+		ck_assert_int_eq(pl_view_home(v, k), 1);
+	t->m[1].flags = PL_MEMBER_DOWN;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(pl_view_home(v, 0), PL_E_NO_ELIGIBLE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(weighted_bounds_are_proportional)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	t->m[1].weight = 2;
+	t->m[2].weight = 0; /* reads as 1 */
+	tl_stream(t, "s");
+	for (int i = 0; i < 10; i++)
+		tl_shard(t, tl_str(t, "k%d", i), 0, PL_NONE, 0);
+	pl_view *v = tl_view(t, 0);
+	/* 10 shards over weights 1:2:1 -> 2.5, 5, 2.5 */
+	pl_tally a = stream_tally(v, 0, 0), b = stream_tally(v, 0, 1), c = stream_tally(v, 0, 2);
+	ck_assert_uint_eq(a.floor, 2);
+	ck_assert_uint_eq(a.ceiling, 3);
+	ck_assert_uint_eq(b.floor, 5);
+	ck_assert_uint_eq(b.ceiling, 5);
+	ck_assert_uint_eq(c.floor, 2);
+	ck_assert_uint_eq(c.ceiling, 3);
+	pl_view_counts n;
+	pl_view_stats(v, &n);
+	ck_assert_uint_eq(n.weight, 4);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(find_and_canonical_order)
+{
+	tl *t = layout();
+	pl_view *v = tl_view(t, 0);
+	ck_assert_int_eq(pl_view_find(v, PL_ELEM_MEMBER, "b0", 2), 1);
+	ck_assert_int_eq(pl_view_find(v, PL_ELEM_MEMBER, "b3", 2), PL_E_NOT_FOUND);
+	ck_assert_int_eq(pl_view_find(v, PL_ELEM_MEMBER, "b", 1), PL_E_NOT_FOUND);
+	ck_assert_int_eq(pl_view_find(v, PL_ELEM_STREAM, "cache", 5), 1);
+	ck_assert_int_eq(pl_view_find(v, PL_ELEM_SHARD, "orders/02", 9), 2);
+	ck_assert_int_eq(pl_view_find(v, 99, "x", 1), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_find(v, PL_ELEM_SHARD, NULL, 3), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_MEMBER, 0), 1);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_MEMBER, 1), 2);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_MEMBER, 2), 0);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_MEMBER, 3), PL_E_MEMBER_RANGE);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_STREAM, 0), 1);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_STREAM, 2), PL_E_STREAM_RANGE);
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_SHARD, 0), 4); /* cache/00 */
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_SHARD, 1), 5); /* free */
+	ck_assert_int_eq(pl_view_at(v, PL_ELEM_SHARD, 6), PL_E_SHARD_RANGE);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(init_refuses_bad_memory_and_options)
+{
+	tl *t = layout();
+	const pl_snapshot *s = tl_snap(t);
+	size_t size = pl_view_size(s);
+	char *mem = malloc(size + 16);
+	pl_view *v = NULL;
+	pl_diag d;
+	ck_assert_int_eq(pl_view_init(&v, mem, size - 1, s, NULL, &d), PL_E_WORKSPACE);
+	ck_assert_int_eq(pl_view_init(&v, mem + 4, size, s, NULL, &d), PL_E_ALIGN);
+	ck_assert_int_eq(pl_view_init(NULL, mem, size, s, NULL, &d), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_init(&v, NULL, size, s, NULL, &d), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_init(&v, mem, size, NULL, NULL, &d), PL_E_INVAL);
+	pl_view_options o = PL_VIEW_OPTIONS_INIT;
+	o.version = 2;
+	ck_assert_int_eq(pl_view_init(&v, mem, size, s, &o, &d), PL_E_VERSION);
+	ck_assert_uint_eq(d.kind, PL_ELEM_CONFIG);
+	o.version = PL_VIEW_OPTIONS_VERSION;
+	o.scorer = 0;
+	ck_assert_int_eq(pl_view_init(&v, mem, size, s, &o, &d), PL_E_SCORER);
+	ck_assert_ptr_null(v);
+	/* A failed init leaves nothing a later call would accept. */
+	ck_assert_int_eq(pl_view_stats((pl_view *)(void *)mem, &(pl_view_counts){0}), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_init(&v, mem, size, s, NULL, NULL), 0);
+	ck_assert_ptr_eq(v, (void *)mem);
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(options_init_matches_macro)
+{
+	pl_view_options a, b = PL_VIEW_OPTIONS_INIT;
+	memset(&a, 0xff, sizeof a);
+	ck_assert_int_eq(pl_view_options_init(&a), 0);
+	ck_assert_mem_eq(&a, &b, sizeof a);
+	ck_assert_int_eq(pl_view_options_init(NULL), PL_E_INVAL);
+}
+END_TEST
+
+START_TEST(top_spreads_zones_first)
+{
+	tl *t = tl_new();
+	for (int i = 0; i < 9; i++)
+		tl_member(t, tl_str(t, "n%d", i), tl_str(t, "zone-%d", i % 3));
+	pl_view *v = tl_view(t, 0);
+	for (int k = 0; k < 200; k++) {
+		char key[16];
+		int len = snprintf(key, sizeof key, "key-%d", k);
+		uint32_t out[5];
+		ck_assert_int_eq(pl_view_top(v, key, (size_t)len, out, 5), 5);
+		int zones[3] = {0, 0, 0};
+		for (int j = 0; j < 3; j++)
+			zones[(out[j]) % 3]++;
+		ck_assert_msg(zones[0] == 1 && zones[1] == 1 && zones[2] == 1, "first three span the zones");
+		for (int j = 0; j < 5; j++)
+			for (int q = 0; q < j; q++)
+				ck_assert_uint_ne(out[j], out[q]);
+		/* out[0] is the ring home: the best score of all. */
+		uint64_t kh = pl_hash(key, (size_t)len), best = 0;
+		uint32_t bi = 0;
+		for (uint32_t m = 0; m < t->nm; m++) {
+			uint64_t sc = pl_score(kh, pl_hash(t->m[m].id.ptr, t->m[m].id.len));
+			if (m == 0 || sc > best) {
+				best = sc;
+				bi = m;
+			}
+		}
+		ck_assert_uint_eq(out[0], bi);
+	}
+	uint32_t out[9];
+	ck_assert_int_eq(pl_view_top(v, "x", 1, out, 0), 0);
+	ck_assert_int_eq(pl_view_top(v, "x", 1, out, PL_MAX_REPLICAS + 1), PL_E_INVAL);
+	tl_free(t);
+}
+END_TEST
+
+/* Shuffling the snapshot's arrays gives the same tallies, homes and orders,
+ * compared by id. */
+START_TEST(shuffle_gives_same_tallies)
+{
+	uint64_t seed = tl_seed(0x5eed0001u);
+	uint32_t iters = tl_iters(60);
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t rng = seed + it, rs = rng;
+		uint32_t nm = 1 + tl_below(&rng, 12), ns = 1 + tl_below(&rng, 5), nk = tl_below(&rng, 120);
+		tl *a = tl_random(&rng, nm, ns, nk, 1 + tl_below(&rng, 3), (int)tl_below(&rng, 2));
+		for (uint32_t k = 0; k < a->nk; k++)
+			if (a->k[k].leader != PL_NONE && tl_below(&rng, 8) == 0)
+				a->k[k].moving_to = (a->k[k].leader + 1) % nm == a->k[k].leader
+							    ? PL_NONE : (a->k[k].leader + 1) % nm;
+		for (uint32_t m = 0; m < nm; m++)
+			if (tl_below(&rng, 6) == 0)
+				a->m[m].flags = PL_MEMBER_DRAINING;
+		tl *b = tl_shuffled(a, &rng);
+		pl_view *va = tl_view(a, 0), *vb = tl_view(b, 0);
+		for (uint32_t m = 0; m < nm; m++) {
+			uint32_t mb = b->perm_m[m];
+			pl_tally x = member_tally(va, m), y = member_tally(vb, mb);
+			ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %llu: member %u totals differ",
+				      (unsigned long long)rs, m);
+			for (uint32_t s = 0; s < ns; s++) {
+				x = stream_tally(va, s, m);
+				y = stream_tally(vb, b->perm_s[s], mb);
+				ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %llu: stream tally differs",
+					      (unsigned long long)rs);
+			}
+			ck_assert_uint_eq(b->perm_m[(uint32_t)pl_view_at(va, PL_ELEM_MEMBER, m)],
+					  (uint32_t)pl_view_at(vb, PL_ELEM_MEMBER, m));
+		}
+		for (uint32_t k = 0; k < a->nk; k++) {
+			int ha = pl_view_home(va, k), hb = pl_view_home(vb, b->perm_k[k]);
+			ck_assert_msg(ha < 0 ? hb == ha : hb >= 0 && b->perm_m[ha] == (uint32_t)hb,
+				      "seed %llu: home of %u differs",
+				      (unsigned long long)rs, k);
+			ck_assert_uint_eq(b->perm_k[(uint32_t)pl_view_at(va, PL_ELEM_SHARD, k)],
+					  (uint32_t)pl_view_at(vb, PL_ELEM_SHARD, k));
+		}
+		tl_free(a);
+		tl_free(b);
+	}
+}
+END_TEST
+
+START_TEST(legacy_view_matches_legacy_score)
+{
+	tl *t = tl_new();
+	for (int i = 1; i <= 4; i++)
+		tl_member(t, tl_str(t, "streams-%d", i), NULL);
+	for (int k = 0; k < 64; k++)
+		tl_shard(t, tl_str(t, "%02x", k), PL_NONE, PL_NONE, 0);
+	pl_view *v = tl_view(t, PL_SCORER_LEGACY_FNV1A);
+	uint32_t count[4] = {0, 0, 0, 0};
+	for (uint32_t k = 0; k < 64; k++)
+		count[pl_view_home(v, k)]++;
+	/* The seed fleet's skew, as its notes measured from the hash. */
+	ck_assert_uint_eq(count[0], 17);
+	ck_assert_uint_eq(count[1], 8);
+	ck_assert_uint_eq(count[2], 7);
+	ck_assert_uint_eq(count[3], 32);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(null_and_range_arguments)
+{
+	tl *t = layout();
+	pl_view *v = tl_view(t, 0);
+	pl_tally x;
+	pl_shard_state s;
+	ck_assert_int_eq(pl_view_member_tally(NULL, 0, &x), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_member_tally(v, 0, NULL), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_member_tally(v, 3, &x), PL_E_MEMBER_RANGE);
+	ck_assert_int_eq(pl_view_stream_tally(v, 2, 0, &x), PL_E_STREAM_RANGE);
+	ck_assert_int_eq(pl_view_stream_tally(v, 0, 3, &x), PL_E_MEMBER_RANGE);
+	ck_assert_int_eq(pl_view_shard_state(v, 6, &s), PL_E_SHARD_RANGE);
+	ck_assert_int_eq(pl_view_shard_state(NULL, 0, &s), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_home(v, 6), PL_E_SHARD_RANGE);
+	ck_assert_int_eq(pl_view_home(NULL, 0), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_stats(NULL, NULL), PL_E_INVAL);
+	ck_assert_ptr_null(pl_view_snapshot(NULL));
+	ck_assert_ptr_eq(pl_view_snapshot(v), &t->snap == NULL ? NULL : pl_view_snapshot(v));
+	ck_assert_uint_eq(pl_view_snapshot(v)->n_shards, 6);
+	ck_assert_int_eq(pl_view_settle(NULL), PL_E_INVAL);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(empty_view)
+{
+	pl_snapshot s;
+	memset(&s, 0, sizeof s);
+	size_t size = pl_view_size(&s);
+	ck_assert_uint_eq(size, pl_view_size(NULL));
+	void *mem = malloc(size);
+	pl_view *v;
+	ck_assert_int_eq(pl_view_init(&v, mem, size, &s, NULL, NULL), 0);
+	pl_view_counts c;
+	ck_assert_int_eq(pl_view_stats(v, &c), 0);
+	ck_assert_uint_eq(c.members + c.shards + c.share, 0);
+	uint32_t out[1];
+	ck_assert_int_eq(pl_view_top(v, "k", 1, out, 1), 0);
+	free(mem);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("view");
+	TCase *c = tcase_create("tallies");
+	tcase_add_test(c, tallies_count_leaders_and_replicas);
+	tcase_add_test(c, inflight_moves_count_as_finished);
+	tcase_add_test(c, draining_and_down_are_not_eligible);
+	tcase_add_test(c, weighted_bounds_are_proportional);
+	suite_add_tcase(s, c);
+	c = tcase_create("orders");
+	tcase_add_test(c, find_and_canonical_order);
+	tcase_add_test(c, top_spreads_zones_first);
+	tcase_add_test(c, legacy_view_matches_legacy_score);
+	suite_add_tcase(s, c);
+	c = tcase_create("arguments");
+	tcase_add_test(c, init_refuses_bad_memory_and_options);
+	tcase_add_test(c, options_init_matches_macro);
+	tcase_add_test(c, null_and_range_arguments);
+	tcase_add_test(c, empty_view);
+	suite_add_tcase(s, c);
+	c = tcase_create("properties");
+	tcase_set_timeout(c, 120);
+	tcase_add_test(c, shuffle_gives_same_tallies);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
