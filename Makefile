@@ -116,6 +116,7 @@ check: deps
 		echo "== $$t"; \
 		CK_FORK=yes PL_TEST_DIR=tests ./$$t || fail=1; \
 	done; \
+	echo "== public headers"; tests/headers.sh $(CC) || fail=1; \
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	exit $$fail
@@ -124,7 +125,8 @@ vectors: $(BUILD)/tests/gen_vectors
 	./$(BUILD)/tests/gen_vectors > tests/vectors.txt
 
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build-san OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	@$(MAKE) --no-print-directory BUILD=build-san \
+		OPT="-O1 -g -DPL_DEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check
 
 # ---- examples, demo, bench --------------------------------------------------
@@ -190,7 +192,9 @@ install-test: deps
 	./$(BUILD)/staged/demo-static >/dev/null; echo "install-test: ok"
 
 lint-man:
-	mandoc -Tlint -W warning $(MAN3) $(MAN7)
+	@command -v mandoc >/dev/null || { echo "lint-man: mandoc is needed (apt-get install mandoc)" >&2; exit 1; }
+	@out=$$(mandoc -Tlint -W warning $(MAN3) $(MAN7) 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN3) $(MAN7)) pages clean"
 
 clean:
 	rm -rf $(BUILD) build-san
