@@ -57,7 +57,7 @@ DEMO_SRCS := $(sort $(wildcard examples/demo/*.c))
 MAN3 := $(sort $(wildcard man/man3/*.3))
 MAN7 := $(sort $(wildcard man/man7/*.7))
 
-.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz
 
 all: lib
 lib: $(STATIC) $(SHARED) $(PC)
@@ -190,6 +190,28 @@ install-test: deps
 	$(CC) -std=c11 $(WARN) -static -o $(BUILD)/staged/demo-static $(DEMO_SRCS) \
 		$$($(PKG_CONFIG) --static --cflags --libs libplacement); \
 	./$(BUILD)/staged/demo-static >/dev/null; echo "install-test: ok"
+
+# ---- fuzzing ----------------------------------------------------------------
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 30
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPL_DEBUG \
+		-Iinclude -Ilib $(XXH_CFLAGS) -o $@ $< $(SRCS)
+
+# A smoke run of every harness: FUZZ_TIME seconds each, from the corpus kept
+# in build/ (empty on a clean clone). Any crash or sanitizer report fails it.
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		c=$(BUILD)/fuzz/corpus-$$(basename $$f); mkdir -p $$c; \
+		echo "== $$f ($(FUZZ_TIME) s)"; \
+		./$$f -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 $$c > $$c.log 2>&1 || \
+			{ tail -40 $$c.log; exit 1; }; \
+		grep -E "stat::number_of_executed_units|Done" $$c.log; \
+	done
 
 lint-man:
 	@command -v mandoc >/dev/null || { echo "lint-man: mandoc is needed (apt-get install mandoc)" >&2; exit 1; }
