@@ -57,7 +57,7 @@ DEMO_SRCS := $(sort $(wildcard examples/demo/*.c))
 MAN3 := $(sort $(wildcard man/man3/*.3))
 MAN7 := $(sort $(wildcard man/man7/*.7))
 
-.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
 
 all: lib
 lib: $(STATIC) $(SHARED) $(PC)
@@ -128,6 +128,15 @@ sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san \
 		OPT="-O1 -g -DPL_DEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check
+
+# Line and branch coverage of lib/ by the suites; fails under COVER_MIN percent of lines.
+COVER_MIN ?= 90
+coverage: deps
+	@command -v gcovr >/dev/null || { echo "coverage: gcovr is needed (apt-get install gcovr)" >&2; exit 1; }
+	rm -rf build-cov
+	@$(MAKE) --no-print-directory BUILD=build-cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" check >/dev/null
+	gcovr -r . --filter 'lib/' --object-directory build-cov/obj --print-summary \
+		--fail-under-line $(COVER_MIN) build-cov/obj
 
 # ---- examples, demo, bench --------------------------------------------------
 $(BUILD)/examples/%: examples/%.c $(STATIC)
@@ -219,4 +228,4 @@ lint-man:
 	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN3) $(MAN7)) pages clean"
 
 clean:
-	rm -rf $(BUILD) build-san
+	rm -rf $(BUILD) build-san build-cov
