@@ -94,16 +94,12 @@ static int allowed(int cmd, const char *opt)
 	return 1;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv, pt_opts *op)
 {
-	pt_opts o;
-	memset(&o, 0, sizeof o);
+	pt_opts o = *op;
 	const char *pos[3] = {NULL, NULL, NULL};
 	int npos = 0, cmd = 0, dashdash = 0;
 	const char *cmd_name = NULL;
-	o.events = calloc((size_t)argc + 1, sizeof *o.events);
-	if (o.events == NULL)
-		pt_oom();
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -240,16 +236,26 @@ int main(int argc, char **argv)
 			pt_buf_free(&j);
 		}
 		pt_buf_free(&out);
-		free(o.events);
 		return 1;
 	}
 	int bad = out.len && fwrite(out.p, 1, out.len, stdout) != out.len;
 	bad |= fflush(stdout) != 0;
 	pt_buf_free(&out);
-	free(o.events);
 	if (bad) {
 		perror("placement: standard output");
 		return 1;
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	pt_opts o;
+	memset(&o, 0, sizeof o);
+	o.events = calloc((size_t)argc + 1, sizeof *o.events);
+	if (o.events == NULL)
+		pt_oom();
+	int rc = run(argc, argv, &o);
+	free(o.events);
+	return rc;
 }
