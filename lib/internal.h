@@ -161,6 +161,8 @@ struct pl_view {
 	uint32_t *m_leaders;  /* leaders in total */
 	uint32_t *m_replicas; /* replicas in total */
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
+	uint32_t *m_lagged;   /* fleet: of those, owned through a lag override off the
+			       * ring home (valid when homes_ready) */
 	uint32_t *elig;       /* eligible member indices, canonical order */
 	uint64_t *elig_hash;  /* their hashes ^ PL__MIX_M, for the top-1 loop */
 
@@ -217,9 +219,15 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 /* Floor and ceiling of `count` shared over eligible weight, for member m. */
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);
 
-/* Owner of shard k: its override member when set and live, else its ring
- * home (k_home must be filled). */
+/* Owner of shard k: its override member when set and eligible (live and
+ * not draining), else its ring home (k_home must be filled). An override on
+ * a down or draining member is void: a draining member hands off what it
+ * has, as it already does for the shards the ring gave it. */
 uint32_t pl__owner(const pl_view *v, uint32_t k);
+
+/* The member that owns shard k through a lag override in force that does not
+ * name the shard's ring home, else PL_NONE (k_home must be filled). */
+uint32_t pl__lag_holder(const pl_view *v, uint32_t k);
 
 /* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
 void pl__view_homes(pl_view *v);
