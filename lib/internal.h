@@ -241,6 +241,47 @@ int pl__view_apply(pl_view *v, const pl_action *a);
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
 		 pl__ent *scratch, pl_diag *diag);
 
+/* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
+
+/* One fleet decision in progress: where its actions go. */
+typedef struct pl__fleet_run {
+	pl_view *v;
+	const pl_fleet_config *cfg;
+	pl_action *out;
+	uint32_t cap;
+	uint32_t written;
+	uint32_t full;      /* an action did not fit */
+	uint32_t moves;     /* moves made so far (clean-up drops are not moves) */
+} pl__fleet_run;
+
+/* The tick's count or spread assignment, the same for every member. */
+typedef struct pl__fleet_plan {
+	uint32_t reason;     /* PL_REASON_COUNT, PL_REASON_SPREAD, or 0: no pass */
+	uint32_t below_only; /* places are offered only below the floor */
+	uint64_t places;     /* places offered in all */
+	uint64_t offered;    /* moves the ranked members offer in all */
+	uint64_t first;      /* self's first place */
+	uint32_t u_self;     /* moves self offers */
+	uint32_t take;       /* places self takes: min(u_self, places past first) */
+	uint32_t waiting;    /* members ranked past the last place */
+	uint32_t taken_self; /* places of self taken by the ranked members */
+} pl__fleet_plan;
+
+static inline int pl__lagging(const pl_view *v, uint32_t m)
+{
+	return (v->snap.members[m].flags & PL_MEMBER_LAGGING) != 0;
+}
+
+/* Fill the plan for self (homes ready). */
+void pl__fleet_plan_tick(const pl_view *v, const pl_fleet_config *cfg, pl__fleet_plan *p);
+/* Make self's count or spread moves: its places, in order. */
+void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p);
+/* Append an action and apply it to the view; 0, or 1 when out is full. */
+int pl__fleet_emit(pl__fleet_run *r, const pl_action *a);
+/* An override action on shard k with the fleet's common fields filled. */
+pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
+			   uint32_t to);
+
 static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, uint32_t other)
 {
 	if (d) {
