@@ -184,8 +184,8 @@ PL_API int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *dia
  * holds the overrides as self leaves them. Actions are SET_OVERRIDE (to =
  * the new owner, from = self, origin lag or count, at = now) and
  * DROP_OVERRIDE (from = the override's member, to = the ring home that owns
- * the shard after it, origin = the dropped origin, at = the override's age,
- * 0 for a void or redundant one), with the numbers that decided them:
+ * the shard after it, origin = the dropped origin, at = the override's age:
+ * now - since), with the numbers that decided them:
  * scope PL_SCOPE_OWNED, from_count and to_count owned before the move,
  * floor and ceiling of the receiving member, share of self, total = shards,
  * tier = PL_FLEET_PICK_* for count and spread moves, load for lag moves.
