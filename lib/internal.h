@@ -29,15 +29,20 @@
 typedef struct pl__ent {
 	uint64_t k;
 	uint32_t i;
-	uint32_t pad;
+	uint32_t tag; /* a payload carried along (see pl__sort_bytes) */
 } pl__ent;
 
-/* Where to find the i-th byte range: base + i * stride + offset. */
+/* Where to find the i-th byte range: base + i * stride + offset; and,
+ * when tag_offset is not PL__NO_TAG, a uint32 payload at base + i * stride
+ * + tag_offset to carry through the sort. */
 typedef struct pl__byteseq {
 	const char *base;
 	size_t stride;
 	size_t offset;
+	size_t tag_offset;
 } pl__byteseq;
+
+#define PL__NO_TAG ((size_t)-1)
 
 static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
 {
@@ -49,19 +54,27 @@ static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
 /* Compare two byte ranges: memcmp order, a shorter range before its extensions. */
 int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
 
+/* Scratch pl__sort_bytes() needs for n elements. */
+#define PL__SORT_SCRATCH(n) (2 * (size_t)(n) * 24u)
+
 /* Sort 0..n-1 by the byte ranges of q into out[], stably (equal ranges keep
- * index order). scratch: 2 * n pl__ent. */
-void pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, pl__ent *scratch);
+ * index order); when out_tag is not NULL it receives each element's tag in
+ * the same order (sequential reads afterwards, instead of random ones).
+ * Returns the smallest index whose bytes an earlier element has, with that
+ * earlier one in *dup_other, or PL_NONE. scratch: PL__SORT_SCRATCH(n) bytes,
+ * aligned to 8. */
+uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
+			uint32_t *dup_other);
 
 /* Stable LSD radix sort of a[0..n) by k; tmp has n entries. Result in a. */
 void pl__radix_sort(pl__ent *a, pl__ent *tmp, uint32_t n);
 
+/* LSD radix sort of plain 64-bit keys; tmp has n entries. Result in a. */
+void pl__radix_sort_u64(uint64_t *a, uint64_t *tmp, uint32_t n);
+
 /* In-place heap sort of u32 values ascending. */
 void pl__sort_u32(uint32_t *a, uint32_t n);
 
-/* After sorting out[0..n) by q: the smallest index that repeats an earlier
- * element's bytes, with that earlier element in *other; PL_NONE when unique. */
-uint32_t pl__first_dup(const pl__byteseq *q, const uint32_t *sorted, uint32_t n, uint32_t *other);
 
 /* ---- scoring (hash.c) --------------------------------------------------- */
 
@@ -236,10 +249,11 @@ void pl__view_homes(pl_view *v);
 int pl__view_apply(pl_view *v, const pl_action *a);
 
 /* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
- * the canonical orders of members, streams and shards; scratch holds
- * 2 * max(n) pl__ent. */
+ * the canonical orders of members, streams and shards, and (when k_stream is
+ * not NULL) the stream of each shard in key order; scratch holds
+ * PL__SORT_SCRATCH(max(n)) bytes. */
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
-		 pl__ent *scratch, pl_diag *diag);
+		 uint32_t *k_stream, void *scratch, pl_diag *diag);
 
 /* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
 
