@@ -19,5 +19,7 @@
 #include "placement/snapshot.h"
 #include "placement/plan.h"
 #include "placement/view.h"
+#include "placement/fleet.h"
+#include "placement/route.h"
 
 #endif /* PLACEMENT_H */

@@ -174,6 +174,8 @@ struct pl_view {
 	uint32_t *m_leaders;  /* leaders in total */
 	uint32_t *m_replicas; /* replicas in total */
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
+	uint32_t *m_lagged;   /* fleet: of those, owned through a lag override off the
+			       * ring home (valid when homes_ready) */
 	uint32_t *elig;       /* eligible member indices, canonical order */
 	uint64_t *elig_hash;  /* their hashes ^ PL__MIX_M, for the top-1 loop */
 
@@ -230,9 +232,15 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 /* Floor and ceiling of `count` shared over eligible weight, for member m. */
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);
 
-/* Owner of shard k: its override member when set and live, else its ring
- * home (k_home must be filled). */
+/* Owner of shard k: its override member when set and eligible (live and
+ * not draining), else its ring home (k_home must be filled). An override on
+ * a down or draining member is void: a draining member hands off what it
+ * has, as it already does for the shards the ring gave it. */
 uint32_t pl__owner(const pl_view *v, uint32_t k);
+
+/* The member that owns shard k through a lag override in force that does not
+ * name the shard's ring home, else PL_NONE (k_home must be filled). */
+uint32_t pl__lag_holder(const pl_view *v, uint32_t k);
 
 /* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
 void pl__view_homes(pl_view *v);
@@ -246,6 +254,47 @@ int pl__view_apply(pl_view *v, const pl_action *a);
  * PL__SORT_SCRATCH(max(n)) bytes. */
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
 		 uint32_t *k_stream, void *scratch, pl_diag *diag);
+
+/* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
+
+/* One fleet decision in progress: where its actions go. */
+typedef struct pl__fleet_run {
+	pl_view *v;
+	const pl_fleet_config *cfg;
+	pl_action *out;
+	uint32_t cap;
+	uint32_t written;
+	uint32_t full;      /* an action did not fit */
+	uint32_t moves;     /* moves made so far (clean-up drops are not moves) */
+} pl__fleet_run;
+
+/* The tick's count or spread assignment, the same for every member. */
+typedef struct pl__fleet_plan {
+	uint32_t reason;     /* PL_REASON_COUNT, PL_REASON_SPREAD, or 0: no pass */
+	uint32_t below_only; /* places are offered only below the floor */
+	uint64_t places;     /* places offered in all */
+	uint64_t offered;    /* moves the ranked members offer in all */
+	uint64_t first;      /* self's first place */
+	uint32_t u_self;     /* moves self offers */
+	uint32_t take;       /* places self takes: min(u_self, places past first) */
+	uint32_t waiting;    /* members ranked past the last place */
+	uint32_t taken_self; /* places of self taken by the ranked members */
+} pl__fleet_plan;
+
+static inline int pl__lagging(const pl_view *v, uint32_t m)
+{
+	return (v->snap.members[m].flags & PL_MEMBER_LAGGING) != 0;
+}
+
+/* Fill the plan for self (homes ready). */
+void pl__fleet_plan_tick(const pl_view *v, const pl_fleet_config *cfg, pl__fleet_plan *p);
+/* Make self's count or spread moves: its places, in order. */
+void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p);
+/* Append an action and apply it to the view; 0, or 1 when out is full. */
+int pl__fleet_emit(pl__fleet_run *r, const pl_action *a);
+/* An override action on shard k with the fleet's common fields filled. */
+pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
+			   uint32_t to);
 
 static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, uint32_t other)
 {

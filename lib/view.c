@@ -45,6 +45,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(m_leaders, uint32_t, nm);
 	TAKE(m_replicas, uint32_t, nm);
 	TAKE(m_owned, uint32_t, nm);
+	TAKE(m_lagged, uint32_t, nm);
 	TAKE(elig, uint32_t, nm);
 	TAKE(s_order, uint32_t, ns);
 	TAKE(s_rank, uint32_t, ns);
@@ -100,7 +101,7 @@ static void init_members(pl_view *v)
 		v->m_rank[i] = r;
 		v->m_weight[i] = m[i].weight ? m[i].weight : 1;
 		v->m_hash[i] = pl_hash(m[i].id.ptr, (size_t)m[i].id.len);
-		v->m_leaders[i] = v->m_replicas[i] = v->m_owned[i] = 0;
+		v->m_leaders[i] = v->m_replicas[i] = v->m_owned[i] = v->m_lagged[i] = 0;
 		if (pl__live(v, i))
 			v->n_live++;
 		if (pl__eligible(v, i)) {
@@ -296,6 +297,29 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		v->k_home[i] = PL_NONE;
 	v->homes_ready = 0;
 	v->magic = PL_VIEW_MAGIC;
+	*out = v;
+	return 0;
+}
+
+int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
+{
+	if (out == NULL || mem == NULL || !pl__view_ok(src))
+		return PL_E_INVAL;
+	const pl_snapshot *s = &src->snap;
+	uint32_t no = clampc(s->n_overrides, PL_MAX_SHARDS);
+	size_t need = layout(NULL, NULL, src->nm, src->ns, src->nk, no);
+	if (size < need)
+		return PL_E_WORKSPACE;
+	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
+		return PL_E_ALIGN;
+	const char *a = (const char *)(const void *)src, *b = mem;
+	if (b < a + need && a < b + need)
+		return PL_E_INVAL; /* overlapping memory */
+	/* Every array lives in [src, src + need): copy the block, then point the
+	 * copy's arrays into its own memory with the one layout formula. */
+	memcpy(mem, src, need);
+	pl_view *v = mem;
+	layout(v, mem, v->nm, v->ns, v->nk, no);
 	*out = v;
 	return 0;
 }

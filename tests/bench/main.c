@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view). */
+ * only the named ones (hash, view, fleet). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -34,6 +34,7 @@ static const struct {
 } sections[] = {
 	{"hash", bench_hash},
 	{"view", bench_view},
+	{"fleet", bench_fleet},
 };
 
 int main(int argc, char **argv)
