@@ -323,6 +323,11 @@ static void spread_words(pt_buf *b, const pt_stats *st, const pl_snapshot *s, co
 	}
 }
 
+void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr)
+{
+	spread_words(b, st, pl_view_snapshot(v), sr);
+}
+
 void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
@@ -344,8 +349,20 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 		pt_put(b, "-");
 	else if (n > 12)
 		pt_put(b, "min %u max %u", mn, mx);
-	if (st->policy != PT_POLICY_FLEET && st->ns)
+	if (st->policy != PT_POLICY_FLEET && st->ns) {
 		pt_put(b, "; streams outside their bounds: %u", st->streams_uneven);
+		/* the widest stream, the first in id order among equals */
+		const pt_stream_row *w = NULL;
+		for (uint32_t r = 0; r < st->ns; r++)
+			if (w == NULL || st->s[r].max_leaders - st->s[r].min_leaders > w->max_leaders - w->min_leaders)
+				w = &st->s[r];
+		if (w && w->max_leaders - w->min_leaders > 1) {
+			pt_put(b, ", widest ");
+			pt_put_name(b, s->streams[w->stream].id);
+			pt_putc(b, ' ');
+			spread_words(b, st, s, w);
+		}
+	}
 }
 
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream)

@@ -276,6 +276,8 @@ void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
 void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title);
+/* A stream's leaders (owned) per eligible member: "10/1/1", or "min 1, max 10". */
+void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr);
 /* One line: the chart's measure per member ("leaders 10/1/1 (ceiling 4)"). */
 void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v);
 
@@ -310,6 +312,103 @@ int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);
 int pt_write_file(const char *path, const pt_buf *b, pt_err *e);
 /* The policy in force: --policy, else `set policy`, else broker. */
 int pt_policy_of(const pt_doc *d, const pt_opts *o, uint32_t *policy, pt_err *e);
+
+/* ---- running a policy (plan.c, simulate.c, and one adapter per policy) ---- */
+
+/* An action as the run keeps it: the tick it was emitted in, and (fleet) the
+ * member that decided it. Member and shard indices stay valid for the whole
+ * run: shards never move in the arrays and members are only appended. */
+typedef struct pt_act {
+	pl_action a;
+	uint64_t tick;
+	uint32_t member; /* the deciding member, or PL_NONE */
+	uint32_t pad_;
+} pt_act;
+
+/* What one tick of a policy did, for the tick's line. */
+typedef struct pt_tick {
+	uint32_t written;  /* actions this tick */
+	uint32_t status;   /* PL_STATUS_* that ended it (fleet: the first decider's that is not balanced) */
+	uint32_t blocked;  /* the policy's count of blocked shards, streams or movers */
+	int full_stop;     /* the budget (--max) ended it before the policy did */
+	char note[192];    /* policy words: "cooldown 2, waiting 1", "stalled: cpu/3 not-ready (n2)" */
+	int note_only;     /* the note says it all (fleet: each member's status, counted) */
+	uint64_t wait_until; /* a quiet tick before this clock is not the end (a lag
+			      * override that may go home once it is old enough) */
+} pt_tick;
+
+typedef struct pt_run pt_run;
+
+typedef struct pt_policy_ops {
+	uint32_t id;                                   /* PT_POLICY_* */
+	const char *measure;                           /* what the progress line shows */
+	/* The policy's config from the settings, checked by the library (a
+	 * refused field names its `set` line). */
+	int (*prepare)(pt_run *r, pt_err *e);
+	/* One tick on r->v: decide, every action applied to the view, and
+	 * appended with pt_run_add(); at most budget actions (0: no bound). */
+	int (*tick)(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e);
+	/* The config as JSON fields, for plan --json. */
+	void (*config_json)(const pt_run *r, pt_buf *b);
+	void (*done)(pt_run *r);
+} pt_policy_ops;
+
+struct pt_run {
+	const pt_doc *d;
+	const pt_policy_ops *ops;
+	uint32_t self;            /* fleet: the only member that decides, or PL_NONE for all */
+	/* the snapshot the view reads: the tool's own copy, changed by events */
+	pl_member *members;
+	uint64_t *last_move;
+	uint32_t nm;
+	size_t m_cap;
+	pl_shard *shards;
+	pl_override *ov;
+	uint32_t no;
+	size_t o_cap;
+	pl_snapshot snap;
+	pl_view *v;
+	void *mem;
+	size_t mem_size;
+	uint64_t now, tick_len, tickno;
+	uint32_t quiet_ticks;     /* quiet ticks in a row that mean "nothing more" */
+	pt_act *acts;
+	size_t nacts, acts_cap;
+	void *cfg;                /* the adapter's */
+	void *scratch;            /* the adapter's */
+};
+
+/* The adapters; NULL where the library has no such policy yet. */
+extern const pt_policy_ops pt_broker_ops, pt_fleet_ops, pt_region_ops;
+const pt_policy_ops *pt_policy_ops_of(uint32_t policy);
+
+int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member, pt_err *e);
+void pt_run_free(pt_run *r);
+void pt_run_add(pt_run *r, const pl_action *a, uint32_t member);
+/* The view's shard states written back into the run's arrays (moves
+ * settled); the view still reads them until pt_run_rebuild(). */
+void pt_run_capture(pt_run *r);
+/* A new view of the run's arrays (after they changed). */
+int pt_run_rebuild(pt_run *r, pt_err *e);
+/* Both. */
+int pt_run_sync(pt_run *r, pt_err *e);
+/* Actions as text and JSON (n counts from 1), and in a few words. */
+void pt_act_json(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
+void pt_act_text(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
+void pt_act_short(pt_buf *b, const pl_snapshot *s, const pl_action *a);
+/* A config's JSON object as words: "max-moves 1, paused off". */
+void pt_config_words(pt_buf *b, const char *json, size_t n);
+/* "before: ... / after: ..." and the streams that changed. */
+void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy);
+/* A refused config field (PL_E_CONFIG/PL_E_VERSION, PL_ELEM_CONFIG index)
+ * mapped to its setting: fields[i] is the setting of field i (PT_SET_COUNT
+ * for none). */
+int pt_config_error(const pt_run *r, const char *policy, int rc, const pl_diag *dg, const uint32_t *fields,
+		    uint32_t nfields, pt_err *e);
+/* A policy call's other errors. */
+int pt_policy_error(const pt_run *r, const char *what, int rc, const pl_diag *dg, pt_err *e);
+/* A setting's value, or its default. */
+uint64_t pt_setting(const pt_doc *d, uint32_t which, uint64_t def);
 
 /* Timing for --timing: seconds since an arbitrary origin. */
 double pt_now(void);

@@ -38,8 +38,9 @@ ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
 
 # ---- 1. golden outputs --------------------------------------------------------
-# A case: EXPECTED ARGS... ; @OUT@ in ARGS is a file the tool writes, compared
-# with EXPECTED instead of stdout.
+# A case: EXPECTED ARGS... (read as a shell would, so '...' quotes a word);
+# @OUT@ in ARGS is a file the tool writes, compared with EXPECTED instead of
+# stdout.
 snapshots=""
 while read -r expected args; do
 	case "$expected" in '' | '#'*) continue ;; esac
@@ -52,8 +53,8 @@ while read -r expected args; do
 	done
 	case " $snapshots " in *" $file_arg "*) ;; *) snapshots="$snapshots $file_arg" ;; esac
 	argv=$(echo "$args" | sed "s|@OUT@|$tmp/written|g")
-	# shellcheck disable=SC2086
-	"$bin" $argv > "$out" 2> "$tmp/stderr"
+	# the arguments may hold quoted words: '3 lag m2'
+	eval "\"\$bin\" $argv" > "$out" 2> "$tmp/stderr"
 	rc=$?
 	case "$args" in *@OUT@*) got="$tmp/written" ;; *) got="$out" ;; esac
 	if [ $rc -ne 0 ]; then
@@ -131,6 +132,28 @@ for f in $snapshots; do
 		fi
 	done
 done
+
+# ---- 3b. to the end ---------------------------------------------------------------
+# The layout a whole plan leads to (plan --out), and the one a simulation
+# that stopped on its own ends in (simulate --out), plan to nothing more.
+grep -E '^[^#][^ ]* +(plan|simulate) ' cases | grep -v -e '--max' -e '--ticks' -e '--member' -e '--json' -e '@OUT@' |
+while read -r expected cmd rest; do
+	f=${rest##* }
+	if ! eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"; then
+		echo "FAIL: $cmd --out on $f: $(head -3 "$tmp/stderr")"
+		echo x >> "$tmp/end-failures"
+		continue
+	fi
+	"$bin" plan "$tmp/end.txt" > "$tmp/end.plan" 2> "$tmp/stderr"
+	if ! grep -q "^0 actions in 0 ticks" "$tmp/end.plan"; then
+		echo "FAIL: the layout after $cmd of $f still plans actions:"
+		head -8 "$tmp/end.plan"
+		echo x >> "$tmp/end-failures"
+	fi
+	echo x >> "$tmp/end-checks"
+done
+[ -f "$tmp/end-checks" ] && checks=$((checks + $(wc -l < "$tmp/end-checks")))
+[ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
 
 # ---- 4. limits and garbage --------------------------------------------------------
 expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
