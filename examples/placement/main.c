@@ -117,7 +117,11 @@ static int run(int argc, char **argv, pt_opts *op)
 				return 0;
 			}
 			if (strcmp(name, "--version") == 0) {
-				printf("placement %s (libplacement %s)\n", PL_VERSION_STRING, pl_version());
+				printf("placement %s (libplacement %s; policies:", PL_VERSION_STRING, pl_version());
+				for (uint32_t p = PT_POLICY_BROKER; p <= PT_POLICY_REGION; p++)
+					if (pt_policy_ops_of(p))
+						printf(" %s", pt_policy_name(p));
+				printf(")\n");
 				return 0;
 			}
 			if (strcmp(name, "--json") == 0) {

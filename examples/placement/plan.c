@@ -513,8 +513,3 @@ int pt_policy_check(const pt_doc *d, const pl_view *v, uint32_t policy, pt_err *
 	pt_run_free(&r);
 	return rc;
 }
-
-/* The policies whose adapters are not built yet (their library calls are not
- * on this branch): plan and simulate name them as missing. */
-const pt_policy_ops pt_broker_ops = {PT_POLICY_BROKER, "leaders", NULL, NULL, NULL, NULL};
-const pt_policy_ops pt_region_ops = {PT_POLICY_REGION, "replicas", NULL, NULL, NULL, NULL};
