@@ -72,6 +72,13 @@ while read -r expected args; do
 	fi
 done < cases
 
+# Every JSON output parses (where python3 is there to read it).
+if command -v python3 > /dev/null 2>&1; then
+	for f in golden/*.json; do
+		if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f" 2> /dev/null; then ok; else bad "$f is not JSON"; fi
+	done
+fi
+
 # ---- 2. parser errors ---------------------------------------------------------------
 for f in errors/*.txt; do
 	want=$(sed -n 's/^# expect: line \([0-9][0-9]*\)$/\1/p' "$f")
@@ -102,7 +109,13 @@ for f in errors/*.txt; do
 		ok
 	fi
 	"$bin" --json check "$f" > "$tmp/stdout" 2> /dev/null
-	if grep -q "\"line\": $want, \"message\": " "$tmp/stdout"; then ok; else bad "--json check $f: no error object for line $want"; fi
+	if grep -q "\"line\": $want, \"message\": " "$tmp/stdout" &&
+		{ ! command -v python3 > /dev/null 2>&1 ||
+			python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/stdout" 2> /dev/null; }; then
+		ok
+	else
+		bad "--json check $f: no error object for line $want, or not JSON"
+	fi
 done
 
 # ---- 3. round trip -------------------------------------------------------------------
