@@ -262,8 +262,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(SRCS) $(HDRS)
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPL_DEBUG \
 		-Iinclude -Ilib $(XXH_CFLAGS) -o $@ $< $(SRCS) $(FUZZ_EXTRA)
 
-# The snapshot file parser of placement(1), with the writer for its round trip.
-FUZZ_PARSE_SRCS := examples/placement/parse.c examples/placement/validate.c examples/placement/format.c examples/placement/stats.c
+# The snapshot file parser of placement(1), with the writer for its round
+# trip and the policy runs of plan (every source of the tool but main.c).
+FUZZ_PARSE_SRCS := $(filter-out examples/placement/main.c,$(TOOL_SRCS))
 $(BUILD)/fuzz/fuzz_parse: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
 $(BUILD)/fuzz/fuzz_parse: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 

@@ -4,8 +4,11 @@
  * is validated by the library (pl_view_init(), errors mapped back to lines),
  * and a valid one is written back by the tool's own text writer, parsed
  * again, and must format to the same bytes (the round trip), in text and in
- * JSON. A crash, a sanitizer report, an error without a message, or a round
- * trip that changes the snapshot (checked with abort()) is a bug.
+ * JSON. Then each policy in the build runs a few ticks of plan on it (a
+ * small layout only), and the layout that leads to, written back, must read
+ * as a valid snapshot again. A crash, a sanitizer report, an error without a
+ * message, or a round trip that changes the snapshot (checked with abort())
+ * is a bug.
  *
  *   make fuzz FUZZ_TIME=60     build with clang -fsanitize=fuzzer and run
  */
@@ -61,6 +64,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		abort(); /* the round trip keeps the snapshot */
 	if (j1.len != j2.len || memcmp(j1.p, j2.p, j1.len) != 0)
 		abort();
+	/* a few ticks of each policy, and the layout they lead to */
+	for (uint32_t p = PT_POLICY_BROKER; p <= PT_POLICY_REGION && d1.nk <= 256 && d1.nm <= 64; p++) {
+		pt_run r;
+		pt_err e;
+		memset(&r, 0, sizeof r);
+		if (pt_policy_ops_of(p) == NULL || pt_run_init(&r, &d1, p, NULL, &e) != 0) {
+			pt_run_free(&r);
+			continue;
+		}
+		int bad = 0;
+		for (r.tickno = 1; r.tickno <= 4 && !bad; r.tickno++) {
+			pt_tick t;
+			memset(&t, 0, sizeof t);
+			bad = r.ops->tick(&r, 64, &t, &e) != 0;
+			pl_view_settle(r.v);
+			r.now += r.tick_len;
+		}
+		if (!bad) {
+			pt_buf t3 = {0};
+			pt_doc d3;
+			pl_snapshot s3;
+			pl_view *v3 = NULL;
+			void *m3 = NULL;
+			if (pt_run_sync(&r, &e) != 0)
+				abort(); /* the states of a view are a valid snapshot */
+			pt_format_text(&t3, &d1, &r.snap, r.last_move, r.v, 1);
+			if (load(&d3, t3.p, t3.len, &s3, &v3, &m3) != 0)
+				abort(); /* and what the writer makes of them reads back */
+			free(m3);
+			pt_doc_free(&d3);
+			pt_buf_free(&t3);
+		}
+		pt_run_free(&r);
+	}
 	pt_stats st;
 	pt_stats_compute(&st, v1, PT_POLICY_FLEET);
 	pt_buf out = {0};
