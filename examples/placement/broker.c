@@ -56,6 +56,8 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 		if (budget && budget - t->written < cap)
 			cap = (uint32_t)(budget - t->written);
 		int n = pl_broker_plan(r->v, r->cfg, buf, cap, &info, &dg);
+		if (n == PL_E_NO_ELIGIBLE)
+			return pt_tick_no_eligible(t);
 		if (n < 0)
 			return pt_policy_error(r, "the broker policy", n, &dg, e);
 		for (int i = 0; i < n; i++)

@@ -112,11 +112,10 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 		cfg.last_move = r->last_move[m];
 		pl_plan_info info;
 		int n = pl_fleet_decide(ov, &cfg, f->buf, (uint32_t)cap, &info, &dg);
-		if (n < 0) {
-			if (n == PL_E_NO_ELIGIBLE)
-				return pt_policy_error(r, "the fleet policy", n, &dg, e);
+		if (n == PL_E_NO_ELIGIBLE)
+			return pt_tick_no_eligible(t);
+		if (n < 0)
 			return pt_policy_error(r, "the fleet policy", n, &dg, e);
-		}
 		counts[info.status < 32 ? info.status : 31]++;
 		if (info.status != PL_STATUS_BALANCED && t->status == PL_STATUS_BALANCED)
 			t->status = info.status;

@@ -73,6 +73,16 @@ int pt_policy_error(const pt_run *r, const char *what, int rc, const pl_diag *dg
 	return pt_fail(e, 0, "%s: %s [PL_%s]", what, pl_strerror(rc), pl_error_name(rc));
 }
 
+int pt_tick_no_eligible(pt_tick *t)
+{
+	/* A layout where every member is down or draining is not bad input:
+	 * the policy can do nothing, and says so. */
+	snprintf(t->note, sizeof t->note, "no eligible member: every member is down or draining");
+	t->note_only = 1;
+	t->status = PL_STATUS_STALLED;
+	return 0;
+}
+
 /* ---- a run ---------------------------------------------------------------------- */
 
 static int build_view(pt_run *r, pt_err *e)

@@ -372,8 +372,9 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 	size_t w = name_width(s, st);
 	pt_put_counts(b, c);
 	pt_put(b, ", scorer %s\n", c->scorer == PL_SCORER_LEGACY_FNV1A ? "legacy" : "xxh3");
-	pt_put(b, "cluster share %u (ceil(%u shards / %u eligible members)); %llu replicas on live members\n", c->share,
-	       c->shards, c->eligible, (unsigned long long)st->live_replicas);
+	pt_put(b, "cluster share %u (ceil(%u shard%s / %u eligible member%s)); %llu replicas on live members\n", c->share,
+	       c->shards, c->shards == 1 ? "" : "s", c->eligible, c->eligible == 1 ? "" : "s",
+	       (unsigned long long)st->live_replicas);
 	pt_put(b, "\n%-*s  %-8s %6s  %-8s %7s %8s", (int)w, "member", "zone", "weight", "state", "leaders", "replicas");
 	if (st->owned_valid)
 		pt_put(b, " %5s", "owned");

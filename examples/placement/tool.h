@@ -405,6 +405,9 @@ void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_st
  * for none). */
 int pt_config_error(const pt_run *r, const char *policy, int rc, const pl_diag *dg, const uint32_t *fields,
 		    uint32_t nfields, pt_err *e);
+/* A tick where the policy has no eligible member (PL_E_NO_ELIGIBLE): not an
+ * error of the input; the tick says so and emits nothing. Returns 0. */
+int pt_tick_no_eligible(pt_tick *t);
 /* A policy call's other errors. */
 int pt_policy_error(const pt_run *r, const char *what, int rc, const pl_diag *dg, pt_err *e);
 /* A setting's value, or its default. */
