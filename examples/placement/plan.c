@@ -492,9 +492,9 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		else if (stopped_ticks)
 			pt_put(out, "stopped after %llu ticks without a quiet one\n", (unsigned long long)PT_PLAN_TICKS);
 		else
-			pt_put(out, "then nothing more: %s\n", note_only && note[0] ? note : pl_status_name(status));
-		if (!note_only && note[0])
-			pt_put(out, "(%s)\n", note);
+			pt_put(out, "then nothing more: %s%s%s%s\n", note_only && note[0] ? note : pl_status_name(status),
+			       !note_only && note[0] ? " (" : "", !note_only && note[0] ? note : "",
+			       !note_only && note[0] ? ")" : "");
 		pt_spread_text(out, &before, r.v, &after, r.v);
 	}
 	pt_stats_free(&after);
