@@ -206,6 +206,19 @@ int pt_run_sync(pt_run *r, pt_err *e)
 
 /* ---- actions as text and JSON ------------------------------------------------------ */
 
+/* The library's sentence names ids as their bytes: a control byte in an id
+ * would reach the terminal, so those are written as %XX, as in the file. */
+static void put_sentence(pt_buf *b, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c < 0x20 || c == 0x7f)
+			pt_put(b, "%%%02X", c);
+		else
+			pt_putc(b, (char)c);
+	}
+}
+
 static void explain(pt_buf *b, const pl_snapshot *s, const pl_action *a)
 {
 	char buf[512];
@@ -215,12 +228,12 @@ static void explain(pt_buf *b, const pl_snapshot *s, const pl_action *a)
 		return;
 	}
 	if ((size_t)n < sizeof buf) {
-		pt_putn(b, buf, (size_t)n);
+		put_sentence(b, buf, (size_t)n);
 		return;
 	}
 	char *big = pt_alloc((size_t)n + 1);
 	pl_action_explain(s, a, big, (size_t)n + 1);
-	pt_putn(b, big, (size_t)n);
+	put_sentence(b, big, (size_t)n);
 	free(big);
 }
 
