@@ -89,6 +89,12 @@ static const char *tier_words(uint32_t tier)
 	}
 }
 
+/* "1 replica", "2 replicas". */
+static const char *plural(uint32_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 typedef struct names {
 	const pl_snapshot *s;
 	const pl_action *a;
@@ -202,7 +208,7 @@ static void explain(out *o, const names *n)
 		member(o, n, a->to);
 		put(o, " (joined at %llu): ", (unsigned long long)a->at);
 		member(o, n, a->to);
-		put(o, " leads %u %s, fewer than the %u of ", a->to_count, a->to_count == 1 ? "primary" : "primaries",
+		put(o, " leads %u %s, fewer than the %u of ", a->to_count, plural(a->to_count, "primary", "primaries"),
 		    a->from_count);
 		member(o, n, a->from);
 		return;
@@ -219,7 +225,7 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, "'s %llu; ", (unsigned long long)a->load);
 		member(o, n, a->to);
-		put(o, " leads %u primaries, ", a->to_count);
+		put(o, " leads %u %s, ", a->to_count, plural(a->to_count, "primary", "primaries"));
 		member(o, n, a->from);
 		put(o, " %u", a->from_count);
 		return;
@@ -237,10 +243,10 @@ static void explain(out *o, const names *n)
 		}
 		member(o, n, a->to);
 		if (a->total == 1)
-			put(o, ", its only live peer, leads %u %s", a->to_count, a->to_count == 1 ? "primary" : "primaries");
+			put(o, ", its only live peer, leads %u %s", a->to_count, plural(a->to_count, "primary", "primaries"));
 		else
 			put(o, " leads %u %s, the fewest of its %u live peers", a->to_count,
-			    a->to_count == 1 ? "primary" : "primaries", a->total);
+			    plural(a->to_count, "primary", "primaries"), a->total);
 		return;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
 		put(o, "add a replica of ");
@@ -254,16 +260,18 @@ static void explain(out *o, const names *n)
 		shard(o, n);
 		put(o, " on ");
 		member(o, n, a->to);
-		put(o, ", then add it as a peer: %u of %u peers", a->to_count, a->total);
+		put(o, ", then add it as a peer: %u of %u %s", a->to_count, a->total, plural(a->total, "peer", "peers"));
 		if (a->ceiling > a->total)
-			put(o, " (replication factor %u, %u live members)", a->ceiling, a->total);
+			put(o, " (replication factor %u, %u live %s)", a->ceiling, a->total,
+			    plural(a->total, "member", "members"));
 		put(o, "; ");
 		member(o, n, a->to);
 		if (a->tier == 1)
-			put(o, " is in a zone its peers are not, and holds %u %s", a->share, a->share == 1 ? "replica" : "replicas");
+			put(o, " is in a zone its peers are not, and holds %u %s", a->share,
+			    plural(a->share, "replica", "replicas"));
 		else
 			put(o, " holds %u %s, and no member in a new zone could take it", a->share,
-			    a->share == 1 ? "replica" : "replicas");
+			    plural(a->share, "replica", "replicas"));
 		return;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_IDLE_MEMBER:
 		put(o, "stage a copy of ");
@@ -274,7 +282,8 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, ": ");
 		member(o, n, a->to);
-		put(o, " holds %u replicas, below its fair share %u of %u peers; ", a->to_count, a->share, a->total);
+		put(o, " holds %u %s, below its fair share %u of %u peers; ", a->to_count,
+		    plural(a->to_count, "replica", "replicas"), a->share, a->total);
 		member(o, n, a->from);
 		put(o, " holds %u, the most", a->from_count);
 		switch (a->tier) {

@@ -64,6 +64,10 @@ START_TEST(one_to_two_peers_then_primaries)
 	}
 	ck_assert_uint_eq(ru_prims(v, a), 4);
 	ck_assert_uint_eq(ru_prims(v, b), 5);
+	char buf[256];
+	pl_action_explain(tl_snap(t), &tk->a[1], buf, sizeof buf);
+	ck_assert_str_eq(buf, "hand primary of r1 from a to its newest peer b (joined at 200): b leads 1 primary, "
+			      "fewer than the 8 of a");
 	v = ru_next(t, 0);
 	ck_assert_int_eq(ru_plan(v, &c, tk), 0);
 	ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
@@ -131,6 +135,10 @@ START_TEST(three_to_four_moves_then_primaries)
 		ck_assert(a->flags & PL_ACTION_STAGE_FIRST);
 		given[a->from]++;
 	}
+	char buf[256];
+	pl_action_explain(tl_snap(t), &tk->a[0], buf, sizeof buf);
+	ck_assert_str_eq(buf, "stage a copy of r01 on n3, then move the peer from n0: n3 holds 0 replicas, below its "
+			      "fair share 9 of 36 peers; n0 holds 12, the most; not the primary");
 	ck_assert_uint_eq(given[0], 3);
 	ck_assert_uint_eq(given[1], 3);
 	ck_assert_uint_eq(given[2], 3);
