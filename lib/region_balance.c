@@ -14,8 +14,11 @@
  * a zone gained first within that), then the smaller id; then the first
  * region in key order. One pass over the regions in key order finds it: each
  * (region, peer) pair is ranked by (giver's count, tier, giver's id) and the
- * pass stops early at the first top-tier region of the fullest member with
- * the smallest id, which nothing can beat. A receiver
+ * pass stops early at the first region of the fullest member with the
+ * smallest id in the best tier still open to the receiver, which nothing can
+ * beat. That tier is learnt: a full pass that found no tier-1 move (RF 3 over
+ * three zones never gains one) lets the receiver's later passes stop at the
+ * first tier-2 region, so a join costs a short pass per move. A receiver
  * that is ready for no region it could take is reported (stall, step 2) and
  * the next receiver is served.
  *
@@ -90,11 +93,15 @@ static uint32_t fullest(const pl_view *v, uint32_t F)
 	return best;
 }
 
-/* The best move onto receiver r, and the best one r is not ready for. */
-static void find_move(const pl_view *v, uint32_t r, uint32_t F, move *best, move *best_nr)
+/* The best move onto receiver r, and the best one r is not ready for.
+ * *floor is a tier no move onto r can beat (1 at first): within a call the
+ * tiers open to r only close (regions acted on are busy, givers' counts only
+ * fall), so a full pass that saw no better tier raises it, and later passes
+ * stop at the fullest giver's first region in that tier. */
+static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor, move *best, move *best_nr)
 {
 	best->k = best_nr->k = PL_NONE;
-	uint32_t top = fullest(v, F);
+	uint32_t top = fullest(v, F), seen = 5;
 	if (top == PL_NONE)
 		return;
 	uint32_t zr = v->m_zone[r];
@@ -116,13 +123,17 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, move *best, move
 				continue; /* the region would lose p's zone */
 			int gain = r_new && p_shared, primary = st->leader == p;
 			move m = {k, p, primary ? (gain ? 3u : 4u) : (gain ? 1u : 2u)};
+			if (ready && m.tier < seen)
+				seen = m.tier;
 			move *slot = ready ? best : best_nr;
 			if (move_better(v, &m, slot))
 				*slot = m;
 		}
-		if (best->k != PL_NONE && best->from == top && best->tier == 1)
+		if (best->k != PL_NONE && best->from == top && best->tier == *floor)
 			return; /* the fullest, smallest id, best tier: nothing beats it */
 	}
+	if (seen < 5)
+		*floor = seen;
 }
 
 /* The newest member after `prev` (PL_NONE: the newest of all) that may
@@ -153,9 +164,10 @@ void pl__region_step_idle(pl__region_ctx *c)
 			total += v->m_replicas[m];
 	uint32_t F = (uint32_t)(total / v->n_live);
 	for (uint32_t r = next_receiver(v, F, PL_NONE); r != PL_NONE && !c->stopped; r = next_receiver(v, F, r)) {
+		uint32_t floor = 1;
 		while (!c->stopped && v->m_replicas[r] < F && pl__region_room(v, r)) {
 			move mv, nr;
-			find_move(v, r, F, &mv, &nr);
+			find_move(v, r, F, &floor, &mv, &nr);
 			if (mv.k == PL_NONE) {
 				if (nr.k != PL_NONE)
 					pl__region_stall(c, nr.k, PL_REGION_STALL_NOT_READY, 2, r);

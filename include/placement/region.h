@@ -271,8 +271,9 @@ PL_API int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t 
  *
  * Cost: O(regions x RF) per pass, plus O(members) for each region step 1
  * acts on or reports, plus, for each idle-member or newest-peer move, one
- * pass over the regions that stops at the first move nothing can beat
- * (usually at once in a join). No allocation.
+ * pass over the regions that stops at the first move nothing can beat (in a
+ * join, after a few regions; at worst a full pass). max_actions bounds the
+ * work of a call as well as its churn. No allocation.
  */
 PL_API int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint32_t cap,
 			  pl_plan_info *info, pl_region_stall *stalls, uint32_t stalls_cap, pl_diag *diag);
