@@ -59,7 +59,11 @@ extern "C" {
 	X(E_NOT_IDEMPOTENT, -32, "region's destination is not idempotent")                \
 	X(E_ACTION, -33, "action does not apply to this view")                            \
 	X(E_NOT_READY, -34, "member's shard map is behind the region's epoch")            \
-	X(E_SHARD_RANGE, -35, "shard index out of range")                                \
+	X(E_SHARD_RANGE, -35, "shard index out of range")                                 \
+	X(E_ROUTE_VALUE, -50, "route request field is not one of its values")             \
+	X(E_ROUTE_OUTCOME, -51, "forward outcome for a request that was not forwarded")   \
+	X(E_DOC_SYNTAX, -52, "malformed override document line")                          \
+	X(E_DOC_VERSION, -53, "unknown override document version")                       \
 	X(E_MEMBER_UNAVAILABLE, -60, "member is down, draining or lagging: it takes no new peer") \
 	X(E_MEMBER_FULL, -61, "member holds its max_shards replicas")                     \
 	X(E_REPLICA_SET_FULL, -62, "region already lists PL_MAX_REPLICAS peers")

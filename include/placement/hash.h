@@ -50,7 +50,8 @@ extern "C" {
  * pl_hash - XXH3-64 (seed 0) of a byte range: the hash of a member id or a
  * shard key under PL_SCORER_XXH3.
  *
- * @param data  the bytes; may be NULL when len is 0.
+ * @param data  the bytes; NULL reads as empty, whatever len says.
+ * @param len   their length.
  * @return the hash; the same on every platform.
  */
 PL_API uint64_t pl_hash(const void *data, size_t len);
@@ -76,8 +77,11 @@ PL_API uint64_t pl_score_legacy(const void *key, size_t key_len, const void *mem
 
 /**
  * pl_score_weighted - the straw2 draw of a score for a member of the given
- * weight: floor-toward-zero of (log2(u) * 2^32) / weight, where
- * u = ((score >> 16) + 1) / 2^48. Always <= 0; higher wins.
+ * weight: (L - 48 * 2^32) / weight, rounded toward zero, where L is log2(x)
+ * * 2^32 for x = (score >> 16) + 1, computed in fixed point: the integer
+ * part is the top bit's position, the fraction log2(1 + i/256) * 2^32
+ * (rounded, i = the next 8 bits) interpolated linearly over the next 32
+ * bits. The vectors in tests/vectors.txt pin it. Always <= 0; higher wins.
  *
  * @param weight  the member's weight; 0 reads as 1.
  */

@@ -144,7 +144,7 @@ typedef struct pl_plan_info {
  * pl_action_explain - one English sentence that says what an action does and
  * which numbers decided it, e.g.
  * "move leader of orders/07 from b2 to b0: stream orders leads 10 on b2,
- * 1 on b0, ceiling 4".
+ * 1 on b0, floor 4, ceiling 4".
  *
  * @param snap  the snapshot the action's indices refer to (for the names).
  * @param a     the action.

@@ -35,7 +35,7 @@ extern "C" {
 /* Documented limits. pl_snapshot_validate() refuses anything past them. */
 #define PL_MAX_MEMBERS (UINT32_C(1) << 20)  /**< members in one snapshot */
 #define PL_MAX_STREAMS (UINT32_C(1) << 24)  /**< streams in one snapshot */
-#define PL_MAX_SHARDS (UINT32_C(1) << 26)   /**< shards in one snapshot */
+#define PL_MAX_SHARDS (UINT32_C(1) << 26)   /**< shards (and overrides) in one snapshot */
 #define PL_MAX_ID_LEN 1024u                 /**< bytes in an id, zone or key */
 #define PL_MAX_REPLICAS 8u                  /**< replicas of one shard */
 #define PL_MAX_WEIGHT 65536u                /**< a member's relative weight */
@@ -126,12 +126,12 @@ typedef struct pl_snapshot {
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
-#define PL_ELEM_SNAPSHOT 1u /**< the snapshot as a whole (index is 0) */
+#define PL_ELEM_SNAPSHOT 1u /**< an array of the snapshot: index 0..3 = members, streams, shards, overrides */
 #define PL_ELEM_MEMBER 2u
 #define PL_ELEM_STREAM 3u
 #define PL_ELEM_SHARD 4u
 #define PL_ELEM_OVERRIDE 5u
-#define PL_ELEM_CONFIG 6u   /**< a field of an options or config struct */
+#define PL_ELEM_CONFIG 6u   /**< a field of an options or config struct (index = its place, 0 = version) */
 #define PL_ELEM_ARGUMENT 7u /**< a function argument (index = its position, from 1) */
 
 /**
@@ -163,7 +163,9 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *     index 0..3 for members, streams, shards, overrides); a count past its
  *     limit (PL_E_LIMIT, same indices);
  *  2. each member: id empty (PL_E_EMPTY_ID) or past PL_MAX_ID_LEN, zone past
- *     it (PL_E_LENGTH), unknown flags (PL_E_FLAGS), weight past
+ *     it (PL_E_LENGTH), a byte range with a NULL pointer and a non-zero
+ *     length (PL_E_NULL, for every id, zone and key), unknown flags
+ *     (PL_E_FLAGS), weight past
  *     PL_MAX_WEIGHT (PL_E_WEIGHT); then ids unique (PL_E_DUP_MEMBER);
  *  3. each stream: id empty or too long; then ids unique (PL_E_DUP_STREAM);
  *  4. each shard: key empty or too long; stream index (PL_E_STREAM_RANGE);
@@ -180,7 +182,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *
  * @param snap       the snapshot; NULL is PL_E_INVAL.
  * @param work       scratch of at least pl_snapshot_work_size(snap) bytes,
- *                   aligned to 8; may be NULL when that size is 0.
+ *                   aligned to 8; may be NULL only when that size is 0
+ *                   (else PL_E_INVAL).
  * @param work_size  its size; too small is PL_E_WORKSPACE, misaligned PL_E_ALIGN.
  * @param diag       optional; on failure names the first bad element.
  * @return 0 when the snapshot is valid, else the first error found.

@@ -89,31 +89,52 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
  *         PL_ELEM_CONFIG), or any error of pl_snapshot_validate(). On
  *         failure *out is untouched and mem holds nothing usable.
  *
+ * The view keeps pointers into mem: it cannot be copied or moved elsewhere.
+ *
  * Cost: O(n log n) in the members and streams, linear in the shards (keys
- * are radix-sorted on 8-byte prefixes), plus one hash per id and key.
+ * are radix-sorted, 7 bytes a pass), plus one hash per id and key.
  */
 PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			const pl_view_options *opt, pl_diag *diag);
 
+/**
+ * pl_view_copy - copy a view, with every action applied to it so far, into
+ * other memory. The copy and the original then change independently; both
+ * read the same snapshot. This is how a dry run asks what each member of a
+ * fleet would decide on one tick's snapshot, each on its own copy, without
+ * building the view (and its ring homes) again.
+ *
+ * @param out   receives the copy (a pointer into mem) on success.
+ * @param mem   at least pl_view_size() of the view's snapshot, aligned to
+ *              PL_VIEW_ALIGN, not overlapping src.
+ * @param size  the size of mem.
+ * @param src   the view to copy.
+ * @return 0, or PL_E_INVAL (NULL out or mem, src not a view, overlapping
+ *         memory), PL_E_WORKSPACE (size too small) or PL_E_ALIGN. On error
+ *         *out and mem are untouched. Cost: one memcpy of the view.
+ */
+PL_API int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src);
+
 /** Counts of a view. */
-typedef struct pl_view_stats {
+typedef struct pl_view_counts {
 	uint32_t members;    /**< members in the snapshot */
 	uint32_t live;       /**< not down */
 	uint32_t eligible;   /**< not down and not draining */
 	uint32_t streams;
 	uint32_t shards;
-	uint32_t overrides;  /**< overrides now in force in the view */
+	uint32_t overrides;  /**< overrides the view holds now (including any on a down member) */
 	uint32_t moving;     /**< shards with a move in flight */
 	uint32_t leaderless; /**< shards with no leader, or a leader that is not live */
 	uint32_t scorer;     /**< PL_SCORER_* the view scores with */
-	uint32_t share;      /**< ceil(shards / eligible) when weights are equal; see pl_view_member_tally() */
+	uint32_t share;      /**< ceil(shards / eligible members), 0 when none; per-member weighted shares: pl_view_member_tally() */
 	uint64_t weight;     /**< sum of eligible members' weights */
 } pl_view_counts;
 
 /** pl_view_stats - fill st. @return 0 or PL_E_INVAL. */
 PL_API int pl_view_stats(const pl_view *v, pl_view_counts *st);
 
-/** pl_view_snapshot - the snapshot the view was built from. NULL for NULL. */
+/** pl_view_snapshot - the view's copy of the snapshot struct it was built
+ * from (the arrays are the caller's). NULL for NULL. */
 PL_API const pl_snapshot *pl_view_snapshot(const pl_view *v);
 
 /**
@@ -194,19 +215,29 @@ PL_API int pl_view_home(const pl_view *v, uint32_t shard);
  * @param k         how many are wanted, at most PL_MAX_REPLICAS.
  * @return how many were written, min(k, eligible members); PL_E_INVAL (NULL
  *         view or out, NULL key with a non-zero length, k past
- *         PL_MAX_REPLICAS), PL_E_LENGTH. On error out is untouched.
+ *         PL_MAX_REPLICAS), PL_E_LENGTH (len past PL_MAX_ID_LEN). On error
+ *         out is untouched.
  */
 PL_API int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, uint32_t k);
 
 /**
  * pl_view_apply - apply an action to the view's shard states and tallies, as
- * every policy does with the actions it emits. A move (MOVE_LEADER,
- * MOVE_REPLICA) stays in flight until pl_view_settle().
+ * every policy does with the actions it emits. What each kind needs and does:
+ *  - SET_LEADER: `from` is the current leader (or PL_NONE), `to` already holds
+ *    a replica (a new shard gets ADD_REPLICA first); `to` leads.
+ *  - MOVE_LEADER: `from` is the current leader; `to` leads, taking the old
+ *    leader's replica when it held none.
+ *  - ADD_REPLICA: `to` holds no replica and the set has room; `to` gains one.
+ *  - MOVE_REPLICA: `from` holds a replica, `to` none; the replica moves, and
+ *    the leadership with it when `from` led.
+ *  - SET_OVERRIDE: the shard is owned by `to` with `origin`, since `at`.
+ *  - DROP_OVERRIDE: the shard has an override (on `from`, unless PL_NONE).
+ * MOVE_LEADER, ADD_REPLICA and MOVE_REPLICA copy data, so the shard stays in
+ * flight (not moved again) until pl_view_settle().
  *
  * @return 0; PL_E_INVAL for NULL; PL_E_ACTION when the action does not fit
- *         the view (an index out of range, `from` not the leader or not a
- *         replica it names, `to` already a replica it would add, a full
- *         replica set, a drop with no override). On error the view is unchanged.
+ *         the view as above, or an index is out of range. On error the view
+ *         is unchanged.
  */
 PL_API int pl_view_apply(pl_view *v, const pl_action *a);
 

@@ -1,0 +1,135 @@
+/* check_order.c - the canonical byte order: radix sort against a plain
+ * comparison sort on random keys built to stress it (shared prefixes longer
+ * than a radix level, embedded zero bytes, keys that extend each other). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+typedef struct key {
+	pl_bytes b;
+} key;
+
+static const key *cmp_base;
+
+static int ref_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	int c = pl__bytes_cmp(cmp_base[a].b.ptr, cmp_base[a].b.len, cmp_base[b].b.ptr, cmp_base[b].b.len);
+	return c ? c : (a > b) - (a < b);
+}
+
+START_TEST(radix_order_matches_comparison_order)
+{
+	uint64_t seed = tl_seed(0x0bde7u);
+	uint32_t iters = tl_iters(200);
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t rng = seed + it;
+		uint32_t n = tl_below(&rng, 3000);
+		key *k = calloc(n + 1, sizeof *k);
+		char *pool = malloc((size_t)(n + 1) * 40);
+		uint32_t plen = tl_below(&rng, 20); /* shared prefix, often past 7 bytes */
+		for (uint32_t i = 0; i < n; i++) {
+			char *p = pool + (size_t)i * 40;
+			uint32_t len = plen + tl_below(&rng, 12);
+			for (uint32_t j = 0; j < len; j++)
+				p[j] = j < plen ? 'p' : (char)(tl_below(&rng, 4) == 0 ? 0 : 'a' + tl_below(&rng, 3));
+			if (i > 0 && tl_below(&rng, 6) == 0) { /* a duplicate or a prefix of an earlier key */
+				uint32_t o = tl_below(&rng, i);
+				len = (uint32_t)k[o].b.len - tl_below(&rng, 2);
+				if (len > k[o].b.len)
+					len = (uint32_t)k[o].b.len;
+				memcpy(p, k[o].b.ptr, len);
+			}
+			k[i].b.ptr = p;
+			k[i].b.len = len;
+		}
+		uint32_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+		void *scratch = malloc(PL__SORT_SCRATCH(n + 1));
+		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), PL__NO_TAG};
+		uint32_t other, dup = pl__sort_bytes(&q, n, got, NULL, scratch, &other);
+		for (uint32_t i = 0; i < n; i++)
+			want[i] = i;
+		cmp_base = k;
+		qsort(want, n, sizeof *want, ref_cmp);
+		for (uint32_t i = 0; i < n; i++)
+			ck_assert_msg(got[i] == want[i], "seed %llu: place %u has %u, want %u",
+				      (unsigned long long)(seed + it), i, got[i], want[i]);
+		/* The first duplicate is the smallest index repeating an earlier key. */
+		uint32_t brute = PL_NONE, brute_other = PL_NONE;
+		for (uint32_t i = 0; i < n && brute == PL_NONE; i++)
+			for (uint32_t j = 0; j < i; j++)
+				if (pl__bytes_cmp(k[i].b.ptr, k[i].b.len, k[j].b.ptr, k[j].b.len) == 0) {
+					brute = i;
+					brute_other = j;
+					break;
+				}
+		ck_assert_uint_eq(dup, brute);
+		if (dup != PL_NONE)
+			ck_assert_uint_eq(other, brute_other);
+		free(k);
+		free(pool);
+		free(got);
+		free(want);
+		free(scratch);
+	}
+}
+END_TEST
+
+START_TEST(u32_sort_and_radix)
+{
+	uint64_t rng = tl_seed(99);
+	for (int it = 0; it < 50; it++) {
+		uint32_t n = tl_below(&rng, 500), a[500], b[500];
+		for (uint32_t i = 0; i < n; i++)
+			a[i] = b[i] = tl_below(&rng, 50);
+		pl__sort_u32(a, n);
+		for (uint32_t i = 1; i < n; i++)
+			ck_assert_uint_le(a[i - 1], a[i]);
+		pl__ent e[500], t[500];
+		for (uint32_t i = 0; i < n; i++)
+			e[i] = (pl__ent){(uint64_t)b[i] << 40 | b[i], i, 0};
+		pl__radix_sort(e, t, n);
+		for (uint32_t i = 1; i < n; i++) {
+			ck_assert_uint_le(e[i - 1].k, e[i].k);
+			if (e[i - 1].k == e[i].k)
+				ck_assert_uint_lt(e[i - 1].i, e[i].i); /* stable */
+		}
+	}
+}
+END_TEST
+
+START_TEST(bytes_compare)
+{
+	ck_assert_int_lt(pl__bytes_cmp("ab", 2, "abc", 3), 0);
+	ck_assert_int_gt(pl__bytes_cmp("b", 1, "abc", 3), 0);
+	ck_assert_int_eq(pl__bytes_cmp("a\0b", 3, "a\0b", 3), 0);
+	ck_assert_int_lt(pl__bytes_cmp("a\0", 2, "a\1", 2), 0);
+	ck_assert_int_eq(pl__bytes_cmp(NULL, 0, NULL, 0), 0);
+	ck_assert_int_lt(pl__bytes_cmp(NULL, 0, "a", 1), 0);
+	ck_assert_int_gt(pl__bytes_cmp("\xff", 1, "\x01", 1), 0); /* unsigned bytes */
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("order");
+	TCase *c = tcase_create("sort");
+	tcase_set_timeout(c, 120);
+	tcase_add_test(c, radix_order_matches_comparison_order);
+	tcase_add_test(c, u32_sort_and_radix);
+	tcase_add_test(c, bytes_compare);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,152 @@
+/* check_plan.c - action names and the one-sentence explanations. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static tl *names(void)
+{
+	tl *t = tl_new();
+	tl_member(t, "b0", NULL);
+	tl_member(t, "b1", NULL);
+	tl_member(t, "b2", NULL);
+	tl_stream(t, "orders");
+	tl_shard(t, "orders/07", 0, 2, 1, 2u);
+	return t;
+}
+
+static pl_action act(uint32_t kind, uint32_t reason, uint32_t from, uint32_t to)
+{
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.reason = reason;
+	a.shard = 0;
+	a.stream = 0;
+	a.from = from;
+	a.to = to;
+	return a;
+}
+
+static const char *say(tl *t, const pl_action *a)
+{
+	static char buf[512];
+	int n = pl_action_explain(tl_snap(t), a, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq(strlen(buf), (size_t)n);
+	return buf;
+}
+
+START_TEST(stream_skew_sentence)
+{
+	tl *t = names();
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	a.scope = PL_SCOPE_STREAM;
+	a.from_count = 10;
+	a.to_count = 1;
+	a.floor = 4;
+	a.ceiling = 4;
+	ck_assert_str_eq(say(t, &a),
+			 "move leader of orders/07 from b2 to b0: stream orders leads 10 on b2, 1 on b0, floor 4, ceiling 4");
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(every_kind_and_reason_reads_as_a_sentence)
+{
+	tl *t = names();
+	for (uint32_t kind = 1; kind < 64; kind++)
+		for (uint32_t reason = 1; reason < 64; reason++) {
+			if (!strcmp(pl_action_kind_name(kind), "unknown") || !strcmp(pl_reason_name(reason), "unknown"))
+				continue;
+			pl_action a = act(kind, reason, 2, 0);
+			const char *s = say(t, &a);
+			ck_assert_msg(strstr(s, "orders/07") != NULL, "%s/%s: %s", pl_action_kind_name(kind),
+				      pl_reason_name(reason), s);
+			a.from = PL_NONE;
+			say(t, &a);
+		}
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(cut_to_fit_like_snprintf)
+{
+	tl *t = names();
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	char big[512], small[10];
+	int n = pl_action_explain(tl_snap(t), &a, big, sizeof big);
+	ck_assert_int_eq(pl_action_explain(tl_snap(t), &a, small, sizeof small), n);
+	ck_assert_uint_eq(strlen(small), sizeof small - 1);
+	ck_assert_int_eq(strncmp(small, big, sizeof small - 1), 0);
+	ck_assert_int_eq(pl_action_explain(tl_snap(t), &a, NULL, 0), n);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(bad_actions_write_nothing)
+{
+	tl *t = names();
+	char buf[64];
+	memset(buf, 'x', sizeof buf);
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	const pl_snapshot *s = tl_snap(t);
+	ck_assert_int_eq(pl_action_explain(NULL, &a, buf, sizeof buf), PL_E_INVAL);
+	ck_assert_int_eq(pl_action_explain(s, NULL, buf, sizeof buf), PL_E_INVAL);
+	ck_assert_int_eq(pl_action_explain(s, &a, NULL, 5), PL_E_INVAL);
+	a.kind = 0;
+	ck_assert_int_eq(pl_action_explain(s, &a, buf, sizeof buf), PL_E_INVAL);
+	a.kind = PL_ACTION_MOVE_LEADER;
+	a.reason = 999;
+	ck_assert_int_eq(pl_action_explain(s, &a, buf, sizeof buf), PL_E_INVAL);
+	a.reason = PL_REASON_STREAM_SKEW;
+	a.to = 3;
+	ck_assert_int_eq(pl_action_explain(s, &a, buf, sizeof buf), PL_E_INVAL);
+	a.to = 0;
+	a.shard = 1;
+	ck_assert_int_eq(pl_action_explain(s, &a, buf, sizeof buf), PL_E_INVAL);
+	a.shard = 0;
+	a.stream = 1;
+	ck_assert_int_eq(pl_action_explain(s, &a, buf, sizeof buf), PL_E_INVAL);
+	for (size_t i = 0; i < sizeof buf; i++)
+		ck_assert_int_eq(buf[i], 'x');
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(names_of_kinds_reasons_statuses)
+{
+	ck_assert_str_eq(pl_action_kind_name(PL_ACTION_MOVE_LEADER), "move-leader");
+	ck_assert_str_eq(pl_reason_name(PL_REASON_STREAM_SKEW), "stream-skew");
+	ck_assert_str_eq(pl_status_name(PL_STATUS_BALANCED), "balanced");
+	ck_assert_str_eq(pl_status_name(PL_STATUS_BLOCKED_ZONES), "blocked-zones");
+	ck_assert_str_eq(pl_action_kind_name(0), "unknown");
+	ck_assert_str_eq(pl_reason_name(0), "unknown");
+	ck_assert_str_eq(pl_status_name(999), "unknown");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *c = tcase_create("explain");
+	tcase_add_test(c, stream_skew_sentence);
+	tcase_add_test(c, every_kind_and_reason_reads_as_a_sentence);
+	tcase_add_test(c, cut_to_fit_like_snprintf);
+	tcase_add_test(c, bad_actions_write_nothing);
+	suite_add_tcase(s, c);
+	c = tcase_create("names");
+	tcase_add_test(c, names_of_kinds_reasons_statuses);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
