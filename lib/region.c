@@ -160,8 +160,7 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 
 int pl__region_emit(pl__region_ctx *c, const pl_action *a)
 {
-	if (c->stopped)
-		return 0;
+	PL_ASSERT(!c->stopped); /* every step stops calling once stopped */
 	if (c->written >= c->cfg->max_actions || c->written >= c->cap) {
 		c->stopped = 1;
 		c->stop_status = c->written >= c->cfg->max_actions ? PL_STATUS_ACTION_CAP : PL_STATUS_FULL;

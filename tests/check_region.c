@@ -578,6 +578,17 @@ START_TEST(no_member_and_full_sets)
 }
 END_TEST
 
+START_TEST(stall_names)
+{
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_NOT_READY), "not-ready");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_NO_MEMBER), "no-member");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_FULL), "full");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_NO_SOURCE), "no-source");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_PROPOSALS_OFF), "proposals-off");
+	ck_assert_str_eq(pl_region_stall_name(0), "unknown");
+}
+END_TEST
+
 /* ---- caps ------------------------------------------------------------------------------ */
 
 START_TEST(caps_stop_and_the_view_holds_exactly_the_written)
@@ -680,6 +691,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, proposals_off_emits_no_add);
 	tcase_add_test(tc, claims_and_sources);
 	tcase_add_test(tc, no_member_and_full_sets);
+	tcase_add_test(tc, stall_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("caps");
 	tcase_add_test(tc, caps_stop_and_the_view_holds_exactly_the_written);

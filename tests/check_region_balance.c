@@ -269,6 +269,42 @@ START_TEST(idle_newest_first_and_zone_gain)
 }
 END_TEST
 
+/* The four tiers read as four sentences. */
+START_TEST(idle_tiers_explain)
+{
+	tl *t = tl_new();
+	ru_member(t, "a", NULL, 1);
+	ru_member(t, "j", NULL, 2);
+	ru_region(t, "r", 0, 1, 0u);
+	pl_action x;
+	memset(&x, 0, sizeof x);
+	x.kind = PL_ACTION_MOVE_REPLICA;
+	x.reason = PL_REASON_IDLE_MEMBER;
+	x.shard = 0;
+	x.stream = PL_NONE;
+	x.from = 0;
+	x.to = 1;
+	x.from_count = 5;
+	x.to_count = 1;
+	x.share = 3;
+	x.total = 6;
+	static const char *tail[] = {"; not the primary, and the region gains a zone", "; not the primary",
+				     "; the primary moves with it, and the region gains a zone",
+				     "; the primary moves with it"};
+	for (uint32_t tier = 1; tier <= 4; tier++) {
+		char buf[256], want[256];
+		x.tier = tier;
+		pl_action_explain(tl_snap(t), &x, buf, sizeof buf);
+		snprintf(want, sizeof want,
+			 "stage a copy of r on j, then move the peer from a: j holds 1 replica, below its fair share 3 of "
+			 "6 peers; a holds 5, the most%s",
+			 tail[tier - 1]);
+		ck_assert_str_eq(buf, want);
+	}
+	tl_free(t);
+}
+END_TEST
+
 /* ---- step 3 details ---------------------------------------------------------------------- */
 
 /* The newest peer that is behind on its map is passed over for the next. */
@@ -360,6 +396,39 @@ START_TEST(unmeasured_peer_never_takes_a_primary)
 	v = tl_view(u, 0);
 	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0);
 	tl_free(u);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* Among peers with the same load, the one leading fewer primaries, then the
+ * smaller id, takes the primary. */
+START_TEST(load_ties_go_to_fewer_primaries)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 9), b = ru_member(t, "b", NULL, 1), c = ru_member(t, "c", NULL, 2);
+	t->m[a].load = 1000;
+	t->m[b].load = t->m[c].load = 100;
+	for (int i = 0; i < 6; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 3, a, b, c);
+	uint32_t x = ru_region(t, "x", b, 1, b); /* b leads one more than c */
+	t->k[x].flags = PL_SHARD_NOT_IDEMPOTENT;
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(3);
+	cfg.load_balance = 1;
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, c);
+	t->k[x].replicas[0] = t->k[x].leader = c; /* now c leads more: b */
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, b);
+	/* equal primaries: the smaller id, b */
+	t->k[x].replica_count = 0;
+	t->k[x].leader = PL_NONE;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, b);
 	free(tk);
 	tl_free(t);
 }
@@ -802,12 +871,14 @@ static Suite *suite(void)
 	tc = tcase_create("idle_member");
 	tcase_add_test(tc, idle_moves_keep_zones);
 	tcase_add_test(tc, idle_newest_first_and_zone_gain);
+	tcase_add_test(tc, idle_tiers_explain);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("newest_peer");
 	tcase_add_test(tc, newest_peer_must_be_ready);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("load");
 	tcase_add_test(tc, unmeasured_peer_never_takes_a_primary);
+	tcase_add_test(tc, load_ties_go_to_fewer_primaries);
 	tcase_add_test(tc, load_never_takes_what_newest_peer_wants);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("properties");
