@@ -43,8 +43,9 @@
  *     reason UNDER_RF, stage first): among the members that may receive, a
  *     member in a zone none of its live peers is in, then the member holding
  *     the fewest replicas, then the highest rendezvous score for the region
- *     (the score pl_view_home() ranks by; ties to the smaller id). A region whose listed peers are all down is
- *     not grown (there is nothing to copy from); a new region (no peers) is.
+ *     (the score pl_view_home() ranks by; ties to the smaller id). A region
+ *     whose listed peers are all down is not grown (there is nothing to copy
+ *     from); a new region (no peers) is.
  *     With add_peer_proposals off, no ADD_REPLICA is emitted.
  *  2. Fill an idle member, only when step 1 leaves no region it is growing or
  *     waiting on: none is under R and busy (in flight, or acted on in this
@@ -79,7 +80,11 @@
  *     100 * load(q) < (100 - load_threshold) * load(p); and step 3's count
  *     rule holds before and after: L(q) < L(p) before, L(q) + 1 <= L(p) - 1
  *     after, and step 3 would not move the region's primary either before or
- *     after. Of all such moves, the one with the largest load difference,
+ *     after (by construction: step 3 has run until its rule held for no idle
+ *     region, and then L(newest) >= L(p) >= L(q) + 2). A load move may still
+ *     lower p's count enough to open step 3 for another region next call;
+ *     that is bounded below. Of all such moves, the one with the largest load
+ *     difference,
  *     then the first region in key order; q is the least loaded such peer,
  *     then the one leading fewer primaries, then the smaller id.
  *
@@ -88,8 +93,9 @@
  * and a caller that carries out every action before the next call
  * (pl_view_apply()/pl_view_settle(), or a snapshot rebuilt from the
  * results). Let n be the live members, R the effective RF, A0 = sum over
- * placeable regions of max(0, R - live peers), and D0 = sum over live members
- * of max(0, F - c(m)) in the first snapshot. Then:
+ * placeable regions of max(0, R - live peers), F the fair share and D0 =
+ * sum over live members of max(0, F - c(m)), all in the first snapshot, N
+ * its regions. Then:
  *  - claims: at most one per region (live primaries stay live and every
  *    handoff goes to a live member), so at most N for N regions;
  *  - adds: each raises one region's live peers toward R and nothing lowers
@@ -106,10 +112,12 @@
  *    raise it, and a claim or an idle move raises it by at most 2N + 1, so at
  *    most (N^2 + (N + M) * (2N + 1)) / 2.
  * So with load balance off, at most B = 2N + 2 * A0 + 2 * M actions are ever
- * emitted, and as a call that emits nothing leaves the view as it found it,
- * at most B + 1 calls reach one that emits nothing, whatever the caps. A
- * configured-RF change, a join or a leave restarts the count from the new
- * snapshot. The bounds are what the property tests check.
+ * emitted; with it on, B plus twice the load-move bound (each load move and
+ * the newest-peer move it may allow). As a call that emits nothing leaves the
+ * view as it found it, at most B + 1 calls reach one that emits nothing,
+ * whatever the caps. A configured-RF change, a join or a leave restarts the
+ * count from the new snapshot. The bounds are what the property tests and
+ * the fuzz harness check.
  *
  * What it does not do: remove peers from a region above R (when a member
  * comes back), or peers on down members (the caller's heal path); balance
