@@ -21,5 +21,6 @@
 #include "placement/view.h"
 #include "placement/fleet.h"
 #include "placement/route.h"
+#include "placement/region.h"
 
 #endif /* PLACEMENT_H */

@@ -89,6 +89,12 @@ static const char *tier_words(uint32_t tier)
 	}
 }
 
+/* "1 replica", "2 replicas". */
+static const char *plural(uint32_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* Why a count or spread move took that shard (pl_action.tier). */
 static const char *pick_words(uint32_t tier)
 {
@@ -211,11 +217,11 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " to its newest peer ");
 		member(o, n, a->to);
-		put(o, ": ");
+		put(o, " (joined at %llu): ", (unsigned long long)a->at);
 		member(o, n, a->to);
-		put(o, " leads %u primaries, ", a->to_count);
+		put(o, " leads %u %s, fewer than the %u of ", a->to_count, plural(a->to_count, "primary", "primaries"),
+		    a->from_count);
 		member(o, n, a->from);
-		put(o, " leads %u", a->from_count);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_LOAD:
 		put(o, "hand primary of ");
@@ -224,9 +230,34 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " to ");
 		member(o, n, a->to);
-		put(o, ": load %llu more on ", (unsigned long long)a->load);
+		put(o, ": ");
+		member(o, n, a->to);
+		put(o, "'s load %llu is more than %u%% below ", (unsigned long long)a->at, a->share);
 		member(o, n, a->from);
-		put(o, "; primaries %u and %u", a->from_count, a->to_count);
+		put(o, "'s %llu; ", (unsigned long long)a->load);
+		member(o, n, a->to);
+		put(o, " leads %u %s, ", a->to_count, plural(a->to_count, "primary", "primaries"));
+		member(o, n, a->from);
+		put(o, " %u", a->from_count);
+		return;
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NO_PRIMARY:
+		put(o, "make ");
+		member(o, n, a->to);
+		put(o, " primary of ");
+		shard(o, n);
+		if (a->from == PL_NONE) {
+			put(o, ": it has no primary; ");
+		} else {
+			put(o, ": its primary ");
+			member(o, n, a->from);
+			put(o, " is down; ");
+		}
+		member(o, n, a->to);
+		if (a->total == 1)
+			put(o, ", its only live peer, leads %u %s", a->to_count, plural(a->to_count, "primary", "primaries"));
+		else
+			put(o, " leads %u %s, the fewest of its %u live peers", a->to_count,
+			    plural(a->to_count, "primary", "primaries"), a->total);
 		return;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
 		put(o, "add a replica of ");
@@ -240,7 +271,18 @@ static void explain(out *o, const names *n)
 		shard(o, n);
 		put(o, " on ");
 		member(o, n, a->to);
-		put(o, ", then add it as a peer: %u peers, replication factor %u", a->to_count, a->total);
+		put(o, ", then add it as a peer: %u of %u %s", a->to_count, a->total, plural(a->total, "peer", "peers"));
+		if (a->ceiling > a->total)
+			put(o, " (replication factor %u, %u live %s)", a->ceiling, a->total,
+			    plural(a->total, "member", "members"));
+		put(o, "; ");
+		member(o, n, a->to);
+		if (a->tier == 1)
+			put(o, " is in a zone its peers are not, and holds %u %s", a->share,
+			    plural(a->share, "replica", "replicas"));
+		else
+			put(o, " holds %u %s, and no member in a new zone could take it", a->share,
+			    plural(a->share, "replica", "replicas"));
 		return;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_IDLE_MEMBER:
 		put(o, "stage a copy of ");
@@ -251,9 +293,17 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, ": ");
 		member(o, n, a->to);
-		put(o, " holds %u replicas, fair share %u; ", a->to_count, a->share);
+		put(o, " holds %u %s, below its fair share %u of %u peers; ", a->to_count,
+		    plural(a->to_count, "replica", "replicas"), a->share, a->total);
 		member(o, n, a->from);
-		put(o, " holds %u", a->from_count);
+		put(o, " holds %u, the most", a->from_count);
+		switch (a->tier) {
+		case 1: put(o, "; not the primary, and the region gains a zone"); break;
+		case 2: put(o, "; not the primary"); break;
+		case 3: put(o, "; the primary moves with it, and the region gains a zone"); break;
+		case 4: put(o, "; the primary moves with it"); break;
+		default: break;
+		}
 		return;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_COUNT:
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_SPREAD:

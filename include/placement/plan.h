@@ -54,7 +54,8 @@ extern "C" {
 	X(UNDER_RF, 12, "under-rf")        /* region below its replication factor */       \
 	X(IDLE_MEMBER, 13, "idle-member")  /* a member below its fair share of replicas */ \
 	X(NEWEST_PEER, 14, "newest-peer")  /* primary follows the newest peer */           \
-	X(LOAD, 15, "load")                /* primary toward clearly less load */
+	X(LOAD, 15, "load")                /* primary toward clearly less load */          \
+	X(NO_PRIMARY, 25, "no-primary")    /* region has no live primary */
 
 /* X(NAME, value, name string) — why a call stopped emitting. */
 #define PL_STATUS_LIST(X)                                                               \
