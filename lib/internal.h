@@ -161,6 +161,8 @@ struct pl_view {
 	uint32_t *m_leaders;  /* leaders in total */
 	uint32_t *m_replicas; /* replicas in total */
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
+	int64_t *m_scratch;   /* per member, for one policy call's own use: no
+	                       * meaning between calls, never read by the view */
 	uint32_t *elig;       /* eligible member indices, canonical order */
 	uint64_t *elig_hash;  /* their hashes ^ PL__MIX_M, for the top-1 loop */
 
