@@ -100,7 +100,7 @@ deps:
 	fi
 
 # ---- tests ------------------------------------------------------------------
-$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) tests/testutil.h $(STATIC)
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(STATIC) $(CHECK_LIBS) $(LDFLAGS)
 

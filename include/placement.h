@@ -19,5 +19,6 @@
 #include "placement/snapshot.h"
 #include "placement/plan.h"
 #include "placement/view.h"
+#include "placement/broker.h"
 
 #endif /* PLACEMENT_H */
