@@ -9,9 +9,12 @@
  * the key, big-endian, plus one byte saying how many bytes remain (capped at
  * 8), as one 64-bit sort key. Keys equal on that level and with bytes left
  * (the low byte is 8) are sorted again from 7 bytes further on; keys equal
- * with no bytes left are equal keys. Runs of 16 or fewer are finished by
- * insertion sort. Every pass is stable, so equal keys keep their index order
- * and the first duplicate is the same whatever sort path was taken.
+ * with no bytes left are equal keys. A level sorts runs of 32 or fewer by
+ * insertion on the same keys, and a run of more than 64 skips the bytes all
+ * its keys share (guessed from its first and last keys, checked while the
+ * level keys are built), so a common "stream-" prefix costs no level. Every pass
+ * is stable, so equal keys keep their index order and the first duplicate is
+ * the same whatever sort path was taken.
  *
  * It terminates because each level consumes 7 bytes and keys are at most
  * PL_MAX_ID_LEN long.
@@ -72,34 +75,58 @@ static uint64_t level_key(pl_bytes b, uint64_t off)
 	return (k << 8) | (rem < 8 ? rem : 8);
 }
 
-static int ent_cmp_from(const pl__byteseq *q, uint32_t x, uint32_t y, uint64_t off)
+/* Bytes from `off` that the run's first and last keys share: a guess at
+ * the prefix every key of the run shares, checked while the level keys are
+ * built. */
+static uint64_t guess_prefix(const pl__byteseq *q, const pl__ent *a, uint32_t n, uint64_t off)
 {
-	pl_bytes a = pl__seq_at(q, x), b = pl__seq_at(q, y);
-	/* Both agree on the bytes before off (they were in one run). */
-	const char *pa = a.len > off ? a.ptr + off : NULL, *pb = b.len > off ? b.ptr + off : NULL;
-	int c = pl__bytes_cmp(pa, pa ? a.len - off : 0, pb, pb ? b.len - off : 0);
-	if (c)
-		return c;
-	return (x > y) - (x < y);
+	pl_bytes f = pl__seq_at(q, a[0].i), l = pl__seq_at(q, a[n - 1].i);
+	uint64_t m = f.len < l.len ? f.len : l.len, j = off;
+	while (j < m && f.ptr[j] == l.ptr[j])
+		j++;
+	return j - off;
+}
+
+/* Level keys from off + skip; 0 when some key does not share the skipped
+ * bytes with the first (the caller then builds them from off). */
+static int level_keys(const pl__byteseq *q, pl__ent *a, uint32_t n, uint64_t off, uint64_t skip)
+{
+	if (n == 0)
+		return 1;
+	pl_bytes f = pl__seq_at(q, a[0].i);
+	for (uint32_t i = 0; i < n; i++) {
+		pl_bytes b = pl__seq_at(q, a[i].i);
+		if (skip && (b.len < off + skip || memcmp(b.ptr + off, f.ptr + off, (size_t)skip) != 0))
+			return 0;
+		a[i].k = level_key(b, off + skip);
+	}
+	return 1;
 }
 
 static void sort_level(const pl__byteseq *q, pl__ent *a, pl__ent *tmp, uint32_t n, uint64_t off)
 {
-	if (n <= 16) {
+	/* A big run whose keys share a prefix ("orders/", "stream-") skips it
+	 * rather than spend a level on it. */
+	uint64_t skip = n > 64 ? guess_prefix(q, a, n, off) : 0;
+	if (!level_keys(q, a, n, off, skip)) {
+		skip = 0;
+		level_keys(q, a, n, off, 0);
+	}
+	off += skip;
+	if (n <= 32) {
+		/* Insertion sort on the level keys: stable, like the radix sort. */
 		for (uint32_t i = 1; i < n; i++) {
 			pl__ent e = a[i];
 			uint32_t j = i;
-			while (j > 0 && ent_cmp_from(q, a[j - 1].i, e.i, off) > 0) {
+			while (j > 0 && a[j - 1].k > e.k) {
 				a[j] = a[j - 1];
 				j--;
 			}
 			a[j] = e;
 		}
-		return;
+	} else {
+		pl__radix_sort(a, tmp, n);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		a[i].k = level_key(pl__seq_at(q, a[i].i), off);
-	pl__radix_sort(a, tmp, n);
 	uint32_t i = 0;
 	while (i < n) {
 		uint32_t j = i + 1;

@@ -177,6 +177,7 @@ static void init_shards(pl_view *v)
 			v->m_replicas[st->rep[j]]++;
 		if (k->stream != PL_NONE)
 			v->s_shards[k->stream]++;
+		v->k_home[r] = k->stream; /* for init_by_stream: 4 bytes, not a shard */
 	}
 	v->n_overrides = s->n_overrides;
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
@@ -200,9 +201,9 @@ static void init_by_stream(pl_view *v)
 	for (uint32_t i = 0; i < v->ns; i++)
 		next[i] = v->s_first[i];
 	for (uint32_t r = 0; r < v->nk; r++) {
-		uint32_t k = v->k_order[r], st = v->snap.shards[k].stream;
+		uint32_t st = v->k_home[r]; /* the stream of k_order[r], from init_shards */
 		if (st != PL_NONE)
-			v->by_stream[next[st]++] = k;
+			v->by_stream[next[st]++] = v->k_order[r];
 	}
 }
 
@@ -221,12 +222,25 @@ static void init_cells(pl_view *v)
 			if (count[l]++ == 0)
 				distinct[n++] = l;
 		}
-		pl__sort_u32(distinct, n);
 		pl__cell *c = v->cells + sum;
-		for (uint32_t j = 0; j < n; j++) {
-			c[j].member = distinct[j];
-			c[j].leaders = count[distinct[j]];
-			count[distinct[j]] = 0;
+		if ((uint64_t)n * 16 > v->nm) {
+			/* Many members lead some of it: walking the members in
+			 * index order is cheaper than sorting them. */
+			uint32_t j = 0;
+			for (uint32_t m = 0; j < n; m++)
+				if (count[m]) {
+					c[j].member = m;
+					c[j].leaders = count[m];
+					count[m] = 0;
+					j++;
+				}
+		} else {
+			pl__sort_u32(distinct, n);
+			for (uint32_t j = 0; j < n; j++) {
+				c[j].member = distinct[j];
+				c[j].leaders = count[distinct[j]];
+				count[distinct[j]] = 0;
+			}
 		}
 		v->s_cell_count[s] = n;
 		sum += k < v->nm ? k : v->nm;

@@ -2,6 +2,7 @@
  * comparison sort on random keys built to stress it (shared prefixes longer
  * than a radix level, embedded zero bytes, keys that extend each other). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,37 @@ START_TEST(radix_order_matches_comparison_order)
 }
 END_TEST
 
+/* A big run skips the prefix its first and last keys share only when every
+ * key has it: a middle key that does not (shorter, or different) must still
+ * sort by its own bytes. */
+START_TEST(shared_prefix_guess_is_checked)
+{
+	static const char *odd[] = {"str", "stream-", "stream-05", "stre@m-050", "stream-\x00", "a", "zzz"};
+	for (uint32_t o = 0; o < sizeof odd / sizeof odd[0]; o++) {
+		enum { N = 200 };
+		char pool[N][16];
+		key k[N];
+		for (uint32_t i = 0; i < N; i++) {
+			int n = snprintf(pool[i], sizeof pool[i], "stream-%03u", i);
+			k[i].b.ptr = pool[i];
+			k[i].b.len = (uint64_t)n;
+		}
+		k[N / 2].b.ptr = odd[o];
+		k[N / 2].b.len = strlen(odd[o]) + (o == 4); /* "stream-" then a zero byte */
+		uint32_t got[N], want[N];
+		pl__ent scratch[2 * N];
+		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b)};
+		pl__sort_bytes(&q, N, got, scratch);
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = i;
+		cmp_base = k;
+		qsort(want, N, sizeof *want, ref_cmp);
+		for (uint32_t i = 0; i < N; i++)
+			ck_assert_msg(got[i] == want[i], "odd key %u: place %u has %u, want %u", o, i, got[i], want[i]);
+	}
+}
+END_TEST
+
 START_TEST(u32_sort_and_radix)
 {
 	uint64_t rng = tl_seed(99);
@@ -120,6 +152,7 @@ static Suite *suite(void)
 	TCase *c = tcase_create("sort");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, radix_order_matches_comparison_order);
+	tcase_add_test(c, shared_prefix_guess_is_checked);
 	tcase_add_test(c, u32_sort_and_radix);
 	tcase_add_test(c, bytes_compare);
 	suite_add_tcase(s, c);
