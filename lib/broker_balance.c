@@ -231,11 +231,13 @@ static void project(const pl__bk *b)
 		}
 		const pl__cell *c = v->cells + v->s_cell_first[s];
 		for (uint32_t i = 0; i < v->s_cell_count[s]; i++) {
-			uint32_t m = c[i].member;
+			uint32_t m = c[i].member, n = c[i].leaders;
 			if (!pl__eligible(v, m))
 				continue;
-			pl__bounds(v, L, m, &fl, &ce);
-			p[m] += part(v, s, L, m) - (spread ? (int64_t)fl : 0);
+			if (v->weighted)
+				pl__bounds(v, L, m, &fl, &ce);
+			p[m] += (n < fl ? (int64_t)(fl - n) : 0) - (n > ce ? (int64_t)(n - ce) : 0) -
+				(spread ? (int64_t)fl : 0);
 		}
 	}
 	for (uint32_t e = 0; e < v->n_elig; e++)
@@ -736,8 +738,7 @@ void pl__bk_balance(pl__bk *b)
 	const pl_view *v = b->v;
 	int held = 0; /* a stream moved or waits: the cluster pass waits too */
 	scope sc;
-	if (b->cfg->stream_balance)
-		project(b);
+	int projected = 0;
 	if (b->cfg->stream_balance)
 		for (uint32_t r = 0; r < v->ns; r++) {
 			uint32_t s = v->s_order[r];
@@ -748,6 +749,10 @@ void pl__bk_balance(pl__bk *b)
 				if (b->budget == 0) {
 					pl__bk_wait_limit(b, PL_NONE);
 					return;
+				}
+				if (!projected) {
+					project(b); /* only once a stream wants a move */
+					projected = 1;
 				}
 				int rc = stream_move(b, &sc);
 				if (rc == MOVED) {

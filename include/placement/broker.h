@@ -54,60 +54,75 @@
  * other streams lead: 12 shards on 3 members are placed 4/4/4.
  *
  * Rebalancing (after placing, when not paused and the move limit allows).
- * Within a scope (one stream's leaders, or all leaders) a member is over when
+ * Within a scope (one stream's leaders, or all leaders, counted on eligible
+ * members, with floors and ceilings over that count) a member is over when
  * it leads more than its ceiling and under when it leads fewer than its
- * floor. A scope wants a move when some member is over or under. Sources are
- * the members over the ceiling, or, when none is, those above their floor;
- * destinations are the members under the floor, or, when none is, those
- * below their ceiling. With equal weights this is exactly "the member leading
- * the most, when it leads at least two more than another, hands one to the
- * member leading the fewest".
- *  - Stream pass, streams in id order: the source furthest over wins, ties to
- *    the member leading most leaders in total (per weight), then the smaller
- *    id; it hands a shard to the destination furthest under, ties to the
- *    member leading fewest in total (per weight), then the smaller id.
- *  - Cluster pass, only when no stream wants a move that could be made (a
- *    stream whose every wanted move is blocked by zones or caps does not hold
- *    it up; one waiting on a move limit or a move in flight does): the
- *    member furthest over its share hands one shard to the member furthest
- *    under (ties on the smaller id). The shard's stream must stay within its
- *    bounds on both (the source keeps at least its floor of the stream, the
- *    destination at most its ceiling): the destination leads fewer of it.
- * If the first (source, destination) pair has no shard it may move, the next
- * destination is tried, then the next source, in the same orders.
- * Which shard: among the source's shards of the scope the move may take, one
- * the destination already holds a replica of (a plain leadership transfer,
- * no copy) first, then the first in key order. A move to a member without a
- * replica is MOVE_LEADER with PL_ACTION_STAGE_FIRST: the destination takes
- * the old leader's replica.
+ * floor; the scope wants a move when some member is either. Sources are the
+ * members over their ceiling, or, when none is, those above their floor;
+ * destinations are the members under their floor, or, when none is, those
+ * below their ceiling. With equal weights this is exactly the seed's rule:
+ * the member leading the most, when it leads at least two more than another,
+ * hands one to the member leading the fewest.
+ *  - Stream pass, streams in id order. The source furthest over wins, ties to
+ *    the member with the most projected leaders per weight (its leaders in
+ *    total, less what it leads over its ceilings, plus what it lacks under
+ *    its floors, over every stream: where its total is headed), then the
+ *    smaller id; the destination furthest under wins, ties to the fewest
+ *    projected leaders per weight, then the smaller id. (Plain totals, the
+ *    issue's tie-break, are the projection before any stream moves.)
+ *  - Cluster pass, only when no stream wanted a move in this call, moved or
+ *    waiting on a limit or a move in flight (a stream whose every move is
+ *    blocked by zones or caps does not hold it up): the member furthest over
+ *    its share hands one shard to the member furthest under, ties on leaders
+ *    per weight, then the smaller id. The shard's stream must keep its
+ *    bounds on both: the source stays at or above its floor of the stream,
+ *    the destination at or below its ceiling (it leads fewer of it).
+ * The best move is the best source that has any move, then its best
+ * destination. Which shard, among the source's shards of the scope that may
+ * go there: one the destination already holds a replica of (a leadership
+ * transfer, no copy) first, then the one whose rendezvous draw rises the
+ * most (the destination's draw less the source's, so a shard that just
+ * arrived is the last to leave again), then key order. A move to a member
+ * without a replica is MOVE_LEADER with PL_ACTION_STAGE_FIRST: the
+ * destination takes the old leader's replica.
+ * When zones or caps leave none of those moves, a fallback allows every pair
+ * that still lowers the scope's distance (over the ceiling to below it, or
+ * above the floor to under it). When the streams' bounds leave the cluster
+ * pass no move, it may relay: the source hands a shard to a member x at its
+ * share that can hand one of another stream on to the destination; x -> the
+ * destination is then an ordinary move.
  * A move never: reduces the number of zones the shard's replicas span; fills
  * a member past max_shards; touches a shard that is moving or was acted on in
  * this view since the last pl_view_settle(); starts past max_moves (moves in
  * flight in the view counted) or past a member's max_moves_in/max_moves_out.
  *
- * Why it terminates, with no thrash. A stream move goes from a member over
- * (or above) a bound to one under (or below) it, so it lowers the stream's
- * distance to its bounds (the sum over members of how far each is outside
- * [floor, ceiling]) by one or two; with equal weights it goes from a member
- * leading at least two more, so it also lowers the stream's sum of squared
- * counts by at least 2. A cluster move keeps every stream within its bounds
- * (with equal weights: the stream's sum of squares stays the same or drops)
- * and lowers the cluster's distance (and sum of squares). Neither potential
- * can rise, so moves never undo one another and every sequence of calls,
- * each applied and settled, ends. Each stream move lowers
- * max(excess over the ceilings, deficit under the floors) of its stream by
- * one, which is the fewest moves that stream alone needs.
+ * Why it terminates, with no thrash. The distance of a scope is the sum over
+ * its members of how far each is outside [floor, ceiling]. Every stream move
+ * goes from a member over (above) a bound to one under (below) it, so it
+ * lowers its stream's distance; with equal weights the source leads at
+ * least two more than the destination, so the stream's sum of squared
+ * counts drops too. Every cluster move keeps every stream within its bounds
+ * on both members (no stream's distance or, with equal weights, sum of
+ * squares rises) and lowers the cluster's distance, or with equal weights
+ * keeps it and lowers the cluster's sum of squares; a relay keeps both and is
+ * always followed by a cluster move that lowers one, never by another relay.
+ * Nothing rises, so the moves end and none undoes another. Each stream move
+ * lowers its stream's max(excess over the ceilings, deficit under the
+ * floors) by one: the stream pass makes the fewest moves each stream needs.
  *
  * Limits. It counts shards, not bytes: a stream whose traffic is lopsided
- * across its own shards stays lopsided. The cluster pass looks at the
- * PL_BROKER_SEARCH best-ranked sources and, for each shard, at its followers
- * and the PL_BROKER_SEARCH best-ranked destinations with room, so on a huge
- * cluster where all of those are blocked it may report a block that a
- * lower-ranked pair would not have had. The stream pass is exact.
+ * across its own shards stays lopsided. The stream pass is exact: a stream it
+ * reports blocked has no move the rules allow. The cluster pass ranks at most
+ * PL_BROKER_SEARCH sources and, for each shard, its followers and the
+ * PL_BROKER_SEARCH best destinations with room: on a cluster larger than that
+ * where all of those are blocked it may report a block that a lower-ranked
+ * pair would not have had. With unequal weights and no relay possible, the
+ * totals can end outside their bounds; the streams come first.
  *
- * Cost: one call is linear in the shards and the per-stream cells (a few
- * passes), plus O(eligible members) per stream that wants a move; nothing
- * scores every (shard, member) pair. Nothing is allocated.
+ * Cost: one call is linear in the shards and the per-stream cells, plus
+ * O(eligible members) per stream that wants a move; nothing scores every
+ * (shard, member) pair. Nothing is allocated; per-member numbers live in the
+ * view's scratch for the length of a call.
  */
 #ifndef PLACEMENT_BROKER_H
 #define PLACEMENT_BROKER_H
@@ -171,20 +186,27 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  * @param out   receives the actions, in the order to carry them out; may be
  *              NULL when cap is 0.
  * @param cap   room in out.
- * @param info  optional: written, wanted and why the call stopped:
- *              PL_STATUS_FULL (out filled first; wanted = written + 1);
- *              PL_STATUS_STALLED (a shard that needs a leader has no member
- *              it may go to; detail = the first such shard);
- *              PL_STATUS_PAUSED, PL_STATUS_MOVE_LIMIT (detail = the member
- *              whose max_moves_in/out held, PL_NONE for max_moves) or
- *              PL_STATUS_IN_FLIGHT (wanted moves touch only moving shards):
- *              a move is wanted later, wanted = written + 1;
- *              PL_STATUS_BLOCKED_CAPS or PL_STATUS_BLOCKED_ZONES: every
- *              wanted move would pass a max_shards cap or lose a zone
- *              (detail = the stream, PL_NONE for the cluster pass);
- *              PL_STATUS_BALANCED otherwise. When several hold, the first in
- *              this list is reported. blocked counts the shards stalled and
- *              the streams (and the cluster) whose wanted moves are blocked.
+ * @param info  optional: written, wanted and why the call stopped, the
+ *              first of these that holds:
+ *              PL_STATUS_FULL: out filled first (wanted = written + 1);
+ *              PL_STATUS_STALLED: a shard needs a leader and has no member
+ *              it may go to (no live replica left to copy from), or a
+ *              draining member's shard has no member with room; detail =
+ *              the first such shard;
+ *              PL_STATUS_PAUSED: a move is wanted and the policy is paused;
+ *              PL_STATUS_MOVE_LIMIT: a move waits on max_moves (detail
+ *              PL_NONE) or on a member's max_moves_in/out (detail = that
+ *              member);
+ *              PL_STATUS_IN_FLIGHT: a wanted move touches only shards
+ *              already moving, or the cluster pass waits for this call's
+ *              stream moves to settle;
+ *              (for these three a move is wanted later: wanted = written + 1)
+ *              PL_STATUS_BLOCKED_CAPS, PL_STATUS_BLOCKED_ZONES: a scope wants
+ *              a move and every one would pass a max_shards cap or lose a
+ *              zone; detail = the first such stream, PL_NONE for the
+ *              cluster;
+ *              PL_STATUS_BALANCED: nothing more is wanted.
+ *              blocked counts the stalled shards and the blocked scopes.
  * @param diag  optional; names the bad element on error.
  * @return how many actions were written; or PL_E_INVAL (NULL or dropped view:
  *         PL_ELEM_ARGUMENT 1; NULL cfg: 2; NULL out with cap > 0: 3),

@@ -21,5 +21,6 @@ void bench_keep(uint64_t x);
 
 /* Sections. */
 void bench_hash(void);
+void bench_broker(void);
 
 #endif

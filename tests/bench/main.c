@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash). */
+ * only the named ones (hash, broker). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -33,6 +33,7 @@ static const struct {
 	void (*run)(void);
 } sections[] = {
 	{"hash", bench_hash},
+	{"broker", bench_broker},
 };
 
 int main(int argc, char **argv)
