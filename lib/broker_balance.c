@@ -55,7 +55,7 @@ typedef struct scope {
 	uint32_t L;        /* leaders counted on eligible members */
 	uint32_t fl, ce;   /* the bounds, when weights are equal */
 	int over, under;   /* some member over its ceiling, under its floor */
-	int wide;          /* the fallback: every pair that lowers the distance */
+	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread */
 } scope;
 
 static uint32_t count(const pl_view *v, const scope *sc, uint32_t m)
@@ -97,7 +97,7 @@ static void scope_stream(const pl__bk *b, uint32_t s, scope *sc)
 	uint32_t n = v->s_cell_count[s], ne = 0;
 	sc->s = s;
 	sc->L = 0;
-	sc->over = sc->under = sc->wide = 0;
+	sc->over = sc->under = sc->level = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (pl__eligible(v, c[i].member)) {
 			sc->L += c[i].leaders;
@@ -134,7 +134,7 @@ static void scope_cluster(const pl__bk *b, scope *sc)
 	const pl_view *v = b->v;
 	sc->s = PL_NONE;
 	sc->L = 0;
-	sc->over = sc->under = sc->wide = 0;
+	sc->over = sc->under = sc->level = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		sc->L += v->m_leaders[v->elig[e]];
 	set_equal_bounds(v, sc);
@@ -146,44 +146,64 @@ static void scope_cluster(const pl__bk *b, scope *sc)
 	}
 }
 
-/* Keys of the fallback: past this, a member is over its ceiling (source) or
+/* Keys of the fallbacks: past this, a member is over its ceiling (source) or
  * under its floor (destination). */
 #define WIDE (UINT32_C(1) << 30)
 
-/* Is eligible member m a source of the scope? Its key: how far over. */
+/* A mark on a member, kept in the scratch's high bits beside the projection
+ * (which fits far below them: it is at most the shards). */
+#define MARK (INT64_C(1) << 40)
+
+/* Is eligible member m a source of the scope? Its key: how far over. The
+ * wide fallback adds the members above their floor, the spread fallback
+ * keeps only those over their ceiling. */
 static int source_key(const pl_view *v, const scope *sc, uint32_t m, uint32_t *key)
 {
 	uint32_t c = count(v, sc, m), fl, ce;
 	bounds(v, sc, m, &fl, &ce);
-	if (sc->wide) {
+	if (sc->level == 1) {
 		*key = c > ce ? WIDE + (c - ce) : c > fl ? c - fl : 0;
 		return c > fl;
 	}
-	uint32_t bound = sc->over ? ce : fl;
+	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
 	*key = c > bound ? c - bound : 0;
 	return c > bound;
 }
 
-/* Is eligible member m a destination of the scope? Its key: how far under. */
+/* Is eligible member m a destination of the scope? Its key: how far under;
+ * in the wide fallback the members below their ceiling too; in the spread
+ * fallback every member, fewest leaders of the scope first. */
 static int dest_key(const pl_view *v, const scope *sc, uint32_t m, uint32_t *key)
 {
 	uint32_t c = count(v, sc, m), fl, ce;
 	bounds(v, sc, m, &fl, &ce);
-	if (sc->wide) {
+	if (sc->level == 1) {
 		*key = c < fl ? WIDE + (fl - c) : c < ce ? ce - c : 0;
 		return c < ce;
+	}
+	if (sc->level == 2) {
+		*key = WIDE - (c < WIDE ? c : WIDE - 1);
+		return 1;
 	}
 	uint32_t bound = sc->under ? fl : ce;
 	*key = c < bound ? bound - c : 0;
 	return c < bound;
 }
 
-/* May a source of key ka hand a shard to a destination of key kd? Always in
- * the first search; in the fallback, when the source is over its ceiling or
- * the destination under its floor, so the move lowers the distance. */
-static int pair_ok(const scope *sc, uint32_t ka, uint32_t kd)
+/* May source a (key ka) hand a shard to destination d (key kd)? Always in
+ * the first search. In the wide fallback when a is over its ceiling or d
+ * under its floor: the move lowers the distance. In the spread fallback
+ * (a is over its ceiling) when the move lowers the sum over members of
+ * count^2 / weight, (2 c_a - 1) w_d > (2 c_d + 1) w_a: with equal weights,
+ * when a leads at least two more than d. */
+static int pair_ok(const pl_view *v, const scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd)
 {
-	return !sc->wide || ka >= WIDE || kd >= WIDE;
+	if (sc->level == 0)
+		return 1;
+	if (sc->level == 1)
+		return ka >= WIDE || kd >= WIDE;
+	uint64_t ca = count(v, sc, a), cd = count(v, sc, d);
+	return (2 * ca - 1) * v->m_weight[d] > (2 * cd + 1) * v->m_weight[a];
 }
 
 /* The stream pass breaks ties on projected totals: a member's leaders in
@@ -260,7 +280,7 @@ static int tie(const pl_view *v, const scope *sc, uint32_t a, uint32_t b)
 {
 	int c = 0;
 	if (sc->s != PL_NONE) {
-		int64_t pa = v->m_scratch[a] > 0 ? v->m_scratch[a] : 0, pb = v->m_scratch[b] > 0 ? v->m_scratch[b] : 0;
+		int64_t pa = v->m_scratch[a] & (MARK - 1), pb = v->m_scratch[b] & (MARK - 1);
 		c = pl__bk_cmp_w(v, (uint64_t)pa, a, (uint64_t)pb, b);
 	}
 	else
@@ -493,12 +513,12 @@ static int stream_search(pl__bk *b, const scope *sc)
 				seen_limit(&w, f);
 				continue;
 			}
-			if (pair_ok(sc, ka, kf))
+			if (pair_ok(v, sc, a, ka, f, kf))
 				offer(v, sc, &x, a, ka, f, kf, 1, k);
 		}
 		for (uint32_t i = 0; i < l.n; i++) {
 			uint32_t d = l.m[i];
-			if (pl__bk_holds(st, d) || !pair_ok(sc, ka, l.key[i]))
+			if (pl__bk_holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]))
 				continue; /* a follower: weighed above */
 			if (!pl__bk_zones_ok(v, k, a, d)) {
 				w.zones = 1;
@@ -586,12 +606,12 @@ static int cluster_search(pl__bk *b, const scope *sc)
 					seen_limit(&w, f);
 					continue;
 				}
-				if (pair_ok(sc, ka, kf) && stream_allows(b, s, L, a, f))
+				if (pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
 					offer(v, sc, &x, a, ka, f, kf, 1, k);
 			}
 			for (uint32_t i = 0; i < l.n; i++) {
 				uint32_t d = l.m[i];
-				if (pl__bk_holds(st, d) || !pair_ok(sc, ka, l.key[i]) || !stream_allows(b, s, L, a, d))
+				if (pl__bk_holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]) || !stream_allows(b, s, L, a, d))
 					continue;
 				if (!pl__bk_zones_ok(v, k, a, d)) {
 					w.zones = 1;
@@ -607,40 +627,17 @@ static int cluster_search(pl__bk *b, const scope *sc)
 	return outcome(b, &w);
 }
 
-/* A scope with members both over and under may also move between a member
- * over its ceiling and one merely below it, or one merely above its floor
- * and one under it: moves that still lower its distance. They are tried
- * only when every move of the first search is blocked by zones or caps (or,
- * in the cluster pass, by the streams), so a layout that allows the first
- * kind never sees the second. */
-static int with_fallback(pl__bk *b, const scope *sc, int (*search)(pl__bk *, const scope *))
-{
-	int rc = search(b, sc);
-	if ((rc == BLOCK_CAPS || rc == BLOCK_ZONES || rc == SETTLED) && sc->over && sc->under) {
-		scope w = *sc;
-		w.wide = 1;
-		int again = search(b, &w);
-		if (again == MOVED || again == FULL || again == WAIT)
-			return again;
-	}
-	return rc;
-}
-
-static int stream_move(pl__bk *b, const scope *sc)
-{
-	return with_fallback(b, sc, stream_search);
-}
-
-/* May shard k (led by a, of a stream with L eligible leaders) go to x? */
-static int hop_ok(const pl__bk *b, uint32_t k, uint32_t L, uint32_t a, uint32_t x)
+/* May shard k (led by a) go to x? In the cluster scope its stream (with L
+ * eligible leaders) must keep its bounds too. */
+static int hop_ok(const pl__bk *b, const scope *sc, uint32_t k, uint32_t L, uint32_t a, uint32_t x)
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = &v->st[k];
-	if (x == a || !pl__eligible(v, x))
+	if (x == a || !pl__eligible(v, x) || st->moving || st->touched)
 		return 0;
 	if (!pl__bk_holds(st, x) && (!room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
 		return 0;
-	return stream_allows(b, v->snap.shards[k].stream, L, a, x);
+	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
 
 static uint32_t shard_L(const pl__bk *b, uint32_t k)
@@ -649,19 +646,32 @@ static uint32_t shard_L(const pl__bk *b, uint32_t k)
 	return s != PL_NONE && b->cfg->stream_balance ? stream_leaders(b->v, s) : 0;
 }
 
-/* The last resort of the cluster pass, which only unequal weights need: no
- * move from the best source a to the best destination d keeps every stream
- * within its bounds, but a relay does: a hands a shard to a member x that
- * can hand one of another stream on to d. Only the first hop is made now; x
- * is then over its share and x -> d is an ordinary move, so a relay (which
- * leaves the cluster's distance as it was) is always followed by a move
- * that lowers it. x: among members that can pass a shard on to d, a
- * follower first, then the larger rise in draw, fewest leaders, smaller id. */
+/* The shards of a scope: a stream's in key order, or every shard. */
+static uint32_t scope_n(const pl_view *v, const scope *sc)
+{
+	return sc->s == PL_NONE ? v->nk : v->s_first[sc->s + 1] - v->s_first[sc->s];
+}
+
+static uint32_t scope_at(const pl_view *v, const scope *sc, uint32_t j)
+{
+	return sc->s == PL_NONE ? j : v->by_stream[v->s_first[sc->s] + j];
+}
+
+
+/* The last resort: when no single move is allowed (zones, caps, or in the
+ * cluster pass the streams' bounds), a relay may be. The source a hands a
+ * shard to a member x that can hand one of the scope on to the destination
+ * d. Only the first hop is made now: it leaves the scope's distance and sum
+ * of squares as they were (a over its ceiling and x at or below it, or a
+ * above its floor and x below its ceiling), and x -> d is then an ordinary
+ * move, so a relay is always followed by a move that lowers them, never by
+ * another relay. Sources in rank order (at most PL_BROKER_SEARCH), d the best
+ * destination; x: as a move's shard and destination are chosen. */
 static int relay(pl__bk *b, const scope *sc)
 {
 	const pl_view *v = b->v;
-	int64_t *mark = v->m_scratch; /* the projection is not needed here */
-	uint32_t ka, kd = 0, d = PL_NONE, a = next_source(v, sc, PL_NONE, 0, &ka);
+	int64_t *mark = v->m_scratch;
+	uint32_t kd = 0, d = PL_NONE, n = scope_n(v, sc);
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e], key;
 		if (dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m) &&
@@ -670,40 +680,85 @@ static int relay(pl__bk *b, const scope *sc)
 			kd = key;
 		}
 	}
-	if (a == PL_NONE || d == PL_NONE || !pl__bk_out_ok(b, a))
+	if (d == PL_NONE)
 		return SETTLED;
 	for (uint32_t m = 0; m < v->nm; m++)
-		mark[m] = 0;
-	for (uint32_t k = 0; k < v->nk; k++) {
-		const pl__shard_state *st = &v->st[k];
-		uint32_t x = st->leader;
-		if (x == PL_NONE || x == a || x == d || mark[x] || st->moving || st->touched || !pl__eligible(v, x))
+		mark[m] &= ~MARK;
+	/* Who can pass a shard of the scope on to d? */
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t k = scope_at(v, sc, j), x = v->st[k].leader;
+		if (x == PL_NONE || x == d || (mark[x] & MARK) || !pl__eligible(v, x) || !pl__bk_out_ok(b, x))
 			continue;
-		if (pl__bk_out_ok(b, x) && hop_ok(b, k, shard_L(b, k), x, d))
-			mark[x] = 1;
+		if (hop_ok(b, sc, k, shard_L(b, k), x, d))
+			mark[x] |= MARK;
 	}
+	uint32_t a = PL_NONE, ka = 0;
 	best x = {0, 0, 0, 0, 0, 0, 0, 0};
-	for (uint32_t k = 0; k < v->nk; k++) {
-		const pl__shard_state *st = &v->st[k];
-		if (st->leader != a || st->moving || st->touched)
+	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
+		a = next_source(v, sc, a, ka, &ka);
+		if (a == PL_NONE)
+			break;
+		if (!pl__bk_out_ok(b, a))
 			continue;
-		uint32_t L = shard_L(b, k);
-		for (uint32_t e = 0; e < v->n_elig; e++) {
-			uint32_t m = v->elig[e];
-			if (mark[m] && pl__bk_in_ok(b, m) && hop_ok(b, k, L, a, m))
-				offer(v, sc, &x, a, ka, m, 0, pl__bk_holds(st, m), k);
+		uint32_t ca = count(v, sc, a), fa, ea;
+		bounds(v, sc, a, &fa, &ea);
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t k = scope_at(v, sc, j);
+			if (v->st[k].leader != a)
+				continue;
+			uint32_t L = shard_L(b, k);
+			for (uint32_t e = 0; e < v->n_elig; e++) {
+				uint32_t m = v->elig[e], cm = count(v, sc, m), fm, em;
+				if (m == a || !(mark[m] & MARK) || !pl__bk_in_ok(b, m))
+					continue;
+				bounds(v, sc, m, &fm, &em);
+				if (!((ca > ea && cm <= em) || (ca > fa && cm < em)) || !hop_ok(b, sc, k, L, a, m))
+					continue;
+				offer(v, sc, &x, a, ka, m, 0, pl__bk_holds(&v->st[k], m), k);
+			}
 		}
 	}
+	for (uint32_t m = 0; m < v->nm; m++)
+		mark[m] &= ~MARK;
 	return x.have ? emit(b, sc, &x) : SETTLED;
+}
+
+/* Search a scope: the first search; when every move it found is blocked by
+ * zones or caps (or in the cluster pass the streams' bounds), the wide
+ * fallback (every pair that still lowers the distance, when members are both
+ * over and under), then the spread fallback (a member over its ceiling to
+ * one it leads at least two more than, weighted), then a relay. A layout
+ * that allows the first kind of move never sees the others. */
+static int search_all(pl__bk *b, const scope *sc, int (*search)(pl__bk *, const scope *))
+{
+	int rc = search(b, sc);
+	if (rc != BLOCK_CAPS && rc != BLOCK_ZONES && rc != SETTLED)
+		return rc;
+	scope w = *sc;
+	if (sc->over && sc->under) {
+		w.level = 1;
+		int again = search(b, &w);
+		if (again == MOVED || again == FULL || again == WAIT)
+			return again;
+	}
+	if (sc->over) {
+		w.level = 2;
+		int again = search(b, &w);
+		if (again == MOVED || again == FULL || again == WAIT)
+			return again;
+	}
+	int again = relay(b, sc);
+	return again == SETTLED ? rc : again;
+}
+
+static int stream_move(pl__bk *b, const scope *sc)
+{
+	return search_all(b, sc, stream_search);
 }
 
 static int cluster_move(pl__bk *b, const scope *sc)
 {
-	int rc = with_fallback(b, sc, cluster_search);
-	if (rc == MOVED || rc == FULL || rc == WAIT || !b->cfg->stream_balance)
-		return rc;
-	int again = relay(b, sc);
-	return again == SETTLED ? rc : again;
+	return search_all(b, sc, cluster_search);
 }
 
 /* ---- both passes ---------------------------------------------------------- */

@@ -24,7 +24,7 @@ typedef struct mirror {
 	uint32_t *moved;   /* [k]: leader moves over the whole run */
 	uint32_t *zone;    /* [m]: zone id (equal bytes share one) */
 	uint64_t W;        /* eligible weight */
-	int relayed;       /* the last cluster move was a relay */
+	uint8_t *relayed;  /* [s], [ns] for the cluster: the scope's last move was a relay */
 	uint32_t relays;
 } mirror;
 
@@ -53,6 +53,7 @@ static inline void mr_init(mirror *x, const tl *t)
 	x->moving = calloc(x->nk + 1, sizeof *x->moving);
 	x->moved = calloc(x->nk + 1, sizeof *x->moved);
 	x->zone = calloc(x->nm + 1, sizeof *x->zone);
+	x->relayed = calloc(x->ns + 1, sizeof *x->relayed);
 	for (uint32_t m = 0; m < x->nm; m++) {
 		x->zone[m] = m;
 		if (t->m[m].zone.len)
@@ -100,6 +101,7 @@ static inline void mr_free(mirror *x)
 	free(x->moving);
 	free(x->moved);
 	free(x->zone);
+	free(x->relayed);
 }
 
 static inline uint32_t mr_count(const mirror *x, uint32_t s, uint32_t m)
@@ -146,6 +148,31 @@ static inline uint64_t mr_squares(const mirror *x, uint32_t s)
 		if (mr_elig(x, m))
 			q += (uint64_t)mr_count(x, s, m) * mr_count(x, s, m);
 	return q;
+}
+
+/* Sum over eligible members of count^2 / weight. */
+static inline double mr_wsq(const mirror *x, uint32_t s)
+{
+	double q = 0;
+	for (uint32_t m = 0; m < x->nm; m++)
+		if (mr_elig(x, m))
+			q += (double)mr_count(x, s, m) * mr_count(x, s, m) / mr_w(x, m);
+	return q;
+}
+
+/* A move of scope s (PL_NONE: the cluster) lowers its potential (distance,
+ * then sum of count^2 / weight), or is a relay: the distance as it was (and
+ * with equal weights the squares), the scope's previous move not a relay,
+ * and its next move lowering the distance. */
+static inline int mr_lowers(mirror *x, uint32_t s, uint64_t d0, uint64_t d1, double q0, double q1, int weighted)
+{
+	uint32_t i = s == PL_NONE ? x->ns : s;
+	int after_relay = x->relayed[i];
+	int lower = after_relay ? d1 < d0 : d1 < d0 || (d1 == d0 && q1 < q0 - 1e-9);
+	int relay = !lower && !after_relay && d1 == d0 && (weighted || q1 < q0 + 1e-9);
+	x->relayed[i] = (uint8_t)relay;
+	x->relays += relay;
+	return lower || relay;
 }
 
 static inline uint32_t mr_zones(const mirror *x, uint32_t k)
@@ -235,9 +262,11 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 		      (unsigned long long)seed);
 	uint32_t zones_before = mr_zones(x, k);
 	uint64_t d_before = 0, q_before = 0, dt_before = mr_dist(x, PL_NONE), qt_before = mr_squares(x, PL_NONE);
+	double w_before = 0, wt_before = mr_wsq(x, PL_NONE);
 	if (s != PL_NONE) {
 		d_before = mr_dist(x, s);
 		q_before = mr_squares(x, s);
+		w_before = mr_wsq(x, s);
 	}
 	if (!held) {
 		uint32_t *r = x->rep + (size_t)k * PL_MAX_REPLICAS;
@@ -262,28 +291,24 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 		weighted |= mr_elig(x, m) && mr_w(x, m) != mr_w(x, 0);
 	if (a->reason == PL_REASON_STREAM_SKEW) {
 		ck_assert_msg(cfg->stream_balance, "seed %llu", (unsigned long long)seed);
-		ck_assert_msg(mr_dist(x, s) < d_before, "seed %llu: stream %u distance %llu -> %llu",
-			      (unsigned long long)seed, s, (unsigned long long)d_before,
-			      (unsigned long long)mr_dist(x, s));
+		uint64_t d = mr_dist(x, s), q = mr_squares(x, s);
+		ck_assert_msg(mr_lowers(x, s, d_before, d, w_before, mr_wsq(x, s), weighted),
+			      "seed %llu: stream %u distance %llu -> %llu, squares %llu -> %llu", (unsigned long long)seed, s,
+			      (unsigned long long)d_before, (unsigned long long)d, (unsigned long long)q_before,
+			      (unsigned long long)q);
 		if (!weighted)
-			ck_assert_msg(mr_squares(x, s) < q_before, "seed %llu: stream %u squares %llu -> %llu",
-				      (unsigned long long)seed, s, (unsigned long long)q_before,
-				      (unsigned long long)mr_squares(x, s));
+			ck_assert_msg(q < q_before || x->relayed[s], "seed %llu: stream %u squares %llu -> %llu",
+				      (unsigned long long)seed, s, (unsigned long long)q_before, (unsigned long long)q);
 	} else if (a->reason == PL_REASON_CLUSTER_SKEW) {
-		/* A relay (the only way past the streams' bounds or a cap) leaves
-		 * the distance and the squares as they were; never two in a row:
-		 * the next cluster move lowers them. */
 		uint64_t dt = mr_dist(x, PL_NONE), qt = mr_squares(x, PL_NONE);
-		int lower = dt < dt_before || (!weighted && dt == dt_before && qt < qt_before);
-		int relay = !lower && dt == dt_before && (weighted || qt == qt_before) && !x->relayed;
-		ck_assert_msg(lower || relay, "seed %llu: cluster distance %llu -> %llu, squares %llu -> %llu",
-			      (unsigned long long)seed, (unsigned long long)dt_before, (unsigned long long)dt,
-			      (unsigned long long)qt_before, (unsigned long long)qt);
-		x->relayed = relay;
-		x->relays += dt == dt_before;
+		ck_assert_msg(mr_lowers(x, PL_NONE, dt_before, dt, wt_before, mr_wsq(x, PL_NONE), weighted),
+			      "seed %llu: cluster distance %llu -> %llu, squares %llu -> %llu", (unsigned long long)seed,
+			      (unsigned long long)dt_before, (unsigned long long)dt, (unsigned long long)qt_before,
+			      (unsigned long long)qt);
 		if (!weighted)
-			ck_assert_msg(qt < qt_before || relay, "seed %llu: cluster squares %llu -> %llu",
+			ck_assert_msg(qt < qt_before || x->relayed[x->ns], "seed %llu: cluster squares %llu -> %llu",
 				      (unsigned long long)seed, (unsigned long long)qt_before, (unsigned long long)qt);
+		/* A cluster move never raises a stream's distance or squares. */
 		if (cfg->stream_balance && s != PL_NONE) {
 			ck_assert_msg(mr_dist(x, s) <= d_before, "seed %llu: cluster move raised stream %u distance",
 				      (unsigned long long)seed, s);
