@@ -55,6 +55,7 @@ typedef struct scope {
 	uint32_t L;        /* leaders counted on eligible members */
 	uint32_t fl, ce;   /* the bounds, when weights are equal */
 	int over, under;   /* some member over its ceiling, under its floor */
+	uint32_t hot;      /* how far its furthest member is over its ceiling */
 	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread */
 } scope;
 
@@ -104,11 +105,14 @@ static void scope_stream(const pl__bk *b, uint32_t s, scope *sc)
 			ne++;
 		}
 	set_equal_bounds(v, sc);
+	sc->hot = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = c[i].member, fl, ce;
 		if (!pl__eligible(v, m))
 			continue;
 		bounds(v, sc, m, &fl, &ce);
+		if (c[i].leaders > ce && c[i].leaders - ce > sc->hot)
+			sc->hot = c[i].leaders - ce;
 		sc->over |= c[i].leaders > ce;
 		sc->under |= c[i].leaders < fl;
 	}
@@ -134,6 +138,7 @@ static void scope_cluster(const pl__bk *b, scope *sc)
 	const pl_view *v = b->v;
 	sc->s = PL_NONE;
 	sc->L = 0;
+	sc->hot = 0;
 	sc->over = sc->under = sc->level = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		sc->L += v->m_leaders[v->elig[e]];
@@ -788,41 +793,79 @@ int pl__bk_any_wanted(const pl__bk *b)
 	return sc.over || sc.under;
 }
 
-void pl__bk_balance(pl__bk *b)
+/* The streams that want a move, in the order the stream pass takes them:
+ * the one whose furthest member is furthest over its ceiling first (the worst
+ * hotspot), ties (and streams with members only under their floor, key 0)
+ * in id order. A scan collects the next few below the last taken; their keys
+ * cannot change meanwhile, since a move changes only its own stream. */
+#define NEXT 16u
+
+static uint32_t next_streams(const pl__bk *b, uint64_t below, uint32_t *pick, uint64_t *key)
 {
 	const pl_view *v = b->v;
+	uint32_t n = 0;
+	scope sc;
+	for (uint32_t r = 0; r < v->ns; r++) {
+		uint32_t s = v->s_order[r];
+		scope_stream(b, s, &sc);
+		if (!sc.over && !sc.under)
+			continue;
+		uint64_t k = ((uint64_t)sc.hot << 32) | (UINT32_MAX - r);
+		if (k >= below || (n == NEXT && k <= key[n - 1]))
+			continue;
+		uint32_t i = n < NEXT ? n++ : n - 1;
+		while (i > 0 && key[i - 1] < k) {
+			key[i] = key[i - 1];
+			pick[i] = pick[i - 1];
+			i--;
+		}
+		key[i] = k;
+		pick[i] = s;
+	}
+	return n;
+}
+
+void pl__bk_balance(pl__bk *b)
+{
 	int held = 0; /* a stream moved or waits: the cluster pass waits too */
 	scope sc;
 	int projected = 0;
-	if (b->cfg->stream_balance)
-		for (uint32_t r = 0; r < v->ns; r++) {
-			uint32_t s = v->s_order[r];
-			for (;;) {
-				scope_stream(b, s, &sc);
-				if (!sc.over && !sc.under)
-					break;
-				if (b->budget == 0) {
-					pl__bk_wait_limit(b, PL_NONE);
-					return;
-				}
-				if (!projected) {
-					project(b); /* only once a stream wants a move */
-					projected = 1;
-				}
-				int rc = stream_move(b, &sc);
-				if (rc == MOVED) {
-					held = 1;
-					continue;
-				}
-				if (rc == FULL)
-					return;
-				if (rc == WAIT)
-					held = 1;
-				else if (rc == BLOCK_CAPS || rc == BLOCK_ZONES)
-					block(b, rc, s);
+	uint32_t pick[NEXT];
+	uint64_t key[NEXT], below = UINT64_MAX;
+	uint32_t n = b->cfg->stream_balance ? next_streams(b, below, pick, key) : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = pick[i];
+		for (;;) {
+			scope_stream(b, s, &sc);
+			if (!sc.over && !sc.under)
 				break;
+			if (b->budget == 0) {
+				pl__bk_wait_limit(b, PL_NONE);
+				return;
 			}
+			if (!projected) {
+				project(b); /* only once a stream wants a move */
+				projected = 1;
+			}
+			int rc = stream_move(b, &sc);
+			if (rc == MOVED) {
+				held = 1;
+				continue;
+			}
+			if (rc == FULL)
+				return;
+			if (rc == WAIT)
+				held = 1;
+			else if (rc == BLOCK_CAPS || rc == BLOCK_ZONES)
+				block(b, rc, s);
+			break;
 		}
+		if (i + 1 == n && n == NEXT) {
+			below = key[i];
+			n = next_streams(b, below, pick, key);
+			i = UINT32_MAX; /* ++ makes it 0 */
+		}
+	}
 	if (held) {
 		/* The cluster pass runs once the streams' moves have settled. */
 		scope_cluster(b, &sc);

@@ -2,7 +2,7 @@
  * main.c - `make demo`: the simulator on its built-in scenarios.
  *
  *   demo            every scenario
- *   demo NAME ...   only those (hash)
+ *   demo NAME ...   only those (hash, broker)
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +14,7 @@ static const struct {
 	int (*run)(void);
 } scenarios[] = {
 	{"hash", demo_hash},
+	{"broker", demo_broker},
 };
 
 int main(int argc, char **argv)

@@ -63,7 +63,9 @@
  * below their ceiling. With equal weights this is exactly the seed's rule:
  * the member leading the most, when it leads at least two more than another,
  * hands one to the member leading the fewest.
- *  - Stream pass, streams in id order. The source furthest over wins, ties to
+ *  - Stream pass, the worst hotspot first: streams in order of how far their
+ *    furthest member is over its ceiling, ties (and streams with members only
+ *    under their floors) in id order. The source furthest over wins, ties to
  *    the member with the most projected leaders per weight (its leaders in
  *    total, less what it leads over its ceilings, plus what it lacks under
  *    its floors, over every stream: where its total is headed), then the
@@ -85,30 +87,36 @@
  * arrived is the last to leave again), then key order. A move to a member
  * without a replica is MOVE_LEADER with PL_ACTION_STAGE_FIRST: the
  * destination takes the old leader's replica.
- * When zones or caps leave none of those moves, a fallback allows every pair
- * that still lowers the scope's distance (over the ceiling to below it, or
- * above the floor to under it). When the streams' bounds leave the cluster
- * pass no move, it may relay: the source hands a shard to a member x at its
- * share that can hand one of another stream on to the destination; x -> the
- * destination is then an ordinary move.
+ * When zones or caps (or, in the cluster pass, the streams' bounds) leave
+ * none of those moves, fallbacks are tried in turn: every pair that still
+ * lowers the scope's distance (over the ceiling to below it, or above the
+ * floor to under it); a member over its ceiling to one it leads at least
+ * two more than (weighted: when the sum of count^2/weight drops); a relay,
+ * where the source hands a shard to a member x at or below its bound that
+ * can hand one of the scope on to the destination (x -> destination is then
+ * an ordinary move). A layout that allows a first-choice move never sees a
+ * fallback.
  * A move never: reduces the number of zones the shard's replicas span; fills
  * a member past max_shards; touches a shard that is moving or was acted on in
  * this view since the last pl_view_settle(); starts past max_moves (moves in
  * flight in the view counted) or past a member's max_moves_in/max_moves_out.
  *
  * Why it terminates, with no thrash. The distance of a scope is the sum over
- * its members of how far each is outside [floor, ceiling]. Every stream move
- * goes from a member over (above) a bound to one under (below) it, so it
- * lowers its stream's distance; with equal weights the source leads at
- * least two more than the destination, so the stream's sum of squared
- * counts drops too. Every cluster move keeps every stream within its bounds
- * on both members (no stream's distance or, with equal weights, sum of
- * squares rises) and lowers the cluster's distance, or with equal weights
- * keeps it and lowers the cluster's sum of squares; a relay keeps both and is
- * always followed by a cluster move that lowers one, never by another relay.
- * Nothing rises, so the moves end and none undoes another. Each stream move
- * lowers its stream's max(excess over the ceilings, deficit under the
- * floors) by one: the stream pass makes the fewest moves each stream needs.
+ * its members of how far each is outside [floor, ceiling]; its potential is
+ * (distance, sum of count^2/weight), compared in that order. Every stream
+ * move lowers its stream's potential: a first-choice or wide move goes from
+ * a member over (above) a bound to one under (below) it and lowers the
+ * distance; a spread move keeps the distance and lowers the sum. With equal
+ * weights every such move goes from a member leading at least two more than
+ * the destination, so the stream's sum of squared counts drops. Every
+ * cluster move keeps every stream within its bounds on both members (no
+ * stream's potential rises) and lowers the cluster's. The one exception is
+ * a relay's first hop, which keeps the scope's distance (and, with equal
+ * weights, its squares): the scope's next move is then an ordinary one that
+ * lowers the distance, so two relays never follow each other. So the moves
+ * end and none undoes another. In a layout that needs no fallback, each
+ * stream move lowers its stream's max(excess over the ceilings, deficit
+ * under the floors) by one: the fewest moves that stream needs.
  *
  * Limits. It counts shards, not bytes: a stream whose traffic is lopsided
  * across its own shards stays lopsided. The stream pass is exact: a stream it
