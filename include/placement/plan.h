@@ -70,7 +70,7 @@ extern "C" {
 	X(PROPOSALS_OFF, 9, "proposals-off") /* add-peer proposals are switched off */     \
 	X(STALLED, 10, "stalled")            /* no ready candidate for some shard */       \
 	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */ \
-	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves touch only moving shards */
+	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */
 
 enum pl_action_kind {
 #define PL__ENUM(name, value, str) PL_ACTION_##name = value,
