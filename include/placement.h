@@ -20,5 +20,7 @@
 #include "placement/plan.h"
 #include "placement/view.h"
 #include "placement/broker.h"
+#include "placement/fleet.h"
+#include "placement/route.h"
 
 #endif /* PLACEMENT_H */

@@ -29,15 +29,20 @@
 typedef struct pl__ent {
 	uint64_t k;
 	uint32_t i;
-	uint32_t pad;
+	uint32_t tag; /* a payload carried along (see pl__sort_bytes) */
 } pl__ent;
 
-/* Where to find the i-th byte range: base + i * stride + offset. */
+/* Where to find the i-th byte range: base + i * stride + offset; and,
+ * when tag_offset is not PL__NO_TAG, a uint32 payload at base + i * stride
+ * + tag_offset to carry through the sort. */
 typedef struct pl__byteseq {
 	const char *base;
 	size_t stride;
 	size_t offset;
+	size_t tag_offset;
 } pl__byteseq;
+
+#define PL__NO_TAG ((size_t)-1)
 
 static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
 {
@@ -49,19 +54,27 @@ static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
 /* Compare two byte ranges: memcmp order, a shorter range before its extensions. */
 int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
 
+/* Scratch pl__sort_bytes() needs for n elements. */
+#define PL__SORT_SCRATCH(n) (2 * (size_t)(n) * 24u)
+
 /* Sort 0..n-1 by the byte ranges of q into out[], stably (equal ranges keep
- * index order). scratch: 2 * n pl__ent. */
-void pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, pl__ent *scratch);
+ * index order); when out_tag is not NULL it receives each element's tag in
+ * the same order (sequential reads afterwards, instead of random ones).
+ * Returns the smallest index whose bytes an earlier element has, with that
+ * earlier one in *dup_other, or PL_NONE. scratch: PL__SORT_SCRATCH(n) bytes,
+ * aligned to 8. */
+uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
+			uint32_t *dup_other);
 
 /* Stable LSD radix sort of a[0..n) by k; tmp has n entries. Result in a. */
 void pl__radix_sort(pl__ent *a, pl__ent *tmp, uint32_t n);
 
+/* LSD radix sort of plain 64-bit keys; tmp has n entries. Result in a. */
+void pl__radix_sort_u64(uint64_t *a, uint64_t *tmp, uint32_t n);
+
 /* In-place heap sort of u32 values ascending. */
 void pl__sort_u32(uint32_t *a, uint32_t n);
 
-/* After sorting out[0..n) by q: the smallest index that repeats an earlier
- * element's bytes, with that earlier element in *other; PL_NONE when unique. */
-uint32_t pl__first_dup(const pl__byteseq *q, const uint32_t *sorted, uint32_t n, uint32_t *other);
 
 /* ---- scoring (hash.c) --------------------------------------------------- */
 
@@ -161,6 +174,8 @@ struct pl_view {
 	uint32_t *m_leaders;  /* leaders in total */
 	uint32_t *m_replicas; /* replicas in total */
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
+	uint32_t *m_lagged;   /* fleet: of those, owned through a lag override off the
+			       * ring home (valid when homes_ready) */
 	int64_t *m_scratch;   /* per member, for one policy call's own use: no
 	                       * meaning between calls, never read by the view */
 	uint32_t *elig;       /* eligible member indices, canonical order */
@@ -219,9 +234,15 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 /* Floor and ceiling of `count` shared over eligible weight, for member m. */
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);
 
-/* Owner of shard k: its override member when set and live, else its ring
- * home (k_home must be filled). */
+/* Owner of shard k: its override member when set and eligible (live and
+ * not draining), else its ring home (k_home must be filled). An override on
+ * a down or draining member is void: a draining member hands off what it
+ * has, as it already does for the shards the ring gave it. */
 uint32_t pl__owner(const pl_view *v, uint32_t k);
+
+/* The member that owns shard k through a lag override in force that does not
+ * name the shard's ring home, else PL_NONE (k_home must be filled). */
+uint32_t pl__lag_holder(const pl_view *v, uint32_t k);
 
 /* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
 void pl__view_homes(pl_view *v);
@@ -230,10 +251,52 @@ void pl__view_homes(pl_view *v);
 int pl__view_apply(pl_view *v, const pl_action *a);
 
 /* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
- * the canonical orders of members, streams and shards; scratch holds
- * 2 * max(n) pl__ent. */
+ * the canonical orders of members, streams and shards, and (when k_stream is
+ * not NULL) the stream of each shard in key order; scratch holds
+ * PL__SORT_SCRATCH(max(n)) bytes. */
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
-		 pl__ent *scratch, pl_diag *diag);
+		 uint32_t *k_stream, void *scratch, pl_diag *diag);
+
+/* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
+
+/* One fleet decision in progress: where its actions go. */
+typedef struct pl__fleet_run {
+	pl_view *v;
+	const pl_fleet_config *cfg;
+	pl_action *out;
+	uint32_t cap;
+	uint32_t written;
+	uint32_t full;      /* an action did not fit */
+	uint32_t moves;     /* moves made so far (clean-up drops are not moves) */
+} pl__fleet_run;
+
+/* The tick's count or spread assignment, the same for every member. */
+typedef struct pl__fleet_plan {
+	uint32_t reason;     /* PL_REASON_COUNT, PL_REASON_SPREAD, or 0: no pass */
+	uint32_t below_only; /* places are offered only below the floor */
+	uint64_t places;     /* places offered in all */
+	uint64_t offered;    /* moves the ranked members offer in all */
+	uint64_t first;      /* self's first place */
+	uint32_t u_self;     /* moves self offers */
+	uint32_t take;       /* places self takes: min(u_self, places past first) */
+	uint32_t waiting;    /* members ranked past the last place */
+	uint32_t taken_self; /* places of self taken by the ranked members */
+} pl__fleet_plan;
+
+static inline int pl__lagging(const pl_view *v, uint32_t m)
+{
+	return (v->snap.members[m].flags & PL_MEMBER_LAGGING) != 0;
+}
+
+/* Fill the plan for self (homes ready). */
+void pl__fleet_plan_tick(const pl_view *v, const pl_fleet_config *cfg, pl__fleet_plan *p);
+/* Make self's count or spread moves: its places, in order. */
+void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p);
+/* Append an action and apply it to the view; 0, or 1 when out is full. */
+int pl__fleet_emit(pl__fleet_run *r, const pl_action *a);
+/* An override action on shard k with the fleet's common fields filled. */
+pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
+			   uint32_t to);
 
 static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, uint32_t other)
 {

@@ -5,19 +5,21 @@
  * arrays, so members, streams and shards are put in one canonical order:
  * their id bytes ascending (memcmp order, a shorter id before its
  * extensions). Sorting a million keys with a comparison sort costs more than
- * the rest of a tick, so keys are radix-sorted: each level takes 7 bytes of
- * the key, big-endian, plus one byte saying how many bytes remain (capped at
- * 8), as one 64-bit sort key. Keys equal on that level and with bytes left
- * (the low byte is 8) are sorted again from 7 bytes further on; keys equal
- * with no bytes left are equal keys. A level sorts runs of 32 or fewer by
- * insertion on the same keys, and a run of more than 64 skips the bytes all
- * its keys share (guessed from its first and last keys, checked while the
- * level keys are built), so a common "stream-" prefix costs no level. Every pass
- * is stable, so equal keys keep their index order and the first duplicate is
- * the same whatever sort path was taken.
+ * the rest of a tick, so keys are radix-sorted. The prefix all keys share is
+ * skipped first. Each level then takes the next 15 bytes of the key,
+ * big-endian, plus one byte saying how many bytes remain (capped at 16), as
+ * a 128-bit sort key, and sorts by it with LSD radix passes that skip the
+ * digits every key shares. Keys equal on a level with bytes left (the low
+ * byte is 16) are sorted again from 15 bytes further on; keys equal with no
+ * bytes left are equal keys, reported as duplicates. Runs of 16 or fewer
+ * are finished by insertion sort. Most key sets are ordered by one level, so
+ * each key's bytes are read about once; later levels would read them out of
+ * order, which is what costs on a million keys.
  *
- * It terminates because each level consumes 7 bytes and keys are at most
- * PL_MAX_ID_LEN long.
+ * Every pass is stable, so equal keys keep their index order and the first
+ * duplicate (the smallest index repeating an earlier key) is the same
+ * whatever path the sort took. It terminates because each level consumes 15
+ * bytes and keys are at most PL_MAX_ID_LEN long.
  */
 #include "internal.h"
 
@@ -63,105 +65,159 @@ void pl__radix_sort(pl__ent *a, pl__ent *tmp, uint32_t n)
 		memcpy(a, src, (size_t)n * sizeof *a);
 }
 
-/* The level key of a byte range from `off`: 7 bytes big-endian, then the
- * remaining length capped at 8. */
-static uint64_t level_key(pl_bytes b, uint64_t off)
+/* A byte-sort entry: 15 bytes of the key from the current level's offset,
+ * big-endian, then one byte with the bytes remaining (capped at 16). */
+typedef struct kent {
+	uint64_t hi, lo;
+	uint32_t i, tag;
+} kent;
+
+static void level_key(kent *e, pl_bytes b, uint64_t off)
 {
-	uint64_t k = 0;
 	uint64_t rem = b.len > off ? b.len - off : 0;
 	const unsigned char *p = rem ? (const unsigned char *)b.ptr + off : NULL;
-	for (int j = 0; j < 7; j++)
-		k = (k << 8) | (rem > (uint64_t)j ? p[j] : 0u);
-	return (k << 8) | (rem < 8 ? rem : 8);
+	uint64_t hi = 0, lo = 0;
+	for (uint64_t j = 0; j < 8; j++)
+		hi = (hi << 8) | (rem > j ? p[j] : 0u);
+	for (uint64_t j = 8; j < 15; j++)
+		lo = (lo << 8) | (rem > j ? p[j] : 0u);
+	e->hi = hi;
+	e->lo = (lo << 8) | (rem < 16 ? rem : 16);
 }
 
-/* Bytes from `off` that the run's first and last keys share: a guess at
- * the prefix every key of the run shares, checked while the level keys are
- * built. */
-static uint64_t guess_prefix(const pl__byteseq *q, const pl__ent *a, uint32_t n, uint64_t off)
+/* Stable LSD radix sort of kents by (hi, lo), skipping digits all share. */
+static void radix_kent(kent *a, kent *tmp, uint32_t n)
 {
-	pl_bytes f = pl__seq_at(q, a[0].i), l = pl__seq_at(q, a[n - 1].i);
-	uint64_t m = f.len < l.len ? f.len : l.len, j = off;
-	while (j < m && f.ptr[j] == l.ptr[j])
-		j++;
-	return j - off;
-}
-
-/* Level keys from off + skip; 0 when some key does not share the skipped
- * bytes with the first (the caller then builds them from off). */
-static int level_keys(const pl__byteseq *q, pl__ent *a, uint32_t n, uint64_t off, uint64_t skip)
-{
-	if (n == 0)
-		return 1;
-	pl_bytes f = pl__seq_at(q, a[0].i);
+	uint32_t count[16][256];
+	memset(count, 0, sizeof count);
 	for (uint32_t i = 0; i < n; i++) {
-		pl_bytes b = pl__seq_at(q, a[i].i);
-		if (skip && (b.len < off + skip || memcmp(b.ptr + off, f.ptr + off, (size_t)skip) != 0))
-			return 0;
-		a[i].k = level_key(b, off + skip);
+		uint64_t lo = a[i].lo, hi = a[i].hi;
+		for (int d = 0; d < 8; d++) {
+			count[d][(lo >> (8 * d)) & 0xff]++;
+			count[d + 8][(hi >> (8 * d)) & 0xff]++;
+		}
 	}
-	return 1;
+	kent *src = a, *dst = tmp;
+	for (int d = 0; d < 16; d++) {
+		uint32_t *c = count[d];
+		int sh = 8 * (d & 7);
+		uint64_t first = d < 8 ? src[0].lo : src[0].hi;
+		if (c[(first >> sh) & 0xff] == n)
+			continue;
+		uint32_t sum = 0;
+		for (int b = 0; b < 256; b++) {
+			uint32_t t = c[b];
+			c[b] = sum;
+			sum += t;
+		}
+		if (d < 8)
+			for (uint32_t i = 0; i < n; i++)
+				dst[c[(src[i].lo >> sh) & 0xff]++] = src[i];
+		else
+			for (uint32_t i = 0; i < n; i++)
+				dst[c[(src[i].hi >> sh) & 0xff]++] = src[i];
+		kent *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof *a);
 }
 
-static void sort_level(const pl__byteseq *q, pl__ent *a, pl__ent *tmp, uint32_t n, uint64_t off)
+/* Compare two elements' bytes from off (they agree before it). */
+static int bytes_from(const pl__byteseq *q, uint32_t x, uint32_t y, uint64_t off)
 {
-	/* A big run whose keys share a prefix ("orders/", "stream-") skips it
-	 * rather than spend a level on it. */
-	uint64_t skip = n > 64 ? guess_prefix(q, a, n, off) : 0;
-	if (!level_keys(q, a, n, off, skip)) {
-		skip = 0;
-		level_keys(q, a, n, off, 0);
+	pl_bytes a = pl__seq_at(q, x), b = pl__seq_at(q, y);
+	const char *pa = a.len > off ? a.ptr + off : NULL, *pb = b.len > off ? b.ptr + off : NULL;
+	return pl__bytes_cmp(pa, pa ? a.len - off : 0, pb, pb ? b.len - off : 0);
+}
+
+typedef struct dups {
+	uint32_t index, other;
+} dups;
+
+/* A run of equal keys a[0..n), in index order: its second element repeats
+ * its first. Keep the smallest such index. */
+static void note_dup(dups *d, const kent *a)
+{
+	if (a[1].i < d->index) {
+		d->index = a[1].i;
+		d->other = a[0].i;
 	}
-	off += skip;
-	if (n <= 32) {
-		/* Insertion sort on the level keys: stable, like the radix sort. */
+}
+
+static void sort_level(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uint64_t off, dups *d)
+{
+	if (n <= 16) {
 		for (uint32_t i = 1; i < n; i++) {
-			pl__ent e = a[i];
+			kent e = a[i];
 			uint32_t j = i;
-			while (j > 0 && a[j - 1].k > e.k) {
+			while (j > 0) {
+				int c = bytes_from(q, a[j - 1].i, e.i, off);
+				if (c < 0 || (c == 0 && a[j - 1].i < e.i))
+					break;
 				a[j] = a[j - 1];
 				j--;
 			}
 			a[j] = e;
 		}
-	} else {
-		pl__radix_sort(a, tmp, n);
+		for (uint32_t i = 1; i < n; i++)
+			if (bytes_from(q, a[i - 1].i, a[i].i, off) == 0 &&
+			    (i == 1 || bytes_from(q, a[i - 2].i, a[i].i, off) != 0))
+				note_dup(d, a + i - 1);
+		return;
 	}
+	for (uint32_t i = 0; i < n; i++)
+		level_key(&a[i], pl__seq_at(q, a[i].i), off);
+	radix_kent(a, tmp, n);
 	uint32_t i = 0;
 	while (i < n) {
 		uint32_t j = i + 1;
-		while (j < n && a[j].k == a[i].k)
+		while (j < n && a[j].hi == a[i].hi && a[j].lo == a[i].lo)
 			j++;
-		if (j - i > 1 && (a[i].k & 0xff) == 8)
-			sort_level(q, a + i, tmp + i, j - i, off + 7);
+		if (j - i > 1) {
+			if ((a[i].lo & 0xff) == 16)
+				sort_level(q, a + i, tmp + i, j - i, off + 15, d);
+			else
+				note_dup(d, a + i); /* no bytes left: equal keys */
+		}
 		i = j;
 	}
 }
 
-void pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, pl__ent *scratch)
+uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
+			uint32_t *dup_other)
 {
-	pl__ent *a = scratch, *tmp = scratch + n;
-	for (uint32_t i = 0; i < n; i++) {
-		a[i].i = i;
-		a[i].pad = 0;
-	}
-	sort_level(q, a, tmp, n, 0);
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = a[i].i;
-}
-
-uint32_t pl__first_dup(const pl__byteseq *q, const uint32_t *sorted, uint32_t n, uint32_t *other)
-{
-	uint32_t best = PL_NONE, best_other = PL_NONE;
-	for (uint32_t j = 1; j < n; j++) {
-		pl_bytes a = pl__seq_at(q, sorted[j - 1]), b = pl__seq_at(q, sorted[j]);
-		if (pl__bytes_cmp(a.ptr, a.len, b.ptr, b.len) == 0 && sorted[j] < best) {
-			best = sorted[j];
-			best_other = sorted[j - 1];
+	kent *a = scratch, *tmp = a + n;
+	dups d = {PL_NONE, PL_NONE};
+	/* Skip the prefix every key shares: it orders nothing. */
+	uint64_t lcp = 0;
+	if (n > 0) {
+		pl_bytes k0 = pl__seq_at(q, 0);
+		lcp = k0.len;
+		for (uint32_t i = 1; i < n && lcp > 0; i++) {
+			pl_bytes b = pl__seq_at(q, i);
+			uint64_t m = b.len < lcp ? b.len : lcp, j = 0;
+			while (j < m && b.ptr[j] == k0.ptr[j])
+				j++;
+			lcp = j;
 		}
 	}
-	*other = best_other;
-	return best;
+	for (uint32_t i = 0; i < n; i++) {
+		a[i].i = i;
+		a[i].tag = 0;
+		if (q->tag_offset != PL__NO_TAG)
+			memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
+	}
+	sort_level(q, a, tmp, n, lcp, &d);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = a[i].i;
+	if (out_tag)
+		for (uint32_t i = 0; i < n; i++)
+			out_tag[i] = a[i].tag;
+	if (dup_other)
+		*dup_other = d.other;
+	return d.index;
 }
 
 static void sift_down(uint32_t *a, uint32_t root, uint32_t n)
@@ -204,4 +260,34 @@ void pl__sort_u32(uint32_t *a, uint32_t n)
 		a[end] = t;
 		sift_down(a, 0, end);
 	}
+}
+
+void pl__radix_sort_u64(uint64_t *a, uint64_t *tmp, uint32_t n)
+{
+	uint32_t count[8][256];
+	if (n < 2)
+		return;
+	memset(count, 0, sizeof count);
+	for (uint32_t i = 0; i < n; i++)
+		for (int d = 0; d < 8; d++)
+			count[d][(a[i] >> (8 * d)) & 0xff]++;
+	uint64_t *src = a, *dst = tmp;
+	for (int d = 0; d < 8; d++) {
+		uint32_t *c = count[d];
+		if (c[(src[0] >> (8 * d)) & 0xff] == n)
+			continue;
+		uint32_t sum = 0;
+		for (int b = 0; b < 256; b++) {
+			uint32_t t = c[b];
+			c[b] = sum;
+			sum += t;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			dst[c[(src[i] >> (8 * d)) & 0xff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof *a);
 }

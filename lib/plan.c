@@ -77,6 +77,17 @@ static void put_bytes(out *o, pl_bytes b)
 	put(o, "%.*s", n, b.ptr ? b.ptr : "");
 }
 
+/* Why a count or spread move took that shard (pl_action.tier). */
+static const char *pick_words(uint32_t tier)
+{
+	switch (tier) {
+	case PL_FLEET_PICK_HOME: return " (its ring home)";
+	case PL_FLEET_PICK_NEXT: return " (its next rendezvous choice)";
+	case PL_FLEET_PICK_OVERRIDE: return " (moving a count override on)";
+	default: return "";
+	}
+}
+
 typedef struct names {
 	const pl_snapshot *s;
 	const pl_action *a;
@@ -302,39 +313,50 @@ static void explain(out *o, const names *n)
 		put(o, " holds %u", a->from_count);
 		return;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_COUNT:
-		put(o, "move ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " to ");
-		member(o, n, a->to);
-		put(o, ": ");
-		member(o, n, a->from);
-		put(o, " owns %u, over the share %u; ", a->from_count, a->share);
-		member(o, n, a->to);
-		put(o, " owns %u", a->to_count);
-		return;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_SPREAD:
+	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_COUNT:
+	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_SPREAD:
 		put(o, "move ");
 		shard(o, n);
 		put(o, " from ");
 		member(o, n, a->from);
-		put(o, " to ");
-		member(o, n, a->to);
-		put(o, ": nobody is over the share %u; ", a->share);
-		member(o, n, a->to);
-		put(o, " owns %u, below the floor %u", a->to_count, a->floor);
+		if (a->kind == PL_ACTION_DROP_OVERRIDE) {
+			put(o, " back to its ring home ");
+			member(o, n, a->to);
+		} else {
+			put(o, " to ");
+			member(o, n, a->to);
+			put(o, "%s", pick_words(a->tier));
+		}
+		put(o, ": ");
+		if (a->reason == PL_REASON_COUNT) {
+			member(o, n, a->from);
+			put(o, " owns %u, over the share %u; ", a->from_count, a->share);
+			member(o, n, a->to);
+			put(o, " owns %u, below its share %u", a->to_count, a->ceiling);
+		} else {
+			put(o, "nobody is over the share; ");
+			member(o, n, a->from);
+			put(o, " owns %u, the share %u; ", a->from_count, a->share);
+			member(o, n, a->to);
+			put(o, " owns %u, below the floor %u", a->to_count, a->floor);
+		}
+		if (a->kind == PL_ACTION_DROP_OVERRIDE)
+			put(o, "; its count override is dropped");
 		return;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_LAG:
+	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_LAG:
 		put(o, "move ");
 		shard(o, n);
 		put(o, " from ");
 		member(o, n, a->from);
 		put(o, " (lagging) to ");
+		if (a->kind == PL_ACTION_DROP_OVERRIDE)
+			put(o, "its ring home ");
 		member(o, n, a->to);
 		put(o, ": its busiest shard, load %llu; ", (unsigned long long)a->load);
 		member(o, n, a->to);
-		put(o, " is the least loaded member that is not lagging");
+		put(o, " is the least loaded member that is not lagging, owns %u", a->to_count);
 		return;
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_RETURN_HOME:
 		put(o, "return ");
@@ -345,7 +367,7 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " is %llu old; ", (unsigned long long)a->at);
 		member(o, n, a->to);
-		put(o, " owns %u, share %u", a->to_count, a->share);
+		put(o, " owns %u, within its share %u after taking it back", a->to_count, a->share);
 		return;
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_VOID_OVERRIDE:
 		put(o, "drop the override of ");
@@ -354,9 +376,10 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, ": ");
 		member(o, n, a->from);
-		put(o, " is down; ");
+		put(o, " is %s; ", a->from != PL_NONE && (n->s->members[a->from].flags & PL_MEMBER_DOWN) == 0
+					  ? "draining" : "down");
 		shard(o, n);
-		put(o, " goes home to ");
+		put(o, " stays with its ring home ");
 		member(o, n, a->to);
 		return;
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_REDUNDANT_OVERRIDE:

@@ -32,7 +32,7 @@ size_t pl_snapshot_work_size(const pl_snapshot *s)
 	uint32_t nk = clamp(s->n_shards, PL_MAX_SHARDS), no = clamp(s->n_overrides, PL_MAX_SHARDS);
 	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
 	orders = (orders + 7) & ~(size_t)7;
-	return orders + 2 * (size_t)max4(nm, ns, nk, no) * sizeof(pl__ent);
+	return orders + PL__SORT_SCRATCH(max4(nm, ns, nk, no));
 }
 
 /* A byte range: NULL with a length, empty where not allowed, too long. */
@@ -96,7 +96,7 @@ static int check_shard(const pl_snapshot *s, const pl_shard *k)
 }
 
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
-		 pl__ent *scratch, pl_diag *d)
+		 uint32_t *k_stream, void *scratch, pl_diag *d)
 {
 	/* 1. the arrays */
 	const void *arr[4] = {s->members, s->streams, s->shards, s->overrides};
@@ -115,9 +115,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_MEMBER, i, PL_NONE);
 	}
-	pl__byteseq q = {(const char *)s->members, sizeof(pl_member), offsetof(pl_member, id)};
-	pl__sort_bytes(&q, s->n_members, m_order, scratch);
-	uint32_t other, dup = pl__first_dup(&q, m_order, s->n_members, &other);
+	pl__byteseq q = {(const char *)s->members, sizeof(pl_member), offsetof(pl_member, id), PL__NO_TAG};
+	uint32_t other, dup = pl__sort_bytes(&q, s->n_members, m_order, NULL, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_MEMBER, PL_ELEM_MEMBER, dup, other);
 
@@ -127,9 +126,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_STREAM, i, PL_NONE);
 	}
-	q = (pl__byteseq){(const char *)s->streams, sizeof(pl_stream), offsetof(pl_stream, id)};
-	pl__sort_bytes(&q, s->n_streams, s_order, scratch);
-	dup = pl__first_dup(&q, s_order, s->n_streams, &other);
+	q = (pl__byteseq){(const char *)s->streams, sizeof(pl_stream), offsetof(pl_stream, id), PL__NO_TAG};
+	dup = pl__sort_bytes(&q, s->n_streams, s_order, NULL, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_STREAM, PL_ELEM_STREAM, dup, other);
 
@@ -139,9 +137,9 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
 	}
-	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key)};
-	pl__sort_bytes(&q, s->n_shards, k_order, scratch);
-	dup = pl__first_dup(&q, k_order, s->n_shards, &other);
+	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
+			  offsetof(pl_shard, stream)};
+	dup = pl__sort_bytes(&q, s->n_shards, k_order, k_stream, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_SHARD, PL_ELEM_SHARD, dup, other);
 
@@ -156,7 +154,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			return pl__fail(d, rc, PL_ELEM_OVERRIDE, i, PL_NONE);
 	}
 	if (s->n_overrides > 1) {
-		pl__ent *a = scratch, *tmp = scratch + s->n_overrides;
+		pl__ent *a = scratch, *tmp = a + s->n_overrides;
 		for (uint32_t i = 0; i < s->n_overrides; i++)
 			a[i] = (pl__ent){s->overrides[i].shard, i, 0};
 		pl__radix_sort(a, tmp, s->n_overrides);
@@ -190,6 +188,6 @@ int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_
 	uint32_t *m_order = work, *s_order = m_order + nm, *k_order = s_order + ns;
 	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
 	(void)nk;
-	pl__ent *scratch = (pl__ent *)((char *)work + ((orders + 7) & ~(size_t)7));
-	return pl__validate(s, m_order, s_order, k_order, scratch, d);
+	void *scratch = (char *)work + ((orders + 7) & ~(size_t)7);
+	return pl__validate(s, m_order, s_order, k_order, NULL, scratch, d);
 }

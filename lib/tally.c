@@ -4,8 +4,9 @@
  * How it works. Every policy, and pl_view_apply() for the caller, changes a
  * view through pl__view_apply(): it checks the action against the shard's
  * state, then updates the state and every tally the change touches (leaders
- * and replicas in total, the stream's leader cells, the fleet's owned counts
- * when they are computed), so a later decision in the same call sees it.
+ * and replicas in total, the stream's leader cells, the fleet's owned and
+ * lag-held counts when they are computed), so a later decision in the same
+ * call sees it.
  * Moves stay "in flight" (the shard is not moved again) until
  * pl_view_settle(), which is the next tick as far as a dry run is concerned.
  *
@@ -80,9 +81,18 @@ void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, u
 uint32_t pl__owner(const pl_view *v, uint32_t k)
 {
 	uint32_t o = v->st[k].ov_member;
-	if (o != PL_NONE && pl__live(v, o))
+	if (o != PL_NONE && pl__eligible(v, o))
 		return o;
 	return v->k_home[k];
+}
+
+uint32_t pl__lag_holder(const pl_view *v, uint32_t k)
+{
+	const pl__shard_state *st = &v->st[k];
+	uint32_t o = st->ov_member;
+	if (o != PL_NONE && st->ov_origin == PL_ORIGIN_LAG && pl__eligible(v, o) && o != v->k_home[k])
+		return o;
+	return PL_NONE;
 }
 
 void pl__view_homes(pl_view *v)
@@ -90,13 +100,15 @@ void pl__view_homes(pl_view *v)
 	if (v->homes_ready)
 		return;
 	for (uint32_t i = 0; i < v->nm; i++)
-		v->m_owned[i] = 0;
+		v->m_owned[i] = v->m_lagged[i] = 0;
 	for (uint32_t k = 0; k < v->nk; k++)
 		v->k_home[k] = pl__view_top1(v, v->k_hash[k]);
 	for (uint32_t k = 0; k < v->nk; k++) {
-		uint32_t o = pl__owner(v, k);
+		uint32_t o = pl__owner(v, k), l = pl__lag_holder(v, k);
 		if (o != PL_NONE)
 			v->m_owned[o]++;
+		if (l != PL_NONE)
+			v->m_lagged[l]++;
 	}
 	v->homes_ready = 1;
 }
@@ -170,6 +182,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	uint32_t k = a->shard;
 	pl__shard_state *st = &v->st[k];
 	uint32_t owner_before = v->homes_ready ? pl__owner(v, k) : PL_NONE;
+	uint32_t lag_before = v->homes_ready ? pl__lag_holder(v, k) : PL_NONE;
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
 		set_leader(v, k, a->to);
@@ -221,11 +234,18 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	st->touched = 1;
 	if (v->homes_ready) {
 		uint32_t owner_after = pl__owner(v, k);
+		uint32_t lag_after = pl__lag_holder(v, k);
 		if (owner_before != owner_after) {
 			if (owner_before != PL_NONE)
 				v->m_owned[owner_before]--;
 			if (owner_after != PL_NONE)
 				v->m_owned[owner_after]++;
+		}
+		if (lag_before != lag_after) {
+			if (lag_before != PL_NONE)
+				v->m_lagged[lag_before]--;
+			if (lag_after != PL_NONE)
+				v->m_lagged[lag_after]++;
 		}
 	}
 	return 0;

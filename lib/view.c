@@ -45,6 +45,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(m_leaders, uint32_t, nm);
 	TAKE(m_replicas, uint32_t, nm);
 	TAKE(m_owned, uint32_t, nm);
+	TAKE(m_lagged, uint32_t, nm);
 	TAKE(m_scratch, int64_t, nm);
 	TAKE(elig, uint32_t, nm);
 	TAKE(s_order, uint32_t, ns);
@@ -64,7 +65,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	mx = ns > mx ? ns : mx;
 	mx = nk > mx ? nk : mx;
 	mx = no > mx ? no : mx;
-	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = 2 * (size_t)mx * sizeof(pl__ent);
+	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = PL__SORT_SCRATCH(mx);
 	if (v)
 		v->st = (pl__shard_state *)(void *)(base + off);
 	off = ALIGN8(off + (states > scratch ? states : scratch));
@@ -101,7 +102,7 @@ static void init_members(pl_view *v)
 		v->m_rank[i] = r;
 		v->m_weight[i] = m[i].weight ? m[i].weight : 1;
 		v->m_hash[i] = pl_hash(m[i].id.ptr, (size_t)m[i].id.len);
-		v->m_leaders[i] = v->m_replicas[i] = v->m_owned[i] = 0;
+		v->m_leaders[i] = v->m_replicas[i] = v->m_owned[i] = v->m_lagged[i] = 0;
 		if (pl__live(v, i))
 			v->n_live++;
 		if (pl__eligible(v, i)) {
@@ -117,14 +118,12 @@ static void init_members(pl_view *v)
 	}
 }
 
-/* Zone ids: equal non-empty zone bytes share an id; an empty zone is its own. */
-static void init_zones(pl_view *v, pl__ent *scratch)
+/* Zone ids: equal non-empty zone bytes share an id; an empty zone is its own.
+ * `sorted` is room for nm indices. */
+static void init_zones(pl_view *v, uint32_t *sorted, void *scratch)
 {
-	pl__byteseq q = {(const char *)v->snap.members, sizeof(pl_member), offsetof(pl_member, zone)};
-	uint32_t *sorted = v->k_home; /* unused until the end of init; may be short: */
-	if (v->nk < v->nm)
-		sorted = v->m_owned;  /* filled with zeros by init_members afterwards */
-	pl__sort_bytes(&q, v->nm, sorted, scratch);
+	pl__byteseq q = {(const char *)v->snap.members, sizeof(pl_member), offsetof(pl_member, zone), PL__NO_TAG};
+	pl__sort_bytes(&q, v->nm, sorted, NULL, scratch, NULL);
 	uint32_t id = 0;
 	for (uint32_t j = 0; j < v->nm; j++) {
 		pl_bytes b = pl__seq_at(&q, sorted[j]);
@@ -137,26 +136,93 @@ static void init_zones(pl_view *v, pl__ent *scratch)
 	}
 }
 
+/* The effective leader of a snapshot shard: an in-flight move counts as done. */
+static uint32_t effective_leader(const pl_shard *k)
+{
+	return k->moving_to != PL_NONE ? k->moving_to : k->leader;
+}
+
+/* The shards of each stream, in key order: a stable counting sort of the key
+ * order by stream. k_stream[r] is the stream of the shard at rank r, written
+ * by validation, so every read here is sequential. */
+static void init_by_stream(pl_view *v, const uint32_t *k_stream)
+{
+	for (uint32_t s = 0; s < v->ns; s++)
+		v->s_shards[s] = 0;
+	for (uint32_t r = 0; r < v->nk; r++)
+		if (k_stream[r] != PL_NONE)
+			v->s_shards[k_stream[r]]++;
+	uint32_t sum = 0;
+	for (uint32_t s = 0; s < v->ns; s++) {
+		v->s_first[s] = sum;
+		sum += v->s_shards[s];
+	}
+	v->s_first[v->ns] = sum;
+	uint32_t *next = v->s_cell_count; /* borrowed as cursors, reset by init_cells */
+	for (uint32_t s = 0; s < v->ns; s++)
+		next[s] = v->s_first[s];
+	for (uint32_t r = 0; r < v->nk; r++)
+		if (k_stream[r] != PL_NONE)
+			v->by_stream[next[k_stream[r]]++] = v->k_order[r];
+}
+
+/* Leader cells: the (stream, leader) pair of every led shard, read in index
+ * order and radix-sorted as one integer, stream * members + leader (few live
+ * bytes, so few passes), then counted run by run. Linear, and no random
+ * reads. scratch holds 2 * nk uint64. */
+static void init_cells(pl_view *v, uint64_t *scratch)
+{
+	const pl_shard *k = v->snap.shards;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < v->nk; i++) {
+		uint32_t l = effective_leader(&k[i]);
+		if (k[i].stream != PL_NONE && l != PL_NONE)
+			scratch[n++] = (uint64_t)k[i].stream * v->nm + l;
+	}
+	pl__radix_sort_u64(scratch, scratch + v->nk, n);
+	uint32_t sum = 0, j = 0;
+	for (uint32_t s = 0; s < v->ns; s++) {
+		uint32_t cap = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
+		uint64_t base = (uint64_t)s * v->nm, end = base + v->nm;
+		pl__cell *c = v->cells + sum;
+		uint32_t d = 0;
+		v->s_cell_first[s] = sum;
+		for (; j < n && scratch[j] < end; j++) {
+			uint32_t m = (uint32_t)(scratch[j] - base);
+			if (d > 0 && c[d - 1].member == m) {
+				c[d - 1].leaders++;
+			} else {
+				c[d].member = m;
+				c[d].leaders = 1;
+				d++;
+			}
+		}
+		v->s_cell_count[s] = d;
+		sum += cap;
+	}
+	v->s_cell_first[v->ns] = sum;
+}
+
+/* Shard hashes, states and totals, in index order (sequential reads); the
+ * ranks from the key order. */
 static void init_shards(pl_view *v)
 {
 	const pl_snapshot *s = &v->snap;
 	for (uint32_t r = 0; r < v->ns; r++)
 		v->s_rank[v->s_order[r]] = r;
-	for (uint32_t i = 0; i < v->ns; i++)
-		v->s_shards[i] = 0;
+	for (uint32_t r = 0; r < v->nk; r++)
+		v->k_rank[v->k_order[r]] = r;
 	v->n_moving = 0;
-	for (uint32_t r = 0; r < v->nk; r++) {
-		uint32_t i = v->k_order[r];
+	for (uint32_t i = 0; i < v->nk; i++) {
 		const pl_shard *k = &s->shards[i];
 		pl__shard_state *st = &v->st[i];
-		v->k_rank[i] = r;
 		v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
 		memset(st, 0, sizeof *st);
 		st->ov_member = PL_NONE;
 		st->nrep = (uint8_t)k->replica_count;
 		for (uint32_t j = 0; j < k->replica_count; j++)
 			st->rep[j] = k->replicas[j];
-		st->leader = k->leader;
+		st->leader = effective_leader(k);
 		if (k->moving_to != PL_NONE) {
 			/* Count the move as finished: moving_to leads, and holds the
 			 * old leader's replica if it held none. */
@@ -167,7 +233,6 @@ static void init_shards(pl_view *v)
 				for (j = 0; j < st->nrep; j++)
 					if (st->rep[j] == k->leader)
 						st->rep[j] = k->moving_to;
-			st->leader = k->moving_to;
 			st->moving = 1;
 			v->n_moving++;
 		}
@@ -175,9 +240,6 @@ static void init_shards(pl_view *v)
 			v->m_leaders[st->leader]++;
 		for (uint32_t j = 0; j < st->nrep; j++)
 			v->m_replicas[st->rep[j]]++;
-		if (k->stream != PL_NONE)
-			v->s_shards[k->stream]++;
-		v->k_home[r] = k->stream; /* for init_by_stream: 4 bytes, not a shard */
 	}
 	v->n_overrides = s->n_overrides;
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
@@ -186,66 +248,6 @@ static void init_shards(pl_view *v)
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		st->ov_since = s->overrides[o].since;
 	}
-}
-
-/* The shards of each stream, in key order: a counting sort over k_order. */
-static void init_by_stream(pl_view *v)
-{
-	uint32_t sum = 0;
-	for (uint32_t i = 0; i < v->ns; i++) {
-		v->s_first[i] = sum;
-		sum += v->s_shards[i];
-	}
-	v->s_first[v->ns] = sum;
-	uint32_t *next = v->s_cell_count; /* borrowed as cursors, reset by init_cells */
-	for (uint32_t i = 0; i < v->ns; i++)
-		next[i] = v->s_first[i];
-	for (uint32_t r = 0; r < v->nk; r++) {
-		uint32_t st = v->k_home[r]; /* the stream of k_order[r], from init_shards */
-		if (st != PL_NONE)
-			v->by_stream[next[st]++] = v->k_order[r];
-	}
-}
-
-static void init_cells(pl_view *v)
-{
-	uint32_t sum = 0;
-	uint32_t *count = v->m_owned, *distinct = v->k_home; /* both zero/free here */
-	for (uint32_t s = 0; s < v->ns; s++) {
-		uint32_t k = v->s_shards[s];
-		v->s_cell_first[s] = sum;
-		uint32_t n = 0;
-		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
-			uint32_t l = v->st[v->by_stream[j]].leader;
-			if (l == PL_NONE)
-				continue;
-			if (count[l]++ == 0)
-				distinct[n++] = l;
-		}
-		pl__cell *c = v->cells + sum;
-		if ((uint64_t)n * 16 > v->nm) {
-			/* Many members lead some of it: walking the members in
-			 * index order is cheaper than sorting them. */
-			uint32_t j = 0;
-			for (uint32_t m = 0; j < n; m++)
-				if (count[m]) {
-					c[j].member = m;
-					c[j].leaders = count[m];
-					count[m] = 0;
-					j++;
-				}
-		} else {
-			pl__sort_u32(distinct, n);
-			for (uint32_t j = 0; j < n; j++) {
-				c[j].member = distinct[j];
-				c[j].leaders = count[distinct[j]];
-				count[distinct[j]] = 0;
-			}
-		}
-		v->s_cell_count[s] = n;
-		sum += k < v->nm ? k : v->nm;
-	}
-	v->s_cell_first[v->ns] = sum;
 }
 
 int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap, const pl_view_options *opt,
@@ -274,7 +276,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
 	layout(v, mem, nm, ns, nk, no);
-	int rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, (pl__ent *)(void *)v->st, diag);
+	/* The shard states' room is the sort scratch until init_shards() fills
+	 * it; k_home holds the stream of each shard in key order until the end. */
+	void *scratch = v->st;
+	int rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, diag);
 	if (rc) {
 		v->magic = 0;
 		return rc;
@@ -284,17 +289,38 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	v->nm = nm;
 	v->ns = ns;
 	v->nk = nk;
-	init_zones(v, (pl__ent *)(void *)v->st);
+	init_zones(v, v->m_leaders, scratch); /* m_leaders is zeroed by init_members */
 	init_members(v);
+	init_by_stream(v, v->k_home);
+	init_cells(v, scratch);
 	init_shards(v);
-	init_by_stream(v);
-	for (uint32_t i = 0; i < nm; i++)
-		v->m_owned[i] = 0;
-	init_cells(v);
 	for (uint32_t i = 0; i < nk; i++)
 		v->k_home[i] = PL_NONE;
 	v->homes_ready = 0;
 	v->magic = PL_VIEW_MAGIC;
+	*out = v;
+	return 0;
+}
+
+int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
+{
+	if (out == NULL || mem == NULL || !pl__view_ok(src))
+		return PL_E_INVAL;
+	const pl_snapshot *s = &src->snap;
+	uint32_t no = clampc(s->n_overrides, PL_MAX_SHARDS);
+	size_t need = layout(NULL, NULL, src->nm, src->ns, src->nk, no);
+	if (size < need)
+		return PL_E_WORKSPACE;
+	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
+		return PL_E_ALIGN;
+	const char *a = (const char *)(const void *)src, *b = mem;
+	if (b < a + need && a < b + need)
+		return PL_E_INVAL; /* overlapping memory */
+	/* Every array lives in [src, src + need): copy the block, then point the
+	 * copy's arrays into its own memory with the one layout formula. */
+	memcpy(mem, src, need);
+	pl_view *v = mem;
+	layout(v, mem, v->nm, v->ns, v->nk, no);
 	*out = v;
 	return 0;
 }
@@ -333,17 +359,17 @@ static int kind_seq(const pl_view *v, uint32_t kind, pl__byteseq *q, const uint3
 {
 	switch (kind) {
 	case PL_ELEM_MEMBER:
-		*q = (pl__byteseq){(const char *)v->snap.members, sizeof(pl_member), offsetof(pl_member, id)};
+		*q = (pl__byteseq){(const char *)v->snap.members, sizeof(pl_member), offsetof(pl_member, id), PL__NO_TAG};
 		*order = v->m_order;
 		*n = v->nm;
 		return 0;
 	case PL_ELEM_STREAM:
-		*q = (pl__byteseq){(const char *)v->snap.streams, sizeof(pl_stream), offsetof(pl_stream, id)};
+		*q = (pl__byteseq){(const char *)v->snap.streams, sizeof(pl_stream), offsetof(pl_stream, id), PL__NO_TAG};
 		*order = v->s_order;
 		*n = v->ns;
 		return 0;
 	case PL_ELEM_SHARD:
-		*q = (pl__byteseq){(const char *)v->snap.shards, sizeof(pl_shard), offsetof(pl_shard, key)};
+		*q = (pl__byteseq){(const char *)v->snap.shards, sizeof(pl_shard), offsetof(pl_shard, key), PL__NO_TAG};
 		*order = v->k_order;
 		*n = v->nk;
 		return 0;

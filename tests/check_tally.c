@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "testutil.h"
 
 /* Rebuild a snapshot from the view's shard states and compare its fresh
@@ -156,11 +157,62 @@ START_TEST(apply_refuses_what_does_not_fit)
 }
 END_TEST
 
+/* Fleet ownership: an override on a down or draining member is void (the
+ * ring home owns the shard); lag overrides off the home are tallied. */
+START_TEST(owner_skips_void_overrides)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	for (int i = 0; i < 30; i++)
+		tl_shard(t, tl_str(t, "k%02d", i), PL_NONE, PL_NONE, 0);
+	pl_view *v = tl_view(t, 0);
+	uint32_t k0 = 0, h0 = (uint32_t)pl_view_home(v, 0), other = (h0 + 1) % 3, third = (h0 + 2) % 3;
+	tl_override(t, k0, other, PL_ORIGIN_LAG, 1);
+	/* a second shard with a lag override naming its own ring home */
+	uint32_t h1 = (uint32_t)pl_view_home(v, 1);
+	tl_override(t, 1, h1, PL_ORIGIN_LAG, 1);
+	for (int state = 0; state < 3; state++) {
+		t->m[other].flags = state == 0 ? 0u : state == 1 ? PL_MEMBER_DRAINING : PL_MEMBER_DOWN;
+		v = tl_view(t, 0);
+		pl__view_homes(v);
+		uint32_t want = state == 0 ? other : v->k_home[k0];
+		ck_assert_uint_eq(pl__owner(v, k0), want);
+		ck_assert_uint_eq(pl__lag_holder(v, k0), state == 0 ? other : PL_NONE);
+		ck_assert_uint_eq(pl__lag_holder(v, 1), PL_NONE);
+		uint32_t owned = 0, lagged = 0;
+		for (uint32_t m = 0; m < 3; m++) {
+			owned += v->m_owned[m];
+			lagged += v->m_lagged[m];
+		}
+		ck_assert_uint_eq(owned, 30);
+		ck_assert_uint_eq(lagged, state == 0 ? 1 : 0);
+		/* Applying a drop, then a count override, keeps both tallies. */
+		if (state == 0) {
+			pl_action a = action(PL_ACTION_SET_OVERRIDE, k0, PL_NONE, third);
+			a.origin = PL_ORIGIN_COUNT;
+			ck_assert_int_eq(pl_view_apply(v, &a), 0);
+			ck_assert_uint_eq(v->m_lagged[other], 0);
+			a.origin = PL_ORIGIN_LAG;
+			ck_assert_int_eq(pl_view_apply(v, &a), 0);
+			ck_assert_uint_eq(v->m_lagged[third], 1);
+			a = action(PL_ACTION_DROP_OVERRIDE, k0, third, PL_NONE);
+			ck_assert_int_eq(pl_view_apply(v, &a), 0);
+			ck_assert_uint_eq(v->m_lagged[third], 0);
+			ck_assert_uint_eq(pl__owner(v, k0), h0);
+		}
+	}
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tally");
 	TCase *c = tcase_create("apply");
 	tcase_add_test(c, apply_refuses_what_does_not_fit);
+	tcase_add_test(c, owner_skips_void_overrides);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);

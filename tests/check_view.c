@@ -384,6 +384,58 @@ START_TEST(empty_view)
 }
 END_TEST
 
+/* A copy answers like the original and changes independently of it. */
+START_TEST(copy_is_independent)
+{
+	tl *t = layout();
+	tl_override(t, 0, 1, PL_ORIGIN_COUNT, 7);
+	pl_view *v = tl_view(t, 0);
+	size_t size = pl_view_size(tl_snap(t));
+	char *mem = malloc(size + 8);
+	pl_view *c = NULL;
+	ck_assert_int_eq(pl_view_copy(&c, mem, size - 1, v), PL_E_WORKSPACE);
+	ck_assert_int_eq(pl_view_copy(&c, mem + 4, size, v), PL_E_ALIGN);
+	ck_assert_int_eq(pl_view_copy(NULL, mem, size, v), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_copy(&c, NULL, size, v), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_copy(&c, mem, size, NULL), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_copy(&c, (void *)v, size, v), PL_E_INVAL);
+	ck_assert_ptr_null(c);
+	ck_assert_int_eq(pl_view_copy(&c, mem, size, v), 0);
+	ck_assert_ptr_eq(c, (void *)mem);
+	for (uint32_t m = 0; m < t->nm; m++) {
+		pl_tally a = member_tally(v, m), b = member_tally(c, m);
+		ck_assert_mem_eq(&a, &b, sizeof a);
+	}
+	for (uint32_t k = 0; k < t->nk; k++)
+		ck_assert_int_eq(pl_view_home(v, k), pl_view_home(c, k));
+	/* Change the copy: the original does not see it, and the reverse. */
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = PL_ACTION_MOVE_LEADER;
+	a.reason = PL_REASON_STREAM_SKEW;
+	a.shard = 0;
+	a.stream = 0;
+	a.from = 0;
+	a.to = 2;
+	ck_assert_int_eq(pl_view_apply(c, &a), 0);
+	ck_assert_uint_eq(stream_tally(c, 0, 2).leaders, 2);
+	ck_assert_uint_eq(stream_tally(v, 0, 2).leaders, 1);
+	a.kind = PL_ACTION_DROP_OVERRIDE;
+	a.from = 1;
+	a.to = PL_NONE;
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	pl_shard_state sa, sb;
+	pl_view_shard_state(v, 0, &sa);
+	pl_view_shard_state(c, 0, &sb);
+	ck_assert_uint_eq(sa.override_member, PL_NONE);
+	ck_assert_uint_eq(sb.override_member, 1);
+	ck_assert_uint_eq(sb.leader, 2);
+	ck_assert_uint_eq(sa.leader, 0);
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view");
@@ -404,6 +456,7 @@ static Suite *suite(void)
 	tcase_add_test(c, options_init_matches_macro);
 	tcase_add_test(c, null_and_range_arguments);
 	tcase_add_test(c, empty_view);
+	tcase_add_test(c, copy_is_independent);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);

@@ -13,15 +13,16 @@ void demo_bar(const char *label, uint32_t value, uint32_t mark, uint32_t max)
 {
 	const uint32_t width = 48;
 	uint32_t n = max ? (uint32_t)((uint64_t)value * width / max) : 0;
-	uint32_t at = max ? (uint32_t)((uint64_t)mark * width / max) : 0;
+	uint32_t at = max && mark ? (uint32_t)((uint64_t)mark * width / max) : 0;
+	uint32_t end = n > at ? n : at + (mark ? 1 : 0);
 	printf("  %-12s %5u |", label, value);
-	for (uint32_t i = 0; i <= width; i++) {
-		if (i == at && mark)
+	for (uint32_t i = 0; i < end; i++) {
+		if (mark && i == at)
 			putchar(i < n ? '#' : '|');
 		else
 			putchar(i < n ? '=' : ' ');
 	}
-	printf("%s\n", value > mark && mark ? " over" : "");
+	printf("%s\n", value > mark && mark ? "  over" : "");
 }
 
 pl_view *demo_view(const pl_snapshot *snap, uint32_t scorer, void **mem)

@@ -2,7 +2,7 @@
  * main.c - `make demo`: the simulator on its built-in scenarios.
  *
  *   demo            every scenario
- *   demo NAME ...   only those (hash, broker)
+ *   demo NAME ...   only those (hash, fleet, broker)
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +14,7 @@ static const struct {
 	int (*run)(void);
 } scenarios[] = {
 	{"hash", demo_hash},
+	{"fleet", demo_fleet},
 	{"broker", demo_broker},
 };
 

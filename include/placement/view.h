@@ -97,6 +97,24 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
 PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			const pl_view_options *opt, pl_diag *diag);
 
+/**
+ * pl_view_copy - copy a view, with every action applied to it so far, into
+ * other memory. The copy and the original then change independently; both
+ * read the same snapshot. This is how a dry run asks what each member of a
+ * fleet would decide on one tick's snapshot, each on its own copy, without
+ * building the view (and its ring homes) again.
+ *
+ * @param out   receives the copy (a pointer into mem) on success.
+ * @param mem   at least pl_view_size() of the view's snapshot, aligned to
+ *              PL_VIEW_ALIGN, not overlapping src.
+ * @param size  the size of mem.
+ * @param src   the view to copy.
+ * @return 0, or PL_E_INVAL (NULL out or mem, src not a view, overlapping
+ *         memory), PL_E_WORKSPACE (size too small) or PL_E_ALIGN. On error
+ *         *out and mem are untouched. Cost: one memcpy of the view.
+ */
+PL_API int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src);
+
 /** Counts of a view. */
 typedef struct pl_view_counts {
 	uint32_t members;    /**< members in the snapshot */

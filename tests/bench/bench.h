@@ -21,6 +21,8 @@ void bench_keep(uint64_t x);
 
 /* Sections. */
 void bench_hash(void);
+void bench_view(void);
+void bench_fleet(void);
 void bench_broker(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, broker). */
+ * only the named ones (hash, view, fleet, broker). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -33,6 +33,8 @@ static const struct {
 	void (*run)(void);
 } sections[] = {
 	{"hash", bench_hash},
+	{"view", bench_view},
+	{"fleet", bench_fleet},
 	{"broker", bench_broker},
 };
 

@@ -1,0 +1,91 @@
+/*
+ * view.c - building a view of 1,000,000 shards over 1,000 members and 10,000
+ * streams (RF 3), beside a baseline in the same run: one pass that reads
+ * every key byte and replica of the snapshot, the least any view build must
+ * do.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+void bench_view(void)
+{
+	const uint32_t nm = 1000, ns = 10000, nk = 1000000, rf = 3;
+	printf("\n== view build: %u shards, %u members, %u streams, RF %u\n", nk, nm, ns, rf);
+	char (*ids)[16] = malloc(nm * sizeof *ids);
+	char (*sids)[16] = malloc(ns * sizeof *sids);
+	char (*keys)[24] = malloc(nk * sizeof *keys);
+	pl_member *m = calloc(nm, sizeof *m);
+	pl_stream *st = calloc(ns, sizeof *st);
+	pl_shard *k = calloc(nk, sizeof *k);
+	uint64_t rng = 42;
+	for (uint32_t i = 0; i < nm; i++) {
+		int n = snprintf(ids[i], sizeof ids[i], "broker-%04u", i);
+		m[i].id = (pl_bytes){ids[i], (uint64_t)n};
+		m[i].weight = 1;
+	}
+	for (uint32_t i = 0; i < ns; i++) {
+		int n = snprintf(sids[i], sizeof sids[i], "topic-%05u", i);
+		st[i].id = (pl_bytes){sids[i], (uint64_t)n};
+	}
+	for (uint32_t i = 0; i < nk; i++) {
+		uint32_t s = i % ns;
+		int n = snprintf(keys[i], sizeof keys[i], "topic-%05u/%04u", s, i / ns);
+		k[i].key = (pl_bytes){keys[i], (uint64_t)n};
+		k[i].stream = s;
+		k[i].moving_to = PL_NONE;
+		rng = rng * 6364136223846793005u + 1442695040888963407u;
+		uint32_t a = (uint32_t)(rng >> 33) % nm;
+		k[i].replica_count = rf;
+		for (uint32_t r = 0; r < rf; r++)
+			k[i].replicas[r] = (a + r * 7) % nm;
+		k[i].leader = a;
+	}
+	pl_snapshot snap = {m, st, k, NULL, nm, ns, nk, 0};
+	size_t size = pl_view_size(&snap);
+	void *mem = malloc(size);
+	memset(mem, 0, size); /* fault the pages in before timing */
+	long rss0 = bench_peak_kib();
+
+	double best_base = 1e30, best_view = 1e30;
+	uint64_t acc = 0;
+	for (int rep = 0; rep < 3; rep++) {
+		uint64_t t0 = bench_now();
+		for (uint32_t i = 0; i < nk; i++) {
+			const unsigned char *p = (const unsigned char *)k[i].key.ptr;
+			for (uint64_t j = 0; j < k[i].key.len; j++)
+				acc += p[j];
+			for (uint32_t r = 0; r < k[i].replica_count; r++)
+				acc += k[i].replicas[r];
+			acc += k[i].leader + k[i].stream;
+		}
+		double ms = (double)(bench_now() - t0) / 1e6;
+		best_base = ms < best_base ? ms : best_base;
+		pl_view *v;
+		t0 = bench_now();
+		int rc = pl_view_init(&v, mem, size, &snap, NULL, NULL);
+		ms = (double)(bench_now() - t0) / 1e6;
+		if (rc) {
+			printf("view init failed: %s\n", pl_strerror(rc));
+			return;
+		}
+		best_view = ms < best_view ? ms : best_view;
+	}
+	bench_keep(acc);
+	printf("  baseline pass over the snapshot   %8.1f ms\n", best_base);
+	printf("  pl_view_init                      %8.1f ms   (%.1fx the baseline)\n", best_view,
+	       best_view / best_base);
+	printf("  view memory                       %8.1f MiB  (%.0f bytes per shard)\n", (double)size / 1048576.0,
+	       (double)size / nk);
+	printf("  peak RSS %ld MiB (before the builds: %ld MiB; the snapshot itself is %.0f MiB)\n",
+	       bench_peak_kib() / 1024, rss0 / 1024, (double)nk * sizeof *k / 1048576.0);
+	free(ids);
+	free(sids);
+	free(keys);
+	free(m);
+	free(st);
+	free(k);
+	free(mem);
+}
