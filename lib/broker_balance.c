@@ -5,22 +5,23 @@
  * How it works. A scope is one stream's leaders or all leaders, counted on
  * the eligible members; each member's floor and ceiling are its weighted
  * share of that count (pl__bounds()). A scope wants a move when a member is
- * over its ceiling or under its floor. The legal moves go from a source (over
- * the ceiling; or, when nobody is, above the floor) to a destination (under
- * the floor; or, when nobody is, below the ceiling). Sources rank by how far
- * over they are, destinations by how far under; ties break on the totals per
- * weight (take from the member leading most, give to the one leading fewest),
- * then on the smaller member id.
+ * over its ceiling or under its floor. The first-choice moves go from a
+ * source (over the ceiling; or, when nobody is, above the floor) to a
+ * destination (under the floor; or, when nobody is, below the ceiling).
+ * Sources rank by how far over they are, destinations by how far under; ties
+ * break on leaders per weight (projected ones in the stream pass: see
+ * project()), then on the smaller member id.
  *
- * Stream pass: streams in id order; for a stream that wants a move, one walk
- * over its shards (in key order) finds, for each shard led by a source, the
- * best destination it may go to: its eligible followers that are
- * destinations, or the best destination with room whose zone keeps the
- * shard's zone count. Those come from a list of the best destination with
- * room of each of the 8 best zones: a shard's other replicas span at most 7
- * zones, so one of the 8 is allowed and the search is exact. The best
- * (source, destination, shard) wins: source rank, destination rank, a
- * follower (no copy) before a copy, key order.
+ * Stream pass: the streams whose furthest member is furthest over first
+ * (next_streams()); for a stream that wants a move, one walk over its shards
+ * (in key order) finds, for each shard led by a source, the best destination
+ * it may go to: its eligible followers that are destinations, or the best
+ * destination with room whose zone keeps the shard's zone count. Those come
+ * from a list of the best destination with room of each of the 8 best zones:
+ * a shard's other replicas span at most 7 zones, so one of the 8 is allowed
+ * and the search is exact. The best (source, destination, shard) wins:
+ * source rank, destination rank, a follower (no copy) before a copy, the
+ * larger rise in rendezvous draw, key order.
  *
  * Cluster pass: only when no stream wanted a move in this call. The sources
  * are tried in rank order (at most PL_BROKER_SEARCH), each with one walk over
@@ -28,17 +29,25 @@
  * the PL_BROKER_SEARCH best destinations with room, when the zones allow and
  * its stream stays within its bounds on both members.
  *
- * Why it terminates. Each stream move lowers its stream's distance to its
- * bounds (sum over members of how far outside [floor, ceiling] each is):
- * the source is over the ceiling and the destination below it, or the source
- * above the floor and the destination under it. With equal weights the
- * source leads at least two more than the destination, so the stream's sum
- * of squared counts drops by at least 2. A cluster move keeps every stream
- * within its bounds on both members (so no stream's distance or, with equal
- * weights, sum of squares rises) and lowers the cluster's distance. The pair
- * (sum of the streams' distances, the cluster's distance) falls with every
- * move in lexicographic order and is bounded below, so the moves end; none
- * can undo another. Every walk here is bounded, so each call ends.
+ * When a search finds nothing but blocks (zones, caps, or the streams'
+ * bounds), search_all() tries the fallbacks in turn: the wide search (every
+ * pair that lowers the distance), the spread search (a member over its
+ * ceiling to one it leads at least two more than, by count^2/weight), then a
+ * relay (relay()).
+ *
+ * Why it terminates. A scope's potential is (distance to its bounds, the sum
+ * of count^2/weight), compared in that order. A first-choice or wide move
+ * goes from a member over (above) a bound to one under (below) it and lowers
+ * the distance; a spread move keeps the distance and lowers the sum; with
+ * equal weights each goes from a member leading at least two more, so the
+ * sum of squared counts drops by at least 2. A cluster move keeps every
+ * stream within its bounds on both members (no stream's potential rises) and
+ * lowers the cluster's. A relay's first hop keeps the scope's distance, and
+ * the scope's next move then lowers it (x -> d is a first-choice move), so no
+ * two relays follow each other. Hence (the streams' potentials, the cluster's)
+ * falls in lexicographic order over every two moves and is bounded below:
+ * the moves end, and none can undo another. Every walk here is bounded, so
+ * each call ends.
  */
 #include "broker_int.h"
 
