@@ -18,9 +18,9 @@
  * ticks, settling moves between them, until one emits nothing; it ends
  * because placing acts on each shard at most once (a shard that gets a live
  * leader needs none again) and every move lowers the potentials of
- * broker.h (a stream's distance to its bounds, then the cluster's, with
- * neither ever rising), so only finitely many moves exist. The output cap
- * bounds it as well.
+ * broker.h (each stream's, then the cluster's, none ever rising; a relay's
+ * first hop keeps its scope's and the scope's next move lowers it), so only
+ * finitely many moves exist. The output cap bounds it as well.
  */
 #include "broker_int.h"
 
