@@ -19,6 +19,7 @@
 #include "placement/snapshot.h"
 #include "placement/plan.h"
 #include "placement/view.h"
+#include "placement/broker.h"
 #include "placement/fleet.h"
 #include "placement/route.h"
 #include "placement/region.h"

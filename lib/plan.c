@@ -77,18 +77,6 @@ static void put_bytes(out *o, pl_bytes b)
 	put(o, "%.*s", n, b.ptr ? b.ptr : "");
 }
 
-static const char *tier_words(uint32_t tier)
-{
-	switch (tier) {
-	case 1: return "under the stream floor";
-	case 2: return "under the stream ceiling";
-	case 3: return "under the cluster share";
-	case 4: return "has room under its max_shards";
-	case 5: return "least loaded";
-	default: return "chosen";
-	}
-}
-
 /* "1 replica", "2 replicas". */
 static const char *plural(uint32_t n, const char *one, const char *many)
 {
@@ -129,18 +117,56 @@ static void stream(out *o, const names *n)
 	put_bytes(o, n->s->streams[n->a->stream].id);
 }
 
+/* The numbers of a broker placement (SET_LEADER or a drain or failover
+ * MOVE_LEADER): the tier that chose `to`, its count of the stream against
+ * the stream's bounds, and its leaders in total (in `load`) against its
+ * cluster share. */
 static void placement(out *o, const names *n)
 {
 	const pl_action *a = n->a;
 	put(o, ": tier %u, ", a->tier);
 	member(o, n, a->to);
-	put(o, " %s; it leads %u", tier_words(a->tier), a->to_count);
-	if (a->stream != PL_NONE) {
-		put(o, " of stream ");
+	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM) {
+		put(o, " leads %u of stream ", a->to_count);
 		stream(o, n);
-		put(o, " (floor %u, ceiling %u)", a->floor, a->ceiling);
+		if (a->tier == 1)
+			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
+		else if (a->tier == 2)
+			put(o, ", under its ceiling %u (floor %u),", a->ceiling, a->floor);
+		else
+			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
+		put(o, " and %llu in total", (unsigned long long)a->load);
+	} else {
+		put(o, " leads %llu in total", (unsigned long long)a->load);
 	}
-	put(o, ", cluster share %u", a->share);
+	switch (a->tier) {
+	case 1:
+	case 2:
+		put(o, a->load < a->share ? ", under the cluster share %u" : ", cluster share %u", a->share);
+		return;
+	case 3:
+		put(o, ", under the cluster share %u", a->share);
+		return;
+	case 4:
+		put(o, ", cluster share %u; it has room under its max_shards", a->share);
+		return;
+	case 5:
+		put(o, ", cluster share %u; every candidate is at its max_shards and it is the least loaded", a->share);
+		return;
+	default:
+		put(o, ", cluster share %u", a->share);
+		return;
+	}
+}
+
+/* A leader move to a member without a replica copies the shard first. */
+static void copy_note(out *o, const names *n)
+{
+	if (!(n->a->flags & PL_ACTION_STAGE_FIRST))
+		return;
+	put(o, "; ");
+	member(o, n, n->a->to);
+	put(o, " holds no replica, so a copy is staged first");
 }
 
 static void explain(out *o, const names *n)
@@ -160,10 +186,32 @@ static void explain(out *o, const names *n)
 		member(o, n, a->to);
 		put(o, " to lead ");
 		shard(o, n);
-		put(o, ": leader ");
-		member(o, n, a->from);
-		put(o, " is down");
+		if (a->from == PL_NONE) {
+			put(o, ": it has no leader");
+		} else {
+			put(o, ": leader ");
+			member(o, n, a->from);
+			put(o, " is down");
+		}
 		placement(o, n);
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_FAILOVER:
+		put(o, "move leader of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " (down) to ");
+		member(o, n, a->to);
+		put(o, ", staging a copy first: no live eligible follower");
+		placement(o, n);
+		return;
+	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_FAILOVER:
+		put(o, "stage a copy of ");
+		shard(o, n);
+		put(o, " on ");
+		member(o, n, a->to);
+		put(o, ", then add it as a replica: no leader and no live eligible follower, %u of %u replicas",
+		    a->to_count, a->total);
 		return;
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_DRAIN:
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_DRAIN:
@@ -173,6 +221,8 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " (draining) to ");
 		member(o, n, a->to);
+		if (a->flags & PL_ACTION_STAGE_FIRST)
+			put(o, ", staging a copy first");
 		placement(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_STREAM_SKEW:
@@ -190,6 +240,7 @@ static void explain(out *o, const names *n)
 		put(o, ", %u on ", a->to_count);
 		member(o, n, a->to);
 		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		copy_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
 		put(o, "move leader of ");
@@ -209,6 +260,12 @@ static void explain(out *o, const names *n)
 			put(o, " leads fewer of stream ");
 			stream(o, n);
 		}
+		if (a->share && a->to_count >= a->share) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " is at its share and hands one on next (a relay)");
+		}
+		copy_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_NEWEST_PEER:
 		put(o, "hand primary of ");
