@@ -38,7 +38,7 @@ XXH_CFLAGS = $(shell $(PKG_CONFIG) --cflags libxxhash 2>/dev/null)
 LIB_CFLAGS := -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -Iinclude $(XXH_CFLAGS) $(CFLAGS)
 
 SRCS := $(sort $(wildcard lib/*.c))
-HDRS := $(wildcard include/*.h include/placement/*.h) lib/internal.h
+HDRS := $(wildcard include/*.h include/placement/*.h lib/*.h)
 OBJS := $(SRCS:lib/%.c=$(BUILD)/obj/%.o)
 STATIC := $(BUILD)/libplacement.a
 SONAME := libplacement.so.$(VERSION_MAJOR)
@@ -110,7 +110,7 @@ deps:
 	fi
 
 # ---- tests ------------------------------------------------------------------
-$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) tests/testutil.h $(STATIC)
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(STATIC) $(CHECK_LIBS) $(LDFLAGS)
 

@@ -19,7 +19,9 @@
 #include "placement/snapshot.h"
 #include "placement/plan.h"
 #include "placement/view.h"
+#include "placement/broker.h"
 #include "placement/fleet.h"
 #include "placement/route.h"
+#include "placement/region.h"
 
 #endif /* PLACEMENT_H */

@@ -176,6 +176,8 @@ struct pl_view {
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
 	uint32_t *m_lagged;   /* fleet: of those, owned through a lag override off the
 			       * ring home (valid when homes_ready) */
+	int64_t *m_scratch;   /* per member, for one policy call's own use: no
+	                       * meaning between calls, never read by the view */
 	uint32_t *elig;       /* eligible member indices, canonical order */
 	uint64_t *elig_hash;  /* their hashes ^ PL__MIX_M, for the top-1 loop */
 

@@ -77,16 +77,10 @@ static void put_bytes(out *o, pl_bytes b)
 	put(o, "%.*s", n, b.ptr ? b.ptr : "");
 }
 
-static const char *tier_words(uint32_t tier)
+/* "1 replica", "2 replicas". */
+static const char *plural(uint32_t n, const char *one, const char *many)
 {
-	switch (tier) {
-	case 1: return "under the stream floor";
-	case 2: return "under the stream ceiling";
-	case 3: return "under the cluster share";
-	case 4: return "has room under its max_shards";
-	case 5: return "least loaded";
-	default: return "chosen";
-	}
+	return n == 1 ? one : many;
 }
 
 /* Why a count or spread move took that shard (pl_action.tier). */
@@ -123,18 +117,56 @@ static void stream(out *o, const names *n)
 	put_bytes(o, n->s->streams[n->a->stream].id);
 }
 
+/* The numbers of a broker placement (SET_LEADER or a drain or failover
+ * MOVE_LEADER): the tier that chose `to`, its count of the stream against
+ * the stream's bounds, and its leaders in total (in `load`) against its
+ * cluster share. */
 static void placement(out *o, const names *n)
 {
 	const pl_action *a = n->a;
 	put(o, ": tier %u, ", a->tier);
 	member(o, n, a->to);
-	put(o, " %s; it leads %u", tier_words(a->tier), a->to_count);
-	if (a->stream != PL_NONE) {
-		put(o, " of stream ");
+	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM) {
+		put(o, " leads %u of stream ", a->to_count);
 		stream(o, n);
-		put(o, " (floor %u, ceiling %u)", a->floor, a->ceiling);
+		if (a->tier == 1)
+			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
+		else if (a->tier == 2)
+			put(o, ", under its ceiling %u (floor %u),", a->ceiling, a->floor);
+		else
+			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
+		put(o, " and %llu in total", (unsigned long long)a->load);
+	} else {
+		put(o, " leads %llu in total", (unsigned long long)a->load);
 	}
-	put(o, ", cluster share %u", a->share);
+	switch (a->tier) {
+	case 1:
+	case 2:
+		put(o, a->load < a->share ? ", under the cluster share %u" : ", cluster share %u", a->share);
+		return;
+	case 3:
+		put(o, ", under the cluster share %u", a->share);
+		return;
+	case 4:
+		put(o, ", cluster share %u; it has room under its max_shards", a->share);
+		return;
+	case 5:
+		put(o, ", cluster share %u; every candidate is at its max_shards and it is the least loaded", a->share);
+		return;
+	default:
+		put(o, ", cluster share %u", a->share);
+		return;
+	}
+}
+
+/* A leader move to a member without a replica copies the shard first. */
+static void copy_note(out *o, const names *n)
+{
+	if (!(n->a->flags & PL_ACTION_STAGE_FIRST))
+		return;
+	put(o, "; ");
+	member(o, n, n->a->to);
+	put(o, " holds no replica, so a copy is staged first");
 }
 
 static void explain(out *o, const names *n)
@@ -154,10 +186,32 @@ static void explain(out *o, const names *n)
 		member(o, n, a->to);
 		put(o, " to lead ");
 		shard(o, n);
-		put(o, ": leader ");
-		member(o, n, a->from);
-		put(o, " is down");
+		if (a->from == PL_NONE) {
+			put(o, ": it has no leader");
+		} else {
+			put(o, ": leader ");
+			member(o, n, a->from);
+			put(o, " is down");
+		}
 		placement(o, n);
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_FAILOVER:
+		put(o, "move leader of ");
+		shard(o, n);
+		put(o, " from ");
+		member(o, n, a->from);
+		put(o, " (down) to ");
+		member(o, n, a->to);
+		put(o, ", staging a copy first: no live eligible follower");
+		placement(o, n);
+		return;
+	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_FAILOVER:
+		put(o, "stage a copy of ");
+		shard(o, n);
+		put(o, " on ");
+		member(o, n, a->to);
+		put(o, ", then add it as a replica: no leader and no live eligible follower, %u of %u replicas",
+		    a->to_count, a->total);
 		return;
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_DRAIN:
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_DRAIN:
@@ -167,6 +221,8 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " (draining) to ");
 		member(o, n, a->to);
+		if (a->flags & PL_ACTION_STAGE_FIRST)
+			put(o, ", staging a copy first");
 		placement(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_STREAM_SKEW:
@@ -184,6 +240,7 @@ static void explain(out *o, const names *n)
 		put(o, ", %u on ", a->to_count);
 		member(o, n, a->to);
 		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		copy_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
 		put(o, "move leader of ");
@@ -203,6 +260,12 @@ static void explain(out *o, const names *n)
 			put(o, " leads fewer of stream ");
 			stream(o, n);
 		}
+		if (a->share && a->to_count >= a->share) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " is at its share and hands one on next (a relay)");
+		}
+		copy_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_NEWEST_PEER:
 		put(o, "hand primary of ");
@@ -211,11 +274,11 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " to its newest peer ");
 		member(o, n, a->to);
-		put(o, ": ");
+		put(o, " (joined at %llu): ", (unsigned long long)a->at);
 		member(o, n, a->to);
-		put(o, " leads %u primaries, ", a->to_count);
+		put(o, " leads %u %s, fewer than the %u of ", a->to_count, plural(a->to_count, "primary", "primaries"),
+		    a->from_count);
 		member(o, n, a->from);
-		put(o, " leads %u", a->from_count);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_LOAD:
 		put(o, "hand primary of ");
@@ -224,9 +287,34 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " to ");
 		member(o, n, a->to);
-		put(o, ": load %llu more on ", (unsigned long long)a->load);
+		put(o, ": ");
+		member(o, n, a->to);
+		put(o, "'s load %llu is more than %u%% below ", (unsigned long long)a->at, a->share);
 		member(o, n, a->from);
-		put(o, "; primaries %u and %u", a->from_count, a->to_count);
+		put(o, "'s %llu; ", (unsigned long long)a->load);
+		member(o, n, a->to);
+		put(o, " leads %u %s, ", a->to_count, plural(a->to_count, "primary", "primaries"));
+		member(o, n, a->from);
+		put(o, " %u", a->from_count);
+		return;
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NO_PRIMARY:
+		put(o, "make ");
+		member(o, n, a->to);
+		put(o, " primary of ");
+		shard(o, n);
+		if (a->from == PL_NONE) {
+			put(o, ": it has no primary; ");
+		} else {
+			put(o, ": its primary ");
+			member(o, n, a->from);
+			put(o, " is down; ");
+		}
+		member(o, n, a->to);
+		if (a->total == 1)
+			put(o, ", its only live peer, leads %u %s", a->to_count, plural(a->to_count, "primary", "primaries"));
+		else
+			put(o, " leads %u %s, the fewest of its %u live peers", a->to_count,
+			    plural(a->to_count, "primary", "primaries"), a->total);
 		return;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
 		put(o, "add a replica of ");
@@ -240,7 +328,18 @@ static void explain(out *o, const names *n)
 		shard(o, n);
 		put(o, " on ");
 		member(o, n, a->to);
-		put(o, ", then add it as a peer: %u peers, replication factor %u", a->to_count, a->total);
+		put(o, ", then add it as a peer: %u of %u %s", a->to_count, a->total, plural(a->total, "peer", "peers"));
+		if (a->ceiling > a->total)
+			put(o, " (replication factor %u, %u live %s)", a->ceiling, a->total,
+			    plural(a->total, "member", "members"));
+		put(o, "; ");
+		member(o, n, a->to);
+		if (a->tier == 1)
+			put(o, " is in a zone its peers are not, and holds %u %s", a->share,
+			    plural(a->share, "replica", "replicas"));
+		else
+			put(o, " holds %u %s, and no member in a new zone could take it", a->share,
+			    plural(a->share, "replica", "replicas"));
 		return;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_IDLE_MEMBER:
 		put(o, "stage a copy of ");
@@ -251,9 +350,17 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, ": ");
 		member(o, n, a->to);
-		put(o, " holds %u replicas, fair share %u; ", a->to_count, a->share);
+		put(o, " holds %u %s, below its fair share %u of %u peers; ", a->to_count,
+		    plural(a->to_count, "replica", "replicas"), a->share, a->total);
 		member(o, n, a->from);
-		put(o, " holds %u", a->from_count);
+		put(o, " holds %u, the most", a->from_count);
+		switch (a->tier) {
+		case 1: put(o, "; not the primary, and the region gains a zone"); break;
+		case 2: put(o, "; not the primary"); break;
+		case 3: put(o, "; the primary moves with it, and the region gains a zone"); break;
+		case 4: put(o, "; the primary moves with it"); break;
+		default: break;
+		}
 		return;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_COUNT:
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_SPREAD:

@@ -46,6 +46,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(m_replicas, uint32_t, nm);
 	TAKE(m_owned, uint32_t, nm);
 	TAKE(m_lagged, uint32_t, nm);
+	TAKE(m_scratch, int64_t, nm);
 	TAKE(elig, uint32_t, nm);
 	TAKE(s_order, uint32_t, ns);
 	TAKE(s_rank, uint32_t, ns);

@@ -2,6 +2,7 @@
  * comparison sort on random keys built to stress it (shared prefixes longer
  * than a radix level, embedded zero bytes, keys that extend each other). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,38 @@ START_TEST(radix_order_matches_comparison_order)
 }
 END_TEST
 
+/* Keys that share a prefix are sorted past it; a key in the middle that does
+ * not have it (shorter, different, a zero byte after it) must still sort by
+ * its own bytes. */
+START_TEST(an_odd_key_among_a_shared_prefix)
+{
+	static const char *odd[] = {"str", "stream-", "stream-05", "stre@m-050", "stream-\x00", "a", "zzz"};
+	for (uint32_t o = 0; o < sizeof odd / sizeof odd[0]; o++) {
+		enum { N = 200 };
+		char pool[N][16];
+		key k[N];
+		for (uint32_t i = 0; i < N; i++) {
+			int n = snprintf(pool[i], sizeof pool[i], "stream-%03u", i);
+			k[i].b.ptr = pool[i];
+			k[i].b.len = (uint64_t)n;
+		}
+		k[N / 2].b.ptr = odd[o];
+		k[N / 2].b.len = strlen(odd[o]) + (o == 4); /* "stream-" then a zero byte */
+		uint32_t got[N], want[N], other;
+		void *scratch = malloc(PL__SORT_SCRATCH(N));
+		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), PL__NO_TAG};
+		ck_assert_uint_eq(pl__sort_bytes(&q, N, got, NULL, scratch, &other), PL_NONE);
+		free(scratch);
+		for (uint32_t i = 0; i < N; i++)
+			want[i] = i;
+		cmp_base = k;
+		qsort(want, N, sizeof *want, ref_cmp);
+		for (uint32_t i = 0; i < N; i++)
+			ck_assert_msg(got[i] == want[i], "odd key %u: place %u has %u, want %u", o, i, got[i], want[i]);
+	}
+}
+END_TEST
+
 START_TEST(u32_sort_and_radix)
 {
 	uint64_t rng = tl_seed(99);
@@ -119,6 +152,7 @@ static Suite *suite(void)
 	TCase *c = tcase_create("sort");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, radix_order_matches_comparison_order);
+	tcase_add_test(c, an_odd_key_among_a_shared_prefix);
 	tcase_add_test(c, u32_sort_and_radix);
 	tcase_add_test(c, bytes_compare);
 	suite_add_tcase(s, c);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "testutil.h"
 
 /* Three members, two streams; orders leads 1/1/2 with one move in flight. */
@@ -119,6 +120,29 @@ START_TEST(draining_and_down_are_not_eligible)
 	t->m[1].flags = PL_MEMBER_DOWN;
 	v = tl_view(t, 0);
 	ck_assert_int_eq(pl_view_home(v, 0), PL_E_NO_ELIGIBLE);
+	tl_free(t);
+}
+END_TEST
+
+/* A policy may scribble on the per-member scratch: it lies inside the view's
+ * memory, aligned, one entry per member, and no tally reads it. */
+START_TEST(member_scratch_is_the_policies_own)
+{
+	tl *t = layout();
+	pl_view *v = tl_view(t, 0);
+	pl_tally before[3], after;
+	for (uint32_t m = 0; m < 3; m++)
+		before[m] = member_tally(v, m);
+	const char *lo = (const char *)t->mem, *hi = lo + pl_view_size(tl_snap(t));
+	ck_assert((const char *)v->m_scratch >= lo && (const char *)(v->m_scratch + v->nm) <= hi);
+	ck_assert_uint_eq((uintptr_t)v->m_scratch % 8, 0);
+	for (uint32_t m = 0; m < v->nm; m++)
+		v->m_scratch[m] = -1;
+	for (uint32_t m = 0; m < 3; m++) {
+		after = member_tally(v, m);
+		ck_assert(memcmp(&before[m], &after, sizeof after) == 0);
+	}
+	ck_assert_uint_eq(stream_tally(v, 0, 0).leaders, 2);
 	tl_free(t);
 }
 END_TEST
@@ -420,6 +444,7 @@ static Suite *suite(void)
 	tcase_add_test(c, inflight_moves_count_as_finished);
 	tcase_add_test(c, draining_and_down_are_not_eligible);
 	tcase_add_test(c, weighted_bounds_are_proportional);
+	tcase_add_test(c, member_scratch_is_the_policies_own);
 	suite_add_tcase(s, c);
 	c = tcase_create("orders");
 	tcase_add_test(c, find_and_canonical_order);

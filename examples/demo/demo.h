@@ -22,5 +22,7 @@ void demo_explain(const pl_snapshot *snap, const pl_action *a, uint32_t step);
 /* Scenarios: each returns 0, or 1 after printing why it failed. */
 int demo_hash(void);
 int demo_fleet(void);
+int demo_broker(void);
+int demo_region(void);
 
 #endif

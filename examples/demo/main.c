@@ -2,7 +2,7 @@
  * main.c - `make demo`: the simulator on its built-in scenarios.
  *
  *   demo            every scenario
- *   demo NAME ...   only those (hash, fleet)
+ *   demo NAME ...   only those (hash, broker, fleet, region)
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +15,8 @@ static const struct {
 } scenarios[] = {
 	{"hash", demo_hash},
 	{"fleet", demo_fleet},
+	{"broker", demo_broker},
+	{"region", demo_region},
 };
 
 int main(int argc, char **argv)

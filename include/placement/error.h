@@ -63,7 +63,10 @@ extern "C" {
 	X(E_ROUTE_VALUE, -50, "route request field is not one of its values")             \
 	X(E_ROUTE_OUTCOME, -51, "forward outcome for a request that was not forwarded")   \
 	X(E_DOC_SYNTAX, -52, "malformed override document line")                          \
-	X(E_DOC_VERSION, -53, "unknown override document version")
+	X(E_DOC_VERSION, -53, "unknown override document version")                       \
+	X(E_MEMBER_UNAVAILABLE, -60, "member is down, draining or lagging: it takes no new peer") \
+	X(E_MEMBER_FULL, -61, "member holds its max_shards replicas")                     \
+	X(E_REPLICA_SET_FULL, -62, "region already lists PL_MAX_REPLICAS peers")
 
 /** Error codes. Values are fixed; see PL_ERROR_LIST for the messages. */
 typedef enum pl_error {

@@ -54,7 +54,8 @@ extern "C" {
 	X(UNDER_RF, 12, "under-rf")        /* region below its replication factor */       \
 	X(IDLE_MEMBER, 13, "idle-member")  /* a member below its fair share of replicas */ \
 	X(NEWEST_PEER, 14, "newest-peer")  /* primary follows the newest peer */           \
-	X(LOAD, 15, "load")                /* primary toward clearly less load */
+	X(LOAD, 15, "load")                /* primary toward clearly less load */          \
+	X(NO_PRIMARY, 25, "no-primary")    /* region has no live primary */
 
 /* X(NAME, value, name string) — why a call stopped emitting. */
 #define PL_STATUS_LIST(X)                                                               \
@@ -69,7 +70,8 @@ extern "C" {
 	X(NOT_LIVE, 8, "not-live")           /* the deciding member is down or draining */ \
 	X(PROPOSALS_OFF, 9, "proposals-off") /* add-peer proposals are switched off */     \
 	X(STALLED, 10, "stalled")            /* no ready candidate for some shard */       \
-	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */
+	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */ \
+	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */
 
 enum pl_action_kind {
 #define PL__ENUM(name, value, str) PL_ACTION_##name = value,

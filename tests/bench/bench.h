@@ -23,5 +23,7 @@ void bench_keep(uint64_t x);
 void bench_hash(void);
 void bench_view(void);
 void bench_fleet(void);
+void bench_broker(void);
+void bench_region(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view, fleet). */
+ * only the named ones (hash, view, broker, fleet, region). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -35,6 +35,8 @@ static const struct {
 	{"hash", bench_hash},
 	{"view", bench_view},
 	{"fleet", bench_fleet},
+	{"broker", bench_broker},
+	{"region", bench_region},
 };
 
 int main(int argc, char **argv)

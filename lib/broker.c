@@ -1,0 +1,267 @@
+/*
+ * broker.c - the broker policy's entry points: configuration, argument
+ * checks, one tick (pl_broker_plan) and the dry run.
+ *
+ * How it works. A tick validates everything before it touches anything, so
+ * an error writes nothing. It then makes a budget of moves: max_moves less
+ * the moves the view already has in flight (when per-member limits are set,
+ * those moves are listed, at most PL_BROKER_MAX_MOVES of them, on the stack,
+ * so the limits can be counted without allocating). The placing pass
+ * (broker_place.c) walks the shards in key order and gives every shard with
+ * no live leader one, and hands off what draining members lead; the
+ * rebalancing passes (broker_balance.c) then start moves while the budget
+ * lasts. Every action goes through pl__view_apply() as it is written, so each
+ * later decision sees it. Last, the status says why nothing more was emitted.
+ *
+ * Why it terminates. A tick is a bounded walk: one pass over the shards, and
+ * at most `budget` moves, each found by bounded scans. The dry run repeats
+ * ticks, settling moves between them, until one emits nothing; it ends
+ * because placing acts on each shard at most once (a shard that gets a live
+ * leader needs none again) and every move lowers the potentials of
+ * broker.h (each stream's, then the cluster's, none ever rising; a relay's
+ * first hop keeps its scope's and the scope's next move lowers it), so only
+ * finitely many moves exist. The output cap bounds it as well.
+ */
+#include "broker_int.h"
+
+int pl_broker_config_init(pl_broker_config *cfg)
+{
+	if (cfg == NULL)
+		return PL_E_INVAL;
+	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
+	memcpy(cfg, &def, sizeof def);
+	return 0;
+}
+
+/* ---- shared helpers ------------------------------------------------------- */
+
+int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
+{
+	const pl__shard_state *st = &v->st[k];
+	if (pl__bk_holds(st, to))
+		return 1;
+	/* With Z = the zones of the other replicas: before spans |Z| plus one
+	 * when from's zone is not in Z, after |Z| plus one when to's is not. */
+	int from_in = 0, to_in = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t r = st->rep[j];
+		if (r == from)
+			continue;
+		from_in |= v->m_zone[r] == v->m_zone[from];
+		to_in |= v->m_zone[r] == v->m_zone[to];
+	}
+	return from_in || !to_in;
+}
+
+uint32_t pl__bk_in(const pl__bk *b, uint32_t m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < b->n_flight; i++)
+		n += b->fl_to[i] == m;
+	return n;
+}
+
+uint32_t pl__bk_out(const pl__bk *b, uint32_t m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < b->n_flight; i++)
+		n += b->fl_from[i] == m;
+	return n;
+}
+
+int pl__bk_in_ok(const pl__bk *b, uint32_t m)
+{
+	return b->cfg->max_moves_in == 0 || pl__bk_in(b, m) < b->cfg->max_moves_in;
+}
+
+int pl__bk_out_ok(const pl__bk *b, uint32_t m)
+{
+	return b->cfg->max_moves_out == 0 || pl__bk_out(b, m) < b->cfg->max_moves_out;
+}
+
+void pl__bk_wait_limit(pl__bk *b, uint32_t member)
+{
+	if (!b->want_limit)
+		b->limit_member = member;
+	b->want_limit = 1;
+}
+
+int pl__bk_emit(pl__bk *b, const pl_action *a)
+{
+	if (b->n >= b->cap) {
+		b->full = 1;
+		return 1;
+	}
+	int rc = pl__view_apply(b->v, a);
+	PL_ASSERT(rc == 0); /* every action is built from the view it applies to */
+	if (rc)
+		return rc;
+	b->out[b->n++] = *a;
+	return 0;
+}
+
+int pl__bk_emit_move(pl__bk *b, const pl_action *a)
+{
+	PL_ASSERT(b->budget > 0);
+	int rc = pl__bk_emit(b, a);
+	if (rc)
+		return rc;
+	b->budget--;
+	if (b->limits && b->n_flight < PL_BROKER_MAX_MOVES) {
+		b->fl_from[b->n_flight] = a->from;
+		b->fl_to[b->n_flight] = a->to;
+		b->n_flight++;
+	}
+	return 0;
+}
+
+/* ---- one tick ------------------------------------------------------------- */
+
+static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
+		      pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (cfg == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	if (cfg->version != PL_BROKER_CONFIG_VERSION)
+		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
+	if (cfg->max_moves < 1 || cfg->max_moves > PL_BROKER_MAX_MOVES)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 1, PL_NONE);
+	if (cfg->max_moves_in > PL_BROKER_MAX_MOVES)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 2, PL_NONE);
+	if (cfg->max_moves_out > PL_BROKER_MAX_MOVES)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 3, PL_NONE);
+	if (cfg->paused > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
+	if (cfg->replication_factor < 1 || cfg->replication_factor > PL_MAX_REPLICAS)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 5, PL_NONE);
+	if (cfg->stream_balance > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
+	if (v->n_elig == 0 && v->nk > 0)
+		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	return 0;
+}
+
+static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap)
+{
+	memset(b, 0, offsetof(pl__bk, fl_from));
+	b->v = v;
+	b->cfg = cfg;
+	b->out = out;
+	b->cap = cap;
+	b->stalled_shard = b->limit_member = b->block_scope = PL_NONE;
+	b->budget = v->n_moving < cfg->max_moves ? cfg->max_moves - v->n_moving : 0;
+	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		if (v->m_weight[v->elig[e]] > b->w_max)
+			b->w_max = v->m_weight[v->elig[e]];
+	/* List the moves in flight for the per-member limits. There are fewer
+	 * than max_moves whenever a move may start, so they fit. */
+	b->n_flight = 0;
+	if (b->limits && b->budget > 0 && v->n_moving > 0) {
+		for (uint32_t k = 0; k < v->nk && b->n_flight < PL_BROKER_MAX_MOVES; k++) {
+			const pl__shard_state *st = &v->st[k];
+			if (!st->moving)
+				continue;
+			uint32_t was = v->snap.shards[k].leader;
+			if (st->leader == was)
+				continue; /* a replica staged, no leader moved */
+			b->fl_from[b->n_flight] = was;
+			b->fl_to[b->n_flight] = st->leader;
+			b->n_flight++;
+		}
+	}
+}
+
+static void finish(const pl__bk *b, pl_plan_info *info)
+{
+	if (info == NULL)
+		return;
+	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE, more = 0;
+	if (b->full) {
+		status = PL_STATUS_FULL;
+		more = 1;
+	} else if (b->stalled) {
+		status = PL_STATUS_STALLED;
+		detail = b->stalled_shard;
+	} else if (b->want_paused) {
+		status = PL_STATUS_PAUSED;
+		more = 1;
+	} else if (b->want_limit) {
+		status = PL_STATUS_MOVE_LIMIT;
+		detail = b->limit_member;
+		more = 1;
+	} else if (b->want_flight) {
+		status = PL_STATUS_IN_FLIGHT;
+		more = 1;
+	} else if (b->block_caps) {
+		status = PL_STATUS_BLOCKED_CAPS;
+		detail = b->block_scope;
+	} else if (b->block_zones) {
+		status = PL_STATUS_BLOCKED_ZONES;
+		detail = b->block_scope;
+	}
+	info->written = b->n;
+	info->wanted = b->n + more;
+	info->status = status;
+	info->detail = detail;
+	info->blocked = b->blocked;
+}
+
+static void tick(pl__bk *b)
+{
+	pl__bk_place(b);
+	if (b->full)
+		return;
+	if (b->cfg->paused || b->budget == 0) {
+		if (pl__bk_any_wanted(b)) {
+			if (b->cfg->paused)
+				b->want_paused = 1;
+			else
+				pl__bk_wait_limit(b, PL_NONE);
+		}
+		return;
+	}
+	pl__bk_balance(b);
+}
+
+int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
+		   pl_diag *diag)
+{
+	int rc = check_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
+	pl__bk b;
+	start(&b, v, cfg, out, cap);
+	tick(&b);
+	finish(&b, info);
+	return (int)b.n;
+}
+
+int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
+		      uint32_t *ticks, pl_diag *diag)
+{
+	int rc = check_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
+	pl__bk b;
+	uint32_t n = 0, t = 0;
+	for (;;) {
+		start(&b, v, cfg, out ? out + n : NULL, cap - n);
+		tick(&b);
+		n += b.n;
+		if (b.n > 0)
+			t++;
+		if (b.n == 0 || b.full)
+			break;
+		pl_view_settle(v);
+	}
+	b.n = n; /* the whole sequence, for finish() */
+	finish(&b, info);
+	if (ticks)
+		*ticks = t;
+	return (int)n;
+}

@@ -1,0 +1,349 @@
+/*
+ * broker_place.c - the tier function, and the pass that gives every shard a
+ * live leader: new shards, failovers and drain hand-offs.
+ *
+ * How it works. pl__bk_tier() rates every candidate of a set with the same
+ * five tiers (placement/broker.h): under the stream floor, under the stream
+ * ceiling (both preferring a member under the cluster share), under the
+ * cluster share, with room under max_shards, least loaded. The best is the
+ * lowest tier, then the preference, then the highest rendezvous draw (ties on
+ * the smaller id, as pl__draw_gt() orders them). Placing, promoting and
+ * draining differ only in the set handed in: every eligible member, the
+ * shard's eligible followers, or the eligible members that keep the shard's
+ * zone count.
+ *
+ * The pass walks the shards in key order and applies each choice at once, so
+ * the tallies the next shard is rated on include it: that is what makes a new
+ * stream land floor-first on every member (each member reaches its floor
+ * before any reaches its ceiling), 4/4/4 for 12 shards on three members. A
+ * shard is acted on at most once per pass and never again once it has a live
+ * eligible leader, so the pass ends after one walk; a first sequential scan
+ * skips the walk when no shard needs a leader.
+ *
+ * Caps. Tiers 1 to 4 need room, so no member passes its max_shards while any
+ * candidate has room. A new shard or a failover with no candidate under its
+ * cap still gets a leader (tier 5, the least loaded): a shard without one
+ * serves nothing. A drain hand-off is a move and never passes a cap; with
+ * nowhere to go the shard is stalled.
+ */
+#include "broker_int.h"
+
+typedef struct cand {
+	uint32_t m, tier, pref;
+	uint32_t count, floor, ceiling, total, share;
+	pl__draw d;
+} cand;
+
+static void rate(const pl__bk *b, uint32_t k, uint32_t m, cand *c)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream, cfloor;
+	int streams = s != PL_NONE && b->cfg->stream_balance;
+	c->m = m;
+	c->total = v->m_leaders[m];
+	pl__bounds(v, v->nk, m, &cfloor, &c->share);
+	c->count = c->floor = c->ceiling = 0;
+	if (s != PL_NONE) {
+		c->count = pl__cell_get(v, s, m);
+		pl__bounds(v, v->s_shards[s], m, &c->floor, &c->ceiling);
+	}
+	int under_share = c->total < c->share;
+	if (!pl__bk_room(v, m, k))
+		c->tier = 5;
+	else if (streams && c->count < c->floor)
+		c->tier = 1;
+	else if (streams && c->count < c->ceiling)
+		c->tier = 2;
+	else if (under_share)
+		c->tier = 3;
+	else
+		c->tier = 4;
+	c->pref = c->tier <= 2 && under_share;
+	c->d = pl__view_draw(v, v->k_hash[k], m);
+}
+
+static int better(const pl_view *v, const cand *a, const cand *b)
+{
+	if (a->tier != b->tier)
+		return a->tier < b->tier;
+	if (a->pref != b->pref)
+		return a->pref > b->pref;
+	if (a->tier == 5) {
+		int c = pl__bk_cmp_w(v, a->total, a->m, b->total, b->m);
+		if (c)
+			return c < 0;
+		c = pl__bk_cmp_w(v, v->m_replicas[a->m], a->m, v->m_replicas[b->m], b->m);
+		if (c)
+			return c < 0;
+	}
+	return pl__draw_gt(a->d, b->d);
+}
+
+static void consider(const pl__bk *b, uint32_t k, uint32_t m, cand *best, int *have)
+{
+	cand c;
+	rate(b, k, m, &c);
+	if (!*have || better(b->v, &c, best)) {
+		*best = c;
+		*have = 1;
+	}
+}
+
+void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = &v->st[k];
+	cand best;
+	int have = 0;
+	memset(&best, 0, sizeof best);
+	if (set == PL__BK_FOLLOWERS) {
+		for (uint32_t j = 0; j < st->nrep; j++) {
+			uint32_t m = st->rep[j];
+			if (m == st->leader || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
+				continue;
+			consider(b, k, m, &best, &have);
+		}
+	} else {
+		for (uint32_t e = 0; e < v->n_elig; e++) {
+			uint32_t m = v->elig[e];
+			if (m == from || (limit_in && !pl__bk_in_ok(b, m)))
+				continue;
+			if (set == PL__BK_KEEP_ZONES && !pl__bk_zones_ok(v, k, from, m))
+				continue;
+			consider(b, k, m, &best, &have);
+		}
+	}
+	p->member = have ? best.m : PL_NONE;
+	p->tier = best.tier;
+	p->count = best.count;
+	p->floor = best.floor;
+	p->ceiling = best.ceiling;
+	p->total = best.total;
+	p->share = best.share;
+}
+
+/* An action placing (or moving) k's leader on p->member, with its numbers. */
+static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from, const pl__pick *p)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream;
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.reason = reason;
+	a.shard = k;
+	a.stream = s;
+	a.from = from;
+	a.to = p->member;
+	a.origin = 0;
+	a.tier = p->tier;
+	a.share = p->share;
+	a.load = p->total;
+	if (s != PL_NONE) {
+		a.scope = PL_SCOPE_STREAM;
+		a.from_count = from != PL_NONE ? pl__cell_get(v, s, from) : 0;
+		a.to_count = p->count;
+		a.floor = p->floor;
+		a.ceiling = p->ceiling;
+		a.total = v->s_shards[s];
+	} else {
+		a.scope = PL_SCOPE_CLUSTER;
+		a.from_count = from != PL_NONE ? v->m_leaders[from] : 0;
+		a.to_count = p->total;
+		pl__bounds(v, v->nk, p->member, &a.floor, &a.ceiling);
+		a.total = v->nk;
+	}
+	if ((kind == PL_ACTION_MOVE_LEADER || kind == PL_ACTION_ADD_REPLICA) && !pl__bk_holds(&v->st[k], p->member))
+		a.flags = PL_ACTION_STAGE_FIRST;
+	return a;
+}
+
+static pl_action add_replica(uint32_t reason, uint32_t k, uint32_t stream, uint32_t to, uint32_t nth, uint32_t rf)
+{
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = PL_ACTION_ADD_REPLICA;
+	a.reason = reason;
+	a.shard = k;
+	a.stream = stream;
+	a.from = PL_NONE;
+	a.to = to;
+	a.scope = PL_SCOPE_PEERS;
+	a.to_count = nth;
+	a.total = rf;
+	return a;
+}
+
+static void stall(pl__bk *b, uint32_t k)
+{
+	if (!b->stalled)
+		b->stalled_shard = k;
+	b->stalled = 1;
+	b->blocked++;
+}
+
+/* A new shard: its leader by the tiers among every eligible member, then
+ * followers zones spread first, among members with room. */
+static void place_new(pl__bk *b, uint32_t k)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream;
+	uint32_t rf = b->cfg->replication_factor < v->n_elig ? b->cfg->replication_factor : v->n_elig;
+	pl__pick lead;
+	pl__bk_tier(b, k, PL__BK_ALL, PL_NONE, 0, &lead);
+	PL_ASSERT(lead.member != PL_NONE); /* checked: some member is eligible */
+	uint32_t pick[PL_MAX_REPLICAS], n = 0;
+	pick[n++] = lead.member;
+	while (n < rf) {
+		uint32_t best_new = PL_NONE, best_any = PL_NONE;
+		pl__draw dn = {0, 0, 0}, da = {0, 0, 0};
+		for (uint32_t e = 0; e < v->n_elig; e++) {
+			uint32_t m = v->elig[e], taken = 0, zone_used = 0;
+			for (uint32_t j = 0; j < n; j++) {
+				taken |= pick[j] == m;
+				zone_used |= v->m_zone[pick[j]] == v->m_zone[m];
+			}
+			if (taken || !pl__bk_room(v, m, k))
+				continue;
+			pl__draw d = pl__view_draw(v, v->k_hash[k], m);
+			if (best_any == PL_NONE || pl__draw_gt(d, da)) {
+				best_any = m;
+				da = d;
+			}
+			if (!zone_used && (best_new == PL_NONE || pl__draw_gt(d, dn))) {
+				best_new = m;
+				dn = d;
+			}
+		}
+		if (best_any == PL_NONE)
+			break; /* every other member is at its cap: fewer replicas */
+		pick[n++] = best_new != PL_NONE ? best_new : best_any;
+	}
+	if (b->cap - b->n < n + 1) {
+		b->full = 1; /* a shard's actions are written all or none */
+		return;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		pl_action a = add_replica(PL_REASON_NEW, k, s, pick[j], j + 1, rf);
+		pl__bk_emit(b, &a);
+	}
+	/* The numbers as the leader was chosen, before its replicas existed. */
+	pl_action a = placed(b, PL_ACTION_SET_LEADER, PL_REASON_NEW, k, PL_NONE, &lead);
+	pl__bk_emit(b, &a);
+}
+
+/* A shard whose leader is down, or that has replicas and no leader. */
+static void failover(pl__bk *b, uint32_t k)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = &v->st[k];
+	uint32_t from = st->leader;
+	pl__pick p;
+	pl__bk_tier(b, k, PL__BK_FOLLOWERS, from, 0, &p);
+	if (p.member != PL_NONE) {
+		pl_action a = placed(b, PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, k, from, &p);
+		pl__bk_emit(b, &a);
+		return;
+	}
+	/* No eligible follower: a new replica takes over, copied from a live one. */
+	int live = 0;
+	for (uint32_t j = 0; j < st->nrep; j++)
+		live |= pl__live(v, st->rep[j]);
+	if (!live) {
+		stall(b, k); /* nothing left to copy from */
+		return;
+	}
+	if (from != PL_NONE) {
+		pl__bk_tier(b, k, PL__BK_KEEP_ZONES, from, 0, &p);
+		if (p.member == PL_NONE)
+			pl__bk_tier(b, k, PL__BK_ALL, from, 0, &p);
+		pl_action a = placed(b, PL_ACTION_MOVE_LEADER, PL_REASON_FAILOVER, k, from, &p);
+		pl__bk_emit(b, &a);
+		return;
+	}
+	if (st->nrep >= PL_MAX_REPLICAS) {
+		stall(b, k);
+		return;
+	}
+	pl__bk_tier(b, k, PL__BK_ALL, PL_NONE, 0, &p);
+	if (b->cap - b->n < 2) {
+		b->full = 1;
+		return;
+	}
+	uint32_t s = v->snap.shards[k].stream;
+	pl_action a = add_replica(PL_REASON_FAILOVER, k, s, p.member, st->nrep + 1, st->nrep + 1);
+	a.flags = PL_ACTION_STAGE_FIRST;
+	pl_action l = placed(b, PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, k, PL_NONE, &p);
+	pl__bk_emit(b, &a);
+	pl__bk_emit(b, &l);
+}
+
+/* A shard led by a draining member: a move, within the limits and caps. */
+static void drain(pl__bk *b, uint32_t k)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = &v->st[k];
+	uint32_t from = st->leader;
+	if (st->moving || st->touched) {
+		b->want_flight = 1;
+		return;
+	}
+	if (b->cfg->paused) {
+		b->want_paused = 1;
+		return;
+	}
+	if (b->budget == 0) {
+		pl__bk_wait_limit(b, PL_NONE);
+		return;
+	}
+	if (!pl__bk_out_ok(b, from)) {
+		pl__bk_wait_limit(b, from);
+		return;
+	}
+	pl__pick p;
+	uint32_t set = PL__BK_KEEP_ZONES;
+	pl__bk_tier(b, k, set, from, 0, &p);
+	if (p.member == PL_NONE)
+		set = PL__BK_ALL;
+	uint32_t first = p.member;
+	if (b->limits)
+		pl__bk_tier(b, k, set, from, 1, &p);
+	if (p.member == PL_NONE || p.tier == 5) {
+		if (p.member == PL_NONE && first != PL_NONE)
+			pl__bk_wait_limit(b, first);
+		else
+			stall(b, k); /* every candidate is at its cap */
+		return;
+	}
+	pl_action a = placed(b, PL_ACTION_MOVE_LEADER, PL_REASON_DRAIN, k, from, &p);
+	pl__bk_emit_move(b, &a);
+}
+
+static int needs_leader(const pl_view *v, const pl__shard_state *st)
+{
+	return st->leader == PL_NONE || !pl__eligible(v, st->leader);
+}
+
+void pl__bk_place(pl__bk *b)
+{
+	const pl_view *v = b->v;
+	uint32_t first = PL_NONE;
+	/* A sequential scan first: most ticks have nothing to place. */
+	for (uint32_t k = 0; k < v->nk; k++)
+		if (needs_leader(v, &v->st[k]) && (first == PL_NONE || v->k_rank[k] < first))
+			first = v->k_rank[k];
+	if (first == PL_NONE)
+		return;
+	for (uint32_t r = first; r < v->nk && !b->full; r++) {
+		uint32_t k = v->k_order[r];
+		const pl__shard_state *st = &v->st[k];
+		if (!needs_leader(v, st))
+			continue;
+		if (st->leader == PL_NONE && st->nrep == 0)
+			place_new(b, k);
+		else if (st->leader == PL_NONE || !pl__live(v, st->leader))
+			failover(b, k);
+		else
+			drain(b, k);
+	}
+}

@@ -1,0 +1,132 @@
+/*
+ * broker_util.h - layouts and checks shared by the broker suites
+ * (check_broker.c, check_broker_place.c, check_broker_balance.c).
+ * Header-only: every function is static inline, so a suite that does not use
+ * one does not warn.
+ */
+#ifndef PL_BROKER_UTIL_H
+#define PL_BROKER_UTIL_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Members b0 .. b(n-1), zones given or none. */
+static inline void bu_members(tl *t, uint32_t n, const char *const *zones)
+{
+	for (uint32_t i = 0; i < n; i++)
+		tl_member(t, tl_str(t, "b%u", i), zones ? zones[i] : NULL);
+}
+
+/* A stream whose shards "<name>/NN" are led counts[m] on member m, in key
+ * order, each with rf replicas: the leader, then the next members in order. */
+static inline uint32_t bu_stream(tl *t, const char *name, const uint32_t *counts, uint32_t nm, uint32_t rf)
+{
+	uint32_t s = tl_stream(t, name), i = 0;
+	for (uint32_t m = 0; m < nm; m++)
+		for (uint32_t c = 0; c < counts[m]; c++) {
+			uint32_t k = tl_shard(t, tl_str(t, "%s/%02u", name, i++), s, m, 0);
+			for (uint32_t r = 0; r < rf && r < nm; r++)
+				t->k[k].replicas[r] = (m + r) % nm;
+			t->k[k].replica_count = rf < nm ? rf : nm;
+		}
+	return s;
+}
+
+/* A stream of n new shards (no replicas, no leader). */
+static inline uint32_t bu_new_stream(tl *t, const char *name, uint32_t n)
+{
+	uint32_t s = tl_stream(t, name);
+	for (uint32_t i = 0; i < n; i++)
+		tl_shard(t, tl_str(t, "%s/%02u", name, i), s, PL_NONE, 0);
+	return s;
+}
+
+static inline pl_broker_config bu_cfg(void)
+{
+	pl_broker_config c = PL_BROKER_CONFIG_INIT;
+	return c;
+}
+
+static inline uint32_t bu_lead(const pl_view *v, uint32_t s, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
+	return t.leaders;
+}
+
+static inline uint32_t bu_total(const pl_view *v, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
+	return t.leaders;
+}
+
+static inline int bu_eligible(const tl *t, uint32_t m)
+{
+	return !(t->m[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+}
+
+/* Max minus min leaders of stream s (PL_NONE: in total) over eligible members. */
+static inline uint32_t bu_spread(const tl *t, const pl_view *v, uint32_t s)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	for (uint32_t m = 0; m < t->nm; m++) {
+		if (!bu_eligible(t, m))
+			continue;
+		uint32_t c = s == PL_NONE ? bu_total(v, m) : bu_lead(v, s, m);
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	return lo == UINT32_MAX ? 0 : hi - lo;
+}
+
+/* Run pl_broker_dry_run on t's view; the actions are returned (free them). */
+static inline pl_action *bu_dry(tl *t, const pl_broker_config *cfg, uint32_t *n, pl_plan_info *info,
+				uint32_t *ticks)
+{
+	pl_view *v = t->view ? t->view : tl_view(t, 0);
+	uint32_t cap = 64 + 16 * t->nk * (t->nm + 2);
+	pl_action *out = malloc(cap * sizeof *out);
+	ck_assert_ptr_nonnull(out);
+	pl_diag d;
+	int rc = pl_broker_dry_run(v, cfg, out, cap, info, ticks, &d);
+	ck_assert_msg(rc >= 0, "dry run: %s", pl_error_name(rc));
+	*n = (uint32_t)rc;
+	return out;
+}
+
+/* How many times the most-moved shard's leader moved (MOVE_LEADER). */
+static inline uint32_t bu_most_moves(const pl_action *a, uint32_t n, uint32_t nk)
+{
+	uint32_t *c = calloc(nk ? nk : 1, sizeof *c), most = 0;
+	ck_assert_ptr_nonnull(c);
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].kind == PL_ACTION_MOVE_LEADER && ++c[a[i].shard] > most)
+			most = c[a[i].shard];
+	free(c);
+	return most;
+}
+
+static inline uint32_t bu_count_kind(const pl_action *a, uint32_t n, uint32_t kind, uint32_t reason)
+{
+	uint32_t c = 0;
+	for (uint32_t i = 0; i < n; i++)
+		c += a[i].kind == kind && (reason == 0 || a[i].reason == reason);
+	return c;
+}
+
+/* Print the actions' sentences (for a failing test's log). */
+static inline void bu_print(tl *t, const pl_action *a, uint32_t n)
+{
+	char buf[512];
+	for (uint32_t i = 0; i < n; i++) {
+		pl_action_explain(tl_snap(t), &a[i], buf, sizeof buf);
+		printf("  %3u. %s\n", i + 1, buf);
+	}
+}
+
+#endif

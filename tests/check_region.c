@@ -1,0 +1,712 @@
+/*
+ * check_region.c - the region policy's entry points and step 1: its
+ * configuration, bad input, the add-peer check, growing regions below the
+ * effective replication factor, claiming regions without a primary, stalls,
+ * the add-peer switch and the caps.
+ */
+#include "region_util.h"
+
+/* ---- configuration ------------------------------------------------------------ */
+
+START_TEST(config_init_matches_macro)
+{
+	pl_region_config a, b = PL_REGION_CONFIG_INIT;
+	memset(&a, 0xa5, sizeof a);
+	ck_assert_int_eq(pl_region_config_init(&a), 0);
+	ck_assert_mem_eq(&a, &b, sizeof a);
+	ck_assert_uint_eq(a.version, PL_REGION_CONFIG_VERSION);
+	ck_assert_uint_eq(a.replication_factor, 3);
+	ck_assert_uint_eq(a.add_peer_proposals, 1);
+	ck_assert_uint_eq(a.load_balance, 0);
+	ck_assert_uint_eq(a.load_threshold, 25);
+	ck_assert_uint_eq(a.max_actions, 16);
+	ck_assert_int_eq(pl_region_config_init(NULL), PL_E_INVAL);
+}
+END_TEST
+
+START_TEST(effective_rf_is_capped_by_live_members)
+{
+	tl *t = tl_new();
+	ru_member(t, "a", NULL, 1);
+	ru_member(t, "b", NULL, 2);
+	ru_member(t, "c", NULL, 3);
+	t->m[2].flags = PL_MEMBER_DOWN;
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(3);
+	ck_assert_int_eq(pl_region_effective_rf(v, &c, NULL), 2);
+	c.replication_factor = 1;
+	ck_assert_int_eq(pl_region_effective_rf(v, &c, NULL), 1);
+	pl_diag d;
+	ck_assert_int_eq(pl_region_effective_rf(NULL, &c, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.index, 1);
+	ck_assert_int_eq(pl_region_effective_rf(v, NULL, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.index, 2);
+	c.replication_factor = 0;
+	ck_assert_int_eq(pl_region_effective_rf(v, &c, &d), PL_E_CONFIG);
+	ck_assert_uint_eq(d.kind, PL_ELEM_CONFIG);
+	ck_assert_uint_eq(d.index, 1);
+	c.version = 7;
+	ck_assert_int_eq(pl_region_effective_rf(v, &c, &d), PL_E_VERSION);
+	ck_assert_uint_eq(d.index, 0);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- bad input: one test per code, nothing written ---------------------------------- */
+
+/* a, b; two regions on a; b joined later. Every call would want actions. */
+static tl *small(void)
+{
+	tl *t = tl_new();
+	ru_member(t, "a", "z1", 1);
+	ru_member(t, "b", "z2", 2);
+	ru_region(t, "r0", 0, 1, 0u);
+	ru_region(t, "r1", 0, 1, 0u);
+	return t;
+}
+
+typedef struct frozen {
+	pl_shard_state s[4];
+	uint32_t reps[2], prims[2];
+} frozen;
+
+static frozen freeze(const tl *t)
+{
+	frozen f;
+	memset(&f, 0, sizeof f);
+	for (uint32_t k = 0; k < t->nk; k++)
+		f.s[k] = ru_state(t->view, k);
+	for (uint32_t m = 0; m < t->nm; m++) {
+		f.reps[m] = ru_reps(t->view, m);
+		f.prims[m] = ru_prims(t->view, m);
+	}
+	return f;
+}
+
+/* Call with one thing wrong; expect the code and the diag, and that out,
+ * info, stalls and the view are untouched. */
+static void expect_refused(tl *t, pl_view *v, const pl_region_config *cfg, pl_action *out, uint32_t cap,
+			   pl_region_stall *st, uint32_t st_cap, int code, uint32_t kind, uint32_t index)
+{
+	pl_action out_before[4];
+	pl_region_stall st_before[4];
+	pl_plan_info info, info_before;
+	memset(&info, 0x5a, sizeof info);
+	info_before = info;
+	if (out)
+		memcpy(out_before, out, sizeof out_before);
+	if (st)
+		memcpy(st_before, st, sizeof st_before);
+	frozen f0 = freeze(t);
+	pl_diag d = {0, 0, 0, 0};
+	ck_assert_int_eq(pl_region_plan(v, cfg, out, cap, &info, st, st_cap, &d), code);
+	ck_assert_int_eq(d.code, code);
+	ck_assert_uint_eq(d.kind, kind);
+	ck_assert_uint_eq(d.index, index);
+	ck_assert_mem_eq(&info, &info_before, sizeof info);
+	if (out)
+		ck_assert_mem_eq(out, out_before, sizeof out_before);
+	if (st)
+		ck_assert_mem_eq(st, st_before, sizeof st_before);
+	frozen f1 = freeze(t);
+	ck_assert_mem_eq(&f0, &f1, sizeof f0);
+}
+
+START_TEST(plan_refuses_bad_arguments)
+{
+	tl *t = small();
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(2);
+	pl_action out[4];
+	pl_region_stall st[4];
+	memset(out, 0xee, sizeof out);
+	memset(st, 0xdd, sizeof st);
+	expect_refused(t, NULL, &c, out, 4, st, 4, PL_E_INVAL, PL_ELEM_ARGUMENT, 1);
+	/* A view that failed to build is not a view. */
+	char junk[sizeof(void *) * 64];
+	memset(junk, 0, sizeof junk);
+	expect_refused(t, (pl_view *)(void *)junk, &c, out, 4, st, 4, PL_E_INVAL, PL_ELEM_ARGUMENT, 1);
+	expect_refused(t, v, NULL, out, 4, st, 4, PL_E_INVAL, PL_ELEM_ARGUMENT, 2);
+	expect_refused(t, v, &c, NULL, 4, st, 4, PL_E_INVAL, PL_ELEM_ARGUMENT, 3);
+	expect_refused(t, v, &c, out, 4, NULL, 4, PL_E_INVAL, PL_ELEM_ARGUMENT, 6);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(plan_refuses_bad_config)
+{
+	tl *t = small();
+	pl_view *v = tl_view(t, 0);
+	pl_action out[4];
+	pl_region_stall st[4];
+	memset(out, 0xee, sizeof out);
+	memset(st, 0xdd, sizeof st);
+	pl_region_config c = ru_cfg(2);
+	c.version = 0;
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_VERSION, PL_ELEM_CONFIG, 0);
+	c = ru_cfg(0);
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 1);
+	c = ru_cfg(PL_MAX_REPLICAS + 1);
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 1);
+	c = ru_cfg(2);
+	c.add_peer_proposals = 2;
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 2);
+	c = ru_cfg(2);
+	c.load_balance = 3;
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 3);
+	c = ru_cfg(2);
+	c.load_threshold = 0;
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 4);
+	c.load_threshold = 100;
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 4);
+	c = ru_cfg(2);
+	c.max_actions = 0;
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_CONFIG, PL_ELEM_CONFIG, 5);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(plan_refuses_no_eligible_member)
+{
+	tl *t = small();
+	t->m[0].flags = PL_MEMBER_DOWN;
+	t->m[1].flags = PL_MEMBER_DRAINING;
+	pl_view *v = tl_view(t, 0);
+	pl_action out[4];
+	pl_region_stall st[4];
+	memset(out, 0xee, sizeof out);
+	memset(st, 0xdd, sizeof st);
+	pl_region_config c = ru_cfg(2);
+	expect_refused(t, v, &c, out, 4, st, 4, PL_E_NO_ELIGIBLE, PL_ELEM_SNAPSHOT, 0);
+	tl_free(t);
+	/* No regions and no members: nothing needed, nothing to do. */
+	t = tl_new();
+	v = tl_view(t, 0);
+	pl_plan_info info;
+	ck_assert_int_eq(pl_region_plan(v, &c, NULL, 0, &info, NULL, 0, NULL), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(info.detail, PL_NONE);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- the add-peer check ------------------------------------------------------------- */
+
+START_TEST(check_add_peer_refuses_each_case)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", "z1", 1), b = ru_member(t, "b", "z2", 2);
+	uint32_t down = ru_member(t, "down", NULL, 3), drain = ru_member(t, "drain", NULL, 4);
+	uint32_t lag = ru_member(t, "lag", NULL, 5), behind = ru_member(t, "behind", NULL, 6);
+	uint32_t capped = ru_member(t, "capped", NULL, 7);
+	t->m[down].flags = PL_MEMBER_DOWN;
+	t->m[drain].flags = PL_MEMBER_DRAINING;
+	t->m[lag].flags = PL_MEMBER_LAGGING;
+	t->m[capped].max_shards = 1;
+	for (uint32_t m = 0; m < t->nm; m++)
+		t->m[m].map_version = 9;
+	t->m[behind].map_version = 8;
+	uint32_t r = ru_region(t, "r", a, 2, a, capped);
+	uint32_t roll = ru_region(t, "roll", a, 1, a);
+	uint32_t debt = ru_region(t, "debt", a, 1, a);
+	uint32_t full = ru_region(t, "full", a, 8, a, down, 7u, 8u, 9u, 10u, 11u, 12u);
+	for (int i = 0; i < 6; i++)
+		ru_member(t, tl_str(t, "gone%d", i), NULL, 0);
+	for (uint32_t m = 7; m < 13; m++)
+		t->m[m].flags = PL_MEMBER_DOWN;
+	t->k[roll].flags = PL_SHARD_NOT_IDEMPOTENT;
+	for (uint32_t k = 0; k < t->nk; k++)
+		t->k[k].epoch = 9;
+	t->k[debt].flags = PL_SHARD_TRANSFER_DEBT;
+	pl_view *v = tl_view(t, 0);
+	pl_diag d;
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 9, &d), 0);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 8, &d), PL_E_EPOCH_STALE);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SHARD);
+	ck_assert_uint_eq(d.index, r);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 10, &d), PL_E_EPOCH_STALE);
+	ck_assert_int_eq(pl_region_check_add_peer(v, roll, b, 9, &d), PL_E_NOT_IDEMPOTENT);
+	ck_assert_uint_eq(d.index, roll);
+	ck_assert_int_eq(pl_region_check_add_peer(v, debt, b, 9, &d), PL_E_TRANSFER_DEBT);
+	ck_assert_uint_eq(d.index, debt);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, a, 9, &d), PL_E_PEER_DUPLICATE);
+	ck_assert_uint_eq(d.kind, PL_ELEM_MEMBER);
+	ck_assert_uint_eq(d.index, a);
+	ck_assert_uint_eq(d.other, r);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, down, 9, &d), PL_E_MEMBER_UNAVAILABLE);
+	ck_assert_uint_eq(d.index, down);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, drain, 9, &d), PL_E_MEMBER_UNAVAILABLE);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, lag, 9, &d), PL_E_MEMBER_UNAVAILABLE);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, behind, 9, &d), PL_E_NOT_READY);
+	ck_assert_uint_eq(d.index, behind);
+	ck_assert_int_eq(pl_region_check_add_peer(v, roll, capped, 9, &d), PL_E_NOT_IDEMPOTENT);
+	ck_assert_int_eq(pl_region_check_add_peer(v, full, capped, 9, &d), PL_E_MEMBER_FULL);
+	ck_assert_uint_eq(d.index, capped);
+	ck_assert_int_eq(pl_region_check_add_peer(v, full, b, 9, &d), PL_E_REPLICA_SET_FULL);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SHARD);
+	ck_assert_uint_eq(d.index, full);
+	/* The order: region before epoch before member. */
+	ck_assert_int_eq(pl_region_check_add_peer(v, roll, a, 3, &d), PL_E_NOT_IDEMPOTENT);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, a, 3, &d), PL_E_EPOCH_STALE);
+	/* Arguments. */
+	ck_assert_int_eq(pl_region_check_add_peer(NULL, r, b, 9, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 1);
+	ck_assert_int_eq(pl_region_check_add_peer(v, t->nk, b, 9, &d), PL_E_SHARD_RANGE);
+	ck_assert_uint_eq(d.index, 2);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, t->nm, 9, &d), PL_E_MEMBER_RANGE);
+	ck_assert_uint_eq(d.index, 3);
+	/* It reads the view: once b is added there, b is a duplicate. */
+	pl_action add;
+	memset(&add, 0, sizeof add);
+	add.kind = PL_ACTION_ADD_REPLICA;
+	add.reason = PL_REASON_UNDER_RF;
+	add.shard = r;
+	add.stream = PL_NONE;
+	add.from = PL_NONE;
+	add.to = b;
+	ck_assert_int_eq(pl_view_apply(v, &add), 0);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 9, NULL), PL_E_PEER_DUPLICATE);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- step 1 ------------------------------------------------------------------------ */
+
+/* A one-member cluster owns every region, with one peer, whatever the
+ * configured RF: new regions get it as peer, then as primary; regions it
+ * already owns are left alone and nothing stalls. */
+START_TEST(one_member_owns_every_region)
+{
+	for (uint32_t rf = 1; rf <= 5; rf += 2) {
+		tl *t = tl_new();
+		uint32_t a = ru_member(t, "solo", "z1", 1);
+		for (int i = 0; i < 6; i++)
+			ru_region(t, tl_str(t, "new/%d", i), PL_NONE, 0);
+		for (int i = 0; i < 4; i++)
+			ru_region(t, tl_str(t, "own/%d", i), a, 1, a);
+		pl_view *v = tl_view(t, 0);
+		pl_region_config c = ru_cfg(rf);
+		ck_assert_int_eq(pl_region_effective_rf(v, &c, NULL), 1);
+		ru_tick *tk = ru_tick_new();
+		ck_assert_int_eq(ru_plan(v, &c, tk), 6);
+		for (int i = 0; i < 6; i++) {
+			ck_assert_uint_eq(tk->a[i].kind, PL_ACTION_ADD_REPLICA);
+			ck_assert_uint_eq(tk->a[i].to, a);
+			ck_assert_uint_eq(tk->a[i].total, 1);
+			ck_assert(tk->a[i].flags & PL_ACTION_STAGE_FIRST);
+		}
+		ck_assert_uint_eq(tk->info.blocked, 0);
+		ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
+		v = ru_next(t, 1);
+		ck_assert_int_eq(ru_plan(v, &c, tk), 6);
+		for (int i = 0; i < 6; i++) {
+			ck_assert_uint_eq(tk->a[i].kind, PL_ACTION_SET_LEADER);
+			ck_assert_uint_eq(tk->a[i].reason, PL_REASON_NO_PRIMARY);
+			ck_assert_uint_eq(tk->a[i].from, PL_NONE);
+			ck_assert_uint_eq(tk->a[i].to, a);
+			ck_assert_uint_eq(tk->a[i].flags, 0);
+		}
+		v = ru_next(t, 1);
+		ck_assert_int_eq(ru_plan(v, &c, tk), 0);
+		ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
+		ck_assert_uint_eq(tk->info.blocked, 0);
+		for (uint32_t k = 0; k < t->nk; k++) {
+			pl_shard_state s = ru_state(v, k);
+			ck_assert_uint_eq(s.replica_count, 1);
+			ck_assert_uint_eq(s.replicas[0], a);
+			ck_assert_uint_eq(s.leader, a);
+		}
+		free(tk);
+		tl_free(t);
+	}
+}
+END_TEST
+
+/* Zones first, then fewest replicas, then the rendezvous score. */
+START_TEST(grow_prefers_new_zone_then_fewest_replicas)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", "z1", 1), b = ru_member(t, "b", "z1", 2);
+	uint32_t c = ru_member(t, "c", "z2", 3), d = ru_member(t, "d", "z2", 4);
+	/* c holds more than d; b holds nothing but shares a's zone. */
+	ru_region(t, "x0", c, 1, c);
+	ru_region(t, "x1", c, 1, c);
+	t->k[0].flags = t->k[1].flags = PL_SHARD_NOT_IDEMPOTENT; /* keep them out of the way */
+	uint32_t r = ru_region(t, "r", a, 1, a);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].shard, r);
+	ck_assert_uint_eq(tk->a[0].to, d); /* new zone z2, fewer than c */
+	ck_assert_uint_eq(tk->a[0].tier, 1);
+	ck_assert_uint_eq(tk->a[0].to_count, 1);
+	ck_assert_uint_eq(tk->a[0].total, 2);
+	ck_assert_uint_eq(tk->a[0].share, 0);
+	(void)b;
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* Two regions in one call never both count the joiner as empty: each add
+ * raises the count the next region reads. */
+START_TEST(grow_sees_earlier_adds_in_the_same_call)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1);
+	uint32_t j1 = ru_member(t, "j1", NULL, 5), j2 = ru_member(t, "j2", NULL, 6);
+	for (int i = 0; i < 16; i++)
+		ru_region(t, tl_str(t, "r%02d", i), a, 1, a);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &c, tk), 16);
+	uint32_t n1 = 0, n2 = 0;
+	for (int i = 0; i < 16; i++) {
+		n1 += tk->a[i].to == j1;
+		n2 += tk->a[i].to == j2;
+		/* Whoever is chosen held the fewest at the time. */
+		ck_assert_uint_eq(tk->a[i].share, (uint32_t)i / 2);
+	}
+	ck_assert_uint_eq(n1, 8);
+	ck_assert_uint_eq(n2, 8);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* A member behind on its map version is passed over for the next candidate;
+ * when no candidate is ready the region is reported, and the others go on. */
+START_TEST(member_behind_is_skipped_for_the_next)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", "z1", 1);
+	uint32_t b = ru_member(t, "b", "z2", 2); /* the best: a new zone, empty */
+	uint32_t c = ru_member(t, "c", "z1", 3);
+	t->m[a].map_version = t->m[c].map_version = 10;
+	t->m[b].map_version = 4;
+	for (int i = 0; i < 5; i++) {
+		uint32_t k = ru_region(t, tl_str(t, "r%d", i), a, 1, a);
+		t->k[k].epoch = 10;
+	}
+	uint32_t old = ru_region(t, "old", a, 1, a);
+	t->k[old].epoch = 3; /* b is ready for this one */
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 6);
+	for (int i = 0; i < 6; i++) {
+		uint32_t k = tk->a[i].shard;
+		ck_assert_uint_eq(tk->a[i].to, k == old ? b : c);
+		ck_assert_int_eq(pl_region_check_add_peer(v, k, tk->a[i].to, t->k[k].epoch, NULL), PL_E_PEER_DUPLICATE);
+	}
+	ck_assert_uint_eq(tk->info.blocked, 0);
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
+	free(tk);
+
+	/* Now c is behind too: every region but "old" stalls, naming b. */
+	t->m[c].map_version = 9;
+	v = tl_view(t, 0);
+	tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].shard, old);
+	ck_assert_uint_eq(tk->a[0].to, b);
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_STALLED);
+	ck_assert_uint_eq(tk->info.blocked, 7);
+	ck_assert_uint_eq(tk->info.detail, 0); /* r0, the first in key order */
+	for (int i = 0; i < 5; i++) {
+		ck_assert_uint_eq(tk->st[i].shard, (uint32_t)i);
+		ck_assert_uint_eq(tk->st[i].reason, PL_REGION_STALL_NOT_READY);
+		ck_assert_uint_eq(tk->st[i].step, 1);
+		ck_assert_uint_eq(tk->st[i].member, b);
+	}
+	/* Stalled regions do not hold step 2 up; its idle members, newest
+	 * first, are behind for every region they could take, and say so. */
+	ck_assert_uint_eq(tk->st[5].step, 2);
+	ck_assert_uint_eq(tk->st[5].member, c);
+	ck_assert_uint_eq(tk->st[5].shard, 0);
+	ck_assert_uint_eq(tk->st[6].step, 2);
+	ck_assert_uint_eq(tk->st[6].member, b);
+	ck_assert_str_eq(pl_region_stall_name(tk->st[0].reason), "not-ready");
+	/* Fewer stall slots than stalls: the first ones, and the full count. */
+	pl_region_stall two[2];
+	pl_plan_info info;
+	v = tl_view(t, 0);
+	pl_action out[8];
+	ck_assert_int_eq(pl_region_plan(v, &cfg, out, 8, &info, two, 2, NULL), 1);
+	ck_assert_uint_eq(info.blocked, 7);
+	ck_assert_uint_eq(two[1].shard, 1);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* A rollup region (its destination is not idempotent) is never placed, nor
+ * is a region with transfer debt: not grown, moved or handed a primary. */
+START_TEST(rollup_and_debt_regions_are_never_placed)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1);
+	for (int i = 0; i < 8; i++) {
+		uint32_t k = ru_region(t, tl_str(t, "roll/%d", i), a, 1, a);
+		t->k[k].flags = i % 2 ? PL_SHARD_NOT_IDEMPOTENT : PL_SHARD_TRANSFER_DEBT;
+	}
+	uint32_t nolead = ru_region(t, "roll/new", PL_NONE, 0);
+	t->k[nolead].flags = PL_SHARD_NOT_IDEMPOTENT;
+	ru_member(t, "j", NULL, 9);
+	ru_member(t, "k", NULL, 10);
+	pl_view *v = tl_view(t, 0);
+	ru_tick *tk = ru_tick_new();
+	for (uint32_t rf = 1; rf <= 3; rf++) {
+		pl_region_config c = ru_cfg(rf);
+		for (int call = 0; call < 4; call++) {
+			ck_assert_int_eq(ru_plan(v, &c, tk), 0);
+			ck_assert_uint_eq(tk->info.blocked, 0);
+			v = ru_next(t, call % 2);
+		}
+	}
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* Add-peer proposals off: step 1 emits no add, says so, and names every
+ * region held back; the other steps go on. */
+START_TEST(proposals_off_emits_no_add)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1);
+	uint32_t b = ru_member(t, "b", NULL, 2);
+	for (int i = 0; i < 4; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 1, a);
+	uint32_t both = ru_region(t, "shared", a, 2, a, b); /* b is its newest peer */
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(2);
+	c.add_peer_proposals = 0;
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &c, tk), 1);
+	ck_assert_uint_eq(tk->a[0].kind, PL_ACTION_MOVE_LEADER);
+	ck_assert_uint_eq(tk->a[0].reason, PL_REASON_NEWEST_PEER);
+	ck_assert_uint_eq(tk->a[0].shard, both);
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_PROPOSALS_OFF);
+	ck_assert_uint_eq(tk->info.blocked, 4);
+	ck_assert_uint_eq(tk->info.detail, 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_uint_eq(tk->st[i].reason, PL_REGION_STALL_PROPOSALS_OFF);
+		ck_assert_uint_eq(tk->st[i].member, PL_NONE);
+	}
+	for (int call = 0; call < 4; call++) {
+		v = ru_next(t, 1);
+		ru_plan(v, &c, tk);
+		for (int i = 0; i < tk->rc; i++)
+			ck_assert_uint_ne(tk->a[i].kind, PL_ACTION_ADD_REPLICA);
+	}
+	/* Switched back on, the regions grow. */
+	c.add_peer_proposals = 1;
+	ck_assert_int_eq(ru_plan(v, &c, tk), 4);
+	ck_assert_uint_eq(tk->a[0].kind, PL_ACTION_ADD_REPLICA);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* A region whose primary is down is claimed by a live ready peer leading
+ * the fewest primaries; a region whose every peer is down is not grown. */
+START_TEST(claims_and_sources)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1), b = ru_member(t, "b", NULL, 2), c = ru_member(t, "c", NULL, 3);
+	t->m[a].flags = PL_MEMBER_DOWN;
+	uint32_t r0 = ru_region(t, "r0", a, 3, a, b, c);
+	uint32_t r1 = ru_region(t, "r1", b, 2, b, c); /* b leads 1 */
+	uint32_t lost = ru_region(t, "lost", a, 1, a);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].kind, PL_ACTION_SET_LEADER);
+	ck_assert_uint_eq(tk->a[0].shard, r0);
+	ck_assert_uint_eq(tk->a[0].from, a);
+	ck_assert_uint_eq(tk->a[0].to, c); /* leads 0; b leads 1 */
+	ck_assert_uint_eq(tk->a[0].total, 2);
+	ck_assert_uint_eq(tk->info.blocked, 1);
+	ck_assert_uint_eq(tk->st[0].shard, lost);
+	ck_assert_uint_eq(tk->st[0].reason, PL_REGION_STALL_NO_SOURCE);
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_STALLED);
+	(void)r1;
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* A member at its max_shards is passed over; with nobody left, NO_MEMBER. */
+START_TEST(no_member_and_full_sets)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1), b = ru_member(t, "b", NULL, 2);
+	t->m[b].max_shards = 1;
+	ru_region(t, "r0", a, 1, a);
+	ru_region(t, "r1", a, 1, a);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, b);
+	ck_assert_uint_eq(tk->info.blocked, 1);
+	ck_assert_uint_eq(tk->st[0].shard, 1);
+	ck_assert_uint_eq(tk->st[0].reason, PL_REGION_STALL_NO_MEMBER);
+	free(tk);
+	tl_free(t);
+
+	/* A peer list filled with down members cannot take one more. */
+	t = tl_new();
+	for (int i = 0; i < 10; i++)
+		ru_member(t, tl_str(t, "m%d", i), NULL, (uint64_t)i);
+	for (int i = 1; i < 8; i++)
+		t->m[i].flags = PL_MEMBER_DOWN;
+	ru_region(t, "r", 0, 8, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+	v = tl_view(t, 0);
+	tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0);
+	ck_assert_uint_eq(tk->st[0].reason, PL_REGION_STALL_FULL);
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_FULL), "full");
+	ck_assert_str_eq(pl_region_stall_name(99), "unknown");
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(stall_names)
+{
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_NOT_READY), "not-ready");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_NO_MEMBER), "no-member");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_FULL), "full");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_NO_SOURCE), "no-source");
+	ck_assert_str_eq(pl_region_stall_name(PL_REGION_STALL_PROPOSALS_OFF), "proposals-off");
+	ck_assert_str_eq(pl_region_stall_name(0), "unknown");
+}
+END_TEST
+
+/* ---- caps ------------------------------------------------------------------------------ */
+
+START_TEST(caps_stop_and_the_view_holds_exactly_the_written)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1), b = ru_member(t, "b", NULL, 2);
+	for (int i = 0; i < 8; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 1, a);
+	pl_region_config c = ru_cfg(2);
+	pl_action out[8];
+	pl_plan_info info;
+
+	/* The caller's array fills first. */
+	pl_view *v = tl_view(t, 0);
+	ck_assert_int_eq(pl_region_plan(v, &c, out, 3, &info, NULL, 0, NULL), 3);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	ck_assert_uint_eq(info.written, 3);
+	ck_assert_uint_eq(info.wanted, 4);
+	ck_assert_uint_eq(info.detail, 3);
+	ck_assert_uint_eq(ru_reps(v, b), 3);
+
+	/* max_actions reached first, or at the same time. */
+	for (uint32_t cap = 3; cap <= 8; cap += 5) {
+		v = tl_view(t, 0);
+		c.max_actions = 3;
+		ck_assert_int_eq(pl_region_plan(v, &c, out, cap, &info, NULL, 0, NULL), 3);
+		ck_assert_uint_eq(info.status, PL_STATUS_ACTION_CAP);
+		ck_assert_uint_eq(info.wanted, 4);
+		ck_assert_uint_eq(ru_reps(v, b), 3);
+	}
+
+	/* cap 0 with a NULL array: nothing written, one wanted. */
+	v = tl_view(t, 0);
+	c.max_actions = 16;
+	ck_assert_int_eq(pl_region_plan(v, &c, NULL, 0, &info, NULL, 0, NULL), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	ck_assert_uint_eq(info.wanted, 1);
+	ck_assert_uint_eq(ru_reps(v, b), 0);
+
+	/* A second call on the same view, unsettled, skips what is in flight. */
+	v = tl_view(t, 0);
+	ck_assert_int_eq(pl_region_plan(v, &c, out, 3, &info, NULL, 0, NULL), 3);
+	ck_assert_int_eq(pl_region_plan(v, &c, out, 8, &info, NULL, 0, NULL), 5);
+	for (int i = 0; i < 5; i++)
+		ck_assert_uint_eq(out[i].shard, (uint32_t)i + 3);
+	ck_assert_int_eq(pl_region_plan(v, &c, out, 8, &info, NULL, 0, NULL), 0);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- explanations ----------------------------------------------------------------------- */
+
+START_TEST(actions_explain_with_their_numbers)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "alpha", "z1", 1);
+	ru_member(t, "beta", "z2", 2);
+	ru_member(t, "gamma", NULL, 3);
+	t->m[2].flags = PL_MEMBER_DOWN;
+	ru_region(t, "region-0", a, 1, a);
+	ru_region(t, "region-1", 2, 2, 2u, 0u);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(3);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &c, tk), 2);
+	char buf[512];
+	ck_assert_int_gt(pl_action_explain(tl_snap(t), &tk->a[0], buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "stage a copy of region-0 on beta, then add it as a peer: 1 of 2 peers "
+			      "(replication factor 3, 2 live members); beta is in a zone its peers are not, "
+			      "and holds 0 replicas");
+	ck_assert_int_gt(pl_action_explain(tl_snap(t), &tk->a[1], buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "make alpha primary of region-1: its primary gamma is down; alpha, its only "
+			      "live peer, leads 1 primary");
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("region");
+	TCase *tc = tcase_create("config");
+	tcase_add_test(tc, config_init_matches_macro);
+	tcase_add_test(tc, effective_rf_is_capped_by_live_members);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bad_input");
+	tcase_add_test(tc, plan_refuses_bad_arguments);
+	tcase_add_test(tc, plan_refuses_bad_config);
+	tcase_add_test(tc, plan_refuses_no_eligible_member);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("check_add_peer");
+	tcase_add_test(tc, check_add_peer_refuses_each_case);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("grow");
+	tcase_add_test(tc, one_member_owns_every_region);
+	tcase_add_test(tc, grow_prefers_new_zone_then_fewest_replicas);
+	tcase_add_test(tc, grow_sees_earlier_adds_in_the_same_call);
+	tcase_add_test(tc, member_behind_is_skipped_for_the_next);
+	tcase_add_test(tc, rollup_and_debt_regions_are_never_placed);
+	tcase_add_test(tc, proposals_off_emits_no_add);
+	tcase_add_test(tc, claims_and_sources);
+	tcase_add_test(tc, no_member_and_full_sets);
+	tcase_add_test(tc, stall_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("caps");
+	tcase_add_test(tc, caps_stop_and_the_view_holds_exactly_the_written);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("explain");
+	tcase_add_test(tc, actions_explain_with_their_numbers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

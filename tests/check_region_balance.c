@@ -1,0 +1,899 @@
+/*
+ * check_region_balance.c - steps 2 to 4 of the region policy (an idle member
+ * is filled, primaries follow the newest peer, primaries toward less load),
+ * the joins the issue names end to end, and the properties on random
+ * clusters: repeated calls stop within the stated bound, no emitted action
+ * lowers a region below min(RF, live), and shuffled input gives the same
+ * actions.
+ */
+#include "region_util.h"
+
+/* Run calls until one emits nothing; returns the calls that emitted. */
+static uint32_t quiesce(tl *t, const pl_region_config *c, uint32_t max_calls, uint32_t *actions)
+{
+	ru_tick *tk = ru_tick_new();
+	pl_view *v = t->view;
+	uint32_t calls = 0;
+	*actions = 0;
+	for (;;) {
+		ck_assert_uint_le(calls, max_calls);
+		if (ru_plan(v, c, tk) == 0)
+			break;
+		*actions += (uint32_t)tk->rc;
+		calls++;
+		v = ru_next(t, calls % 2);
+	}
+	free(tk);
+	return calls;
+}
+
+/* ---- the joins of the issue ----------------------------------------------------------- */
+
+/* 1 -> 2 with RF 2: the joiner receives a peer of every region, then
+ * primaries until it leads no fewer than the incumbent, then nothing. */
+START_TEST(one_to_two_peers_then_primaries)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 100);
+	for (int i = 0; i < 9; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 1, a);
+	uint32_t b = ru_member(t, "b", NULL, 200);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+
+	ck_assert_int_eq(ru_plan(v, &c, tk), 9);
+	for (int i = 0; i < 9; i++) {
+		ck_assert_uint_eq(tk->a[i].kind, PL_ACTION_ADD_REPLICA);
+		ck_assert_uint_eq(tk->a[i].reason, PL_REASON_UNDER_RF);
+		ck_assert_uint_eq(tk->a[i].to, b);
+		ck_assert_uint_eq(tk->a[i].flags, PL_ACTION_STAGE_FIRST);
+	}
+	v = ru_next(t, 1);
+	/* Primaries: 9/0 -> 4/5; each move reads the counts the last one left. */
+	ck_assert_int_eq(ru_plan(v, &c, tk), 5);
+	for (uint32_t i = 0; i < 5; i++) {
+		ck_assert_uint_eq(tk->a[i].kind, PL_ACTION_MOVE_LEADER);
+		ck_assert_uint_eq(tk->a[i].reason, PL_REASON_NEWEST_PEER);
+		ck_assert_uint_eq(tk->a[i].from, a);
+		ck_assert_uint_eq(tk->a[i].to, b);
+		ck_assert_uint_eq(tk->a[i].to_count, i);
+		ck_assert_uint_eq(tk->a[i].from_count, 9 - i);
+		ck_assert_uint_eq(tk->a[i].at, 200);
+		ck_assert_uint_eq(tk->a[i].flags, 0);
+	}
+	ck_assert_uint_eq(ru_prims(v, a), 4);
+	ck_assert_uint_eq(ru_prims(v, b), 5);
+	char buf[256];
+	pl_action_explain(tl_snap(t), &tk->a[1], buf, sizeof buf);
+	ck_assert_str_eq(buf, "hand primary of r1 from a to its newest peer b (joined at 200): b leads 1 primary, "
+			      "fewer than the 8 of a");
+	v = ru_next(t, 0);
+	ck_assert_int_eq(ru_plan(v, &c, tk), 0);
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* 1 -> 2 with RF 1: no region is under RF; half the regions move to the
+ * joiner, each with its primary, then nothing. */
+START_TEST(one_to_two_with_rf_one_moves_regions)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 100);
+	for (int i = 0; i < 9; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 1, a);
+	uint32_t b = ru_member(t, "b", NULL, 200);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(1);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &c, tk), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(tk->a[i].kind, PL_ACTION_MOVE_REPLICA);
+		ck_assert_uint_eq(tk->a[i].reason, PL_REASON_IDLE_MEMBER);
+		ck_assert_uint_eq(tk->a[i].tier, 4); /* the primary moves with it */
+		ck_assert_uint_eq(tk->a[i].share, 4);
+		ck_assert_uint_eq(tk->a[i].total, 9);
+		ck_assert_uint_eq(tk->a[i].to_count, i);
+		ck_assert_uint_eq(tk->a[i].shard, i); /* key order */
+	}
+	ck_assert_uint_eq(ru_prims(v, b), 4);
+	v = ru_next(t, 1);
+	ck_assert_int_eq(ru_plan(v, &c, tk), 0);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* 3 -> 4 with RF 3: no region is under RF; the joiner takes peers by moves
+ * up to its fair share (never more in one call), primaries follow, then
+ * nothing. Zones are kept. */
+START_TEST(three_to_four_moves_then_primaries)
+{
+	tl *t = tl_new();
+	uint32_t m[4];
+	for (uint32_t i = 0; i < 3; i++)
+		m[i] = ru_member(t, tl_str(t, "n%u", i), tl_str(t, "z%u", i), 10 + i);
+	for (uint32_t i = 0; i < 12; i++)
+		ru_region(t, tl_str(t, "r%02u", i), m[i % 3], 3, m[0], m[1], m[2]);
+	m[3] = ru_member(t, "n3", "z3", 50);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(3);
+	ru_tick *tk = ru_tick_new();
+
+	ck_assert_int_eq(ru_plan(v, &c, tk), 9);
+	uint32_t given[4] = {0, 0, 0, 0};
+	for (uint32_t i = 0; i < 9; i++) {
+		const pl_action *a = &tk->a[i];
+		ck_assert_uint_eq(a->kind, PL_ACTION_MOVE_REPLICA);
+		ck_assert_uint_eq(a->to, m[3]);
+		ck_assert_uint_eq(a->tier, 2); /* not a primary; zones kept (3 -> 3) */
+		ck_assert_uint_eq(a->share, 9);
+		ck_assert_uint_eq(a->to_count, i);
+		ck_assert_uint_gt(a->from_count, 9);
+		ck_assert(a->flags & PL_ACTION_STAGE_FIRST);
+		given[a->from]++;
+	}
+	char buf[256];
+	pl_action_explain(tl_snap(t), &tk->a[0], buf, sizeof buf);
+	ck_assert_str_eq(buf, "stage a copy of r01 on n3, then move the peer from n0: n3 holds 0 replicas, below its "
+			      "fair share 9 of 36 peers; n0 holds 12, the most; not the primary");
+	ck_assert_uint_eq(given[0], 3);
+	ck_assert_uint_eq(given[1], 3);
+	ck_assert_uint_eq(given[2], 3);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(ru_reps(v, m[i]), 9);
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
+
+	v = ru_next(t, 1);
+	int n = ru_plan(v, &c, tk);
+	ck_assert_int_gt(n, 0);
+	for (int i = 0; i < n; i++) {
+		ck_assert_uint_eq(tk->a[i].kind, PL_ACTION_MOVE_LEADER);
+		ck_assert_uint_eq(tk->a[i].reason, PL_REASON_NEWEST_PEER);
+		ck_assert_uint_eq(tk->a[i].to, m[3]);
+		ck_assert_uint_lt(tk->a[i].to_count, tk->a[i].from_count);
+	}
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(ru_prims(v, m[i]), 3);
+	v = ru_next(t, 0);
+	ck_assert_int_eq(ru_plan(v, &c, tk), 0);
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state s = ru_state(v, k);
+		ck_assert_uint_eq(s.replica_count, 3);
+		ck_assert_uint_eq(ru_zones(t, &s), 3);
+	}
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* Growing 1 -> 2 -> 4 with RF 3 and a small cap per call reaches the same
+ * balance as one large call, and stops. */
+START_TEST(one_two_four_with_a_small_cap)
+{
+	tl *t = tl_new();
+	ru_member(t, "a", "z0", 1);
+	for (int i = 0; i < 24; i++)
+		ru_region(t, tl_str(t, "r%02d", i), PL_NONE, 0);
+	tl_view(t, 0);
+	pl_region_config c = ru_cfg(3);
+	c.max_actions = 3;
+	uint32_t acts;
+	quiesce(t, &c, 100, &acts);
+	ck_assert_uint_eq(acts, 48); /* 24 adds, 24 claims */
+	ru_member(t, "b", "z1", 2);
+	ru_adopt(t);
+	quiesce(t, &c, 100, &acts);
+	ck_assert_uint_eq(ru_reps(t->view, 1), 24);
+	ck_assert_uint_eq(ru_prims(t->view, 1), 12);
+	ru_member(t, "c", "z2", 3);
+	ru_member(t, "d", "z3", 4);
+	ru_adopt(t);
+	quiesce(t, &c, 200, &acts);
+	/* The rule's fixed point: the newest peer never hands one back, so
+	 * primaries end within 2 of each other (6/5/6/7 here; taken in key
+	 * order instead of fullest first they would end at 6/3/6/9). */
+	uint32_t lo = UINT32_MAX, hi = 0, sum = 0;
+	for (uint32_t m = 0; m < 4; m++) {
+		uint32_t p = ru_prims(t->view, m);
+		ck_assert_uint_eq(ru_reps(t->view, m), 18);
+		lo = p < lo ? p : lo;
+		hi = p > hi ? p : hi;
+		sum += p;
+	}
+	ck_assert_uint_eq(sum, 24);
+	ck_assert_uint_le(hi - lo, 2);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- step 2 details ----------------------------------------------------------------------- */
+
+/* A move never lowers the zones a region spans: the giver in the
+ * receiver's zone gives, though another is as full. */
+START_TEST(idle_moves_keep_zones)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", "z1", 1), c = ru_member(t, "c", "z2", 2);
+	for (int i = 0; i < 4; i++)
+		ru_region(t, tl_str(t, "r%d", i), i % 2 ? a : c, 2, a, c);
+	uint32_t j = ru_member(t, "j", "z2", 9);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(tk->a[i].from, c);
+		ck_assert_uint_eq(tk->a[i].to, j);
+		ck_assert_uint_eq(tk->a[i].tier, 2); /* c's non-primary peers first */
+	}
+	ck_assert_uint_eq(tk->a[0].shard, 1);
+	ck_assert_uint_eq(tk->a[1].shard, 3);
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state s = ru_state(v, k);
+		ck_assert_uint_eq(ru_zones(t, &s), 2);
+	}
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* The newest idle member is served first, and a region that gains a zone is
+ * preferred; members below the share that hold nothing wait their turn. */
+START_TEST(idle_newest_first_and_zone_gain)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", "z1", 1), b = ru_member(t, "b", "z1", 2);
+	for (int i = 0; i < 6; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 2, a, b);
+	uint32_t old = ru_member(t, "old", "z2", 5), young = ru_member(t, "young", "z3", 6);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(2);
+	cfg.max_actions = 1;
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, young);
+	ck_assert_uint_eq(tk->a[0].from, b); /* a and b hold 6; b is not the primary */
+	ck_assert_uint_eq(tk->a[0].tier, 1); /* z1 twice -> z1 + z3 */
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_ACTION_CAP);
+	cfg.max_actions = 16;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 6);
+	/* F = 12 / 4 = 3: young takes 3, then old takes 3. */
+	for (int i = 0; i < 6; i++)
+		ck_assert_uint_eq(tk->a[i].to, i < 3 ? young : old);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* The four tiers read as four sentences. */
+START_TEST(idle_tiers_explain)
+{
+	tl *t = tl_new();
+	ru_member(t, "a", NULL, 1);
+	ru_member(t, "j", NULL, 2);
+	ru_region(t, "r", 0, 1, 0u);
+	pl_action x;
+	memset(&x, 0, sizeof x);
+	x.kind = PL_ACTION_MOVE_REPLICA;
+	x.reason = PL_REASON_IDLE_MEMBER;
+	x.shard = 0;
+	x.stream = PL_NONE;
+	x.from = 0;
+	x.to = 1;
+	x.from_count = 5;
+	x.to_count = 1;
+	x.share = 3;
+	x.total = 6;
+	static const char *tail[] = {"; not the primary, and the region gains a zone", "; not the primary",
+				     "; the primary moves with it, and the region gains a zone",
+				     "; the primary moves with it"};
+	for (uint32_t tier = 1; tier <= 4; tier++) {
+		char buf[256], want[256];
+		x.tier = tier;
+		pl_action_explain(tl_snap(t), &x, buf, sizeof buf);
+		snprintf(want, sizeof want,
+			 "stage a copy of r on j, then move the peer from a: j holds 1 replica, below its fair share 3 of "
+			 "6 peers; a holds 5, the most%s",
+			 tail[tier - 1]);
+		ck_assert_str_eq(buf, want);
+	}
+	tl_free(t);
+}
+END_TEST
+
+/* ---- step 3 details ---------------------------------------------------------------------- */
+
+/* The newest peer that is behind on its map is passed over for the next. */
+START_TEST(newest_peer_must_be_ready)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1), b = ru_member(t, "b", NULL, 2), j = ru_member(t, "j", NULL, 3);
+	t->m[a].map_version = t->m[b].map_version = 5;
+	for (int i = 0; i < 4; i++) {
+		uint32_t k = ru_region(t, tl_str(t, "r%d", i), a, 3, a, b, j);
+		t->k[k].epoch = 5;
+	}
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(3);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 2);
+	for (int i = 0; i < 2; i++)
+		ck_assert_uint_eq(tk->a[i].to, b);
+	/* Ties on joined_at go to the smaller id. */
+	t->m[j].map_version = 5;
+	t->m[j].joined_at = 2;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 2);
+	for (int i = 0; i < 2; i++)
+		ck_assert_uint_eq(tk->a[i].to, b);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- step 4: load ------------------------------------------------------------------------- */
+
+static tl *loaded(void)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 3), b = ru_member(t, "b", NULL, 1), c = ru_member(t, "c", NULL, 2);
+	t->m[a].load = 1000;
+	t->m[b].flags = PL_MEMBER_UNMEASURED; /* load 0 means nothing */
+	t->m[c].load = 900;
+	for (int i = 0; i < 6; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 3, a, b, c);
+	return t;
+}
+
+/* An unmeasured peer never takes a primary on missing data; a measured
+ * peer with clearly less load does, one per call, while the count rule
+ * holds. */
+START_TEST(unmeasured_peer_never_takes_a_primary)
+{
+	tl *t = loaded();
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(3);
+	cfg.load_balance = 1;
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0); /* c: 900 is not 25% below 1000 */
+	t->m[2].load = 760;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0); /* 76000 >= 75000 */
+	t->m[2].load = 740;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	const pl_action *m = &tk->a[0];
+	ck_assert_uint_eq(m->kind, PL_ACTION_MOVE_LEADER);
+	ck_assert_uint_eq(m->reason, PL_REASON_LOAD);
+	ck_assert_uint_eq(m->from, 0);
+	ck_assert_uint_eq(m->to, 2);
+	ck_assert_uint_eq(m->load, 1000);
+	ck_assert_uint_eq(m->at, 740);
+	ck_assert_uint_eq(m->share, 25);
+	ck_assert_uint_eq(m->shard, 0);
+	char buf[256];
+	pl_action_explain(tl_snap(t), m, buf, sizeof buf);
+	ck_assert_str_eq(buf, "hand primary of r0 from a to c: c's load 740 is more than 25% below a's 1000; "
+			      "c leads 0 primaries, a 6");
+	uint32_t acts;
+	quiesce(t, &cfg, 10, &acts);
+	ck_assert_uint_eq(acts, 2); /* 6/0 -> 5/1 -> 4/2 -> 3/3 */
+	ck_assert_uint_eq(ru_prims(t->view, 0), 3);
+	ck_assert_uint_eq(ru_prims(t->view, 2), 3);
+	ck_assert_uint_eq(ru_prims(t->view, 1), 0);
+	/* Off by default. */
+	pl_region_config def = ru_cfg(3);
+	tl *u = loaded();
+	u->m[2].load = 10;
+	v = tl_view(u, 0);
+	ck_assert_int_eq(ru_plan(v, &def, tk), 0);
+	/* An unmeasured primary is never moved off on missing data either. */
+	u->m[0].flags = PL_MEMBER_UNMEASURED;
+	v = tl_view(u, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0);
+	tl_free(u);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* Among peers with the same load, the one leading fewer primaries, then the
+ * smaller id, takes the primary. */
+START_TEST(load_ties_go_to_fewer_primaries)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 9), b = ru_member(t, "b", NULL, 1), c = ru_member(t, "c", NULL, 2);
+	t->m[a].load = 1000;
+	t->m[b].load = t->m[c].load = 100;
+	for (int i = 0; i < 6; i++)
+		ru_region(t, tl_str(t, "r%d", i), a, 3, a, b, c);
+	uint32_t x = ru_region(t, "x", b, 1, b); /* b leads one more than c */
+	t->k[x].flags = PL_SHARD_NOT_IDEMPOTENT;
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(3);
+	cfg.load_balance = 1;
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, c);
+	t->k[x].replicas[0] = t->k[x].leader = c; /* now c leads more: b */
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, b);
+	/* equal primaries: the smaller id, b */
+	t->k[x].replica_count = 0;
+	t->k[x].leader = PL_NONE;
+	v = tl_view(t, 0);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 1);
+	ck_assert_uint_eq(tk->a[0].to, b);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* The load step never takes a region step 3 wants: here step 3 first hands
+ * b1 to its newest peer, which leaves a0's newest peer n leading fewer than
+ * a0's primary p; step 3 sees that in the same call and hands a0 to n, and
+ * the load step, which runs after it, never gives a0 to the lighter q. */
+START_TEST(load_never_takes_what_newest_peer_wants)
+{
+	tl *t = tl_new();
+	uint32_t p = ru_member(t, "p", NULL, 1), q = ru_member(t, "q", NULL, 2);
+	uint32_t n = ru_member(t, "n", NULL, 3), y = ru_member(t, "y", NULL, 4);
+	t->m[p].load = 1000;
+	t->m[q].load = 10;
+	t->m[n].flags = t->m[y].flags = PL_MEMBER_UNMEASURED;
+	t->m[q].max_shards = t->m[y].max_shards = 1; /* no idle-member moves */
+	uint32_t a0 = ru_region(t, "a0", p, 3, p, q, n);
+	uint32_t b1 = ru_region(t, "b1", n, 2, n, y);
+	for (int i = 0; i < 2; i++) {
+		uint32_t k = ru_region(t, tl_str(t, "z-p%d", i), p, 1, p);
+		t->k[k].flags = PL_SHARD_NOT_IDEMPOTENT; /* they count, never move */
+		k = ru_region(t, tl_str(t, "z-n%d", i), n, 1, n);
+		t->k[k].flags = PL_SHARD_NOT_IDEMPOTENT;
+	}
+	pl_view *v = tl_view(t, 0);
+	pl_region_config cfg = ru_cfg(1);
+	cfg.load_balance = 1;
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 2);
+	ck_assert_uint_eq(tk->a[0].shard, b1);
+	ck_assert_uint_eq(tk->a[0].to, y);
+	ck_assert_uint_eq(tk->a[1].shard, a0);
+	ck_assert_uint_eq(tk->a[1].reason, PL_REASON_NEWEST_PEER);
+	ck_assert_uint_eq(tk->a[1].to, n);
+	v = ru_next(t, 1);
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
+/* ---- properties on random clusters ----------------------------------------------------------- */
+
+typedef struct world {
+	tl *t;
+	pl_region_config cfg;
+	uint64_t clock;
+} world;
+
+static void random_member(world *w, uint64_t *rng, uint32_t zones)
+{
+	tl *t = w->t;
+	uint32_t m = ru_member(t, tl_str(t, "m%03u", t->nm), zones ? tl_str(t, "z%u", tl_below(rng, zones)) : NULL,
+			       w->clock);
+	w->clock += tl_below(rng, 3); /* sometimes equal: ties go to the smaller id */
+	pl_member *p = &t->m[m];
+	p->map_version = tl_below(rng, 5) ? 3 : tl_below(rng, 3);
+	p->load = tl_below(rng, 1000);
+	uint32_t f = tl_below(rng, 100);
+	if (f < 6)
+		p->flags |= PL_MEMBER_DRAINING;
+	else if (f < 10)
+		p->flags |= PL_MEMBER_LAGGING;
+	if (tl_below(rng, 5) == 0)
+		p->flags |= PL_MEMBER_UNMEASURED;
+	if (tl_below(rng, 10) == 0)
+		p->max_shards = 3 + tl_below(rng, 20);
+	p->weight = 1 + tl_below(rng, 3);
+}
+
+static world random_world(uint64_t *rng)
+{
+	world w;
+	memset(&w, 0, sizeof w);
+	w.t = tl_new();
+	w.clock = 1;
+	uint32_t nm = 1 + tl_below(rng, 16), zones = tl_below(rng, 5);
+	for (uint32_t i = 0; i < nm; i++)
+		random_member(&w, rng, zones);
+	for (uint32_t i = 0; i < nm; i++)
+		if (tl_below(rng, 10) == 0)
+			w.t->m[i].flags |= PL_MEMBER_DOWN;
+	w.t->m[tl_below(rng, nm)].flags = 0; /* someone eligible */
+	uint32_t nk = 1 + tl_below(rng, 48);
+	w.cfg = ru_cfg(1 + tl_below(rng, 5));
+	for (uint32_t i = 0; i < nk; i++) {
+		uint32_t k = ru_region(w.t, tl_str(w.t, "k%03u", i), PL_NONE, 0);
+		pl_shard *s = &w.t->k[k];
+		s->epoch = tl_below(rng, 4);
+		uint32_t f = tl_below(rng, 100);
+		s->flags = f < 4 ? PL_SHARD_NOT_IDEMPOTENT : f < 8 ? PL_SHARD_TRANSFER_DEBT : 0;
+		uint32_t want = tl_below(rng, w.cfg.replication_factor + 2);
+		if (want > nm)
+			want = nm;
+		while (s->replica_count < want) {
+			uint32_t m = tl_below(rng, nm), dup = 0;
+			for (uint32_t j = 0; j < s->replica_count; j++)
+				dup |= s->replicas[j] == m;
+			if (!dup)
+				s->replicas[s->replica_count++] = m;
+		}
+		if (s->replica_count && tl_below(rng, 6))
+			s->leader = s->replicas[tl_below(rng, s->replica_count)];
+	}
+	w.cfg.max_actions = tl_below(rng, 3) ? 1 + tl_below(rng, 6) : RU_MAX_ACTIONS;
+	w.cfg.add_peer_proposals = tl_below(rng, 8) != 0;
+	w.cfg.load_balance = tl_below(rng, 3) == 0;
+	w.cfg.load_threshold = 1 + tl_below(rng, 99);
+	return w;
+}
+
+/* A join, a leave or a return; then the next snapshot. */
+static void change_membership(world *w, uint64_t *rng)
+{
+	tl *t = w->t;
+	ru_adopt(t); /* carry the state before the members change */
+	uint32_t what = tl_below(rng, 3), nm = t->nm;
+	if (what == 0 || nm < 2) {
+		random_member(w, rng, 4);
+		t->m[t->nm - 1].flags &= ~(uint32_t)PL_MEMBER_DOWN;
+	} else if (what == 1) {
+		uint32_t m = tl_below(rng, nm);
+		t->m[m].flags |= PL_MEMBER_DOWN;
+		uint32_t elig = 0;
+		for (uint32_t i = 0; i < nm; i++)
+			elig += !(t->m[i].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+		if (elig == 0)
+			t->m[m].flags &= ~(uint32_t)PL_MEMBER_DOWN;
+	} else {
+		t->m[tl_below(rng, nm)].flags &= ~(uint32_t)PL_MEMBER_DOWN;
+	}
+	tl_view(t, 0);
+}
+
+/* The bound of placement/region.h for the current state. */
+static uint64_t bound(const tl *t, const pl_region_config *cfg)
+{
+	uint64_t N = t->nk, n = ru_n_live(t), R = cfg->replication_factor < n ? cfg->replication_factor : n;
+	uint64_t A0 = 0, T = 0, D0 = 0;
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state s = ru_state(t->view, k);
+		uint32_t lp = ru_live_peers(t, &s);
+		T += lp;
+		if (!(t->k[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT)) && lp < R)
+			A0 += R - lp;
+	}
+	uint64_t F = n ? T / n : 0;
+	for (uint32_t m = 0; m < t->nm; m++)
+		if (ru_live(t, m) && ru_reps(t->view, m) < F)
+			D0 += F - ru_reps(t->view, m);
+	uint64_t M = D0 + (A0 ? A0 + n - 1 : 0);
+	uint64_t B = 2 * N + 2 * A0 + 2 * M;
+	if (cfg->load_balance)
+		B += N * N + (N + M) * (2 * N + 1);
+	return B;
+}
+
+/* Every rule an emitted action keeps, checked against a replay of the
+ * actions on an independent copy of the regions (`s`, updated here). */
+static void check_action(const tl *t, const pl_region_config *cfg, pl_shard_state *s, uint8_t *acted,
+			 uint8_t *had_rf, const pl_action *a, uint64_t seed)
+{
+	uint32_t k = a->shard, n = ru_n_live(t);
+	uint32_t R = cfg->replication_factor < n ? cfg->replication_factor : n;
+	pl_shard_state *x = &s[k];
+	ck_assert_msg(!(t->k[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT)),
+		      "seed %llu: action on a region that is never placed", (unsigned long long)seed);
+	ck_assert_msg(!acted[k], "seed %llu: two actions on region %u in one call", (unsigned long long)seed, k);
+	acted[k] = 1;
+	uint32_t copies = a->kind == PL_ACTION_ADD_REPLICA || a->kind == PL_ACTION_MOVE_REPLICA;
+	ck_assert_msg(a->flags == (copies ? PL_ACTION_STAGE_FIRST : 0u), "seed %llu: stage-first flag wrong",
+		      (unsigned long long)seed);
+	ck_assert_msg(a->to < t->nm && ru_may_receive(t, a->to, k),
+		      "seed %llu: destination %u may not receive region %u (unavailable or not ready)",
+		      (unsigned long long)seed, a->to, k);
+	uint32_t zones_before = ru_zones(t, x);
+	switch (a->kind) {
+	case PL_ACTION_ADD_REPLICA:
+		ck_assert_msg(!ru_has_peer(x, a->to) && ru_live_peers(t, x) < R &&
+				      (x->replica_count == 0 || ru_live_peers(t, x) > 0) && cfg->add_peer_proposals,
+			      "seed %llu: bad add", (unsigned long long)seed);
+		x->replicas[x->replica_count++] = a->to;
+		break;
+	case PL_ACTION_MOVE_REPLICA:
+		ck_assert_msg(ru_has_peer(x, a->from) && ru_live(t, a->from) && !ru_has_peer(x, a->to),
+			      "seed %llu: bad move", (unsigned long long)seed);
+		for (uint32_t j = 0; j < x->replica_count; j++)
+			if (x->replicas[j] == a->from)
+				x->replicas[j] = a->to;
+		if (x->leader == a->from)
+			x->leader = a->to;
+		ck_assert_msg(ru_zones(t, x) >= zones_before, "seed %llu: a move lost a zone", (unsigned long long)seed);
+		break;
+	case PL_ACTION_MOVE_LEADER:
+		ck_assert_msg(a->from == x->leader && ru_has_peer(x, a->to), "seed %llu: bad leader move",
+			      (unsigned long long)seed);
+		if (a->reason == PL_REASON_LOAD)
+			ck_assert_msg(!(t->m[a->to].flags & PL_MEMBER_UNMEASURED) && a->to_count + 2 <= a->from_count,
+				      "seed %llu: bad load move", (unsigned long long)seed);
+		else
+			ck_assert_msg(a->reason == PL_REASON_NEWEST_PEER && a->to_count < a->from_count,
+				      "seed %llu: bad newest-peer move", (unsigned long long)seed);
+		x->leader = a->to;
+		break;
+	case PL_ACTION_SET_LEADER:
+		ck_assert_msg((x->leader == PL_NONE || !ru_live(t, x->leader)) && ru_has_peer(x, a->to),
+			      "seed %llu: bad claim", (unsigned long long)seed);
+		x->leader = a->to;
+		break;
+	default:
+		ck_abort_msg("seed %llu: unexpected kind %u", (unsigned long long)seed, a->kind);
+	}
+	/* Once a region has min(RF, live) live peers, no action takes it below. */
+	uint32_t lp = ru_live_peers(t, x);
+	if (had_rf[k])
+		ck_assert_msg(lp >= R, "seed %llu: region %u fell to %u live peers, below %u", (unsigned long long)seed,
+			      k, lp, R);
+	had_rf[k] |= lp >= R;
+}
+
+/* Same set of peers, same leader. */
+static void expect_same_state(const pl_shard_state *a, const pl_shard_state *b, uint64_t seed, uint32_t k)
+{
+	ck_assert_msg(a->leader == b->leader && a->replica_count == b->replica_count,
+		      "seed %llu: region %u differs from the replay", (unsigned long long)seed, k);
+	for (uint32_t j = 0; j < a->replica_count; j++)
+		ck_assert_msg(ru_has_peer(b, a->replicas[j]), "seed %llu: region %u peers differ", (unsigned long long)seed,
+			      k);
+}
+
+static int id_less(const pl_bytes *a, const pl_bytes *b)
+{
+	size_t n = a->len < b->len ? (size_t)a->len : (size_t)b->len;
+	int c = memcmp(a->ptr, b->ptr, n);
+	return c != 0 ? c < 0 : a->len < b->len;
+}
+
+/* After a call that was not capped, step 3's rule holds for no idle,
+ * placeable region with a live primary: its newest ready peer that may
+ * receive leads no fewer primaries than the primary's member. */
+static void expect_no_newest_move(const tl *t, const pl_view *v, const uint8_t *acted, uint64_t seed)
+{
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state s = ru_state(v, k);
+		if (acted[k] || s.moving || (t->k[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT)) ||
+		    s.leader == PL_NONE || !ru_live(t, s.leader))
+			continue;
+		uint32_t n = PL_NONE;
+		for (uint32_t j = 0; j < s.replica_count; j++) {
+			uint32_t x = s.replicas[j];
+			if (!ru_may_receive(t, x, k))
+				continue;
+			if (n == PL_NONE || t->m[x].joined_at > t->m[n].joined_at ||
+			    (t->m[x].joined_at == t->m[n].joined_at && id_less(&t->m[x].id, &t->m[n].id)))
+				n = x;
+		}
+		ck_assert_msg(n == PL_NONE || n == s.leader || ru_prims(v, n) >= ru_prims(v, s.leader),
+			      "seed %llu: region %u still wants its primary on its newest peer", (unsigned long long)seed, k);
+	}
+}
+
+/* Run one phase to quiescence, checking every action and the bound. */
+static void run_phase(world *w, uint64_t seed, int rebuild)
+{
+	tl *t = w->t;
+	uint64_t B = bound(t, &w->cfg);
+	uint32_t nk = t->nk, R;
+	{
+		uint32_t n = ru_n_live(t);
+		R = w->cfg.replication_factor < n ? w->cfg.replication_factor : n;
+	}
+	pl_shard_state *s = calloc(nk ? nk : 1, sizeof *s);
+	uint8_t *acted = calloc(nk ? nk : 1, 1), *had_rf = calloc(nk ? nk : 1, 1);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_ptr_nonnull(s);
+	for (uint32_t k = 0; k < nk; k++) {
+		s[k] = ru_state(t->view, k);
+		had_rf[k] = ru_live_peers(t, &s[k]) >= R;
+	}
+	uint64_t calls = 0, actions = 0;
+	pl_view *v = t->view;
+	for (;;) {
+		ck_assert_msg(calls <= B + 1, "seed %llu: no quiescence after %llu calls (bound %llu)",
+			      (unsigned long long)seed, (unsigned long long)calls, (unsigned long long)B);
+		/* A second view of the same snapshot replays the actions and
+		 * checks every add with pl_region_check_add_peer(). */
+		void *mem = NULL;
+		pl_view *replay = NULL;
+		if (rebuild) {
+			size_t size = pl_view_size(tl_snap(t));
+			mem = malloc(size);
+			ck_assert_int_eq(pl_view_init(&replay, mem, size, tl_snap(t), NULL, NULL), 0);
+		}
+		int n = ru_plan(v, &w->cfg, tk);
+		calls++;
+		memset(acted, 0, nk);
+		for (int i = 0; i < n; i++) {
+			check_action(t, &w->cfg, s, acted, had_rf, &tk->a[i], seed);
+			if (replay) {
+				if (tk->a[i].kind == PL_ACTION_ADD_REPLICA)
+					ck_assert_msg(pl_region_check_add_peer(replay, tk->a[i].shard, tk->a[i].to,
+									       t->k[tk->a[i].shard].epoch, NULL) == 0,
+						      "seed %llu: an emitted add fails the add-peer check",
+						      (unsigned long long)seed);
+				ck_assert_int_eq(pl_view_apply(replay, &tk->a[i]), 0);
+			}
+		}
+		actions += (uint64_t)n;
+		ck_assert_msg(tk->info.written == (uint32_t)n && tk->info.wanted >= tk->info.written,
+			      "seed %llu: info", (unsigned long long)seed);
+		ck_assert_uint_le((uint32_t)n, w->cfg.max_actions);
+		/* Step 3 ran to the end unless the call was capped; a load move
+		 * after it may lower a member's count and so open step 3 for
+		 * another region next call (that is bounded too). */
+		int load_moved = 0;
+		for (int i = 0; i < n; i++)
+			load_moved |= tk->a[i].reason == PL_REASON_LOAD;
+		if (tk->info.status != PL_STATUS_FULL && tk->info.status != PL_STATUS_ACTION_CAP && !load_moved)
+			expect_no_newest_move(t, v, acted, seed);
+		for (uint32_t k = 0; k < nk; k++) {
+			pl_shard_state now = ru_state(v, k);
+			expect_same_state(&now, &s[k], seed, k);
+			if (replay) {
+				pl_shard_state r = ru_state(replay, k);
+				expect_same_state(&now, &r, seed, k);
+			}
+		}
+		free(mem);
+		if (n == 0)
+			break;
+		ck_assert_msg(actions <= B, "seed %llu: %llu actions past the bound %llu", (unsigned long long)seed,
+			      (unsigned long long)actions, (unsigned long long)B);
+		v = ru_next(t, rebuild);
+	}
+	/* Quiet: every placeable region below R, or without a live primary
+	 * while it has a live peer, is reported, with the reason. */
+	uint32_t shown = tk->info.blocked < RU_MAX_STALLS ? tk->info.blocked : RU_MAX_STALLS;
+	for (uint32_t k = 0; k < nk; k++) {
+		if (t->k[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT))
+			continue;
+		pl_shard_state x = ru_state(v, k);
+		uint32_t lp = ru_live_peers(t, &x), reported = 0;
+		int lead = x.leader != PL_NONE && ru_live(t, x.leader);
+		for (uint32_t i = 0; i < shown; i++)
+			reported |= tk->st[i].shard == k && tk->st[i].step == 1;
+		ck_assert_msg(reported == (lp < R || (!lead && lp > 0)),
+			      "seed %llu: region %u (%u live peers of %u, primary %d) reported %u",
+			      (unsigned long long)seed, k, lp, R, lead, reported);
+	}
+	ck_assert_msg(tk->info.status != PL_STATUS_FULL && tk->info.status != PL_STATUS_ACTION_CAP,
+		      "seed %llu: quiet but capped", (unsigned long long)seed);
+	free(s);
+	free(acted);
+	free(had_rf);
+	free(tk);
+}
+
+START_TEST(random_clusters_quiesce_within_the_bound)
+{
+	uint64_t seed0 = tl_seed(0x7e610001u);
+	uint32_t iters = tl_iters(300);
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t seed = seed0 + it, rng = seed;
+		world w = random_world(&rng);
+		tl_view(w.t, 0);
+		for (int phase = 0; phase < 4; phase++) {
+			run_phase(&w, seed, (int)((it + (uint32_t)phase) % 2));
+			change_membership(&w, &rng);
+			if (tl_below(&rng, 4) == 0)
+				w.cfg.replication_factor = 1 + tl_below(&rng, 5);
+		}
+		tl_free(w.t);
+	}
+}
+END_TEST
+
+/* Shuffled arrays (members, regions, each region's peers) give the same
+ * actions and stalls, named by id, call after call. */
+START_TEST(shuffled_input_gives_the_same_actions)
+{
+	uint64_t seed0 = tl_seed(0x7e610002u);
+	uint32_t iters = tl_iters(150);
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t seed = seed0 + it, rng = seed;
+		world w = random_world(&rng);
+		tl *a = w.t, *b = tl_shuffled(a, &rng);
+		tl_view(a, 0);
+		tl_view(b, 0);
+		ru_tick *ta = ru_tick_new(), *tb = ru_tick_new();
+		for (int call = 0; call < 12; call++) {
+			int n = ru_plan(a->view, &w.cfg, ta);
+			ck_assert_int_eq(ru_plan(b->view, &w.cfg, tb), n);
+			for (int i = 0; i < n; i++) {
+				pl_action x = ta->a[i], y = tb->a[i];
+				x.shard = b->perm_k[x.shard];
+				x.from = x.from == PL_NONE ? PL_NONE : b->perm_m[x.from];
+				x.to = x.to == PL_NONE ? PL_NONE : b->perm_m[x.to];
+				ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %llu: call %d action %d differs",
+					      (unsigned long long)seed, call, i);
+			}
+			ck_assert_msg(memcmp(&ta->info, &tb->info, sizeof ta->info) == 0 ||
+					      (ta->info.detail != PL_NONE && b->perm_k[ta->info.detail] == tb->info.detail),
+				      "seed %llu: info differs", (unsigned long long)seed);
+			uint32_t shown = ta->info.blocked < RU_MAX_STALLS ? ta->info.blocked : RU_MAX_STALLS;
+			for (uint32_t i = 0; i < shown; i++) {
+				pl_region_stall x = ta->st[i], y = tb->st[i];
+				ck_assert_msg(b->perm_k[x.shard] == y.shard && x.reason == y.reason && x.step == y.step &&
+						      (x.member == PL_NONE ? y.member == PL_NONE : b->perm_m[x.member] == y.member),
+					      "seed %llu: stall %u differs", (unsigned long long)seed, i);
+			}
+			if (n == 0)
+				break;
+			ru_next(a, call % 2);
+			if (call % 2) {
+				/* Rebuild b too, keeping its array order. */
+				ru_adopt(b);
+			} else {
+				pl_view_settle(b->view);
+			}
+		}
+		free(ta);
+		free(tb);
+		tl_free(b);
+		tl_free(a);
+	}
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("region_balance");
+	TCase *tc = tcase_create("joins");
+	tcase_add_test(tc, one_to_two_peers_then_primaries);
+	tcase_add_test(tc, one_to_two_with_rf_one_moves_regions);
+	tcase_add_test(tc, three_to_four_moves_then_primaries);
+	tcase_add_test(tc, one_two_four_with_a_small_cap);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("idle_member");
+	tcase_add_test(tc, idle_moves_keep_zones);
+	tcase_add_test(tc, idle_newest_first_and_zone_gain);
+	tcase_add_test(tc, idle_tiers_explain);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("newest_peer");
+	tcase_add_test(tc, newest_peer_must_be_ready);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("load");
+	tcase_add_test(tc, unmeasured_peer_never_takes_a_primary);
+	tcase_add_test(tc, load_ties_go_to_fewer_primaries);
+	tcase_add_test(tc, load_never_takes_what_newest_peer_wants);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("properties");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, random_clusters_quiesce_within_the_bound);
+	tcase_add_test(tc, shuffled_input_gives_the_same_actions);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
