@@ -157,7 +157,9 @@ while read -r expected cmd rest; do
 		echo x >> "$tmp/end-failures"
 		continue
 	fi
-	"$bin" plan "$tmp/end.txt" > "$tmp/end.plan" 2> "$tmp/stderr"
+	pol=$(echo "$rest" | sed -n 's/.*--policy \([a-z]*\).*/--policy \1/p')
+	# shellcheck disable=SC2086
+	"$bin" plan $pol "$tmp/end.txt" > "$tmp/end.plan" 2> "$tmp/stderr"
 	if ! grep -q "^0 actions in 0 ticks" "$tmp/end.plan"; then
 		echo "FAIL: the layout after $cmd of $f still plans actions:"
 		head -8 "$tmp/end.plan"
