@@ -111,7 +111,7 @@ int pt_policy_of(const pt_doc *d, const pt_opts *o, uint32_t *policy, pt_err *e)
 
 /* ---- check ------------------------------------------------------------------------ */
 
-int pt_policy_check(const pt_doc *d, const pl_view *v, uint32_t policy, pt_err *e);
+int pt_policy_check(const pt_doc *d, pl_view *v, uint32_t policy, pt_err *e);
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {

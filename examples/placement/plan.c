@@ -520,19 +520,33 @@ out:
 
 /* ---- check: the policy's configuration ------------------------------------------------ */
 
-int pt_policy_check(const pt_doc *d, const pl_view *v, uint32_t policy, pt_err *e);
+int pt_policy_check(const pt_doc *d, pl_view *v, uint32_t policy, pt_err *e);
 
-int pt_policy_check(const pt_doc *d, const pl_view *v, uint32_t policy, pt_err *e)
+/* The policy's config, checked against the view check already built: a run
+ * that borrows the document's arrays and the view (no copy, no second view),
+ * prepared and dropped. The probes write no action, so the view is as it was
+ * (a fleet's ring homes may be filled in, which changes no result). */
+int pt_policy_check(const pt_doc *d, pl_view *v, uint32_t policy, pt_err *e)
 {
-	(void)v;
 	if (d->set[PT_SET_SELF].given && policy != PT_POLICY_FLEET)
 		return pt_fail(e, d->set[PT_SET_SELF].line,
 			       "set self= names the member that decides, which only the fleet policy has (the policy is %s)",
 			       pt_policy_name(policy));
-	if (pt_policy_ops_of(policy) == NULL)
-		return 0; /* not in this build: nothing to check it against */
 	pt_run r;
-	int rc = pt_run_init(&r, d, policy, NULL, e);
-	pt_run_free(&r);
+	memset(&r, 0, sizeof r);
+	r.ops = pt_policy_ops_of(policy);
+	if (r.ops == NULL)
+		return 0; /* not in this build: nothing to check it against */
+	r.d = d;
+	r.v = v;
+	r.snap = *pl_view_snapshot(v);
+	r.nm = d->nm;
+	r.self = d->set[PT_SET_SELF].given ? (uint32_t)d->set[PT_SET_SELF].value : PL_NONE;
+	r.now = pt_setting(d, PT_SET_NOW, 0);
+	r.tick_len = 1;
+	r.quiet_ticks = 1;
+	int rc = r.ops->prepare(&r, e);
+	if (r.ops->done)
+		r.ops->done(&r);
 	return rc;
 }
