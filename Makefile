@@ -1,9 +1,9 @@
 # libplacement - build, test, install.
 #
-#   make            the static and shared libraries (build/)
-#   make check      every Check suite (installs its own dependencies)
-#   make demo       the simulator on its built-in scenarios
-#   make install    PREFIX/prefix, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR
+#   make            the static and shared libraries, and the placement tool (build/)
+#   make check      every Check suite and the tool's golden tests (installs its own dependencies)
+#   make demo       the simulator on its built-in scenarios, then placement simulate on examples
+#   make install    PREFIX/prefix, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR, BINDIR
 #   make uninstall  the same variables
 #   make sanitize   the suites under -fsanitize=address,undefined
 #   make install-test  stage an install, build every example with pkg-config only, run them
@@ -56,10 +56,20 @@ EXAMPLES := $(sort $(wildcard examples/*.c))
 DEMO_SRCS := $(sort $(wildcard examples/demo/*.c))
 MAN3 := $(sort $(wildcard man/man3/*.3))
 MAN7 := $(sort $(wildcard man/man7/*.7))
+MAN1 := $(sort $(wildcard man/man1/*.1))
+MAN5 := $(sort $(wildcard man/man5/*.5))
+MAN_ALL := $(MAN1) $(MAN3) $(MAN5) $(MAN7)
+
+# placement(1): the command-line tool, a program of several files built
+# against the static library (so it runs wherever it is copied).
+TOOL_SRCS := $(sort $(wildcard examples/placement/*.c))
+TOOL_HDRS := $(wildcard examples/placement/*.h)
+TOOL := $(BUILD)/placement
+SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
 .PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
 
-all: lib
+all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
 
 $(BUILD)/obj/%.o: lib/%.c $(HDRS)
@@ -110,7 +120,7 @@ $(BUILD)/tests/gen_vectors: tests/gen_vectors.c $(STATIC)
 
 # Every suite runs even when one fails; the target fails if any did.
 check: deps
-	@$(MAKE) --no-print-directory lib $(TEST_BINS) $(BUILD)/tests/gen_vectors
+	@$(MAKE) --no-print-directory lib $(TEST_BINS) $(BUILD)/tests/gen_vectors $(TOOL)
 	@fail=0; \
 	for t in $(TEST_BINS); do \
 		echo "== $$t"; \
@@ -119,6 +129,7 @@ check: deps
 	echo "== public headers"; tests/headers.sh $(CC) || fail=1; \
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
+	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \
 	exit $$fail
 
 vectors: $(BUILD)/tests/gen_vectors
@@ -146,9 +157,32 @@ $(BUILD)/examples/%: examples/%.c $(STATIC)
 $(BUILD)/demo: $(DEMO_SRCS) $(wildcard examples/demo/*.h) $(STATIC)
 	$(CC) -std=c11 $(WARN) $(OPT) -Iinclude -o $@ $(DEMO_SRCS) $(STATIC) $(LDFLAGS)
 
+$(TOOL): $(TOOL_SRCS) $(TOOL_HDRS) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(OPT) -Iinclude -o $@ $(TOOL_SRCS) $(STATIC) $(LDFLAGS)
+
+# The library's scenarios (examples/demo), then the tool's simulator on the
+# example layouts shipped in examples/placement/scenarios/.
 demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/demo
+	@$(MAKE) --no-print-directory $(BUILD)/demo $(TOOL)
 	@./$(BUILD)/demo
+	@for f in $(SCENARIOS); do \
+		p=$$(sed -n 's/^set policy=\([a-z]*\).*/\1/p' $$f | head -1); \
+		echo; echo "== placement simulate $$f"; echo; \
+		sed -n '/^#/!q; s/^# \{0,1\}//p' $$f; echo; \
+		if ./$(TOOL) --version | grep -q "policies:.* $$p"; then \
+			./$(TOOL) simulate $$f || exit 1; \
+		else \
+			echo "(skipped: the $$p policy is not in this build of the library)"; \
+		fi; \
+	done
+	@echo; echo "Try it on your own layout (the format is in placement(5), man/man5/placement.5):"; \
+	echo "  $(TOOL) check my.txt          # validate; every error names its line"; \
+	echo "  $(TOOL) stats my.txt          # spread per member and per stream (--svg out.svg)"; \
+	echo "  $(TOOL) plan my.txt           # every move the policy would make, and why"; \
+	echo "  $(TOOL) owner my.txt KEY      # who owns a key: scores, ring home, override"; \
+	echo "  $(TOOL) simulate my.txt       # ticks with scripted joins, drains, failures"; \
+	echo "Start from a copy of examples/placement/scenarios/*.txt."
 
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(STATIC)
@@ -160,9 +194,11 @@ bench: deps
 	./$(BUILD)/bench
 
 # ---- install ----------------------------------------------------------------
-install: lib
+install: lib $(TOOL)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/placement $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(BINDIR)
+	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/placement
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libplacement.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -172,6 +208,8 @@ install: lib
 	install -m 644 $(PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	$(if $(MAN3),install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/)
 	$(if $(MAN7),install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/)
+	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libplacement.a $(DESTDIR)$(LIBDIR)/libplacement.so \
@@ -180,6 +218,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/placement/,$(notdir $(wildcard include/placement/*.h)))
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/placement 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3))) $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	rm -f $(DESTDIR)$(BINDIR)/placement
 
 # Stage an install, then build and run every example with pkg-config alone.
 STAGE := $(abspath $(BUILD)/stage)
@@ -198,17 +238,35 @@ install-test: deps
 	echo "== $(BUILD)/staged/demo"; LD_LIBRARY_PATH=$(STAGE)/usr/local/lib ./$(BUILD)/staged/demo >/dev/null; \
 	$(CC) -std=c11 $(WARN) -static -o $(BUILD)/staged/demo-static $(DEMO_SRCS) \
 		$$($(PKG_CONFIG) --static --cflags --libs libplacement); \
-	./$(BUILD)/staged/demo-static >/dev/null; echo "install-test: ok"
+	./$(BUILD)/staged/demo-static >/dev/null; \
+	bin=$(STAGE)/usr/local/bin/placement; echo "== $$bin"; $$bin --version; \
+	for p in man1/placement.1 man5/placement.5; do \
+		test -f $(STAGE)/usr/local/share/man/$$p || { echo "install-test: $$p not installed"; exit 1; }; \
+	done; \
+	$(CC) -std=c11 $(WARN) -o $(BUILD)/staged/placement $(TOOL_SRCS) $$flags; \
+	for f in $(SCENARIOS); do \
+		$$bin check $$f >/dev/null; \
+		LD_LIBRARY_PATH=$(STAGE)/usr/local/lib ./$(BUILD)/staged/placement stats $$f >/dev/null; \
+	done; \
+	echo "== $(BUILD)/staged/placement (the tool built with pkg-config alone)"; \
+	echo "install-test: ok"
 
 # ---- fuzzing ----------------------------------------------------------------
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 30
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_EXTRA :=
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPL_DEBUG \
-		-Iinclude -Ilib $(XXH_CFLAGS) -o $@ $< $(SRCS)
+		-Iinclude -Ilib $(XXH_CFLAGS) -o $@ $< $(SRCS) $(FUZZ_EXTRA)
+
+# The snapshot file parser of placement(1), with the writer for its round
+# trip and the policy runs of plan (every source of the tool but main.c).
+FUZZ_PARSE_SRCS := $(filter-out examples/placement/main.c,$(TOOL_SRCS))
+$(BUILD)/fuzz/fuzz_parse: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
+$(BUILD)/fuzz/fuzz_parse: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 
 # A smoke run of every harness: FUZZ_TIME seconds each, from the corpus kept
 # in build/ (empty on a clean clone). Any crash or sanitizer report fails it.
@@ -224,8 +282,8 @@ fuzz: deps
 
 lint-man:
 	@command -v mandoc >/dev/null || { echo "lint-man: mandoc is needed (apt-get install mandoc)" >&2; exit 1; }
-	@out=$$(mandoc -Tlint -W warning $(MAN3) $(MAN7) 2>&1); \
-	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN3) $(MAN7)) pages clean"
+	@out=$$(mandoc -Tlint -W warning $(MAN_ALL) 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN_ALL)) pages clean"
 
 clean:
 	rm -rf $(BUILD) build-san build-cov

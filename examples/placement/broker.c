@@ -1,0 +1,101 @@
+/*
+ * broker.c - the broker policy (placement/broker.h) for plan and simulate:
+ * its config from the settings, and one tick of pl_broker_plan().
+ *
+ * A tick calls pl_broker_plan() until it stops for a reason of its own: when
+ * the tool's action buffer fills first (PL_STATUS_FULL), the view holds the
+ * actions written and the next call goes on from there, with the moves it
+ * started counted as in flight, exactly as one call with a larger buffer.
+ *
+ * It is built when the library has the policy (placement.h includes
+ * placement/broker.h, which defines PL_BROKER_CONFIG_VERSION); without it, the
+ * adapter is an empty entry and plan and simulate say the policy is missing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+#ifdef PL_BROKER_CONFIG_VERSION
+
+#define CHUNK 1024u
+
+/* The setting of each config field, by its place in pl_broker_config. */
+static const uint32_t fields[] = {PT_SET_COUNT, PT_SET_MAX_MOVES, PT_SET_MAX_MOVES_IN, PT_SET_MAX_MOVES_OUT,
+				  PT_SET_PAUSED, PT_SET_RF, PT_SET_STREAM_BALANCE};
+
+static int prepare(pt_run *r, pt_err *e)
+{
+	pl_broker_config *c = pt_alloc(sizeof *c);
+	pl_broker_config_init(c);
+	r->cfg = c;
+	const pt_doc *d = r->d;
+	c->max_moves = (uint32_t)pt_setting(d, PT_SET_MAX_MOVES, c->max_moves);
+	c->max_moves_in = (uint32_t)pt_setting(d, PT_SET_MAX_MOVES_IN, c->max_moves_in);
+	c->max_moves_out = (uint32_t)pt_setting(d, PT_SET_MAX_MOVES_OUT, c->max_moves_out);
+	c->paused = (uint32_t)pt_setting(d, PT_SET_PAUSED, c->paused);
+	c->replication_factor = (uint32_t)pt_setting(d, PT_SET_RF, c->replication_factor);
+	c->stream_balance = (uint32_t)pt_setting(d, PT_SET_STREAM_BALANCE, c->stream_balance);
+	r->tick_len = pt_setting(d, PT_SET_TICK, 1);
+	/* the config is checked by a call that may write nothing */
+	pl_diag dg;
+	int rc = pl_broker_plan(r->v, c, NULL, 0, NULL, &dg);
+	if (rc == PL_E_CONFIG || rc == PL_E_VERSION)
+		return pt_config_error(r, "broker", rc, &dg, fields, sizeof fields / sizeof fields[0], e);
+	return 0;
+}
+
+static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
+{
+	pl_action buf[CHUNK];
+	pl_plan_info info;
+	pl_diag dg;
+	for (;;) {
+		uint32_t cap = CHUNK;
+		if (budget && budget - t->written < cap)
+			cap = (uint32_t)(budget - t->written);
+		int n = pl_broker_plan(r->v, r->cfg, buf, cap, &info, &dg);
+		if (n == PL_E_NO_ELIGIBLE)
+			return pt_tick_no_eligible(t);
+		if (n < 0)
+			return pt_policy_error(r, "the broker policy", n, &dg, e);
+		for (int i = 0; i < n; i++)
+			pt_run_add(r, &buf[i], PL_NONE);
+		t->written += (uint32_t)n;
+		if (info.status != PL_STATUS_FULL)
+			break;
+		if (n == 0 || (budget && t->written >= budget)) {
+			t->full_stop = 1;
+			break;
+		}
+	}
+	t->status = info.status;
+	t->blocked = info.blocked;
+	if (info.blocked)
+		snprintf(t->note, sizeof t->note, "%u blocked", info.blocked);
+	return 0;
+}
+
+static void config_json(const pt_run *r, pt_buf *b)
+{
+	const pl_broker_config *c = r->cfg;
+	pt_put(b, "{\"max-moves\": %u, \"max-moves-in\": %u, \"max-moves-out\": %u, \"paused\": %s, \"rf\": %u, "
+		  "\"stream-balance\": %s}",
+	       c->max_moves, c->max_moves_in, c->max_moves_out, c->paused ? "true" : "false", c->replication_factor,
+	       c->stream_balance ? "true" : "false");
+}
+
+static void done(pt_run *r)
+{
+	free(r->cfg);
+	r->cfg = NULL;
+}
+
+const pt_policy_ops pt_broker_ops = {PT_POLICY_BROKER, "leaders", prepare, tick, config_json, done};
+
+#else /* no broker policy in this build of the library */
+
+const pt_policy_ops pt_broker_ops = {PT_POLICY_BROKER, "leaders", NULL, NULL, NULL, NULL};
+
+#endif

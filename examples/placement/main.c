@@ -1,0 +1,265 @@
+/*
+ * main.c - placement(1): check, inspect, plan and simulate a layout from a
+ * snapshot file (placement(5)).
+ *
+ *   placement [--json] check FILE
+ *   placement [--json] stats [--policy P] [--svg OUT] FILE
+ *   placement [--json] owner FILE KEY
+ *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] FILE
+ *   placement [--json] simulate [--policy P] [--member ID] [--ticks N] [--event EV]...
+ *                      [--svg OUT] [--out FILE] [--quiet] FILE
+ *   placement [--json] format FILE
+ *
+ * Exit status: 0 success; 1 bad input (a message naming the file's line) or
+ * a failed write; 2 a usage error. A command writes its whole output into a
+ * buffer first and prints it only when it succeeded, so an error never
+ * leaves a partial plan on standard output.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const char usage_text[] =
+	"usage: placement [--json] [--timing] COMMAND [OPTIONS] FILE\n"
+	"\n"
+	"commands:\n"
+	"  check FILE          validate a snapshot file; exit 0 (valid) or 1\n"
+	"  stats FILE          leaders, replicas (and owned) per member, in total and per stream,\n"
+	"                      with floor, ceiling and share, as a table and a bar chart\n"
+	"      --svg OUT       also write the chart as an SVG picture\n"
+	"      --policy P      whose measure to chart: broker (leaders), fleet (owned), region (replicas)\n"
+	"  owner FILE KEY      who owns a key and why: every member's score, the ring home, the override\n"
+	"  plan FILE           the dry run: every action the policy would emit until none is left,\n"
+	"                      each with its reason, and the spread before and after\n"
+	"      --policy P      broker, fleet or region (default: the file's `set policy`, else broker)\n"
+	"      --member ID     fleet: only this member decides (default: every member)\n"
+	"      --max N         stop after N actions\n"
+	"      --out FILE      write the layout after the plan as a snapshot file\n"
+	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
+	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
+	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
+	"      --policy P, --member ID, --svg OUT, --out FILE as above; --quiet: no line per tick\n"
+	"  format FILE         the snapshot rewritten in canonical form (round trip)\n"
+	"\n"
+	"options: --json (JSON output with the same content), --timing (times on stderr),\n"
+	"         --help, --version. FILE may be - for standard input.\n"
+	"See placement(1) and the file format in placement(5).\n";
+
+static int usage_error(const char *fmt, ...) PT_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("placement: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'placement --help'.\n", stderr);
+	return 2;
+}
+
+static int parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+	if (*s == '\0')
+		return -1;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (max - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+enum { C_CHECK = 1, C_STATS, C_OWNER, C_PLAN, C_SIMULATE, C_FORMAT };
+
+/* Which command takes which option. */
+static int allowed(int cmd, const char *opt)
+{
+	if (strcmp(opt, "--svg") == 0)
+		return cmd == C_STATS || cmd == C_SIMULATE;
+	if (strcmp(opt, "--policy") == 0)
+		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE || cmd == C_CHECK;
+	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)
+		return cmd == C_PLAN || cmd == C_SIMULATE;
+	if (strcmp(opt, "--max") == 0)
+		return cmd == C_PLAN;
+	if (strcmp(opt, "--ticks") == 0 || strcmp(opt, "--event") == 0 || strcmp(opt, "--quiet") == 0)
+		return cmd == C_SIMULATE;
+	return 1;
+}
+
+static int run(int argc, char **argv, pt_opts *op)
+{
+	pt_opts o = *op;
+	const char *pos[3] = {NULL, NULL, NULL};
+	int npos = 0, cmd = 0, dashdash = 0;
+	const char *cmd_name = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!dashdash && a[0] == '-' && a[1] == '-' && a[2] != '\0') {
+			char name[32];
+			const char *val = NULL;
+			const char *eq = strchr(a, '=');
+			size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+			if (nl >= sizeof name)
+				return usage_error("unknown option '%s'", a);
+			memcpy(name, a, nl);
+			name[nl] = '\0';
+			if (strcmp(name, "--help") == 0) {
+				fputs(usage_text, stdout);
+				return 0;
+			}
+			if (strcmp(name, "--version") == 0) {
+				printf("placement %s (libplacement %s; policies:", PL_VERSION_STRING, pl_version());
+				for (uint32_t p = PT_POLICY_BROKER; p <= PT_POLICY_REGION; p++)
+					if (pt_policy_ops_of(p))
+						printf(" %s", pt_policy_name(p));
+				printf(")\n");
+				return 0;
+			}
+			if (strcmp(name, "--json") == 0) {
+				o.json = 1;
+				continue;
+			}
+			if (strcmp(name, "--timing") == 0) {
+				o.timing = 1;
+				continue;
+			}
+			if (strcmp(name, "--quiet") == 0) {
+				o.quiet = 1;
+				if (cmd && !allowed(cmd, name))
+					return usage_error("--quiet is not an option of %s", cmd_name);
+				continue;
+			}
+			static const char *const valued[] = {"--svg", "--out", "--policy", "--member", "--max", "--ticks",
+							     "--event"};
+			size_t k = 0;
+			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
+				k++;
+			if (k == sizeof valued / sizeof valued[0])
+				return usage_error("unknown option '%s'", a);
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return usage_error("%s needs a value", name);
+			if (cmd && !allowed(cmd, name))
+				return usage_error("this option is not one of the command's: %s", name);
+			if (strcmp(name, "--svg") == 0)
+				o.svg = val;
+			else if (strcmp(name, "--out") == 0)
+				o.out = val;
+			else if (strcmp(name, "--policy") == 0)
+				o.policy = val;
+			else if (strcmp(name, "--member") == 0)
+				o.member = val;
+			else if (strcmp(name, "--max") == 0) {
+				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
+					return usage_error("--max %s: write a number of actions from 1", val);
+				o.max_given = 1;
+			} else if (strcmp(name, "--ticks") == 0) {
+				if (parse_count(val, PT_MAX_TICKS, &o.ticks) || o.ticks == 0)
+					return usage_error("--ticks %s: write a number from 1 to 1000000", val);
+				o.ticks_given = 1;
+			} else {
+				o.events[o.nevents++] = val;
+			}
+			continue;
+		}
+		if (!dashdash && strcmp(a, "--") == 0) {
+			dashdash = 1;
+			continue;
+		}
+		if (!dashdash && a[0] == '-' && a[1] != '\0')
+			return usage_error("unknown option '%s'", a);
+		if (cmd == 0) {
+			static const char *const names[] = {"check", "stats", "owner", "plan", "simulate", "format"};
+			for (int c = 0; c < 6; c++)
+				if (strcmp(a, names[c]) == 0)
+					cmd = c + 1;
+			if (cmd == 0)
+				return usage_error("unknown command '%s' (check, stats, owner, plan, simulate, format)", a);
+			cmd_name = a;
+			continue;
+		}
+		if (npos == 2)
+			return usage_error("too many arguments: '%s'", a);
+		pos[npos++] = a;
+	}
+	if (cmd == 0) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	/* options given before the command */
+	static const char *const checks[] = {"--svg", "--policy", "--member", "--out", "--max", "--ticks", "--event"};
+	const int given[] = {o.svg != NULL, o.policy != NULL, o.member != NULL, o.out != NULL, o.max_given,
+			     o.ticks_given, o.nevents > 0};
+	for (int k = 0; k < 7; k++)
+		if (given[k] && !allowed(cmd, checks[k]))
+			return usage_error("this option is not one of the command's: %s", checks[k]);
+	if (o.quiet && !allowed(cmd, "--quiet"))
+		return usage_error("--quiet is not an option of %s", cmd_name);
+	int want = cmd == C_OWNER ? 2 : 1;
+	if (npos != want)
+		return usage_error(cmd == C_OWNER ? "%s needs FILE and KEY" : "%s needs one FILE", cmd_name);
+
+	pt_buf out = {0};
+	pt_err e;
+	memset(&e, 0, sizeof e);
+	int rc;
+	switch (cmd) {
+	case C_CHECK: rc = pt_cmd_check(pos[0], &o, &out, &e); break;
+	case C_STATS: rc = pt_cmd_stats(pos[0], &o, &out, &e); break;
+	case C_OWNER: rc = pt_cmd_owner(pos[0], pos[1], &o, &out, &e); break;
+	case C_PLAN: rc = pt_cmd_plan(pos[0], &o, &out, &e); break;
+	case C_SIMULATE: rc = pt_cmd_simulate(pos[0], &o, &out, &e); break;
+	default: rc = pt_cmd_format(pos[0], &o, &out, &e); break;
+	}
+	const char *file = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
+	if (rc) {
+		if (e.line)
+			fprintf(stderr, "placement: %s:%llu: %s\n", file, (unsigned long long)e.line, e.msg);
+		else
+			fprintf(stderr, "placement: %s: %s\n", file, e.msg);
+		if (o.json) {
+			pt_buf j = {0};
+			pt_put(&j, "{\"error\": {\"file\": ");
+			pt_put_json_str(&j, file, strlen(file));
+			pt_put(&j, ", \"line\": %llu, \"message\": ", (unsigned long long)e.line);
+			pt_put_json_str(&j, e.msg, strlen(e.msg));
+			pt_put(&j, "}}\n");
+			fwrite(j.p, 1, j.len, stdout);
+			pt_buf_free(&j);
+		}
+		pt_buf_free(&out);
+		return 1;
+	}
+	int bad = out.len && fwrite(out.p, 1, out.len, stdout) != out.len;
+	bad |= fflush(stdout) != 0;
+	pt_buf_free(&out);
+	if (bad) {
+		perror("placement: standard output");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	pt_opts o;
+	memset(&o, 0, sizeof o);
+	o.events = calloc((size_t)argc + 1, sizeof *o.events);
+	if (o.events == NULL)
+		pt_oom();
+	int rc = run(argc, argv, &o);
+	free(o.events);
+	return rc;
+}

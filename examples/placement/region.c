@@ -1,0 +1,117 @@
+/*
+ * region.c - the region policy (placement/region.h) for plan and simulate:
+ * its config from the settings, and one tick of pl_region_plan(), with the
+ * regions it wanted to act on and could not (its stalls).
+ *
+ * max-actions bounds one call, so a tick is one call; only when the tool's
+ * own buffer fills first does the tick call again, going on from the view.
+ *
+ * It is built when the library has the policy (placement.h includes
+ * placement/region.h, which defines PL_REGION_CONFIG_VERSION); without it, the
+ * adapter is an empty entry and plan and simulate say the policy is missing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+#ifdef PL_REGION_CONFIG_VERSION
+
+#define CHUNK 1024u
+#define STALLS 8u
+
+static const uint32_t fields[] = {PT_SET_COUNT, PT_SET_RF, PT_SET_ADD_PEER_PROPOSALS, PT_SET_LOAD_BALANCE,
+				  PT_SET_LOAD_THRESHOLD, PT_SET_MAX_ACTIONS};
+
+static int prepare(pt_run *r, pt_err *e)
+{
+	pl_region_config *c = pt_alloc(sizeof *c);
+	pl_region_config_init(c);
+	r->cfg = c;
+	const pt_doc *d = r->d;
+	c->replication_factor = (uint32_t)pt_setting(d, PT_SET_RF, c->replication_factor);
+	c->add_peer_proposals = (uint32_t)pt_setting(d, PT_SET_ADD_PEER_PROPOSALS, c->add_peer_proposals);
+	c->load_balance = (uint32_t)pt_setting(d, PT_SET_LOAD_BALANCE, c->load_balance);
+	c->load_threshold = (uint32_t)pt_setting(d, PT_SET_LOAD_THRESHOLD, c->load_threshold);
+	c->max_actions = (uint32_t)pt_setting(d, PT_SET_MAX_ACTIONS, c->max_actions);
+	r->tick_len = pt_setting(d, PT_SET_TICK, 1);
+	pl_diag dg;
+	int rc = pl_region_effective_rf(r->v, c, &dg);
+	if (rc == PL_E_CONFIG || rc == PL_E_VERSION)
+		return pt_config_error(r, "region", rc, &dg, fields, sizeof fields / sizeof fields[0], e);
+	return 0;
+}
+
+static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
+{
+	pl_action buf[CHUNK];
+	pl_region_stall stalls[STALLS];
+	pl_plan_info info;
+	pl_diag dg;
+	uint32_t nstalls = 0, first_stall = PL_NONE, first_reason = 0, first_member = PL_NONE;
+	for (;;) {
+		uint32_t cap = CHUNK;
+		if (budget && budget - t->written < cap)
+			cap = (uint32_t)(budget - t->written);
+		int n = pl_region_plan(r->v, r->cfg, buf, cap, &info, stalls, STALLS, &dg);
+		if (n == PL_E_NO_ELIGIBLE)
+			return pt_tick_no_eligible(t);
+		if (n < 0)
+			return pt_policy_error(r, "the region policy", n, &dg, e);
+		for (int i = 0; i < n; i++)
+			pt_run_add(r, &buf[i], PL_NONE);
+		t->written += (uint32_t)n;
+		nstalls += info.blocked;
+		if (info.blocked && first_stall == PL_NONE) {
+			first_stall = stalls[0].shard;
+			first_reason = stalls[0].reason;
+			first_member = stalls[0].member;
+		}
+		if (info.status != PL_STATUS_FULL)
+			break;
+		if (n == 0 || (budget && t->written >= budget)) {
+			t->full_stop = 1;
+			break;
+		}
+	}
+	t->status = info.status;
+	t->blocked = nstalls;
+	if (first_stall != PL_NONE) {
+		pt_buf w = {0};
+		pt_put(&w, "%u stalled, first ", nstalls);
+		pt_put_name(&w, r->snap.shards[first_stall].key);
+		pt_put(&w, " %s", pl_region_stall_name(first_reason));
+		if (first_member != PL_NONE && first_member < r->snap.n_members) {
+			pt_put(&w, " (");
+			pt_put_name(&w, r->snap.members[first_member].id);
+			pt_putc(&w, ')');
+		}
+		snprintf(t->note, sizeof t->note, "%s", w.p);
+		pt_buf_free(&w);
+	}
+	return 0;
+}
+
+static void config_json(const pt_run *r, pt_buf *b)
+{
+	const pl_region_config *c = r->cfg;
+	pt_put(b, "{\"rf\": %u, \"add-peer-proposals\": %s, \"load-balance\": %s, \"load-threshold\": %u, "
+		  "\"max-actions\": %u}",
+	       c->replication_factor, c->add_peer_proposals ? "true" : "false", c->load_balance ? "true" : "false",
+	       c->load_threshold, c->max_actions);
+}
+
+static void done(pt_run *r)
+{
+	free(r->cfg);
+	r->cfg = NULL;
+}
+
+const pt_policy_ops pt_region_ops = {PT_POLICY_REGION, "replicas", prepare, tick, config_json, done};
+
+#else /* no region policy in this build of the library */
+
+const pt_policy_ops pt_region_ops = {PT_POLICY_REGION, "replicas", NULL, NULL, NULL, NULL};
+
+#endif

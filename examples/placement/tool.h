@@ -1,0 +1,421 @@
+/*
+ * tool.h - placement(1): what the tool's sources share.
+ *
+ * The tool reads a snapshot text file (placement(5)) into a pt_doc: the
+ * library's snapshot arrays, the file line of every element (so any error,
+ * the library's validation included, names a line), the policy settings and
+ * the scripted events. Commands build a view of it with the public API and
+ * write their whole output into a pt_buf, which main.c prints only when the
+ * command succeeded: an error never leaves a partial plan on stdout.
+ *
+ * The library allocates nothing; the tool does, freely: the file, the arrays
+ * and the output grow with malloc/realloc as far as the documented limits.
+ * Names: pt_ for the tool, pl_ for the library.
+ */
+#ifndef PT_TOOL_H
+#define PT_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <placement.h>
+
+/* ---- documented limits (placement(5), LIMITS) ---------------------------- */
+#define PT_MAX_FILE (UINT64_C(64) << 30) /* bytes in a snapshot file: 64 GiB */
+#define PT_MAX_LINE (UINT32_C(1) << 16)  /* bytes in one line: 64 KiB */
+#define PT_MAX_EVENTS (UINT32_C(1) << 20) /* scripted events */
+#define PT_MAX_TICKS UINT64_C(1000000)    /* ticks of a simulation, and an event's tick */
+#define PT_MAX_ACTIONS (UINT32_C(1) << 28) /* actions in one plan */
+
+/* ---- output buffer -------------------------------------------------------- */
+
+typedef struct pt_buf {
+	char *p;
+	size_t len, cap;
+} pt_buf;
+
+#if defined(__GNUC__)
+#define PT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PT_PRINTF(a, b)
+#endif
+
+void pt_put(pt_buf *b, const char *fmt, ...) PT_PRINTF(2, 3);
+void pt_putn(pt_buf *b, const char *s, size_t n);
+void pt_putc(pt_buf *b, char c);
+void pt_buf_free(pt_buf *b);
+/* Out of memory: a message and exit 1 (the tool never goes on half-built). */
+_Noreturn void pt_oom(void);
+void *pt_alloc(size_t n);                  /* malloc or pt_oom() */
+void *pt_grow(void *p, size_t *cap, size_t elem, size_t need); /* room for need */
+
+/* ---- errors ---------------------------------------------------------------- */
+
+/* An error: the line it is about (0 = the file as a whole, or an argument)
+ * and a message naming the rule broken. */
+typedef struct pt_err {
+	uint64_t line;
+	char msg[768];
+} pt_err;
+
+int pt_fail(pt_err *e, uint64_t line, const char *fmt, ...) PT_PRINTF(3, 4);
+
+/* ---- settings (`set NAME=VALUE`) ------------------------------------------ */
+
+enum pt_setting {
+	PT_SET_POLICY,   /* broker | fleet | region */
+	PT_SET_SCORER,   /* xxh3 | legacy */
+	PT_SET_NOW,      /* the caller's clock at tick 1 */
+	PT_SET_TICK,     /* clock units per simulated tick */
+	PT_SET_TICKS,    /* ticks simulate runs */
+	PT_SET_SELF,     /* fleet: the deciding member (default: every member) */
+	PT_SET_RF,       /* broker and region: replication factor */
+	PT_SET_MAX_MOVES,
+	PT_SET_MAX_MOVES_IN,
+	PT_SET_MAX_MOVES_OUT,
+	PT_SET_PAUSED,
+	PT_SET_STREAM_BALANCE,
+	PT_SET_COOLDOWN,
+	PT_SET_MOVES_PER_DECISION,
+	PT_SET_SPREAD,
+	PT_SET_RETURN_HOME_AGE,
+	PT_SET_COUNT_BALANCE,
+	PT_SET_ADD_PEER_PROPOSALS,
+	PT_SET_LOAD_BALANCE,
+	PT_SET_LOAD_THRESHOLD,
+	PT_SET_MAX_ACTIONS,
+	PT_SET_COUNT
+};
+
+enum pt_setting_type { PT_T_NUM, PT_T_BOOL, PT_T_POLICY, PT_T_SCORER, PT_T_MEMBER };
+
+typedef struct pt_setting_info {
+	const char *name;
+	uint32_t type;
+	uint64_t max;     /* PT_T_NUM: the largest value the field holds */
+	const char *what; /* a few words for --help and messages */
+} pt_setting_info;
+
+extern const pt_setting_info pt_settings[PT_SET_COUNT];
+
+enum pt_policy { PT_POLICY_NONE, PT_POLICY_BROKER, PT_POLICY_FLEET, PT_POLICY_REGION };
+const char *pt_policy_name(uint32_t p);
+
+typedef struct pt_set {
+	int given;
+	uint64_t value; /* numbers, booleans (0/1), policy and scorer ids, member index */
+	uint64_t line;
+	pl_bytes text;  /* PT_T_MEMBER: the id as written */
+} pt_set;
+
+/* ---- events (`at TICK EVENT MEMBER ...`) ----------------------------------- */
+
+enum pt_event_kind { PT_EV_JOIN = 1, PT_EV_DRAIN, PT_EV_DOWN, PT_EV_LAG, PT_EV_UP };
+const char *pt_event_name(uint32_t kind);
+
+typedef struct pt_event {
+	uint64_t tick;
+	uint64_t line;
+	uint32_t kind;
+	uint32_t member;    /* resolved: a member index, or PT_JOINER + join event index */
+	uint32_t seq;       /* order given: file lines first, then --event arguments */
+	pl_bytes name;
+	pl_member joiner;   /* PT_EV_JOIN: the member that joins */
+	uint64_t last_move; /* PT_EV_JOIN: its last-move= */
+	int joined_given;   /* PT_EV_JOIN: joined= was written (else: the clock at its tick) */
+} pt_event;
+
+#define PT_JOINER UINT32_C(0x80000000)
+
+/* ---- the document ---------------------------------------------------------- */
+
+typedef struct pt_table {
+	uint64_t *slot; /* (hash high 32 bits << 32) | (index + 1); 0 = empty */
+	size_t mask;
+	size_t used;
+} pt_table;
+
+typedef struct pt_doc {
+	const char *path; /* as named in messages */
+	char *text;       /* the file; ids and keys point into it */
+	size_t text_len;
+
+	pl_member *members;
+	uint64_t *m_line;
+	uint64_t *m_last_move; /* fleet: the member's last move, PL_FLEET_NEVER-like ~0 */
+	uint32_t nm;
+	size_t m_cap;
+
+	pl_stream *streams;
+	uint64_t *s_line;
+	uint32_t ns;
+	size_t s_cap;
+
+	pl_shard *shards;
+	uint64_t *k_line;
+	uint32_t nk;
+	size_t k_cap;
+
+	pl_override *overrides;
+	uint64_t *o_line;
+	uint32_t no;
+	size_t o_cap;
+
+	pt_event *events;
+	uint32_t nev;
+	size_t ev_cap;
+
+	pt_set set[PT_SET_COUNT];
+	uint64_t lines;   /* lines read */
+
+	pt_table tm, ts, tk; /* members, streams, shards by id */
+	char **keep;         /* other text the ids point into (--event arguments) */
+	size_t nkeep, keep_cap;
+} pt_doc;
+
+#define PT_NEVER UINT64_C(0xFFFFFFFFFFFFFFFF)
+
+void pt_doc_init(pt_doc *d, const char *path);
+void pt_doc_free(pt_doc *d);
+/* Keep an allocation alive (and free it) with the document. */
+void pt_doc_keep(pt_doc *d, char *p);
+pl_snapshot pt_doc_snapshot(const pt_doc *d);
+
+/* Read a whole file ("-" is standard input) into a buffer that grows as it
+ * reads, refusing one past PT_MAX_FILE. *out is NUL-terminated. */
+int pt_read_file(const char *path, char **out, size_t *len, pt_err *e);
+
+/* Parse text (len bytes, owned by the doc from now on; it is changed in place
+ * as escapes are decoded) into d. 0, or -1 with e filled (e->line the line). */
+int pt_parse(pt_doc *d, char *text, size_t len, pt_err *e);
+
+/* Parse one extra event line (a --event argument) into d. */
+int pt_parse_event(pt_doc *d, const char *arg, pt_err *e);
+
+/* Build a view of the doc's snapshot with its scorer; a validation error is
+ * mapped back to the line of the offending element. *mem receives memory
+ * from malloc (free it). */
+int pt_view(const pt_doc *d, const pl_snapshot *snap, pl_view **v, void **mem, pt_err *e);
+
+/* Map a pl_diag of the doc's snapshot to a line and a message. */
+int pt_diag_error(const pt_doc *d, const pl_snapshot *snap, int rc, const pl_diag *dg, pt_err *e);
+
+/* Lookup of a member by id in the doc's table: index or -1. */
+int64_t pt_find_member(const pt_doc *d, const char *id, size_t len);
+/* Decode %XX escapes of a command-line argument into a new string. */
+int pt_decode_arg(const char *arg, char **out, size_t *len, pt_err *e);
+
+/* ---- text and JSON output (format.c) --------------------------------------- */
+
+/* An id as written in a snapshot file: bytes outside '!'..'~' and the bytes
+ * % # , = written as %XX. */
+void pt_put_id(pt_buf *b, pl_bytes id);
+/* An id for a human message: as pt_put_id, cut at 80 bytes with "...". */
+void pt_put_name(pt_buf *b, pl_bytes id);
+/* A JSON string: valid UTF-8 kept, other bytes as \u00XX, quotes added. */
+void pt_put_json_str(pt_buf *b, const char *s, size_t n);
+void pt_put_json_bytes(pt_buf *b, pl_bytes id);
+/* Writes the snapshot (after any change the caller made to snap) as a
+ * snapshot file: settings, members, streams, shards, overrides, events, in
+ * canonical order. */
+void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *snap, const uint64_t *last_move,
+		    const pl_view *v, int with_events);
+void pt_format_json(pt_buf *b, const pt_doc *d, const pl_snapshot *snap, const uint64_t *last_move,
+		    const pl_view *v, int with_events);
+/* The canonical order of a view: ranks[i] for element i of a kind. */
+uint32_t *pt_ranks(const pl_view *v, uint32_t kind, uint32_t n);
+/* Indices 0..n-1 in canonical order. */
+uint32_t *pt_order(const pl_view *v, uint32_t kind, uint32_t n);
+/* Member state as a JSON array of words: ["down", "lagging"]. */
+void pt_put_json_state(pt_buf *b, uint32_t flags);
+/* "3 members (3 live, 3 eligible), 1 stream, 12 shards (...), 0 overrides" */
+void pt_put_counts(pt_buf *b, const pl_view_counts *c);
+/* Member flags as words ("down,lagging"), "-" when none. */
+void pt_put_member_state(pt_buf *b, uint32_t flags, char sep);
+
+/* ---- stats (stats.c) --------------------------------------------------------- */
+
+/* The tallies stats prints, computed once from a view (in canonical orders). */
+typedef struct pt_member_row {
+	uint32_t member;          /* index */
+	uint32_t leaders, replicas, owned;
+	uint32_t floor, ceiling;  /* over all shards, for this member */
+	uint32_t r_floor, r_ceiling; /* replicas: live replicas over eligible members */
+} pt_member_row;
+
+typedef struct pt_stream_row {
+	uint32_t stream;          /* index */
+	uint32_t shards;
+	uint32_t first, count;    /* rows in cells[] */
+	uint32_t min_leaders, max_leaders; /* over eligible members */
+	uint32_t over, under;     /* eligible members past the ceiling / below the floor */
+} pt_stream_row;
+
+typedef struct pt_cell_row {
+	uint32_t member;
+	uint32_t leaders, replicas;
+	uint32_t floor, ceiling;
+} pt_cell_row;
+
+typedef struct pt_stats {
+	pl_view_counts c;
+	uint32_t policy;          /* whose measure the chart shows */
+	pt_member_row *m;         /* nm rows, canonical order */
+	uint32_t nm;
+	uint32_t owned_valid;     /* owned counted (fleet) */
+	uint64_t live_replicas;   /* replicas on live members */
+	pt_stream_row *s;         /* ns rows, canonical order */
+	uint32_t ns;
+	pt_cell_row *cells;       /* per stream: eligible members and any holding some of it */
+	size_t ncells;
+	uint32_t streams_uneven;  /* streams with a member outside [floor, ceiling] */
+} pt_stats;
+
+void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
+void pt_stats_free(pt_stats *st);
+void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
+void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
+void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title);
+/* A stream's leaders (owned) per eligible member: "10/1/1", or "min 1, max 10". */
+void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr);
+/* One line: the chart's measure per member ("leaders 10/1/1 (ceiling 4)"). */
+void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v);
+
+/* ---- commands (commands.c, plan.c) ---------------------------------------- */
+
+typedef struct pt_opts {
+	int json;
+	int timing;
+	const char *svg;      /* stats, simulate: --svg OUT */
+	const char *out;      /* plan, simulate: --out FILE (the layout after) */
+	const char *policy;   /* --policy NAME */
+	const char *member;   /* --member ID */
+	uint64_t max;         /* --max N (0 = no bound) */
+	int max_given;
+	uint64_t ticks;       /* --ticks N */
+	int ticks_given;
+	const char **events;  /* --event TEXT ... */
+	int nevents;
+	int quiet;            /* simulate: no per-tick lines */
+} pt_opts;
+
+int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_cmd_stats(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_cmd_owner(const char *path, const char *key, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_cmd_format(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+
+/* Load and validate a file: read, parse, --event lines, view. */
+int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);
+/* Write a buffer to a file (for --svg and --out); 0 or -1 with e filled. */
+int pt_write_file(const char *path, const pt_buf *b, pt_err *e);
+/* The policy in force: --policy, else `set policy`, else broker. */
+int pt_policy_of(const pt_doc *d, const pt_opts *o, uint32_t *policy, pt_err *e);
+
+/* ---- running a policy (plan.c, simulate.c, and one adapter per policy) ---- */
+
+/* An action as the run keeps it: the tick it was emitted in, and (fleet) the
+ * member that decided it. Member and shard indices stay valid for the whole
+ * run: shards never move in the arrays and members are only appended. */
+typedef struct pt_act {
+	pl_action a;
+	uint64_t tick;
+	uint32_t member; /* the deciding member, or PL_NONE */
+	uint32_t pad_;
+} pt_act;
+
+/* What one tick of a policy did, for the tick's line. */
+typedef struct pt_tick {
+	uint32_t written;  /* actions this tick */
+	uint32_t status;   /* PL_STATUS_* that ended it (fleet: the first decider's that is not balanced) */
+	uint32_t blocked;  /* the policy's count of blocked shards, streams or movers */
+	int full_stop;     /* the budget (--max) ended it before the policy did */
+	char note[192];    /* policy words: "cooldown 2, waiting 1", "stalled: cpu/3 not-ready (n2)" */
+	int note_only;     /* the note says it all (fleet: each member's status, counted) */
+	uint64_t wait_until; /* a quiet tick before this clock is not the end (a lag
+			      * override that may go home once it is old enough) */
+} pt_tick;
+
+typedef struct pt_run pt_run;
+
+typedef struct pt_policy_ops {
+	uint32_t id;                                   /* PT_POLICY_* */
+	const char *measure;                           /* what the progress line shows */
+	/* The policy's config from the settings, checked by the library (a
+	 * refused field names its `set` line). */
+	int (*prepare)(pt_run *r, pt_err *e);
+	/* One tick on r->v: decide, every action applied to the view, and
+	 * appended with pt_run_add(); at most budget actions (0: no bound). */
+	int (*tick)(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e);
+	/* The config as JSON fields, for plan --json. */
+	void (*config_json)(const pt_run *r, pt_buf *b);
+	void (*done)(pt_run *r);
+} pt_policy_ops;
+
+struct pt_run {
+	const pt_doc *d;
+	const pt_policy_ops *ops;
+	uint32_t self;            /* fleet: the only member that decides, or PL_NONE for all */
+	/* the snapshot the view reads: the tool's own copy, changed by events */
+	pl_member *members;
+	uint64_t *last_move;
+	uint32_t nm;
+	size_t m_cap;
+	pl_shard *shards;
+	pl_override *ov;
+	uint32_t no;
+	size_t o_cap;
+	pl_snapshot snap;
+	pl_view *v;
+	void *mem;
+	size_t mem_size;
+	uint64_t now, tick_len, tickno;
+	uint32_t quiet_ticks;     /* quiet ticks in a row that mean "nothing more" */
+	pt_act *acts;
+	size_t nacts, acts_cap;
+	void *cfg;                /* the adapter's */
+	void *scratch;            /* the adapter's */
+};
+
+/* The adapters; NULL where the library has no such policy yet. */
+extern const pt_policy_ops pt_broker_ops, pt_fleet_ops, pt_region_ops;
+const pt_policy_ops *pt_policy_ops_of(uint32_t policy);
+
+int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member, pt_err *e);
+void pt_run_free(pt_run *r);
+void pt_run_add(pt_run *r, const pl_action *a, uint32_t member);
+/* The view's shard states written back into the run's arrays (moves
+ * settled); the view still reads them until pt_run_rebuild(). */
+void pt_run_capture(pt_run *r);
+/* A new view of the run's arrays (after they changed). */
+int pt_run_rebuild(pt_run *r, pt_err *e);
+/* Both. */
+int pt_run_sync(pt_run *r, pt_err *e);
+/* Actions as text and JSON (n counts from 1), and in a few words. */
+void pt_act_json(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
+void pt_act_text(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
+void pt_act_short(pt_buf *b, const pl_snapshot *s, const pl_action *a);
+/* A config's JSON object as words: "max-moves 1, paused off". */
+void pt_config_words(pt_buf *b, const char *json, size_t n);
+/* "before: ... / after: ..." and the streams that changed. */
+void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy);
+/* A refused config field (PL_E_CONFIG/PL_E_VERSION, PL_ELEM_CONFIG index)
+ * mapped to its setting: fields[i] is the setting of field i (PT_SET_COUNT
+ * for none). */
+int pt_config_error(const pt_run *r, const char *policy, int rc, const pl_diag *dg, const uint32_t *fields,
+		    uint32_t nfields, pt_err *e);
+/* A tick where the policy has no eligible member (PL_E_NO_ELIGIBLE): not an
+ * error of the input; the tick says so and emits nothing. Returns 0. */
+int pt_tick_no_eligible(pt_tick *t);
+/* A policy call's other errors. */
+int pt_policy_error(const pt_run *r, const char *what, int rc, const pl_diag *dg, pt_err *e);
+/* A setting's value, or its default. */
+uint64_t pt_setting(const pt_doc *d, uint32_t which, uint64_t def);
+
+/* Timing for --timing: seconds since an arbitrary origin. */
+double pt_now(void);
+/* The process's CPU time, the same way. */
+double pt_cpu(void);
+
+#endif /* PT_TOOL_H */

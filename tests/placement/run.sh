@@ -1,0 +1,281 @@
+#!/bin/sh
+# run.sh - the tests of placement(1), run by `make check`:
+#
+#  1. golden outputs: each line of tests/placement/cases names an expected
+#     output file and the arguments that must print it (text and JSON);
+#  2. parser errors: every errors/*.txt must fail `check` with exit 1, print
+#     nothing on stdout, print exactly errors/NAME.err on stderr, name the
+#     line its "# expect: line N" comment gives, and fail `plan` the same way
+#     (never a partial plan); with --json the error object names that line;
+#  3. round trip: every snapshot in the cases, written by `format` (text),
+#     reads back to the same snapshot (format is idempotent), the same stats
+#     and the same plan;
+#  4. limits and garbage: a line, a member count and a file past their
+#     limits are refused by name; a few hundred mangled and random inputs
+#     never crash the tool (exit status 0 or 1, no sanitizer report);
+#  5. usage errors exit 2; --help and --version exit 0.
+#
+# Usage: tests/placement/run.sh PLACEMENT [--update]
+#   --update rewrites the expected files from the tool's output (review the
+#   diff before committing it).
+# Prints a summary line in Check's style and exits 1 on any failure.
+set -u
+[ $# -ge 1 ] || { echo "usage: $0 PLACEMENT [--update]" >&2; exit 2; }
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+update=0
+[ "${2:-}" = "--update" ] && update=1
+cd "$(dirname "$0")" || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pl-tool.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+# A sanitizer report must not pass for "bad input" (exit 1).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=86"
+export LC_ALL=C
+
+checks=0
+failures=0
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+
+# ---- 1. golden outputs --------------------------------------------------------
+# A case: EXPECTED ARGS... (read as a shell would, so '...' quotes a word);
+# @OUT@ in ARGS is a file the tool writes, compared with EXPECTED instead of
+# stdout.
+snapshots=""
+while read -r expected args; do
+	case "$expected" in '' | '#'*) continue ;; esac
+	out="$tmp/stdout"
+	# shellcheck disable=SC2086
+	set -- $args
+	file_arg=""
+	for a in "$@"; do
+		case "$a" in *.txt) file_arg=$a ;; esac
+	done
+	case " $snapshots " in *" $file_arg "*) ;; *) snapshots="$snapshots $file_arg" ;; esac
+	argv=$(echo "$args" | sed "s|@OUT@|$tmp/written|g")
+	# the arguments may hold quoted words: '3 lag m2'
+	eval "\"\$bin\" $argv" > "$out" 2> "$tmp/stderr"
+	rc=$?
+	case "$args" in *@OUT@*) got="$tmp/written" ;; *) got="$out" ;; esac
+	if [ $rc -ne 0 ]; then
+		bad "placement $args: exit $rc: $(head -3 "$tmp/stderr")"
+	elif [ $update = 1 ]; then
+		cp "$got" "$expected"
+		ok
+	elif [ ! -f "$expected" ]; then
+		bad "$expected is missing (run with --update)"
+	elif cmp -s "$got" "$expected"; then
+		ok
+	else
+		bad "placement $args differs from $expected:"
+		diff -u "$expected" "$got" | head -30
+	fi
+done < cases
+
+# Every JSON output parses (where python3 is there to read it).
+if command -v python3 > /dev/null 2>&1; then
+	for f in golden/*.json; do
+		if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f" 2> /dev/null; then ok; else bad "$f is not JSON"; fi
+	done
+fi
+
+# ---- 2. parser errors ---------------------------------------------------------------
+for f in errors/*.txt; do
+	want=$(sed -n 's/^# expect: line \([0-9][0-9]*\)$/\1/p' "$f")
+	[ -n "$want" ] || { bad "$f has no '# expect: line N' comment"; continue; }
+	"$bin" check "$f" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	err=${f%.txt}.err
+	if [ $rc -ne 1 ]; then
+		bad "check $f: exit $rc, want 1: $(head -3 "$tmp/stderr")"
+	elif [ -s "$tmp/stdout" ]; then
+		bad "check $f: printed on stdout"
+	elif ! grep -q "^placement: $f:$want: " "$tmp/stderr"; then
+		bad "check $f: the message does not name line $want: $(cat "$tmp/stderr")"
+	elif [ $update = 1 ]; then
+		cp "$tmp/stderr" "$err"
+		ok
+	elif ! cmp -s "$tmp/stderr" "$err"; then
+		bad "check $f: message differs from $err:"
+		diff -u "$err" "$tmp/stderr" | head -10
+	else
+		ok
+	fi
+	"$bin" plan "$f" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne 1 ] || [ -s "$tmp/stdout" ] || ! grep -q "^placement: $f:$want: " "$tmp/stderr"; then
+		bad "plan $f: exit $rc (want 1), or a partial plan, or not line $want"
+	else
+		ok
+	fi
+	"$bin" --json check "$f" > "$tmp/stdout" 2> /dev/null
+	if grep -q "\"line\": $want, \"message\": " "$tmp/stdout" &&
+		{ ! command -v python3 > /dev/null 2>&1 ||
+			python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/stdout" 2> /dev/null; }; then
+		ok
+	else
+		bad "--json check $f: no error object for line $want, or not JSON"
+	fi
+done
+
+# ---- 3. round trip -------------------------------------------------------------------
+for f in $snapshots; do
+	[ -f "$f" ] || continue
+	name=$(echo "$f" | tr '/.' '__')
+	if ! "$bin" format "$f" > "$tmp/$name.1" 2> "$tmp/stderr"; then
+		bad "format $f: $(cat "$tmp/stderr")"
+		continue
+	fi
+	"$bin" format "$tmp/$name.1" > "$tmp/$name.2" 2>&1
+	if cmp -s "$tmp/$name.1" "$tmp/$name.2"; then ok; else bad "format $f is not idempotent"; fi
+	for cmd in "stats" "--json stats" "--json format" "plan" "--json plan"; do
+		# shellcheck disable=SC2086
+		"$bin" $cmd "$f" > "$tmp/a" 2> "$tmp/ea"
+		ra=$?
+		# shellcheck disable=SC2086
+		"$bin" $cmd "$tmp/$name.1" > "$tmp/b" 2> "$tmp/eb"
+		rb=$?
+		if [ $ra -ne $rb ]; then
+			bad "round trip of $f: $cmd exits $ra, then $rb"
+		elif [ $ra -ne 0 ] || cmp -s "$tmp/a" "$tmp/b"; then
+			ok
+		else
+			bad "round trip of $f: $cmd differs after format"
+			diff -u "$tmp/a" "$tmp/b" | head -10
+		fi
+	done
+done
+
+# ---- 3b. to the end ---------------------------------------------------------------
+# The layout a whole plan leads to (plan --out), and the one a simulation
+# that stopped on its own ends in (simulate --out), plan to nothing more.
+grep -E '^[^#][^ ]* +(plan|simulate) ' cases | grep -v -e '--max' -e '--ticks' -e '--member' -e '--json' -e '@OUT@' |
+while read -r expected cmd rest; do
+	f=${rest##* }
+	if ! eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"; then
+		echo "FAIL: $cmd --out on $f: $(head -3 "$tmp/stderr")"
+		echo x >> "$tmp/end-failures"
+		continue
+	fi
+	pol=$(echo "$rest" | sed -n 's/.*--policy \([a-z]*\).*/--policy \1/p')
+	# shellcheck disable=SC2086
+	"$bin" plan $pol "$tmp/end.txt" > "$tmp/end.plan" 2> "$tmp/stderr"
+	if ! grep -q "^0 actions in 0 ticks" "$tmp/end.plan"; then
+		echo "FAIL: the layout after $cmd of $f still plans actions:"
+		head -8 "$tmp/end.plan"
+		echo x >> "$tmp/end-failures"
+	fi
+	echo x >> "$tmp/end-checks"
+done
+[ -f "$tmp/end-checks" ] && checks=$((checks + $(wc -l < "$tmp/end-checks")))
+[ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
+
+# ---- 4. limits and garbage --------------------------------------------------------
+expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
+	"$bin" check "$1" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne 1 ]; then
+		bad "check $1: exit $rc, want 1"
+	elif [ "$2" != 0 ] && ! grep -q "^placement: $1:$2: .*$3" "$tmp/stderr"; then
+		bad "check $1: want line $2 and '$3': $(cat "$tmp/stderr")"
+	elif [ "$2" = 0 ] && ! grep -q "$3" "$tmp/stderr"; then
+		bad "check $1: want '$3': $(cat "$tmp/stderr")"
+	else
+		ok
+	fi
+}
+{ echo "member b0"; awk 'BEGIN { s = "member "; for (i = 0; i < 70000; i++) s = s "x"; print s }'; } > "$tmp/long-line.txt"
+expect_fail "$tmp/long-line.txt" 2 "past the limit of 65536 bytes for a line"
+awk 'BEGIN { for (i = 0; i <= 1048576; i++) printf "member m%d\n", i }' > "$tmp/members.txt"
+expect_fail "$tmp/members.txt" 1048577 "past the limit of 1048576 members (PL_MAX_MEMBERS)"
+rm -f "$tmp/members.txt"
+# A sparse file past 64 GiB: refused by its size, before a byte is read.
+if truncate -s 68719476737 "$tmp/huge.txt" 2> /dev/null; then
+	expect_fail "$tmp/huge.txt" 0 "68719476737 bytes, past the limit of 68719476736 bytes (64 GiB)"
+	rm -f "$tmp/huge.txt"
+else
+	echo "note: no sparse file here; the file-size limit is not exercised"
+fi
+expect_fail /nonexistent/snapshot.txt 0 "cannot open"
+expect_fail . 0 "is a directory"
+
+# Garbage: valid files mangled (lines dropped, duplicated, bytes changed), and
+# random bytes. Exit 0 or 1, and nothing a sanitizer says.
+n=0
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	for f in golden/*.txt ../../examples/placement/scenarios/*.txt; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		awk -v seed=$((seed * 7919 + n)) 'BEGIN { srand(seed); junk = "=,#% \t%zz%4=x\001\377\"" }
+		{
+			r = rand()
+			if (r < 0.05) next
+			if (r < 0.10) { print; print; next }
+			if (r < 0.25 && length($0) > 0) {
+				p = int(rand() * length($0)) + 1
+				q = int(rand() * length(junk)) + 1
+				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
+			}
+			print
+		}' "$f" > "$tmp/mangled.txt"
+		for cmd in check stats plan format "owner - 00"; do
+			set -- $cmd
+			c1=$1
+			shift
+			if [ "$c1" = owner ]; then
+				"$bin" owner "$tmp/mangled.txt" 00 > /dev/null 2> "$tmp/stderr"
+			else
+				"$bin" "$c1" "$tmp/mangled.txt" > /dev/null 2> "$tmp/stderr"
+			fi
+			rc=$?
+			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
+				cp "$tmp/mangled.txt" "$tmp/../pl-tool-crash-$seed.txt" 2> /dev/null
+				bad "$c1 on a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
+			else
+				ok
+			fi
+		done
+	done
+	awk -v seed="$seed" 'BEGIN { srand(seed); n = int(rand() * 3000)
+		for (i = 0; i < n; i++) { r = rand(); printf "%c", r < 0.1 ? 10 : r < 0.2 ? 32 : int(rand() * 255) + 1 } }' \
+		> "$tmp/random.txt"
+	"$bin" check "$tmp/random.txt" > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
+		bad "check on random bytes (seed $seed): exit $rc"
+	else
+		ok
+	fi
+done
+
+# ---- 5. usage ----------------------------------------------------------------------------
+usage() { # WANT ARGS...
+	want=$1
+	shift
+	"$bin" "$@" > /dev/null 2>&1
+	rc=$?
+	if [ $rc -eq "$want" ]; then ok; else bad "placement $*: exit $rc, want $want"; fi
+}
+usage 0 --help
+usage 0 --version
+usage 2
+usage 2 frobnicate golden/felix.txt
+usage 2 check
+usage 2 check golden/felix.txt golden/felix.txt
+usage 2 owner golden/felix.txt
+usage 2 check --max 3 golden/felix.txt
+usage 2 --svg x.svg check golden/felix.txt
+usage 2 plan --max 0 golden/felix.txt
+usage 2 plan --max=x golden/felix.txt
+usage 2 simulate --ticks 0 golden/felix.txt
+usage 2 stats --bogus golden/felix.txt
+usage 2 stats -x golden/felix.txt
+usage 1 stats --policy nobody golden/felix.txt
+usage 0 check -- golden/felix.txt
+"$bin" check - < golden/felix.txt > "$tmp/stdout" 2>&1
+if grep -q "^<stdin>: ok" "$tmp/stdout"; then ok; else bad "check - (standard input): $(cat "$tmp/stdout")"; fi
+
+pct=100
+[ $checks -gt 0 ] && pct=$(( (checks - failures) * 100 / checks ))
+echo "placement: $pct%: Checks: $checks, Failures: $failures, Errors: 0"
+[ $failures -eq 0 ]
