@@ -51,7 +51,9 @@ static void progress(fleet *f, pl_view *v, const char *note)
 	printf("  t=%3llus ", (unsigned long long)f->now);
 	for (uint32_t i = 0; i < f->nm; i++)
 		printf("%3u", owned[i]);
-	printf("  %s\n", note);
+	if (*note)
+		printf("  %s", note);
+	putchar('\n');
 }
 
 /* One tick: every member decides on its own copy; the union is applied and
@@ -92,8 +94,8 @@ static int tick(fleet *f, const pl_fleet_config *base, int quiet)
 		if (!quiet)
 			demo_explain(&s, &all[j], ++f->moves);
 	}
-	if (!quiet)
-		progress(f, v, n ? "" : "(no move: cooldowns run, or nothing to do)");
+	if (!quiet && n)
+		progress(f, v, ""); /* ticks with no move (cooldowns run) are not shown */
 	/* The next tick's document: the view's overrides. */
 	f->no = 0;
 	for (uint32_t k = 0; k < SHARDS; k++) {
