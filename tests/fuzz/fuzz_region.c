@@ -24,22 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "placement.h"
-
-typedef struct in {
-	const uint8_t *p;
-	size_t n;
-} in;
-
-static uint32_t take(in *s, uint32_t bound)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 2 && s->n; i++) {
-		v = (v << 8) | *s->p++;
-		s->n--;
-	}
-	return bound ? v % bound : v;
-}
 
 #define MAXM 9
 #define MAXK 32
