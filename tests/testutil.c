@@ -289,3 +289,12 @@ tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards
 	}
 	return t;
 }
+
+int tl_run(Suite *s)
+{
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

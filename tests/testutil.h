@@ -9,6 +9,7 @@
 #ifndef PL_TESTUTIL_H
 #define PL_TESTUTIL_H
 
+#include <check.h>
 #include <stdint.h>
 
 #include "placement.h"
@@ -65,5 +66,9 @@ uint32_t tl_iters(uint32_t fallback);
 /* A random layout: members (some zones), streams, shards with leaders and
  * replication factor rf (<= members), skewed or not. */
 tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones);
+
+/* Run a suite with CK_NORMAL output: EXIT_SUCCESS when no test failed,
+ * else EXIT_FAILURE. Every suite's main() returns it. */
+int tl_run(Suite *s);
 
 #endif
