@@ -51,18 +51,15 @@ static inline pl_broker_config bu_cfg(void)
 	return c;
 }
 
+/* Leaders of stream s on member m, and on m in total. */
 static inline uint32_t bu_lead(const pl_view *v, uint32_t s, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
-	return t.leaders;
+	return tl_stream_tally(v, s, m).leaders;
 }
 
 static inline uint32_t bu_total(const pl_view *v, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t.leaders;
+	return tl_member_tally(v, m).leaders;
 }
 
 static inline int bu_eligible(const tl *t, uint32_t m)

@@ -70,18 +70,15 @@ static inline int ru_plan(pl_view *v, const pl_region_config *cfg, ru_tick *tk)
 	return tk->rc;
 }
 
+/* Replicas (peers) and leaders (primaries) on member m. */
 static inline uint32_t ru_reps(const pl_view *v, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t.replicas;
+	return tl_member_tally(v, m).replicas;
 }
 
 static inline uint32_t ru_prims(const pl_view *v, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t.leaders;
+	return tl_member_tally(v, m).leaders;
 }
 
 static inline pl_shard_state ru_state(const pl_view *v, uint32_t k)

@@ -290,6 +290,33 @@ tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards
 	return t;
 }
 
+pl_tally tl_member_tally(const pl_view *v, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
+	return t;
+}
+
+pl_tally tl_stream_tally(const pl_view *v, uint32_t s, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
+	return t;
+}
+
+pl_action tl_action(uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream, uint32_t from, uint32_t to)
+{
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.reason = reason;
+	a.shard = shard;
+	a.stream = stream;
+	a.from = from;
+	a.to = to;
+	return a;
+}
+
 int tl_run(Suite *s)
 {
 	SRunner *r = srunner_create(s);

@@ -67,6 +67,14 @@ uint32_t tl_iters(uint32_t fallback);
  * replication factor rf (<= members), skewed or not. */
 tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones);
 
+/* A view's tallies of a member in total, and in one stream; the test fails
+ * if the view refuses. */
+pl_tally tl_member_tally(const pl_view *v, uint32_t m);
+pl_tally tl_stream_tally(const pl_view *v, uint32_t s, uint32_t m);
+
+/* An action with every other field zero. */
+pl_action tl_action(uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream, uint32_t from, uint32_t to);
+
 /* Run a suite with CK_NORMAL output: EXIT_SUCCESS when no test failed,
  * else EXIT_FAILURE. Every suite's main() returns it. */
 int tl_run(Suite *s);
