@@ -81,6 +81,19 @@ static inline uint32_t bu_spread(const tl *t, const pl_view *v, uint32_t s)
 	return lo == UINT32_MAX ? 0 : hi - lo;
 }
 
+/* One pl_broker_plan() on t's view (built first when there is none) into
+ * an array of BU_PLAN_CAP actions the suite owns (the next call reuses it);
+ * the test fails on an error. */
+#define BU_PLAN_CAP 512
+static inline pl_action *bu_plan(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
+{
+	static pl_action out[BU_PLAN_CAP];
+	pl_diag d;
+	*n = pl_broker_plan(t->view ? t->view : tl_view(t, 0), cfg, out, BU_PLAN_CAP, info, &d);
+	ck_assert_msg(*n >= 0, "plan: %s", pl_error_name(*n));
+	return out;
+}
+
 /* Run pl_broker_dry_run on t's view; the actions are returned (free them). */
 static inline pl_action *bu_dry(tl *t, const pl_broker_config *cfg, uint32_t *n, pl_plan_info *info,
 				uint32_t *ticks)
