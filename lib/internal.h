@@ -23,6 +23,13 @@
 
 #define PL_VIEW_MAGIC 0x706c7677u /* "plvw" */
 
+/* One case of a switch over an X-macro list of the headers (entries are
+ * (name, value, string)) that returns the entry's string: the name
+ * functions of plan.c and pl_strerror(). */
+#define PL__CASE_STRING(name, value, str) \
+	case value:                       \
+		return str;
+
 /* ---- canonical orders (order.c) ---------------------------------------- */
 
 /* A sort entry: a 64-bit key and the element's index. */

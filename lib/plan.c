@@ -14,11 +14,7 @@
 const char *pl_action_kind_name(uint32_t kind)
 {
 	switch (kind) {
-#define PL__CASE(name, value, str) \
-	case value:                \
-		return str;
-		PL_ACTION_KIND_LIST(PL__CASE)
-#undef PL__CASE
+	PL_ACTION_KIND_LIST(PL__CASE_STRING)
 	default:
 		return "unknown";
 	}
@@ -27,11 +23,7 @@ const char *pl_action_kind_name(uint32_t kind)
 const char *pl_reason_name(uint32_t reason)
 {
 	switch (reason) {
-#define PL__CASE(name, value, str) \
-	case value:                \
-		return str;
-		PL_REASON_LIST(PL__CASE)
-#undef PL__CASE
+	PL_REASON_LIST(PL__CASE_STRING)
 	default:
 		return "unknown";
 	}
@@ -40,11 +32,7 @@ const char *pl_reason_name(uint32_t reason)
 const char *pl_status_name(uint32_t status)
 {
 	switch (status) {
-#define PL__CASE(name, value, str) \
-	case value:                \
-		return str;
-		PL_STATUS_LIST(PL__CASE)
-#undef PL__CASE
+	PL_STATUS_LIST(PL__CASE_STRING)
 	default:
 		return "unknown";
 	}
