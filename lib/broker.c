@@ -26,11 +26,8 @@
 
 int pl_broker_config_init(pl_broker_config *cfg)
 {
-	if (cfg == NULL)
-		return PL_E_INVAL;
 	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
-	memcpy(cfg, &def, sizeof def);
-	return 0;
+	return pl__init_from(cfg, &def, sizeof def);
 }
 
 /* ---- shared helpers ------------------------------------------------------- */

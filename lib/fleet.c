@@ -31,11 +31,8 @@
 
 int pl_fleet_config_init(pl_fleet_config *cfg)
 {
-	if (cfg == NULL)
-		return PL_E_INVAL;
 	const pl_fleet_config def = PL_FLEET_CONFIG_INIT;
-	memcpy(cfg, &def, sizeof def);
-	return 0;
+	return pl__init_from(cfg, &def, sizeof def);
 }
 
 int pl_fleet_owner(const pl_view *v, uint32_t shard)

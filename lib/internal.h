@@ -305,6 +305,19 @@ int pl__fleet_emit(pl__fleet_run *r, const pl_action *a);
 pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
 			   uint32_t to);
 
+/* ---- what every entry point shares -------------------------------------- */
+
+/* The body of every pl_..._init(): copy the defaults def (size bytes, an
+ * _INIT macro's value) into dst; PL_E_INVAL, writing nothing, when dst is
+ * NULL. */
+static inline int pl__init_from(void *dst, const void *def, size_t size)
+{
+	if (dst == NULL)
+		return PL_E_INVAL;
+	memcpy(dst, def, size);
+	return 0;
+}
+
 static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, uint32_t other)
 {
 	if (d) {

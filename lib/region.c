@@ -49,11 +49,8 @@ const char *pl_region_stall_name(uint32_t reason)
 
 int pl_region_config_init(pl_region_config *cfg)
 {
-	if (cfg == NULL)
-		return PL_E_INVAL;
 	const pl_region_config def = PL_REGION_CONFIG_INIT;
-	memcpy(cfg, &def, sizeof def);
-	return 0;
+	return pl__init_from(cfg, &def, sizeof def);
 }
 
 static int check_config(const pl_region_config *cfg, pl_diag *diag)

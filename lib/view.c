@@ -83,11 +83,8 @@ size_t pl_view_size(const pl_snapshot *s)
 
 int pl_view_options_init(pl_view_options *opt)
 {
-	if (opt == NULL)
-		return PL_E_INVAL;
 	const pl_view_options def = PL_VIEW_OPTIONS_INIT;
-	memcpy(opt, &def, sizeof def);
-	return 0;
+	return pl__init_from(opt, &def, sizeof def);
 }
 
 static void init_members(pl_view *v)
