@@ -117,12 +117,9 @@ int pl__bk_emit_move(pl__bk *b, const pl_action *a)
 static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
 		      pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (out == NULL && cap > 0)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
 	if (cfg->version != PL_BROKER_CONFIG_VERSION)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (cfg->max_moves < 1 || cfg->max_moves > PL_BROKER_MAX_MOVES)

@@ -308,13 +308,10 @@ static int cooldown_passed(const pl_fleet_config *c)
 int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		    pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (out == NULL && cap > 0)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	int rc = check_config(v, cfg, diag);
+	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
+	rc = check_config(v, cfg, diag);
 	if (rc)
 		return rc;
 	if (v->nk > 0 && v->n_elig == 0)

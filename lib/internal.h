@@ -329,4 +329,20 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
 	return code;
 }
 
+/* The arguments a policy call checks first, in this order: the view
+ * (argument 1; also memory that holds no view), the configuration (2) and
+ * the output array (3: NULL only with cap 0). 0, or PL_E_INVAL with the
+ * argument named in the diag. */
+static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const void *out, uint32_t cap,
+					pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (cfg == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	return 0;
+}
+
 #endif /* PLACEMENT_INTERNAL_H */

@@ -77,11 +77,10 @@ static uint32_t effective_rf(const pl_view *v, const pl_region_config *cfg)
 
 int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	int rc = check_config(cfg, diag);
+	int rc = pl__check_policy_args(v, cfg, NULL, 0, diag); /* no output array */
+	if (rc)
+		return rc;
+	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;
 	return (int)effective_rf(v, cfg);
@@ -354,15 +353,12 @@ static void step_grow(pl__region_ctx *c)
 int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		   pl_region_stall *stalls, uint32_t stalls_cap, pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (out == NULL && cap > 0)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
 	if (stalls == NULL && stalls_cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 6, PL_NONE);
-	int rc = check_config(cfg, diag);
+	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;
 	if (v->nk > 0 && v->n_elig == 0)
