@@ -172,8 +172,6 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 
 static void finish(const pl__bk *b, pl_plan_info *info)
 {
-	if (info == NULL)
-		return;
 	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE, more = 0;
 	if (b->full) {
 		status = PL_STATUS_FULL;
@@ -198,11 +196,7 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 		status = PL_STATUS_BLOCKED_ZONES;
 		detail = b->block_scope;
 	}
-	info->written = b->n;
-	info->wanted = b->n + more;
-	info->status = status;
-	info->detail = detail;
-	info->blocked = b->blocked;
+	pl__plan_info(info, b->n, more, status, detail, b->blocked);
 }
 
 static void tick(pl__bk *b)

@@ -355,12 +355,6 @@ int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint
 	}
 	if (r.full)
 		status = PL_STATUS_FULL;
-	if (info) {
-		info->written = r.written;
-		info->wanted = r.written + (r.full ? 1u : 0u);
-		info->status = status;
-		info->detail = PL_NONE;
-		info->blocked = waiting;
-	}
+	pl__plan_info(info, r.written, r.full ? 1u : 0u, status, PL_NONE, waiting);
 	return (int)r.written;
 }

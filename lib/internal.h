@@ -345,4 +345,18 @@ static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const
 	return 0;
 }
 
+/* Fill a policy call's info when the caller asked for one: `written`
+ * actions, plus one wanted when `more` (an action did not fit). */
+static inline void pl__plan_info(pl_plan_info *info, uint32_t written, uint32_t more, uint32_t status,
+				 uint32_t detail, uint32_t blocked)
+{
+	if (info == NULL)
+		return;
+	info->written = written;
+	info->wanted = written + more;
+	info->status = status;
+	info->detail = detail;
+	info->blocked = blocked;
+}
+
 #endif /* PLACEMENT_INTERNAL_H */

@@ -383,23 +383,18 @@ int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint
 	if (!c.stopped && cfg->load_balance)
 		pl__region_step_load(&c);
 
-	if (info) {
-		info->written = c.written;
-		info->wanted = c.written + (c.stop_status == PL_STATUS_FULL || c.stop_status == PL_STATUS_ACTION_CAP);
-		info->blocked = c.blocked;
-		if (c.stopped) {
-			info->status = c.stop_status;
-			info->detail = c.stop_detail;
-		} else if (c.first_stall != PL_NONE) {
-			info->status = PL_STATUS_STALLED;
-			info->detail = c.first_stall;
-		} else if (c.first_held != PL_NONE) {
-			info->status = PL_STATUS_PROPOSALS_OFF;
-			info->detail = c.first_held;
-		} else {
-			info->status = PL_STATUS_BALANCED;
-			info->detail = PL_NONE;
-		}
+	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE;
+	if (c.stopped) {
+		status = c.stop_status;
+		detail = c.stop_detail;
+	} else if (c.first_stall != PL_NONE) {
+		status = PL_STATUS_STALLED;
+		detail = c.first_stall;
+	} else if (c.first_held != PL_NONE) {
+		status = PL_STATUS_PROPOSALS_OFF;
+		detail = c.first_held;
 	}
+	pl__plan_info(info, c.written, c.stop_status == PL_STATUS_FULL || c.stop_status == PL_STATUS_ACTION_CAP,
+		      status, detail, c.blocked);
 	return (int)c.written;
 }
