@@ -35,7 +35,7 @@ int pl_broker_config_init(pl_broker_config *cfg)
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
 	const pl__shard_state *st = &v->st[k];
-	if (pl__bk_holds(st, to))
+	if (pl__holds(st, to))
 		return 1;
 	/* With Z = the zones of the other replicas: before spans |Z| plus one
 	 * when from's zone is not in Z, after |Z| plus one when to's is not. */

@@ -532,7 +532,7 @@ static int stream_search(pl__bk *b, const scope *sc)
 		}
 		for (uint32_t i = 0; i < l.n; i++) {
 			uint32_t d = l.m[i];
-			if (pl__bk_holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]))
+			if (pl__holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]))
 				continue; /* a follower: weighed above */
 			if (!pl__bk_zones_ok(v, k, a, d)) {
 				w.zones = 1;
@@ -625,7 +625,7 @@ static int cluster_search(pl__bk *b, const scope *sc)
 			}
 			for (uint32_t i = 0; i < l.n; i++) {
 				uint32_t d = l.m[i];
-				if (pl__bk_holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]) || !stream_allows(b, s, L, a, d))
+				if (pl__holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]) || !stream_allows(b, s, L, a, d))
 					continue;
 				if (!pl__bk_zones_ok(v, k, a, d)) {
 					w.zones = 1;
@@ -649,7 +649,7 @@ static int hop_ok(const pl__bk *b, const scope *sc, uint32_t k, uint32_t L, uint
 	const pl__shard_state *st = &v->st[k];
 	if (x == a || !pl__eligible(v, x) || st->moving || st->touched)
 		return 0;
-	if (!pl__bk_holds(st, x) && (!room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
+	if (!pl__holds(st, x) && (!room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
 		return 0;
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
@@ -728,7 +728,7 @@ static int relay(pl__bk *b, const scope *sc)
 				bounds(v, sc, m, &fm, &em);
 				if (!((ca > ea && cm <= em) || (ca > fa && cm < em)) || !hop_ok(b, sc, k, L, a, m))
 					continue;
-				offer(v, sc, &x, a, ka, m, 0, pl__bk_holds(&v->st[k], m), k);
+				offer(v, sc, &x, a, ka, m, 0, pl__holds(&v->st[k], m), k);
 			}
 		}
 	}

@@ -221,6 +221,22 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
+/* Does the replica list st name m? */
+static inline int pl__holds(const pl__shard_state *st, uint32_t m)
+{
+	for (uint32_t j = 0; j < st->nrep; j++)
+		if (st->rep[j] == m)
+			return 1;
+	return 0;
+}
+
+/* May m take a replica of shard k without passing max_shards? */
+static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
+{
+	uint32_t cap = v->snap.members[m].max_shards;
+	return cap == 0 || pl__holds(&v->st[k], m) || v->m_replicas[m] < cap;
+}
+
 /* Scoring hash of any key bytes under the view's scorer. */
 uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);
 
@@ -232,6 +248,12 @@ uint32_t pl__view_top1(const pl_view *v, uint64_t kh);
 
 /* Best of cand[0..n) for kh (PL_NONE when n == 0). */
 uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint32_t n);
+
+/* The next member of a zone-spread pick for kh: the best eligible member not
+ * in pick[0..n), in a zone none of them is in when there is one. With
+ * room_for a shard, only members with room for a replica of it (pl__room);
+ * PL_NONE: any. PL_NONE when no member qualifies. */
+uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pick, uint32_t n, uint32_t room_for);
 
 /* Leader count of member m in stream s. */
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
