@@ -44,8 +44,7 @@ int pl_fleet_owner(const pl_view *v, uint32_t shard)
 	uint32_t o = v->st[shard].ov_member;
 	if (o != PL_NONE && pl__eligible(v, o))
 		return (int)o;
-	uint32_t h = v->homes_ready ? v->k_home[shard] : pl__view_top1(v, v->k_hash[shard]);
-	return h == PL_NONE ? PL_E_NO_ELIGIBLE : (int)h;
+	return pl_view_home(v, shard);
 }
 
 int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
