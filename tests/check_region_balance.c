@@ -565,29 +565,6 @@ static void change_membership(world *w, uint64_t *rng)
 	tl_view(t, 0);
 }
 
-/* The bound of placement/region.h for the current state. */
-static uint64_t bound(const tl *t, const pl_region_config *cfg)
-{
-	uint64_t N = t->nk, n = ru_n_live(t), R = cfg->replication_factor < n ? cfg->replication_factor : n;
-	uint64_t A0 = 0, T = 0, D0 = 0;
-	for (uint32_t k = 0; k < t->nk; k++) {
-		pl_shard_state s = ru_state(t->view, k);
-		uint32_t lp = ru_live_peers(t, &s);
-		T += lp;
-		if (!(t->k[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT)) && lp < R)
-			A0 += R - lp;
-	}
-	uint64_t F = n ? T / n : 0;
-	for (uint32_t m = 0; m < t->nm; m++)
-		if (ru_live(t, m) && ru_reps(t->view, m) < F)
-			D0 += F - ru_reps(t->view, m);
-	uint64_t M = D0 + (A0 ? A0 + n - 1 : 0);
-	uint64_t B = 2 * N + 2 * A0 + 2 * M;
-	if (cfg->load_balance)
-		B += N * N + (N + M) * (2 * N + 1);
-	return B;
-}
-
 /* Every rule an emitted action keeps, checked against a replay of the
  * actions on an independent copy of the regions (`s`, updated here). */
 static void check_action(const tl *t, const pl_region_config *cfg, pl_shard_state *s, uint8_t *acted,
@@ -696,7 +673,7 @@ static void expect_no_newest_move(const tl *t, const pl_view *v, const uint8_t *
 static void run_phase(world *w, uint64_t seed, int rebuild)
 {
 	tl *t = w->t;
-	uint64_t B = bound(t, &w->cfg);
+	uint64_t B = region_bound(t->view, tl_snap(t), &w->cfg);
 	uint32_t nk = t->nk, R;
 	{
 		uint32_t n = ru_n_live(t);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region_bound.h"
 #include "testutil.h"
 
 #define RU_MAX_ACTIONS 4096u
@@ -132,10 +133,7 @@ static inline int ru_live(const tl *t, uint32_t m)
 
 static inline uint32_t ru_live_peers(const tl *t, const pl_shard_state *s)
 {
-	uint32_t n = 0;
-	for (uint32_t j = 0; j < s->replica_count; j++)
-		n += ru_live(t, s->replicas[j]);
-	return n;
+	return region_live_peers(t->m, s);
 }
 
 static inline uint32_t ru_n_live(const tl *t)
