@@ -447,13 +447,8 @@ static int emit(pl__bk *b, const scope *sc, const best *x)
 {
 	const pl_view *v = b->v;
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = PL_ACTION_MOVE_LEADER;
-	a.reason = sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW;
-	a.shard = x->k;
-	a.stream = v->snap.shards[x->k].stream;
-	a.from = x->a;
-	a.to = x->d;
+	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
+			x->k, v->snap.shards[x->k].stream, x->a, x->d);
 	a.flags = x->follower ? 0 : PL_ACTION_STAGE_FIRST;
 	a.scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
 	a.from_count = count(v, sc, x->a);

@@ -128,14 +128,7 @@ static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_
 	const pl_view *v = b->v;
 	uint32_t s = v->snap.shards[k].stream;
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = kind;
-	a.reason = reason;
-	a.shard = k;
-	a.stream = s;
-	a.from = from;
-	a.to = p->member;
-	a.origin = 0;
+	pl__action_init(&a, kind, reason, k, s, from, p->member);
 	a.tier = p->tier;
 	a.share = p->share;
 	a.load = p->total;
@@ -161,13 +154,7 @@ static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_
 static pl_action add_replica(uint32_t reason, uint32_t k, uint32_t stream, uint32_t to, uint32_t nth, uint32_t rf)
 {
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = PL_ACTION_ADD_REPLICA;
-	a.reason = reason;
-	a.shard = k;
-	a.stream = stream;
-	a.from = PL_NONE;
-	a.to = to;
+	pl__action_init(&a, PL_ACTION_ADD_REPLICA, reason, k, stream, PL_NONE, to);
 	a.scope = PL_SCOPE_PEERS;
 	a.to_count = nth;
 	a.total = rf;

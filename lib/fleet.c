@@ -69,13 +69,7 @@ pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uin
 			   uint32_t to)
 {
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = kind;
-	a.reason = reason;
-	a.shard = k;
-	a.stream = v->snap.shards[k].stream;
-	a.from = from;
-	a.to = to;
+	pl__action_init(&a, kind, reason, k, v->snap.shards[k].stream, from, to);
 	a.scope = PL_SCOPE_OWNED;
 	a.total = v->nk;
 	a.from_count = from < v->nm ? v->m_owned[from] : 0;

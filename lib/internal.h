@@ -279,6 +279,19 @@ void pl__view_homes(pl_view *v);
 /* Apply an action (checked first); 0 or PL_E_ACTION. */
 int pl__view_apply(pl_view *v, const pl_action *a);
 
+/* Start an action: every field zero but these six. */
+static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream,
+				   uint32_t from, uint32_t to)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = kind;
+	a->reason = reason;
+	a->shard = shard;
+	a->stream = stream;
+	a->from = from;
+	a->to = to;
+}
+
 /* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
  * the canonical orders of members, streams and shards, and (when k_stream is
  * not NULL) the stream of each shard in key order; scratch holds

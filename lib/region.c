@@ -196,13 +196,7 @@ void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t s
 void pl__region_action(pl_action *a, uint32_t kind, uint32_t reason, const pl_view *v, uint32_t k,
 		       uint32_t from, uint32_t to, uint32_t scope)
 {
-	memset(a, 0, sizeof *a);
-	a->kind = kind;
-	a->reason = reason;
-	a->shard = k;
-	a->stream = v->snap.shards[k].stream;
-	a->from = from;
-	a->to = to;
+	pl__action_init(a, kind, reason, k, v->snap.shards[k].stream, from, to);
 	a->scope = scope;
 	if (kind == PL_ACTION_ADD_REPLICA || kind == PL_ACTION_MOVE_REPLICA)
 		a->flags = PL_ACTION_STAGE_FIRST;
