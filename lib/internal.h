@@ -221,13 +221,19 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
-/* Does the replica list st name m? */
-static inline int pl__holds(const pl__shard_state *st, uint32_t m)
+/* Where the replica list st names m, or -1. */
+static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 {
 	for (uint32_t j = 0; j < st->nrep; j++)
 		if (st->rep[j] == m)
-			return 1;
-	return 0;
+			return (int)j;
+	return -1;
+}
+
+/* Does the replica list st name m? */
+static inline int pl__holds(const pl__shard_state *st, uint32_t m)
+{
+	return pl__rep_index(st, m) >= 0;
 }
 
 /* May m take a replica of shard k without passing max_shards? */

@@ -88,14 +88,6 @@ int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_dia
 
 /* ---- the shared rules ----------------------------------------------------- */
 
-int pl__region_peer_index(const pl__shard_state *st, uint32_t m)
-{
-	for (uint32_t j = 0; j < st->nrep; j++)
-		if (st->rep[j] == m)
-			return (int)j;
-	return -1;
-}
-
 uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st)
 {
 	uint32_t n = 0;
@@ -117,7 +109,7 @@ int pl__region_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t z
 /* Member-level refusals of an add, in the documented order. */
 static int add_refusal(const pl_view *v, uint32_t k, uint32_t m)
 {
-	if (pl__region_peer_index(&v->st[k], m) >= 0)
+	if (pl__holds(&v->st[k], m))
 		return PL_E_PEER_DUPLICATE;
 	if (!pl__region_may_receive(v, m))
 		return PL_E_MEMBER_UNAVAILABLE;
@@ -262,7 +254,7 @@ static uint32_t pick_peer(const pl_view *v, uint32_t k, uint32_t *tier, uint32_t
 	cand best = {PL_NONE, 0, 0, 0, {0, 0, 0}}, best_nr = best;
 	for (uint32_t r = 0; r < v->nm; r++) {
 		uint32_t m = v->m_order[r];
-		if (!pl__region_may_receive(v, m) || !pl__region_room(v, m) || pl__region_peer_index(st, m) >= 0)
+		if (!pl__region_may_receive(v, m) || !pl__region_room(v, m) || pl__holds(st, m))
 			continue;
 		cand c = {m, !pl__region_zone_held(v, st, v->m_zone[m], PL_NONE), v->m_replicas[m], 0, {0, 0, 0}};
 		cand *slot = pl__region_ready(v, m, k) ? &best : &best_nr;

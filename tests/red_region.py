@@ -23,7 +23,7 @@ M = [
  ("check: transfer debt refused", "lib/region.c",
   "if (k->flags & PL_SHARD_TRANSFER_DEBT)", "if (0)", ["check_region:check_add_peer_refuses_each_case"]),
  ("check: duplicate peer refused", "lib/region.c",
-  "if (pl__region_peer_index(&v->st[k], m) >= 0)\n\t\treturn PL_E_PEER_DUPLICATE;", "", ["check_region:check_add_peer_refuses_each_case"]),
+  "if (pl__holds(&v->st[k], m))\n\t\treturn PL_E_PEER_DUPLICATE;", "", ["check_region:check_add_peer_refuses_each_case"]),
  ("regions not idempotent / in debt never placed", "lib/region_impl.h",
   "return !(v->snap.shards[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT));", "return 1;",
   ["check_region:rollup_and_debt_regions_are_never_placed", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
