@@ -39,13 +39,7 @@ static tl *random_layout(uint64_t *rng, uint32_t flags, uint32_t max_members, ui
 		pl_shard *sh = &t->k[k];
 		sh->replicas[0] = lead;
 		sh->replica_count = 1;
-		while (sh->replica_count < rf) {
-			uint32_t c = tl_below(rng, nm), dup = 0;
-			for (uint32_t r = 0; r < sh->replica_count; r++)
-				dup |= sh->replicas[r] == c;
-			if (!dup)
-				sh->replicas[sh->replica_count++] = c;
-		}
+		tl_add_replicas(t, k, rf, rng);
 		sh->leader = lead;
 		if ((flags & R_CHURN) && rf > 1 && tl_below(rng, 12) == 0)
 			sh->moving_to = sh->replicas[1];

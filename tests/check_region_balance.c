@@ -525,13 +525,7 @@ static world random_world(uint64_t *rng)
 		uint32_t want = tl_below(rng, w.cfg.replication_factor + 2);
 		if (want > nm)
 			want = nm;
-		while (s->replica_count < want) {
-			uint32_t m = tl_below(rng, nm), dup = 0;
-			for (uint32_t j = 0; j < s->replica_count; j++)
-				dup |= s->replicas[j] == m;
-			if (!dup)
-				s->replicas[s->replica_count++] = m;
-		}
+		tl_add_replicas(w.t, k, want, rng);
 		if (s->replica_count && tl_below(rng, 6))
 			s->leader = s->replicas[tl_below(rng, s->replica_count)];
 	}

@@ -253,6 +253,18 @@ tl *tl_shuffled(const tl *src, uint64_t *rng)
 	return t;
 }
 
+void tl_add_replicas(tl *t, uint32_t k, uint32_t n, uint64_t *rng)
+{
+	pl_shard *sh = &t->k[k];
+	while (sh->replica_count < n) {
+		uint32_t c = tl_below(rng, t->nm), dup = 0;
+		for (uint32_t r = 0; r < sh->replica_count; r++)
+			dup |= sh->replicas[r] == c;
+		if (!dup)
+			sh->replicas[sh->replica_count++] = c;
+	}
+}
+
 tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones)
 {
 	tl *t = tl_new();
@@ -278,13 +290,7 @@ tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards
 		pl_shard *sh = &t->k[k];
 		sh->replicas[0] = lead;
 		sh->replica_count = 1;
-		while (sh->replica_count < rf) {
-			uint32_t c = tl_below(rng, members), dup = 0;
-			for (uint32_t r = 0; r < sh->replica_count; r++)
-				dup |= sh->replicas[r] == c;
-			if (!dup)
-				sh->replicas[sh->replica_count++] = c;
-		}
+		tl_add_replicas(t, k, rf, rng);
 		sh->leader = lead;
 	}
 	return t;

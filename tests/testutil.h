@@ -63,6 +63,10 @@ uint64_t tl_seed(uint64_t fallback);
 /* Property iterations: PL_TEST_ITERS from the environment, else `fallback`. */
 uint32_t tl_iters(uint32_t fallback);
 
+/* Add members drawn with tl_below(rng, t->nm) to shard k's replicas,
+ * skipping any it holds, until it has n (n <= t->nm). */
+void tl_add_replicas(tl *t, uint32_t k, uint32_t n, uint64_t *rng);
+
 /* A random layout: members (some zones), streams, shards with leaders and
  * replication factor rf (<= members), skewed or not. */
 tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones);
