@@ -57,8 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(k, 0, sizeof k);
 	uint32_t nm = take(&s, MAXM + 1), nk = take(&s, MAXK + 1), no = take(&s, MAXK + 3);
 	for (uint32_t i = 0; i < nm; i++) {
-		int n = snprintf(names[i], sizeof names[i], "m%u", take(&s, 12));
-		m[i].id = (pl_bytes){names[i], (uint64_t)n};
+		m[i].id = read_member_id(&s, names[i]);
 		m[i].flags = take(&s, 16);
 		m[i].load = take(&s, 0);
 		m[i].weight = take(&s, 4) == 0 ? 2 : 1;

@@ -3,7 +3,9 @@
  * input bytes into bounded numbers and short byte strings, and the decoder
  * of a general snapshot (up to 12 members, 4 streams, 40 shards and 6
  * overrides, any field possibly out of range) that fuzz_snapshot.c and
- * fuzz_broker.c start from.
+ * fuzz_broker.c start from. fuzz_fleet.c and fuzz_region.c build smaller
+ * snapshots of their own with the same reader and member ids (and, for the
+ * fleet, overrides).
  *
  * Each harness is one .c file built on its own with the library sources, so
  * everything here is static. The order in which bytes are taken is part of
@@ -14,6 +16,7 @@
 #define PL_FUZZ_INPUT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "placement.h"
@@ -62,6 +65,14 @@ static inline pl_bytes text(in *s, int may_be_empty)
 	if (take(s, 64) == 0)
 		b.ptr = NULL; /* NULL with a length */
 	return b;
+}
+
+/* A member id "m0" .. "m11" written into buf; with a dozen ids for up to
+ * nine members, two members often share one. */
+static inline pl_bytes read_member_id(in *s, char buf[8])
+{
+	int n = snprintf(buf, 8, "m%u", take(s, 12));
+	return (pl_bytes){buf, (uint64_t)n};
 }
 
 /* Fills o[0..no): each names a shard up to nk and a member up to nm (so one

@@ -46,8 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int z = 0; z < 4; z++)
 		snprintf(zones[z], sizeof zones[z], "z%d", z);
 	for (uint32_t i = 0; i < nm; i++) {
-		int n = snprintf(names[i], sizeof names[i], "m%u", take(&s, 12));
-		m[i].id = (pl_bytes){names[i], (uint64_t)n};
+		m[i].id = read_member_id(&s, names[i]);
 		uint32_t z = take(&s, 5);
 		if (z < 4)
 			m[i].zone = (pl_bytes){zones[z], 2};
