@@ -257,7 +257,8 @@ FUZZ_TIME ?= 30
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_EXTRA :=
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(SRCS) $(HDRS)
+FUZZ_HDRS := $(wildcard tests/fuzz/*.h) tests/region_bound.h
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_HDRS) $(SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPL_DEBUG \
 		-Iinclude -Ilib $(XXH_CFLAGS) -o $@ $< $(SRCS) $(FUZZ_EXTRA)

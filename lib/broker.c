@@ -26,11 +26,8 @@
 
 int pl_broker_config_init(pl_broker_config *cfg)
 {
-	if (cfg == NULL)
-		return PL_E_INVAL;
 	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
-	memcpy(cfg, &def, sizeof def);
-	return 0;
+	return pl__init_from(cfg, &def, sizeof def);
 }
 
 /* ---- shared helpers ------------------------------------------------------- */
@@ -38,7 +35,7 @@ int pl_broker_config_init(pl_broker_config *cfg)
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
 	const pl__shard_state *st = &v->st[k];
-	if (pl__bk_holds(st, to))
+	if (pl__holds(st, to))
 		return 1;
 	/* With Z = the zones of the other replicas: before spans |Z| plus one
 	 * when from's zone is not in Z, after |Z| plus one when to's is not. */
@@ -120,12 +117,9 @@ int pl__bk_emit_move(pl__bk *b, const pl_action *a)
 static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
 		      pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (out == NULL && cap > 0)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
 	if (cfg->version != PL_BROKER_CONFIG_VERSION)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (cfg->max_moves < 1 || cfg->max_moves > PL_BROKER_MAX_MOVES)
@@ -178,8 +172,6 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 
 static void finish(const pl__bk *b, pl_plan_info *info)
 {
-	if (info == NULL)
-		return;
 	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE, more = 0;
 	if (b->full) {
 		status = PL_STATUS_FULL;
@@ -204,11 +196,7 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 		status = PL_STATUS_BLOCKED_ZONES;
 		detail = b->block_scope;
 	}
-	info->written = b->n;
-	info->wanted = b->n + more;
-	info->status = status;
-	info->detail = detail;
-	info->blocked = b->blocked;
+	pl__plan_info(info, b->n, more, status, detail, b->blocked);
 }
 
 static void tick(pl__bk *b)

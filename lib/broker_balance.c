@@ -447,13 +447,8 @@ static int emit(pl__bk *b, const scope *sc, const best *x)
 {
 	const pl_view *v = b->v;
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = PL_ACTION_MOVE_LEADER;
-	a.reason = sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW;
-	a.shard = x->k;
-	a.stream = v->snap.shards[x->k].stream;
-	a.from = x->a;
-	a.to = x->d;
+	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
+			x->k, v->snap.shards[x->k].stream, x->a, x->d);
 	a.flags = x->follower ? 0 : PL_ACTION_STAGE_FIRST;
 	a.scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
 	a.from_count = count(v, sc, x->a);
@@ -532,7 +527,7 @@ static int stream_search(pl__bk *b, const scope *sc)
 		}
 		for (uint32_t i = 0; i < l.n; i++) {
 			uint32_t d = l.m[i];
-			if (pl__bk_holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]))
+			if (pl__holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]))
 				continue; /* a follower: weighed above */
 			if (!pl__bk_zones_ok(v, k, a, d)) {
 				w.zones = 1;
@@ -625,7 +620,7 @@ static int cluster_search(pl__bk *b, const scope *sc)
 			}
 			for (uint32_t i = 0; i < l.n; i++) {
 				uint32_t d = l.m[i];
-				if (pl__bk_holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]) || !stream_allows(b, s, L, a, d))
+				if (pl__holds(st, d) || !pair_ok(v, sc, a, ka, d, l.key[i]) || !stream_allows(b, s, L, a, d))
 					continue;
 				if (!pl__bk_zones_ok(v, k, a, d)) {
 					w.zones = 1;
@@ -649,7 +644,7 @@ static int hop_ok(const pl__bk *b, const scope *sc, uint32_t k, uint32_t L, uint
 	const pl__shard_state *st = &v->st[k];
 	if (x == a || !pl__eligible(v, x) || st->moving || st->touched)
 		return 0;
-	if (!pl__bk_holds(st, x) && (!room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
+	if (!pl__holds(st, x) && (!room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
 		return 0;
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
@@ -728,7 +723,7 @@ static int relay(pl__bk *b, const scope *sc)
 				bounds(v, sc, m, &fm, &em);
 				if (!((ca > ea && cm <= em) || (ca > fa && cm < em)) || !hop_ok(b, sc, k, L, a, m))
 					continue;
-				offer(v, sc, &x, a, ka, m, 0, pl__bk_holds(&v->st[k], m), k);
+				offer(v, sc, &x, a, ka, m, 0, pl__holds(&v->st[k], m), k);
 			}
 		}
 	}

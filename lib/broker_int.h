@@ -48,21 +48,6 @@ typedef struct pl__pick {
 
 /* ---- shared helpers (broker.c) ------------------------------------------ */
 
-static inline int pl__bk_holds(const pl__shard_state *st, uint32_t m)
-{
-	for (uint32_t j = 0; j < st->nrep; j++)
-		if (st->rep[j] == m)
-			return 1;
-	return 0;
-}
-
-/* May m take a replica of shard k without passing max_shards? */
-static inline int pl__bk_room(const pl_view *v, uint32_t m, uint32_t k)
-{
-	uint32_t cap = v->snap.members[m].max_shards;
-	return cap == 0 || pl__bk_holds(&v->st[k], m) || v->m_replicas[m] < cap;
-}
-
 /* x_a / w_a compared with x_b / w_b: -1, 0 or 1. */
 static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64_t xb, uint32_t b)
 {

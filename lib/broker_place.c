@@ -48,7 +48,7 @@ static void rate(const pl__bk *b, uint32_t k, uint32_t m, cand *c)
 		pl__bounds(v, v->s_shards[s], m, &c->floor, &c->ceiling);
 	}
 	int under_share = c->total < c->share;
-	if (!pl__bk_room(v, m, k))
+	if (!pl__room(v, m, k))
 		c->tier = 5;
 	else if (streams && c->count < c->floor)
 		c->tier = 1;
@@ -128,14 +128,7 @@ static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_
 	const pl_view *v = b->v;
 	uint32_t s = v->snap.shards[k].stream;
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = kind;
-	a.reason = reason;
-	a.shard = k;
-	a.stream = s;
-	a.from = from;
-	a.to = p->member;
-	a.origin = 0;
+	pl__action_init(&a, kind, reason, k, s, from, p->member);
 	a.tier = p->tier;
 	a.share = p->share;
 	a.load = p->total;
@@ -153,7 +146,7 @@ static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_
 		pl__bounds(v, v->nk, p->member, &a.floor, &a.ceiling);
 		a.total = v->nk;
 	}
-	if ((kind == PL_ACTION_MOVE_LEADER || kind == PL_ACTION_ADD_REPLICA) && !pl__bk_holds(&v->st[k], p->member))
+	if ((kind == PL_ACTION_MOVE_LEADER || kind == PL_ACTION_ADD_REPLICA) && !pl__holds(&v->st[k], p->member))
 		a.flags = PL_ACTION_STAGE_FIRST;
 	return a;
 }
@@ -161,13 +154,7 @@ static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_
 static pl_action add_replica(uint32_t reason, uint32_t k, uint32_t stream, uint32_t to, uint32_t nth, uint32_t rf)
 {
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = PL_ACTION_ADD_REPLICA;
-	a.reason = reason;
-	a.shard = k;
-	a.stream = stream;
-	a.from = PL_NONE;
-	a.to = to;
+	pl__action_init(&a, PL_ACTION_ADD_REPLICA, reason, k, stream, PL_NONE, to);
 	a.scope = PL_SCOPE_PEERS;
 	a.to_count = nth;
 	a.total = rf;
@@ -195,29 +182,10 @@ static void place_new(pl__bk *b, uint32_t k)
 	uint32_t pick[PL_MAX_REPLICAS], n = 0;
 	pick[n++] = lead.member;
 	while (n < rf) {
-		uint32_t best_new = PL_NONE, best_any = PL_NONE;
-		pl__draw dn = {0, 0, 0}, da = {0, 0, 0};
-		for (uint32_t e = 0; e < v->n_elig; e++) {
-			uint32_t m = v->elig[e], taken = 0, zone_used = 0;
-			for (uint32_t j = 0; j < n; j++) {
-				taken |= pick[j] == m;
-				zone_used |= v->m_zone[pick[j]] == v->m_zone[m];
-			}
-			if (taken || !pl__bk_room(v, m, k))
-				continue;
-			pl__draw d = pl__view_draw(v, v->k_hash[k], m);
-			if (best_any == PL_NONE || pl__draw_gt(d, da)) {
-				best_any = m;
-				da = d;
-			}
-			if (!zone_used && (best_new == PL_NONE || pl__draw_gt(d, dn))) {
-				best_new = m;
-				dn = d;
-			}
-		}
-		if (best_any == PL_NONE)
+		uint32_t m = pl__view_spread_next(v, v->k_hash[k], pick, n, k);
+		if (m == PL_NONE)
 			break; /* every other member is at its cap: fewer replicas */
-		pick[n++] = best_new != PL_NONE ? best_new : best_any;
+		pick[n++] = m;
 	}
 	if (b->cap - b->n < n + 1) {
 		b->full = 1; /* a shard's actions are written all or none */

@@ -6,11 +6,7 @@ const char *pl_strerror(int code)
 	if (code > 0)
 		code = 0;
 	switch (code) {
-#define PL__CASE(name, value, msg) \
-	case value:                \
-		return msg;
-		PL_ERROR_LIST(PL__CASE)
-#undef PL__CASE
+	PL_ERROR_LIST(PL__CASE_STRING)
 	default:
 		return "unknown error";
 	}

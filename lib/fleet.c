@@ -31,11 +31,8 @@
 
 int pl_fleet_config_init(pl_fleet_config *cfg)
 {
-	if (cfg == NULL)
-		return PL_E_INVAL;
 	const pl_fleet_config def = PL_FLEET_CONFIG_INIT;
-	memcpy(cfg, &def, sizeof def);
-	return 0;
+	return pl__init_from(cfg, &def, sizeof def);
 }
 
 int pl_fleet_owner(const pl_view *v, uint32_t shard)
@@ -47,8 +44,7 @@ int pl_fleet_owner(const pl_view *v, uint32_t shard)
 	uint32_t o = v->st[shard].ov_member;
 	if (o != PL_NONE && pl__eligible(v, o))
 		return (int)o;
-	uint32_t h = v->homes_ready ? v->k_home[shard] : pl__view_top1(v, v->k_hash[shard]);
-	return h == PL_NONE ? PL_E_NO_ELIGIBLE : (int)h;
+	return pl_view_home(v, shard);
 }
 
 int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
@@ -73,13 +69,7 @@ pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uin
 			   uint32_t to)
 {
 	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = kind;
-	a.reason = reason;
-	a.shard = k;
-	a.stream = v->snap.shards[k].stream;
-	a.from = from;
-	a.to = to;
+	pl__action_init(&a, kind, reason, k, v->snap.shards[k].stream, from, to);
 	a.scope = PL_SCOPE_OWNED;
 	a.total = v->nk;
 	a.from_count = from < v->nm ? v->m_owned[from] : 0;
@@ -311,13 +301,10 @@ static int cooldown_passed(const pl_fleet_config *c)
 int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		    pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (out == NULL && cap > 0)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	int rc = check_config(v, cfg, diag);
+	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
+	rc = check_config(v, cfg, diag);
 	if (rc)
 		return rc;
 	if (v->nk > 0 && v->n_elig == 0)
@@ -361,12 +348,6 @@ int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint
 	}
 	if (r.full)
 		status = PL_STATUS_FULL;
-	if (info) {
-		info->written = r.written;
-		info->wanted = r.written + (r.full ? 1u : 0u);
-		info->status = status;
-		info->detail = PL_NONE;
-		info->blocked = waiting;
-	}
+	pl__plan_info(info, r.written, r.full ? 1u : 0u, status, PL_NONE, waiting);
 	return (int)r.written;
 }

@@ -191,6 +191,31 @@ uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint
 	return best;
 }
 
+uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pick, uint32_t n, uint32_t room_for)
+{
+	uint32_t best_new = PL_NONE, best_any = PL_NONE;
+	pl__draw dn = {0, 0, 0}, da = {0, 0, 0};
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], taken = 0, zone_used = 0;
+		for (uint32_t j = 0; j < n; j++) {
+			taken |= pick[j] == m;
+			zone_used |= v->m_zone[pick[j]] == v->m_zone[m];
+		}
+		if (taken || (room_for != PL_NONE && !pl__room(v, m, room_for)))
+			continue;
+		pl__draw d = pl__view_draw(v, kh, m);
+		if (best_any == PL_NONE || pl__draw_gt(d, da)) {
+			best_any = m;
+			da = d;
+		}
+		if (!zone_used && (best_new == PL_NONE || pl__draw_gt(d, dn))) {
+			best_new = m;
+			dn = d;
+		}
+	}
+	return best_new != PL_NONE ? best_new : best_any;
+}
+
 uint32_t pl__view_top1(const pl_view *v, uint64_t kh)
 {
 	uint32_t n = v->n_elig;

@@ -23,6 +23,13 @@
 
 #define PL_VIEW_MAGIC 0x706c7677u /* "plvw" */
 
+/* One case of a switch over an X-macro list of the headers (entries are
+ * (name, value, string)) that returns the entry's string: the name
+ * functions of plan.c and pl_strerror(). */
+#define PL__CASE_STRING(name, value, str) \
+	case value:                       \
+		return str;
+
 /* ---- canonical orders (order.c) ---------------------------------------- */
 
 /* A sort entry: a 64-bit key and the element's index. */
@@ -214,6 +221,28 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
+/* Where the replica list st names m, or -1. */
+static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
+{
+	for (uint32_t j = 0; j < st->nrep; j++)
+		if (st->rep[j] == m)
+			return (int)j;
+	return -1;
+}
+
+/* Does the replica list st name m? */
+static inline int pl__holds(const pl__shard_state *st, uint32_t m)
+{
+	return pl__rep_index(st, m) >= 0;
+}
+
+/* May m take a replica of shard k without passing max_shards? */
+static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
+{
+	uint32_t cap = v->snap.members[m].max_shards;
+	return cap == 0 || pl__holds(&v->st[k], m) || v->m_replicas[m] < cap;
+}
+
 /* Scoring hash of any key bytes under the view's scorer. */
 uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);
 
@@ -225,6 +254,12 @@ uint32_t pl__view_top1(const pl_view *v, uint64_t kh);
 
 /* Best of cand[0..n) for kh (PL_NONE when n == 0). */
 uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint32_t n);
+
+/* The next member of a zone-spread pick for kh: the best eligible member not
+ * in pick[0..n), in a zone none of them is in when there is one. With
+ * room_for a shard, only members with room for a replica of it (pl__room);
+ * PL_NONE: any. PL_NONE when no member qualifies. */
+uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pick, uint32_t n, uint32_t room_for);
 
 /* Leader count of member m in stream s. */
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
@@ -249,6 +284,19 @@ void pl__view_homes(pl_view *v);
 
 /* Apply an action (checked first); 0 or PL_E_ACTION. */
 int pl__view_apply(pl_view *v, const pl_action *a);
+
+/* Start an action: every field zero but these six. */
+static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream,
+				   uint32_t from, uint32_t to)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = kind;
+	a->reason = reason;
+	a->shard = shard;
+	a->stream = stream;
+	a->from = from;
+	a->to = to;
+}
 
 /* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
  * the canonical orders of members, streams and shards, and (when k_stream is
@@ -298,6 +346,19 @@ int pl__fleet_emit(pl__fleet_run *r, const pl_action *a);
 pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
 			   uint32_t to);
 
+/* ---- what every entry point shares -------------------------------------- */
+
+/* The body of every pl_..._init(): copy the defaults def (size bytes, an
+ * _INIT macro's value) into dst; PL_E_INVAL, writing nothing, when dst is
+ * NULL. */
+static inline int pl__init_from(void *dst, const void *def, size_t size)
+{
+	if (dst == NULL)
+		return PL_E_INVAL;
+	memcpy(dst, def, size);
+	return 0;
+}
+
 static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, uint32_t other)
 {
 	if (d) {
@@ -307,6 +368,36 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
 		d->other = other;
 	}
 	return code;
+}
+
+/* The arguments a policy call checks first, in this order: the view
+ * (argument 1; also memory that holds no view), the configuration (2) and
+ * the output array (3: NULL only with cap 0). 0, or PL_E_INVAL with the
+ * argument named in the diag. */
+static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const void *out, uint32_t cap,
+					pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (cfg == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	return 0;
+}
+
+/* Fill a policy call's info when the caller asked for one: `written`
+ * actions, plus one wanted when `more` (an action did not fit). */
+static inline void pl__plan_info(pl_plan_info *info, uint32_t written, uint32_t more, uint32_t status,
+				 uint32_t detail, uint32_t blocked)
+{
+	if (info == NULL)
+		return;
+	info->written = written;
+	info->wanted = written + more;
+	info->status = status;
+	info->detail = detail;
+	info->blocked = blocked;
 }
 
 #endif /* PLACEMENT_INTERNAL_H */

@@ -14,11 +14,7 @@
 const char *pl_action_kind_name(uint32_t kind)
 {
 	switch (kind) {
-#define PL__CASE(name, value, str) \
-	case value:                \
-		return str;
-		PL_ACTION_KIND_LIST(PL__CASE)
-#undef PL__CASE
+	PL_ACTION_KIND_LIST(PL__CASE_STRING)
 	default:
 		return "unknown";
 	}
@@ -27,11 +23,7 @@ const char *pl_action_kind_name(uint32_t kind)
 const char *pl_reason_name(uint32_t reason)
 {
 	switch (reason) {
-#define PL__CASE(name, value, str) \
-	case value:                \
-		return str;
-		PL_REASON_LIST(PL__CASE)
-#undef PL__CASE
+	PL_REASON_LIST(PL__CASE_STRING)
 	default:
 		return "unknown";
 	}
@@ -40,11 +32,7 @@ const char *pl_reason_name(uint32_t reason)
 const char *pl_status_name(uint32_t status)
 {
 	switch (status) {
-#define PL__CASE(name, value, str) \
-	case value:                \
-		return str;
-		PL_STATUS_LIST(PL__CASE)
-#undef PL__CASE
+	PL_STATUS_LIST(PL__CASE_STRING)
 	default:
 		return "unknown";
 	}
@@ -117,6 +105,26 @@ static void stream(out *o, const names *n)
 	put_bytes(o, n->s->streams[n->a->stream].id);
 }
 
+/* "<head><shard> on <to>". */
+static void shard_on(out *o, const names *n, const char *head)
+{
+	put(o, "%s", head);
+	shard(o, n);
+	put(o, " on ");
+	member(o, n, n->a->to);
+}
+
+/* "<head><shard> from <from><mid><to>": how most moves begin. */
+static void shard_from_to(out *o, const names *n, const char *head, const char *mid)
+{
+	put(o, "%s", head);
+	shard(o, n);
+	put(o, " from ");
+	member(o, n, n->a->from);
+	put(o, "%s", mid);
+	member(o, n, n->a->to);
+}
+
 /* The numbers of a broker placement (SET_LEADER or a drain or failover
  * MOVE_LEADER): the tier that chose `to`, its count of the stream against
  * the stream's bounds, and its leaders in total (in `load`) against its
@@ -174,10 +182,7 @@ static void explain(out *o, const names *n)
 	const pl_action *a = n->a;
 	switch (a->kind * 100 + a->reason) {
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NEW:
-		put(o, "place leader of ");
-		shard(o, n);
-		put(o, " on ");
-		member(o, n, a->to);
+		shard_on(o, n, "place leader of ");
 		put(o, ": new shard");
 		placement(o, n);
 		return;
@@ -196,42 +201,24 @@ static void explain(out *o, const names *n)
 		placement(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_FAILOVER:
-		put(o, "move leader of ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " (down) to ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "move leader of ", " (down) to ");
 		put(o, ", staging a copy first: no live eligible follower");
 		placement(o, n);
 		return;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_FAILOVER:
-		put(o, "stage a copy of ");
-		shard(o, n);
-		put(o, " on ");
-		member(o, n, a->to);
+		shard_on(o, n, "stage a copy of ");
 		put(o, ", then add it as a replica: no leader and no live eligible follower, %u of %u replicas",
 		    a->to_count, a->total);
 		return;
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_DRAIN:
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_DRAIN:
-		put(o, "hand leader of ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " (draining) to ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "hand leader of ", " (draining) to ");
 		if (a->flags & PL_ACTION_STAGE_FIRST)
 			put(o, ", staging a copy first");
 		placement(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_STREAM_SKEW:
-		put(o, "move leader of ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " to ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "move leader of ", " to ");
 		put(o, ": stream ");
 		if (a->stream != PL_NONE)
 			stream(o, n);
@@ -243,12 +230,7 @@ static void explain(out *o, const names *n)
 		copy_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
-		put(o, "move leader of ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " to ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "move leader of ", " to ");
 		put(o, ": cluster leads %u on ", a->from_count);
 		member(o, n, a->from);
 		put(o, ", %u on ", a->to_count);
@@ -268,12 +250,7 @@ static void explain(out *o, const names *n)
 		copy_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_NEWEST_PEER:
-		put(o, "hand primary of ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " to its newest peer ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "hand primary of ", " to its newest peer ");
 		put(o, " (joined at %llu): ", (unsigned long long)a->at);
 		member(o, n, a->to);
 		put(o, " leads %u %s, fewer than the %u of ", a->to_count, plural(a->to_count, "primary", "primaries"),
@@ -281,12 +258,7 @@ static void explain(out *o, const names *n)
 		member(o, n, a->from);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_LOAD:
-		put(o, "hand primary of ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " to ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "hand primary of ", " to ");
 		put(o, ": ");
 		member(o, n, a->to);
 		put(o, "'s load %llu is more than %u%% below ", (unsigned long long)a->at, a->share);
@@ -317,17 +289,11 @@ static void explain(out *o, const names *n)
 			    plural(a->to_count, "primary", "primaries"), a->total);
 		return;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
-		put(o, "add a replica of ");
-		shard(o, n);
-		put(o, " on ");
-		member(o, n, a->to);
+		shard_on(o, n, "add a replica of ");
 		put(o, ": new shard, %u of %u replicas placed, zones spread first", a->to_count, a->total);
 		return;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_UNDER_RF:
-		put(o, "stage a copy of ");
-		shard(o, n);
-		put(o, " on ");
-		member(o, n, a->to);
+		shard_on(o, n, "stage a copy of ");
 		put(o, ", then add it as a peer: %u of %u %s", a->to_count, a->total, plural(a->total, "peer", "peers"));
 		if (a->ceiling > a->total)
 			put(o, " (replication factor %u, %u live %s)", a->ceiling, a->total,
@@ -342,10 +308,7 @@ static void explain(out *o, const names *n)
 			    plural(a->share, "replica", "replicas"));
 		return;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_IDLE_MEMBER:
-		put(o, "stage a copy of ");
-		shard(o, n);
-		put(o, " on ");
-		member(o, n, a->to);
+		shard_on(o, n, "stage a copy of ");
 		put(o, ", then move the peer from ");
 		member(o, n, a->from);
 		put(o, ": ");
@@ -366,16 +329,10 @@ static void explain(out *o, const names *n)
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_SPREAD:
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_COUNT:
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_SPREAD:
-		put(o, "move ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
 		if (a->kind == PL_ACTION_DROP_OVERRIDE) {
-			put(o, " back to its ring home ");
-			member(o, n, a->to);
+			shard_from_to(o, n, "move ", " back to its ring home ");
 		} else {
-			put(o, " to ");
-			member(o, n, a->to);
+			shard_from_to(o, n, "move ", " to ");
 			put(o, "%s", pick_words(a->tier));
 		}
 		put(o, ": ");
@@ -396,14 +353,8 @@ static void explain(out *o, const names *n)
 		return;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_LAG:
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_LAG:
-		put(o, "move ");
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " (lagging) to ");
-		if (a->kind == PL_ACTION_DROP_OVERRIDE)
-			put(o, "its ring home ");
-		member(o, n, a->to);
+		shard_from_to(o, n, "move ",
+			      a->kind == PL_ACTION_DROP_OVERRIDE ? " (lagging) to its ring home " : " (lagging) to ");
 		put(o, ": its busiest shard, load %llu; ", (unsigned long long)a->load);
 		member(o, n, a->to);
 		put(o, " is the least loaded member that is not lagging, owns %u", a->to_count);
@@ -440,12 +391,8 @@ static void explain(out *o, const names *n)
 		put(o, ": it names the shard's ring home");
 		return;
 	default:
-		put(o, "%s of ", pl_action_kind_name(a->kind));
-		shard(o, n);
-		put(o, " from ");
-		member(o, n, a->from);
-		put(o, " to ");
-		member(o, n, a->to);
+		put(o, "%s", pl_action_kind_name(a->kind));
+		shard_from_to(o, n, " of ", " to ");
 		put(o, ": %s", pl_reason_name(a->reason));
 		return;
 	}

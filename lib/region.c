@@ -49,11 +49,8 @@ const char *pl_region_stall_name(uint32_t reason)
 
 int pl_region_config_init(pl_region_config *cfg)
 {
-	if (cfg == NULL)
-		return PL_E_INVAL;
 	const pl_region_config def = PL_REGION_CONFIG_INIT;
-	memcpy(cfg, &def, sizeof def);
-	return 0;
+	return pl__init_from(cfg, &def, sizeof def);
 }
 
 static int check_config(const pl_region_config *cfg, pl_diag *diag)
@@ -80,25 +77,16 @@ static uint32_t effective_rf(const pl_view *v, const pl_region_config *cfg)
 
 int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	int rc = check_config(cfg, diag);
+	int rc = pl__check_policy_args(v, cfg, NULL, 0, diag); /* no output array */
+	if (rc)
+		return rc;
+	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;
 	return (int)effective_rf(v, cfg);
 }
 
 /* ---- the shared rules ----------------------------------------------------- */
-
-int pl__region_peer_index(const pl__shard_state *st, uint32_t m)
-{
-	for (uint32_t j = 0; j < st->nrep; j++)
-		if (st->rep[j] == m)
-			return (int)j;
-	return -1;
-}
 
 uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st)
 {
@@ -121,7 +109,7 @@ int pl__region_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t z
 /* Member-level refusals of an add, in the documented order. */
 static int add_refusal(const pl_view *v, uint32_t k, uint32_t m)
 {
-	if (pl__region_peer_index(&v->st[k], m) >= 0)
+	if (pl__holds(&v->st[k], m))
 		return PL_E_PEER_DUPLICATE;
 	if (!pl__region_may_receive(v, m))
 		return PL_E_MEMBER_UNAVAILABLE;
@@ -200,13 +188,7 @@ void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t s
 void pl__region_action(pl_action *a, uint32_t kind, uint32_t reason, const pl_view *v, uint32_t k,
 		       uint32_t from, uint32_t to, uint32_t scope)
 {
-	memset(a, 0, sizeof *a);
-	a->kind = kind;
-	a->reason = reason;
-	a->shard = k;
-	a->stream = v->snap.shards[k].stream;
-	a->from = from;
-	a->to = to;
+	pl__action_init(a, kind, reason, k, v->snap.shards[k].stream, from, to);
 	a->scope = scope;
 	if (kind == PL_ACTION_ADD_REPLICA || kind == PL_ACTION_MOVE_REPLICA)
 		a->flags = PL_ACTION_STAGE_FIRST;
@@ -272,7 +254,7 @@ static uint32_t pick_peer(const pl_view *v, uint32_t k, uint32_t *tier, uint32_t
 	cand best = {PL_NONE, 0, 0, 0, {0, 0, 0}}, best_nr = best;
 	for (uint32_t r = 0; r < v->nm; r++) {
 		uint32_t m = v->m_order[r];
-		if (!pl__region_may_receive(v, m) || !pl__region_room(v, m) || pl__region_peer_index(st, m) >= 0)
+		if (!pl__region_may_receive(v, m) || !pl__region_room(v, m) || pl__holds(st, m))
 			continue;
 		cand c = {m, !pl__region_zone_held(v, st, v->m_zone[m], PL_NONE), v->m_replicas[m], 0, {0, 0, 0}};
 		cand *slot = pl__region_ready(v, m, k) ? &best : &best_nr;
@@ -357,15 +339,12 @@ static void step_grow(pl__region_ctx *c)
 int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		   pl_region_stall *stalls, uint32_t stalls_cap, pl_diag *diag)
 {
-	if (!pl__view_ok(v))
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if (cfg == NULL)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (out == NULL && cap > 0)
-		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	if (rc)
+		return rc;
 	if (stalls == NULL && stalls_cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 6, PL_NONE);
-	int rc = check_config(cfg, diag);
+	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;
 	if (v->nk > 0 && v->n_elig == 0)
@@ -390,23 +369,18 @@ int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint
 	if (!c.stopped && cfg->load_balance)
 		pl__region_step_load(&c);
 
-	if (info) {
-		info->written = c.written;
-		info->wanted = c.written + (c.stop_status == PL_STATUS_FULL || c.stop_status == PL_STATUS_ACTION_CAP);
-		info->blocked = c.blocked;
-		if (c.stopped) {
-			info->status = c.stop_status;
-			info->detail = c.stop_detail;
-		} else if (c.first_stall != PL_NONE) {
-			info->status = PL_STATUS_STALLED;
-			info->detail = c.first_stall;
-		} else if (c.first_held != PL_NONE) {
-			info->status = PL_STATUS_PROPOSALS_OFF;
-			info->detail = c.first_held;
-		} else {
-			info->status = PL_STATUS_BALANCED;
-			info->detail = PL_NONE;
-		}
+	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE;
+	if (c.stopped) {
+		status = c.stop_status;
+		detail = c.stop_detail;
+	} else if (c.first_stall != PL_NONE) {
+		status = PL_STATUS_STALLED;
+		detail = c.first_stall;
+	} else if (c.first_held != PL_NONE) {
+		status = PL_STATUS_PROPOSALS_OFF;
+		detail = c.first_held;
 	}
+	pl__plan_info(info, c.written, c.stop_status == PL_STATUS_FULL || c.stop_status == PL_STATUS_ACTION_CAP,
+		      status, detail, c.blocked);
 	return (int)c.written;
 }

@@ -108,7 +108,7 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor,
 	for (uint32_t rk = 0; rk < v->nk; rk++) {
 		uint32_t k = v->k_order[rk];
 		const pl__shard_state *st = &v->st[k];
-		if (!pl__region_placeable(v, k) || pl__region_busy(st) || pl__region_peer_index(st, r) >= 0)
+		if (!pl__region_placeable(v, k) || pl__region_busy(st) || pl__holds(st, r))
 			continue;
 		int ready = pl__region_ready(v, r, k);
 		if (!ready && best->k != PL_NONE)

@@ -68,7 +68,6 @@ static inline int pl__region_newer(const pl_view *v, uint32_t a, uint32_t b)
 	return ja != jb ? ja > jb : v->m_rank[a] < v->m_rank[b];
 }
 
-int pl__region_peer_index(const pl__shard_state *st, uint32_t m);
 uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st);
 /* Does a live peer other than `except` sit in `zone`? */
 int pl__region_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t zone, uint32_t except);

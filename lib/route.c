@@ -19,11 +19,8 @@
 
 int pl_route_request_init(pl_route_request *req)
 {
-	if (req == NULL)
-		return PL_E_INVAL;
 	const pl_route_request def = PL_ROUTE_REQUEST_INIT;
-	memcpy(req, &def, sizeof def);
-	return 0;
+	return pl__init_from(req, &def, sizeof def);
 }
 
 const char *pl_route_rule_name(uint32_t rule)

@@ -113,14 +113,6 @@ void pl__view_homes(pl_view *v)
 	v->homes_ready = 1;
 }
 
-static int rep_index(const pl__shard_state *st, uint32_t m)
-{
-	for (uint32_t j = 0; j < st->nrep; j++)
-		if (st->rep[j] == m)
-			return (int)j;
-	return -1;
-}
-
 static void set_leader(pl_view *v, uint32_t k, uint32_t to)
 {
 	pl__shard_state *st = &v->st[k];
@@ -155,14 +147,14 @@ static int check_action(const pl_view *v, const pl_action *a)
 	int to_ok = a->to < v->nm, from_ok = a->from < v->nm;
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
-		return to_ok && rep_index(st, a->to) >= 0 && a->from == st->leader && a->to != st->leader
+		return to_ok && pl__rep_index(st, a->to) >= 0 && a->from == st->leader && a->to != st->leader
 			       ? 0 : PL_E_ACTION;
 	case PL_ACTION_MOVE_LEADER:
 		return to_ok && from_ok && a->from == st->leader && a->to != a->from ? 0 : PL_E_ACTION;
 	case PL_ACTION_ADD_REPLICA:
-		return to_ok && rep_index(st, a->to) < 0 && st->nrep < PL_MAX_REPLICAS ? 0 : PL_E_ACTION;
+		return to_ok && pl__rep_index(st, a->to) < 0 && st->nrep < PL_MAX_REPLICAS ? 0 : PL_E_ACTION;
 	case PL_ACTION_MOVE_REPLICA:
-		return to_ok && from_ok && rep_index(st, a->from) >= 0 && rep_index(st, a->to) < 0
+		return to_ok && from_ok && pl__rep_index(st, a->from) >= 0 && pl__rep_index(st, a->to) < 0
 			       ? 0 : PL_E_ACTION;
 	case PL_ACTION_SET_OVERRIDE:
 		return to_ok && a->origin <= PL_ORIGIN_COUNT ? 0 : PL_E_ACTION;
@@ -188,9 +180,9 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		set_leader(v, k, a->to);
 		break;
 	case PL_ACTION_MOVE_LEADER: {
-		if (rep_index(st, a->to) < 0) {
+		if (pl__rep_index(st, a->to) < 0) {
 			/* The destination held no copy: it takes the leader's. */
-			int j = rep_index(st, a->from);
+			int j = pl__rep_index(st, a->from);
 			PL_ASSERT(j >= 0); /* a leader is always among the replicas */
 			st->rep[j] = a->to;
 			v->m_replicas[a->from]--;
@@ -206,7 +198,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		set_moving(v, st);
 		break;
 	case PL_ACTION_MOVE_REPLICA: {
-		int j = rep_index(st, a->from);
+		int j = pl__rep_index(st, a->from);
 		st->rep[j] = a->to;
 		v->m_replicas[a->from]--;
 		v->m_replicas[a->to]++;

@@ -83,11 +83,8 @@ size_t pl_view_size(const pl_snapshot *s)
 
 int pl_view_options_init(pl_view_options *opt)
 {
-	if (opt == NULL)
-		return PL_E_INVAL;
 	const pl_view_options def = PL_VIEW_OPTIONS_INIT;
-	memcpy(opt, &def, sizeof def);
-	return 0;
+	return pl__init_from(opt, &def, sizeof def);
 }
 
 static void init_members(pl_view *v)
@@ -485,27 +482,8 @@ int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, ui
 	uint64_t kh = pl__key_hash(v, key, len);
 	uint32_t pick[PL_MAX_REPLICAS], n = 0;
 	while (n < k && n < v->n_elig) {
-		uint32_t best_new = PL_NONE, best_any = PL_NONE;
-		pl__draw dn = {0, 0, 0}, da = {0, 0, 0};
-		for (uint32_t e = 0; e < v->n_elig; e++) {
-			uint32_t m = v->elig[e], taken = 0, zone_used = 0;
-			for (uint32_t j = 0; j < n; j++) {
-				taken |= pick[j] == m;
-				zone_used |= v->m_zone[pick[j]] == v->m_zone[m];
-			}
-			if (taken)
-				continue;
-			pl__draw d = pl__view_draw(v, kh, m);
-			if (best_any == PL_NONE || pl__draw_gt(d, da)) {
-				best_any = m;
-				da = d;
-			}
-			if (!zone_used && (best_new == PL_NONE || pl__draw_gt(d, dn))) {
-				best_new = m;
-				dn = d;
-			}
-		}
-		pick[n++] = best_new != PL_NONE ? best_new : best_any;
+		pick[n] = pl__view_spread_next(v, kh, pick, n, PL_NONE);
+		n++;
 	}
 	memcpy(out, pick, n * sizeof *out);
 	return (int)n;

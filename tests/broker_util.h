@@ -51,18 +51,15 @@ static inline pl_broker_config bu_cfg(void)
 	return c;
 }
 
+/* Leaders of stream s on member m, and on m in total. */
 static inline uint32_t bu_lead(const pl_view *v, uint32_t s, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
-	return t.leaders;
+	return tl_stream_tally(v, s, m).leaders;
 }
 
 static inline uint32_t bu_total(const pl_view *v, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t.leaders;
+	return tl_member_tally(v, m).leaders;
 }
 
 static inline int bu_eligible(const tl *t, uint32_t m)
@@ -82,6 +79,19 @@ static inline uint32_t bu_spread(const tl *t, const pl_view *v, uint32_t s)
 		hi = c > hi ? c : hi;
 	}
 	return lo == UINT32_MAX ? 0 : hi - lo;
+}
+
+/* One pl_broker_plan() on t's view (built first when there is none) into
+ * an array of BU_PLAN_CAP actions the suite owns (the next call reuses it);
+ * the test fails on an error. */
+#define BU_PLAN_CAP 512
+static inline pl_action *bu_plan(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
+{
+	static pl_action out[BU_PLAN_CAP];
+	pl_diag d;
+	*n = pl_broker_plan(t->view ? t->view : tl_view(t, 0), cfg, out, BU_PLAN_CAP, info, &d);
+	ck_assert_msg(*n >= 0, "plan: %s", pl_error_name(*n));
+	return out;
 }
 
 /* Run pl_broker_dry_run on t's view; the actions are returned (free them). */

@@ -39,13 +39,7 @@ static tl *random_layout(uint64_t *rng, uint32_t flags, uint32_t max_members, ui
 		pl_shard *sh = &t->k[k];
 		sh->replicas[0] = lead;
 		sh->replica_count = 1;
-		while (sh->replica_count < rf) {
-			uint32_t c = tl_below(rng, nm), dup = 0;
-			for (uint32_t r = 0; r < sh->replica_count; r++)
-				dup |= sh->replicas[r] == c;
-			if (!dup)
-				sh->replicas[sh->replica_count++] = c;
-		}
+		tl_add_replicas(t, k, rf, rng);
 		sh->leader = lead;
 		if ((flags & R_CHURN) && rf > 1 && tl_below(rng, 12) == 0)
 			sh->moving_to = sh->replicas[1];
@@ -329,14 +323,6 @@ END_TEST
 
 /* ---- the passes, case by case ------------------------------------------------ */
 
-static pl_action *tick(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
-{
-	static pl_action out[256];
-	*n = pl_broker_plan(t->view, cfg, out, 256, info, NULL);
-	ck_assert_msg(*n >= 0, "plan: %s", pl_error_name(*n));
-	return out;
-}
-
 START_TEST(source_ties_go_to_the_most_leaders_in_total)
 {
 	tl *t = tl_new();
@@ -348,7 +334,7 @@ START_TEST(source_ties_go_to_the_most_leaders_in_total)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *m = tick(t, &cfg, &n, &info);
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(m[0].from, 1);
 	ck_assert_uint_eq(m[0].to, 2);
@@ -372,7 +358,7 @@ START_TEST(destination_ties_go_to_the_fewest_projected_leaders)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *m = tick(t, &cfg, &n, &info);
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(m[0].stream, 0);
 	ck_assert_uint_eq(m[0].to, 0);
@@ -400,7 +386,7 @@ START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *m = tick(t, &cfg, &n, &info);
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	if (m[0].to == 0) {
 		ck_assert_uint_eq(m[0].shard, 2);
@@ -418,7 +404,7 @@ START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
 	for (uint32_t i = 0; i < 6; i++)
 		tl_shard(t, tl_str(t, "a/%02u", i), s, 1, 1, 1u);
 	v = tl_view(t, 0);
-	m = tick(t, &cfg, &n, &info);
+	m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(m[0].to, 0);
 	ck_assert_uint_eq(m[0].flags, PL_ACTION_STAGE_FIRST);
@@ -452,14 +438,14 @@ START_TEST(the_cluster_pass_waits_for_the_streams)
 	cfg.max_moves = 8;
 	pl_plan_info info;
 	int n;
-	pl_action *m = tick(t, &cfg, &n, &info);
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 2);
 	for (int i = 0; i < n; i++)
 		ck_assert_uint_eq(m[i].reason, PL_REASON_STREAM_SKEW);
 	ck_assert_uint_eq(info.status, PL_STATUS_IN_FLIGHT); /* the totals wait */
 	ck_assert_uint_eq(info.wanted, 3);
 	pl_view_settle(t->view);
-	m = tick(t, &cfg, &n, &info);
+	m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_ge(n, 1);
 	for (int i = 0; i < n; i++) {
 		ck_assert_uint_eq(m[i].reason, PL_REASON_CLUSTER_SKEW);
@@ -486,7 +472,7 @@ START_TEST(a_cluster_move_takes_a_stream_the_destination_leads_fewer_of)
 	int n;
 	/* Streams even (3 on 2: 2/1 is within), totals 6/4: one cluster move,
 	 * of b or c, where b1 leads fewer; never of a or d. */
-	pl_action *m = tick(t, &cfg, &n, &info);
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(m[0].reason, PL_REASON_CLUSTER_SKEW);
 	ck_assert(m[0].stream == 1 || m[0].stream == 2);
@@ -561,7 +547,7 @@ START_TEST(a_shard_acted_on_in_this_call_is_not_moved_again)
 	cfg.max_moves = 8;
 	pl_plan_info info;
 	int n;
-	pl_action *m = tick(t, &cfg, &n, &info);
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_ge(n, 3);
 	ck_assert_uint_eq(m[0].reason, PL_REASON_FAILOVER);
 	ck_assert_uint_eq(m[1].reason, PL_REASON_FAILOVER);
@@ -599,9 +585,5 @@ Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

@@ -3,15 +3,6 @@
 #include "broker_util.h"
 #include "internal.h"
 
-static pl_action *place(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
-{
-	static pl_action out[512];
-	pl_diag d;
-	*n = pl_broker_plan(t->view ? t->view : tl_view(t, 0), cfg, out, 512, info, &d);
-	ck_assert_msg(*n >= 0, "plan: %s", pl_error_name(*n));
-	return out;
-}
-
 /* The SET_LEADER (or MOVE_LEADER) of shard k among the actions. */
 static const pl_action *leader_of(const pl_action *a, int n, uint32_t k)
 {
@@ -35,7 +26,7 @@ START_TEST(tier_1_under_the_stream_floor_wins_over_any_score)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	const pl_action *l = leader_of(a, n, k);
 	/* 6 shards on 3: floor 2; only b2 is under it. */
 	ck_assert_uint_eq(l->to, 2);
@@ -66,7 +57,7 @@ START_TEST(tier_2_prefers_a_member_under_the_cluster_share)
 		pl_broker_config cfg = bu_cfg();
 		pl_plan_info info;
 		int n;
-		pl_action *a = place(t, &cfg, &n, &info);
+		pl_action *a = bu_plan(t, &cfg, &n, &info);
 		const pl_action *l = leader_of(a, n, k);
 		/* orders: 7 shards, floor 2, ceiling 3: everyone is in tier 2; the
 		 * cluster share is ceil(15 / 3) = 5 and only `light` (2) is under. */
@@ -91,7 +82,7 @@ START_TEST(tier_3_4_and_the_highest_score)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	const pl_action *l = leader_of(a, n, k);
 	ck_assert_uint_eq(l->tier, 3); /* share ceil(8/3) = 3: only b1 is under */
 	ck_assert_uint_eq(l->to, 1);
@@ -111,7 +102,7 @@ START_TEST(tier_3_4_and_the_highest_score)
 		pl_view *v = tl_view(t, 0);
 		uint32_t want =
 			pl__draw_gt(pl__view_draw(v, v->k_hash[k], 1), pl__view_draw(v, v->k_hash[k], 2)) ? 1 : 2;
-		a = place(t, &cfg, &n, &info);
+		a = bu_plan(t, &cfg, &n, &info);
 		l = leader_of(a, n, k);
 		ck_assert_uint_eq(l->tier, 4);
 		ck_assert_uint_eq(l->to, want);
@@ -138,7 +129,7 @@ START_TEST(tier_5_least_loaded_when_every_member_is_at_its_cap)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	const pl_action *l = leader_of(a, n, k);
 	ck_assert_uint_eq(l->tier, 5);
 	ck_assert_uint_eq(l->to, 1); /* fewest leaders */
@@ -146,7 +137,7 @@ START_TEST(tier_5_least_loaded_when_every_member_is_at_its_cap)
 	/* With room on one member, it wins over any tier: tiers 1-4 need room. */
 	t->m[2].max_shards = 9;
 	tl_view(t, 0);
-	a = place(t, &cfg, &n, &info);
+	a = bu_plan(t, &cfg, &n, &info);
 	l = leader_of(a, n, k);
 	ck_assert_uint_eq(l->to, 2);
 	ck_assert_uint_eq(l->tier, 4);
@@ -166,7 +157,7 @@ START_TEST(new_shard_replicas_spread_zones_first)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 20 * 4);
 	for (uint32_t k = 0; k < t->nk; k++) {
 		pl_shard_state st;
@@ -202,7 +193,7 @@ START_TEST(replication_factor_is_capped_at_the_eligible_members)
 	cfg.replication_factor = 5;
 	pl_plan_info info;
 	int n;
-	place(t, &cfg, &n, &info);
+	bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 2 * 3);
 	pl_shard_state st;
 	pl_view_shard_state(v, 0, &st);
@@ -235,7 +226,7 @@ START_TEST(a_new_stream_lands_within_one_whatever_the_others_lead)
 		cfg.paused = 1; /* placing only */
 		pl_plan_info info;
 		int n;
-		place(t, &cfg, &n, &info);
+		bu_plan(t, &cfg, &n, &info);
 		ck_assert_msg(bu_spread(t, v, fresh) <= 1, "seed %llu: the new stream's spread is %u",
 			      (unsigned long long)s, bu_spread(t, v, fresh));
 		/* Rebalancing the others never moves it. */
@@ -266,7 +257,7 @@ START_TEST(failover_promotes_followers_by_the_tiers_and_counts_at_once)
 	cfg.paused = 1; /* a promotion is not a move */
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 2);
 	for (int i = 0; i < n; i++) {
 		ck_assert_uint_eq(a[i].kind, PL_ACTION_SET_LEADER);
@@ -299,7 +290,7 @@ START_TEST(failover_with_no_eligible_follower_copies_to_a_member)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	const pl_action *l = leader_of(a, n, k);
 	ck_assert_uint_eq(l->kind, PL_ACTION_MOVE_LEADER);
 	ck_assert_uint_eq(l->reason, PL_REASON_FAILOVER);
@@ -333,7 +324,7 @@ START_TEST(a_shard_with_replicas_and_no_leader_is_promoted)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	const pl_action *l = leader_of(a, n, k);
 	ck_assert_uint_eq(l->kind, PL_ACTION_SET_LEADER);
@@ -362,7 +353,7 @@ START_TEST(drain_keeps_the_zone_count_when_it_can)
 	cfg.max_moves = 8;
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 6);
 	for (int i = 0; i < n; i++) {
 		ck_assert_uint_eq(a[i].reason, PL_REASON_DRAIN);
@@ -385,12 +376,12 @@ START_TEST(drain_is_a_move_limited_and_paused_and_never_past_a_cap)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	place(t, &cfg, &n, &info);
+	bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(info.status, PL_STATUS_MOVE_LIMIT);
 	tl_view(t, 0);
 	cfg.paused = 1;
-	place(t, &cfg, &n, &info);
+	bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_PAUSED);
 	/* Both others at their caps: the shards stall, none moves. */
@@ -400,7 +391,7 @@ START_TEST(drain_is_a_move_limited_and_paused_and_never_past_a_cap)
 	tl_view(t, 0);
 	cfg.paused = 0;
 	cfg.max_moves = 8;
-	place(t, &cfg, &n, &info);
+	bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_STALLED);
 	ck_assert_uint_eq(info.blocked, 4);
@@ -420,7 +411,7 @@ START_TEST(placing_ignores_the_move_limit)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = place(t, &cfg, &n, &info);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 12);
 	ck_assert_uint_eq(bu_count_kind(a, n, PL_ACTION_SET_LEADER, PL_REASON_NEW), 3);
 	tl_free(t);
@@ -458,9 +449,5 @@ Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

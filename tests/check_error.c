@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "placement.h"
+#include "testutil.h"
 
 static const int codes[] = {
 #define PL__CODE(name, value, msg) PL_##name,
@@ -68,9 +69,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

@@ -14,13 +14,6 @@ static int home_of(tl *t, uint32_t k)
 	return pl_view_home(tl_view(t, 0), k);
 }
 
-static int decide(tl *t, pl_fleet_config cfg, uint32_t self, pl_action *out, uint32_t cap, pl_plan_info *info)
-{
-	pl_view *v = tl_view(t, 0);
-	cfg.self = self;
-	return pl_fleet_decide(v, &cfg, out, cap, info, NULL);
-}
-
 /* The first shard (index order) homed at h, at or after `from`. */
 static uint32_t homed_at(tl *t, uint32_t h, uint32_t from)
 {
@@ -221,7 +214,7 @@ START_TEST(void_and_redundant_overrides_dropped_by_the_home)
 	pl_plan_info info;
 	uint32_t drops = 0;
 	for (uint32_t m = 0; m < 4; m++) {
-		int n = decide(t, cfg, m, a, 8, &info);
+		int n = sim_decide(t, cfg, m, a, 8, &info);
 		for (int j = 0; j < n; j++) {
 			ck_assert_uint_eq(a[j].kind, PL_ACTION_DROP_OVERRIDE);
 			ck_assert_uint_eq(a[j].to, m); /* only the home drops */
@@ -242,7 +235,7 @@ START_TEST(void_and_redundant_overrides_dropped_by_the_home)
 	/* A draining override member: void too. */
 	t->m[gone].flags = PL_MEMBER_DRAINING;
 	uint32_t h = (uint32_t)home_of(t, k0);
-	ck_assert_int_eq(decide(t, cfg, h, a, 8, &info), h == h2 ? 2 : 1);
+	ck_assert_int_eq(sim_decide(t, cfg, h, a, 8, &info), h == h2 ? 2 : 1);
 	ck_assert_uint_eq(a[0].reason, PL_REASON_VOID_OVERRIDE);
 	char buf[256];
 	ck_assert_int_gt(pl_action_explain(tl_snap(t), &a[0], buf, sizeof buf), 0);
@@ -294,7 +287,7 @@ START_TEST(count_move_never_takes_a_lag_override)
 		}
 	ck_assert_uint_eq(owned_by(t, 0), 12);
 	pl_plan_info info;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 64, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 64, &info), 0);
 	tl_free(t);
 }
 END_TEST
@@ -326,7 +319,7 @@ START_TEST(return_home_rules)
 		if (scene == 4)
 			t->m[x].flags = PL_MEMBER_LAGGING;
 		uint32_t before = owned_by(t, h);
-		int n = decide(t, cfg, h, a, 8, &info);
+		int n = sim_decide(t, cfg, h, a, 8, &info);
 		int returned = 0;
 		for (int j = 0; j < n; j++)
 			if (a[j].reason == PL_REASON_RETURN_HOME) {
@@ -345,7 +338,7 @@ START_TEST(return_home_rules)
 		ck_assert_msg(returned == (scene == 0 || scene == 6), "scene %d: %d returns, %d actions, status %u, owned %u",
 			      scene, returned, n, info.status, before);
 		/* The holder never returns it itself. */
-		int m = decide(t, cfg, x, a, 8, &info);
+		int m = sim_decide(t, cfg, x, a, 8, &info);
 		for (int j = 0; j < m; j++)
 			ck_assert_uint_ne(a[j].reason, PL_REASON_RETURN_HOME);
 		tl_free(t);
@@ -371,7 +364,7 @@ START_TEST(lag_moves_busiest_to_least_loaded)
 	t->m[2].load = 0;
 	t->m[2].flags = PL_MEMBER_UNMEASURED; /* no data: never the least loaded */
 	t->m[3].load = 30;
-	ck_assert_int_eq(decide(t, cfg, self, a, 8, &info), 1);
+	ck_assert_int_eq(sim_decide(t, cfg, self, a, 8, &info), 1);
 	ck_assert_uint_eq(a[0].kind, PL_ACTION_SET_OVERRIDE);
 	ck_assert_uint_eq(a[0].reason, PL_REASON_LAG);
 	ck_assert_uint_eq(a[0].origin, PL_ORIGIN_LAG);
@@ -381,23 +374,23 @@ START_TEST(lag_moves_busiest_to_least_loaded)
 	ck_assert(a[0].at == 50);
 	/* Two moves: loads handed out count: 10 + 90 > 30. */
 	cfg.moves_per_decision = 2;
-	ck_assert_int_eq(decide(t, cfg, self, a, 8, &info), 2);
+	ck_assert_int_eq(sim_decide(t, cfg, self, a, 8, &info), 2);
 	ck_assert_uint_eq(a[1].shard, k1);
 	ck_assert_uint_eq(a[1].to, 3);
 	cfg.moves_per_decision = 1;
 	/* Ties on load go to the smaller id. */
 	t->m[3].load = 10;
-	ck_assert_int_eq(decide(t, cfg, self, a, 8, &info), 1);
+	ck_assert_int_eq(sim_decide(t, cfg, self, a, 8, &info), 1);
 	ck_assert_uint_eq(a[0].to, 1);
 	/* Cooldown. */
 	cfg.last_move = 48;
-	ck_assert_int_eq(decide(t, cfg, self, a, 8, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, self, a, 8, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_COOLDOWN);
 	cfg.last_move = PL_FLEET_NEVER;
 	/* Nobody measured and not lagging: stalled. */
 	t->m[1].flags = PL_MEMBER_LAGGING;
 	t->m[3].flags = PL_MEMBER_UNMEASURED;
-	ck_assert_int_eq(decide(t, cfg, self, a, 8, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, self, a, 8, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_STALLED);
 	/* A lag override held by self goes to its ring home as a drop. */
 	t->m[1].flags = 0;
@@ -410,7 +403,7 @@ START_TEST(lag_moves_busiest_to_least_loaded)
 	u->m[1].load = 1;
 	u->m[2].load = 5;
 	u->m[3].load = 5;
-	ck_assert_int_eq(decide(u, cfg, self, a, 8, &info), 1);
+	ck_assert_int_eq(sim_decide(u, cfg, self, a, 8, &info), 1);
 	ck_assert_uint_eq(a[0].kind, PL_ACTION_DROP_OVERRIDE);
 	ck_assert_uint_eq(a[0].reason, PL_REASON_LAG);
 	ck_assert_uint_eq(a[0].to, 1);
@@ -431,22 +424,22 @@ START_TEST(statuses)
 	pl_plan_info info;
 	cfg.now = 10;
 	cfg.last_move = 8;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_COOLDOWN);
 	cfg.last_move = 11; /* a clock behind the last move: wait */
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_COOLDOWN);
 	cfg.last_move = 5;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 1);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 1);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	ck_assert_uint_eq(info.written, 1);
 	ck_assert_uint_eq(info.wanted, 1);
 	ck_assert_uint_eq(info.detail, PL_NONE);
 	t->m[0].flags = PL_MEMBER_DRAINING;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_NOT_LIVE);
 	t->m[0].flags = PL_MEMBER_DOWN;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_NOT_LIVE);
 	tl_free(t);
 }
@@ -580,9 +573,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

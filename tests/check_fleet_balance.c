@@ -130,14 +130,6 @@ END_TEST
 
 /* ---- places ------------------------------------------------------------------ */
 
-/* Decide for `self` on a fresh view of t. */
-static int decide(tl *t, pl_fleet_config cfg, uint32_t self, pl_action *out, uint32_t cap, pl_plan_info *info)
-{
-	pl_view *v = tl_view(t, 0);
-	cfg.self = self;
-	return pl_fleet_decide(v, &cfg, out, cap, info, NULL);
-}
-
 /* 7 members, 60 shards: share 9, floor 8. m0..m2 own 10, m3..m5 own 8, m6
  * owns 6. */
 static tl *seven(void)
@@ -157,30 +149,30 @@ START_TEST(kth_mover_takes_kth_place)
 	/* The seed's pass: places m3, m4, m5, m6 x3; m0, m1, m2 take the first three. */
 	cfg.spread = 0;
 	for (uint32_t m = 0; m < 3; m++) {
-		ck_assert_int_eq(decide(t, cfg, m, a, 4, &info), 1);
+		ck_assert_int_eq(sim_decide(t, cfg, m, a, 4, &info), 1);
 		ck_assert_uint_eq(a[0].reason, PL_REASON_COUNT);
 		ck_assert_uint_eq(a[0].from, m);
 		ck_assert_uint_eq(a[0].to, 3 + m);
 		ck_assert_uint_eq(a[0].share, 9);
 	}
 	for (uint32_t m = 3; m < 7; m++) {
-		ck_assert_int_eq(decide(t, cfg, m, a, 4, &info), 0);
+		ck_assert_int_eq(sim_decide(t, cfg, m, a, 4, &info), 0);
 		ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	}
 	/* A lagging target offers no place: the places shift to m4, m5, m6. */
 	t->m[3].flags = PL_MEMBER_LAGGING;
 	for (uint32_t m = 0; m < 3; m++) {
-		ck_assert_int_eq(decide(t, cfg, m, a, 4, &info), 1);
+		ck_assert_int_eq(sim_decide(t, cfg, m, a, 4, &info), 1);
 		ck_assert_uint_eq(a[0].to, 4 + m);
 	}
 	t->m[3].flags = 0;
 	/* Closing the spread: only m6 is below the floor (2 places); m2 waits. */
 	cfg.spread = 1;
 	for (uint32_t m = 0; m < 2; m++) {
-		ck_assert_int_eq(decide(t, cfg, m, a, 4, &info), 1);
+		ck_assert_int_eq(sim_decide(t, cfg, m, a, 4, &info), 1);
 		ck_assert_uint_eq(a[0].to, 6);
 	}
-	ck_assert_int_eq(decide(t, cfg, 2, a, 4, &info), 0);
+	ck_assert_int_eq(sim_decide(t, cfg, 2, a, 4, &info), 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_WAITING);
 	ck_assert_uint_eq(info.blocked, 1);
 	tl_free(t);
@@ -199,16 +191,16 @@ START_TEST(moves_per_decision_take_consecutive_places)
 	pl_action a[8];
 	pl_plan_info info;
 	cfg.moves_per_decision = 2;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 2);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 2);
 	ck_assert_uint_eq(a[0].to, 2);
 	ck_assert_uint_eq(a[1].to, 3);
-	ck_assert_int_eq(decide(t, cfg, 1, a, 8, &info), 2);
+	ck_assert_int_eq(sim_decide(t, cfg, 1, a, 8, &info), 2);
 	ck_assert_uint_eq(a[0].to, 4);
 	ck_assert_uint_eq(a[1].to, 5);
 	cfg.moves_per_decision = 3;
-	ck_assert_int_eq(decide(t, cfg, 0, a, 8, &info), 3);
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 3);
 	ck_assert_uint_eq(a[2].to, 4);
-	ck_assert_int_eq(decide(t, cfg, 1, a, 8, &info), 2);
+	ck_assert_int_eq(sim_decide(t, cfg, 1, a, 8, &info), 2);
 	ck_assert_uint_eq(a[0].to, 5);
 	ck_assert_uint_eq(a[1].to, 6);
 	/* A full output stops the moves: the view holds only what was written. */
@@ -450,9 +442,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

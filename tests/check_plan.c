@@ -16,17 +16,10 @@ static tl *names(void)
 	return t;
 }
 
+/* An action on orders/07 (shard 0, stream 0). */
 static pl_action act(uint32_t kind, uint32_t reason, uint32_t from, uint32_t to)
 {
-	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = kind;
-	a.reason = reason;
-	a.shard = 0;
-	a.stream = 0;
-	a.from = from;
-	a.to = to;
-	return a;
+	return tl_action(kind, reason, 0, 0, from, to);
 }
 
 static const char *say(tl *t, const pl_action *a)
@@ -144,9 +137,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

@@ -257,14 +257,7 @@ START_TEST(check_add_peer_refuses_each_case)
 	ck_assert_int_eq(pl_region_check_add_peer(v, r, t->nm, 9, &d), PL_E_MEMBER_RANGE);
 	ck_assert_uint_eq(d.index, 3);
 	/* It reads the view: once b is added there, b is a duplicate. */
-	pl_action add;
-	memset(&add, 0, sizeof add);
-	add.kind = PL_ACTION_ADD_REPLICA;
-	add.reason = PL_REASON_UNDER_RF;
-	add.shard = r;
-	add.stream = PL_NONE;
-	add.from = PL_NONE;
-	add.to = b;
+	pl_action add = tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_UNDER_RF, r, PL_NONE, PL_NONE, b);
 	ck_assert_int_eq(pl_view_apply(v, &add), 0);
 	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 9, NULL), PL_E_PEER_DUPLICATE);
 	tl_free(t);
@@ -704,9 +697,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

@@ -525,13 +525,7 @@ static world random_world(uint64_t *rng)
 		uint32_t want = tl_below(rng, w.cfg.replication_factor + 2);
 		if (want > nm)
 			want = nm;
-		while (s->replica_count < want) {
-			uint32_t m = tl_below(rng, nm), dup = 0;
-			for (uint32_t j = 0; j < s->replica_count; j++)
-				dup |= s->replicas[j] == m;
-			if (!dup)
-				s->replicas[s->replica_count++] = m;
-		}
+		tl_add_replicas(w.t, k, want, rng);
 		if (s->replica_count && tl_below(rng, 6))
 			s->leader = s->replicas[tl_below(rng, s->replica_count)];
 	}
@@ -563,29 +557,6 @@ static void change_membership(world *w, uint64_t *rng)
 		t->m[tl_below(rng, nm)].flags &= ~(uint32_t)PL_MEMBER_DOWN;
 	}
 	tl_view(t, 0);
-}
-
-/* The bound of placement/region.h for the current state. */
-static uint64_t bound(const tl *t, const pl_region_config *cfg)
-{
-	uint64_t N = t->nk, n = ru_n_live(t), R = cfg->replication_factor < n ? cfg->replication_factor : n;
-	uint64_t A0 = 0, T = 0, D0 = 0;
-	for (uint32_t k = 0; k < t->nk; k++) {
-		pl_shard_state s = ru_state(t->view, k);
-		uint32_t lp = ru_live_peers(t, &s);
-		T += lp;
-		if (!(t->k[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT)) && lp < R)
-			A0 += R - lp;
-	}
-	uint64_t F = n ? T / n : 0;
-	for (uint32_t m = 0; m < t->nm; m++)
-		if (ru_live(t, m) && ru_reps(t->view, m) < F)
-			D0 += F - ru_reps(t->view, m);
-	uint64_t M = D0 + (A0 ? A0 + n - 1 : 0);
-	uint64_t B = 2 * N + 2 * A0 + 2 * M;
-	if (cfg->load_balance)
-		B += N * N + (N + M) * (2 * N + 1);
-	return B;
 }
 
 /* Every rule an emitted action keeps, checked against a replay of the
@@ -696,7 +667,7 @@ static void expect_no_newest_move(const tl *t, const pl_view *v, const uint8_t *
 static void run_phase(world *w, uint64_t seed, int rebuild)
 {
 	tl *t = w->t;
-	uint64_t B = bound(t, &w->cfg);
+	uint64_t B = region_bound(t->view, tl_snap(t), &w->cfg);
 	uint32_t nk = t->nk, R;
 	{
 		uint32_t n = ru_n_live(t);
@@ -891,9 +862,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

@@ -48,17 +48,10 @@ static void expect_recount(tl *t, pl_view *v, uint64_t seed)
 	tl_free(c);
 }
 
+/* An action on a shard with no stream; the reason is only for show. */
 static pl_action action(uint32_t kind, uint32_t shard, uint32_t from, uint32_t to)
 {
-	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = kind;
-	a.reason = PL_REASON_STREAM_SKEW;
-	a.shard = shard;
-	a.stream = PL_NONE;
-	a.from = from;
-	a.to = to;
-	return a;
+	return tl_action(kind, PL_REASON_STREAM_SKEW, shard, PL_NONE, from, to);
 }
 
 START_TEST(random_actions_keep_tallies)
@@ -223,9 +216,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

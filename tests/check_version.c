@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "placement.h"
+#include "testutil.h"
 
 START_TEST(runtime_version_is_the_header_version)
 {
@@ -28,9 +29,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

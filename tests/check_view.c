@@ -25,45 +25,31 @@ static tl *layout(void)
 	return t;
 }
 
-static pl_tally member_tally(pl_view *v, uint32_t m)
-{
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t;
-}
-
-static pl_tally stream_tally(pl_view *v, uint32_t s, uint32_t m)
-{
-	pl_tally t;
-	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
-	return t;
-}
-
 START_TEST(tallies_count_leaders_and_replicas)
 {
 	tl *t = layout();
 	pl_view *v = tl_view(t, 0);
-	ck_assert_uint_eq(member_tally(v, 0).leaders, 3);
-	ck_assert_uint_eq(member_tally(v, 1).leaders, 1);
-	ck_assert_uint_eq(member_tally(v, 2).leaders, 1);
-	ck_assert_uint_eq(member_tally(v, 0).replicas, 4);
-	ck_assert_uint_eq(member_tally(v, 1).replicas, 2);
-	ck_assert_uint_eq(member_tally(v, 2).replicas, 3);
-	ck_assert_uint_eq(stream_tally(v, 0, 0).leaders, 2);
-	ck_assert_uint_eq(stream_tally(v, 0, 1).leaders, 1);
-	ck_assert_uint_eq(stream_tally(v, 0, 2).leaders, 1);
-	ck_assert_uint_eq(stream_tally(v, 1, 0).leaders, 1);
-	ck_assert_uint_eq(stream_tally(v, 1, 2).leaders, 0);
-	ck_assert_uint_eq(stream_tally(v, 0, 2).replicas, 3);
-	ck_assert_uint_eq(stream_tally(v, 1, 2).replicas, 0);
+	ck_assert_uint_eq(tl_member_tally(v, 0).leaders, 3);
+	ck_assert_uint_eq(tl_member_tally(v, 1).leaders, 1);
+	ck_assert_uint_eq(tl_member_tally(v, 2).leaders, 1);
+	ck_assert_uint_eq(tl_member_tally(v, 0).replicas, 4);
+	ck_assert_uint_eq(tl_member_tally(v, 1).replicas, 2);
+	ck_assert_uint_eq(tl_member_tally(v, 2).replicas, 3);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).leaders, 2);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).leaders, 1);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).leaders, 1);
+	ck_assert_uint_eq(tl_stream_tally(v, 1, 0).leaders, 1);
+	ck_assert_uint_eq(tl_stream_tally(v, 1, 2).leaders, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).replicas, 3);
+	ck_assert_uint_eq(tl_stream_tally(v, 1, 2).replicas, 0);
 	/* 4 shards of orders over 3 eligible: floor 1, ceiling 2. */
-	pl_tally st = stream_tally(v, 0, 1);
+	pl_tally st = tl_stream_tally(v, 0, 1);
 	ck_assert_uint_eq(st.floor, 1);
 	ck_assert_uint_eq(st.ceiling, 2);
 	ck_assert_uint_eq(st.shards, 4);
 	/* 6 shards in the cluster over 3: share 2. */
-	ck_assert_uint_eq(member_tally(v, 1).ceiling, 2);
-	ck_assert_uint_eq(member_tally(v, 1).floor, 2);
+	ck_assert_uint_eq(tl_member_tally(v, 1).ceiling, 2);
+	ck_assert_uint_eq(tl_member_tally(v, 1).floor, 2);
 	pl_view_counts c;
 	ck_assert_int_eq(pl_view_stats(v, &c), 0);
 	ck_assert_uint_eq(c.members, 3);
@@ -81,10 +67,10 @@ START_TEST(inflight_moves_count_as_finished)
 	t->k[0].moving_to = 2; /* b1 holds no replica of orders/00: takes b2's */
 	t->k[1].moving_to = 2; /* b1 already a follower of orders/01 */
 	pl_view *v = tl_view(t, 0);
-	ck_assert_uint_eq(stream_tally(v, 0, 0).leaders, 0);
-	ck_assert_uint_eq(stream_tally(v, 0, 2).leaders, 3);
-	ck_assert_uint_eq(member_tally(v, 0).replicas, 3);
-	ck_assert_uint_eq(member_tally(v, 2).replicas, 4);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).leaders, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).leaders, 3);
+	ck_assert_uint_eq(tl_member_tally(v, 0).replicas, 3);
+	ck_assert_uint_eq(tl_member_tally(v, 2).replicas, 4);
 	pl_shard_state s;
 	ck_assert_int_eq(pl_view_shard_state(v, 0, &s), 0);
 	ck_assert_uint_eq(s.leader, 2);
@@ -113,8 +99,8 @@ START_TEST(draining_and_down_are_not_eligible)
 	ck_assert_uint_eq(c.live, 2);
 	ck_assert_uint_eq(c.eligible, 1);
 	ck_assert_uint_eq(c.leaderless, 2); /* "free" and orders/03 led by the down b1 */
-	ck_assert_uint_eq(stream_tally(v, 0, 1).floor, 4);
-	ck_assert_uint_eq(stream_tally(v, 0, 0).ceiling, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).floor, 4);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).ceiling, 0);
 	for (uint32_t k = 0; k < t->nk; k++)
 		ck_assert_int_eq(pl_view_home(v, k), 1);
 	t->m[1].flags = PL_MEMBER_DOWN;
@@ -132,17 +118,17 @@ START_TEST(member_scratch_is_the_policies_own)
 	pl_view *v = tl_view(t, 0);
 	pl_tally before[3], after;
 	for (uint32_t m = 0; m < 3; m++)
-		before[m] = member_tally(v, m);
+		before[m] = tl_member_tally(v, m);
 	const char *lo = (const char *)t->mem, *hi = lo + pl_view_size(tl_snap(t));
 	ck_assert((const char *)v->m_scratch >= lo && (const char *)(v->m_scratch + v->nm) <= hi);
 	ck_assert_uint_eq((uintptr_t)v->m_scratch % 8, 0);
 	for (uint32_t m = 0; m < v->nm; m++)
 		v->m_scratch[m] = -1;
 	for (uint32_t m = 0; m < 3; m++) {
-		after = member_tally(v, m);
+		after = tl_member_tally(v, m);
 		ck_assert(memcmp(&before[m], &after, sizeof after) == 0);
 	}
-	ck_assert_uint_eq(stream_tally(v, 0, 0).leaders, 2);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).leaders, 2);
 	tl_free(t);
 }
 END_TEST
@@ -160,7 +146,7 @@ START_TEST(weighted_bounds_are_proportional)
 		tl_shard(t, tl_str(t, "k%d", i), 0, PL_NONE, 0);
 	pl_view *v = tl_view(t, 0);
 	/* 10 shards over weights 1:2:1 -> 2.5, 5, 2.5 */
-	pl_tally a = stream_tally(v, 0, 0), b = stream_tally(v, 0, 1), c = stream_tally(v, 0, 2);
+	pl_tally a = tl_stream_tally(v, 0, 0), b = tl_stream_tally(v, 0, 1), c = tl_stream_tally(v, 0, 2);
 	ck_assert_uint_eq(a.floor, 2);
 	ck_assert_uint_eq(a.ceiling, 3);
 	ck_assert_uint_eq(b.floor, 5);
@@ -296,12 +282,12 @@ START_TEST(shuffle_gives_same_tallies)
 		pl_view *va = tl_view(a, 0), *vb = tl_view(b, 0);
 		for (uint32_t m = 0; m < nm; m++) {
 			uint32_t mb = b->perm_m[m];
-			pl_tally x = member_tally(va, m), y = member_tally(vb, mb);
+			pl_tally x = tl_member_tally(va, m), y = tl_member_tally(vb, mb);
 			ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %llu: member %u totals differ",
 				      (unsigned long long)rs, m);
 			for (uint32_t s = 0; s < ns; s++) {
-				x = stream_tally(va, s, m);
-				y = stream_tally(vb, b->perm_s[s], mb);
+				x = tl_stream_tally(va, s, m);
+				y = tl_stream_tally(vb, b->perm_s[s], mb);
 				ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %llu: stream tally differs",
 					      (unsigned long long)rs);
 			}
@@ -403,23 +389,16 @@ START_TEST(copy_is_independent)
 	ck_assert_int_eq(pl_view_copy(&c, mem, size, v), 0);
 	ck_assert_ptr_eq(c, (void *)mem);
 	for (uint32_t m = 0; m < t->nm; m++) {
-		pl_tally a = member_tally(v, m), b = member_tally(c, m);
+		pl_tally a = tl_member_tally(v, m), b = tl_member_tally(c, m);
 		ck_assert_mem_eq(&a, &b, sizeof a);
 	}
 	for (uint32_t k = 0; k < t->nk; k++)
 		ck_assert_int_eq(pl_view_home(v, k), pl_view_home(c, k));
 	/* Change the copy: the original does not see it, and the reverse. */
-	pl_action a;
-	memset(&a, 0, sizeof a);
-	a.kind = PL_ACTION_MOVE_LEADER;
-	a.reason = PL_REASON_STREAM_SKEW;
-	a.shard = 0;
-	a.stream = 0;
-	a.from = 0;
-	a.to = 2;
+	pl_action a = tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 0, 0, 0, 2);
 	ck_assert_int_eq(pl_view_apply(c, &a), 0);
-	ck_assert_uint_eq(stream_tally(c, 0, 2).leaders, 2);
-	ck_assert_uint_eq(stream_tally(v, 0, 2).leaders, 1);
+	ck_assert_uint_eq(tl_stream_tally(c, 0, 2).leaders, 2);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).leaders, 1);
 	a.kind = PL_ACTION_DROP_OVERRIDE;
 	a.from = 1;
 	a.to = PL_NONE;
@@ -467,9 +446,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run(suite());
 }

@@ -65,6 +65,16 @@ static inline void sim_free(sim *s)
 	free(s);
 }
 
+/* One decision for `self` on a fresh view of t (default scorer), outside
+ * any simulation. */
+static inline int sim_decide(tl *t, pl_fleet_config cfg, uint32_t self, pl_action *out, uint32_t cap,
+			     pl_plan_info *info)
+{
+	pl_view *v = tl_view(t, 0);
+	cfg.self = self;
+	return pl_fleet_decide(v, &cfg, out, cap, info, NULL);
+}
+
 /* After members were added to s->t: they never moved. */
 static inline void sim_grow(sim *s, uint32_t old_nm)
 {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region_bound.h"
 #include "testutil.h"
 
 #define RU_MAX_ACTIONS 4096u
@@ -70,18 +71,15 @@ static inline int ru_plan(pl_view *v, const pl_region_config *cfg, ru_tick *tk)
 	return tk->rc;
 }
 
+/* Replicas (peers) and leaders (primaries) on member m. */
 static inline uint32_t ru_reps(const pl_view *v, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t.replicas;
+	return tl_member_tally(v, m).replicas;
 }
 
 static inline uint32_t ru_prims(const pl_view *v, uint32_t m)
 {
-	pl_tally t;
-	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
-	return t.leaders;
+	return tl_member_tally(v, m).leaders;
 }
 
 static inline pl_shard_state ru_state(const pl_view *v, uint32_t k)
@@ -135,10 +133,7 @@ static inline int ru_live(const tl *t, uint32_t m)
 
 static inline uint32_t ru_live_peers(const tl *t, const pl_shard_state *s)
 {
-	uint32_t n = 0;
-	for (uint32_t j = 0; j < s->replica_count; j++)
-		n += ru_live(t, s->replicas[j]);
-	return n;
+	return region_live_peers(t->m, s);
 }
 
 static inline uint32_t ru_n_live(const tl *t)

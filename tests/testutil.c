@@ -253,6 +253,18 @@ tl *tl_shuffled(const tl *src, uint64_t *rng)
 	return t;
 }
 
+void tl_add_replicas(tl *t, uint32_t k, uint32_t n, uint64_t *rng)
+{
+	pl_shard *sh = &t->k[k];
+	while (sh->replica_count < n) {
+		uint32_t c = tl_below(rng, t->nm), dup = 0;
+		for (uint32_t r = 0; r < sh->replica_count; r++)
+			dup |= sh->replicas[r] == c;
+		if (!dup)
+			sh->replicas[sh->replica_count++] = c;
+	}
+}
+
 tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones)
 {
 	tl *t = tl_new();
@@ -278,14 +290,44 @@ tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards
 		pl_shard *sh = &t->k[k];
 		sh->replicas[0] = lead;
 		sh->replica_count = 1;
-		while (sh->replica_count < rf) {
-			uint32_t c = tl_below(rng, members), dup = 0;
-			for (uint32_t r = 0; r < sh->replica_count; r++)
-				dup |= sh->replicas[r] == c;
-			if (!dup)
-				sh->replicas[sh->replica_count++] = c;
-		}
+		tl_add_replicas(t, k, rf, rng);
 		sh->leader = lead;
 	}
 	return t;
+}
+
+pl_tally tl_member_tally(const pl_view *v, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_member_tally(v, m, &t), 0);
+	return t;
+}
+
+pl_tally tl_stream_tally(const pl_view *v, uint32_t s, uint32_t m)
+{
+	pl_tally t;
+	ck_assert_int_eq(pl_view_stream_tally(v, s, m, &t), 0);
+	return t;
+}
+
+pl_action tl_action(uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream, uint32_t from, uint32_t to)
+{
+	pl_action a;
+	memset(&a, 0, sizeof a);
+	a.kind = kind;
+	a.reason = reason;
+	a.shard = shard;
+	a.stream = stream;
+	a.from = from;
+	a.to = to;
+	return a;
+}
+
+int tl_run(Suite *s)
+{
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

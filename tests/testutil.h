@@ -9,6 +9,7 @@
 #ifndef PL_TESTUTIL_H
 #define PL_TESTUTIL_H
 
+#include <check.h>
 #include <stdint.h>
 
 #include "placement.h"
@@ -62,8 +63,24 @@ uint64_t tl_seed(uint64_t fallback);
 /* Property iterations: PL_TEST_ITERS from the environment, else `fallback`. */
 uint32_t tl_iters(uint32_t fallback);
 
+/* Add members drawn with tl_below(rng, t->nm) to shard k's replicas,
+ * skipping any it holds, until it has n (n <= t->nm). */
+void tl_add_replicas(tl *t, uint32_t k, uint32_t n, uint64_t *rng);
+
 /* A random layout: members (some zones), streams, shards with leaders and
  * replication factor rf (<= members), skewed or not. */
 tl *tl_random(uint64_t *rng, uint32_t members, uint32_t streams, uint32_t shards, uint32_t rf, int zones);
+
+/* A view's tallies of a member in total, and in one stream; the test fails
+ * if the view refuses. */
+pl_tally tl_member_tally(const pl_view *v, uint32_t m);
+pl_tally tl_stream_tally(const pl_view *v, uint32_t s, uint32_t m);
+
+/* An action with every other field zero. */
+pl_action tl_action(uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream, uint32_t from, uint32_t to);
+
+/* Run a suite with CK_NORMAL output: EXIT_SUCCESS when no test failed,
+ * else EXIT_FAILURE. Every suite's main() returns it. */
+int tl_run(Suite *s);
 
 #endif

@@ -90,7 +90,7 @@ static double run_build(fworld *w)
 {
 	uint64_t t0 = bench_now();
 	pl_view *v = view(w);
-	double ms = (double)(bench_now() - t0) / 1e6;
+	double ms = bench_ms_since(t0);
 	pl_view_counts c;
 	pl_view_stats(v, &c);
 	bench_keep(c.shards);
@@ -104,7 +104,7 @@ static double run_homes(fworld *w)
 	uint64_t t0 = bench_now(), acc = 0;
 	for (uint32_t k = 0; k < w->nk; k++)
 		acc += (uint64_t)pl_view_home(v, k);
-	double ms = (double)(bench_now() - t0) / 1e6;
+	double ms = bench_ms_since(t0);
 	bench_keep(acc);
 	return ms;
 }
@@ -120,7 +120,7 @@ static double run_decide(fworld *w)
 	cfg.self = 0;
 	static pl_action a[256]; /* clean-up drops of redundant overrides, then the move */
 	decided = pl_fleet_decide(v, &cfg, a, 256, &last_info, NULL);
-	return (double)(bench_now() - t0) / 1e6;
+	return bench_ms_since(t0);
 }
 
 /* A second decision on the same view: the ring homes are already there. */
@@ -134,7 +134,7 @@ static double run_decide_again(fworld *w)
 	cfg.self = 0;
 	uint64_t t0 = bench_now();
 	decided = pl_fleet_decide(v, &cfg, a, 256, NULL, NULL);
-	return (double)(bench_now() - t0) / 1e6;
+	return bench_ms_since(t0);
 }
 
 static void one_size(uint32_t nm, uint32_t nk, int reps)
@@ -187,18 +187,16 @@ static void route_bench(void)
 	pl_view *v = view(&w);
 	uint32_t *own = malloc(w.nk * sizeof *own);
 	pl_fleet_owners(v, own, w.nk, NULL);
-	double look = 1e30;
-	for (int rep = 0; rep < 3; rep++) {
-		uint64_t acc = 0, t0 = bench_now();
+	double look;
+	uint64_t acc = 0;
+	BENCH_BEST_OF(look, 3, w.nk, {
 		for (uint32_t i = 0; i < w.nk; i++) {
 			pl_route_owner o;
 			pl_route_lookup(v, w.keys[i], strlen(w.keys[i]), 0, &o, NULL);
 			acc += o.owner;
 		}
-		double ns = (double)(bench_now() - t0) / w.nk;
-		look = ns < look ? ns : look;
-		bench_keep(acc);
-	}
+	});
+	bench_keep(acc);
 	printf("\n== routing: ns per call, best of 5\n");
 	printf("  pl_route_decide      %8.2f ns  (%.1fx a read of the request's fields, %.2f ns)\n", best,
 	       best / base, base);

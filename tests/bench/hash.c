@@ -81,18 +81,6 @@ static void drop(world *w)
 	free(w->mem);
 }
 
-/* Best of three runs, ns per pair. */
-#define BEST_OF(var, pairs, body)                                           \
-	do {                                                                \
-		var = 1e30;                                                 \
-		for (int rep_ = 0; rep_ < 3; rep_++) {                      \
-			uint64_t t0_ = bench_now();                         \
-			body;                                               \
-			double ns_ = (double)(bench_now() - t0_) / (double)(pairs); \
-			var = ns_ < var ? ns_ : var;                        \
-		}                                                           \
-	} while (0)
-
 void bench_hash(void)
 {
 	static const uint32_t sizes[] = {4, 64, 1024};
@@ -108,7 +96,7 @@ void bench_hash(void)
 		double lib, sum, fnvs, xxhs, jmp;
 		uint64_t acc = 0;
 		double pairs = (double)nm * nk;
-		BEST_OF(lib, pairs, {
+		BENCH_BEST_OF(lib, 3, pairs, {
 			for (uint32_t k = 0; k < nk; k++)
 				acc += (uint64_t)pl_view_home(w.v, k);
 		});
@@ -116,7 +104,7 @@ void bench_hash(void)
 		uint64_t *h = malloc(nm * sizeof *h);
 		for (uint32_t i = 0; i < nm; i++)
 			h[i] = pl_hash(w.ids[i], strlen(w.ids[i]));
-		BEST_OF(sum, pairs, {
+		BENCH_BEST_OF(sum, 3, pairs, {
 			for (uint32_t k = 0; k < nk; k++) {
 				uint64_t t = k;
 				for (uint32_t i = 0; i < nm; i++)
@@ -132,7 +120,7 @@ void bench_hash(void)
 		for (uint32_t i = 0; i < nm; i++)
 			idlen[i] = strlen(w.ids[i]);
 		char buf[64];
-		BEST_OF(fnvs, (double)nm * sk, {
+		BENCH_BEST_OF(fnvs, 3, (double)nm * sk, {
 			for (uint32_t k = 0; k < sk; k++) {
 				size_t kl = strlen(w.keys[k]);
 				memcpy(buf, w.keys[k], kl);
@@ -150,7 +138,7 @@ void bench_hash(void)
 				acc += bi;
 			}
 		});
-		BEST_OF(xxhs, (double)nm * sk, {
+		BENCH_BEST_OF(xxhs, 3, (double)nm * sk, {
 			for (uint32_t k = 0; k < sk; k++) {
 				size_t kl = strlen(w.keys[k]);
 				memcpy(buf, w.keys[k], kl);
@@ -169,7 +157,7 @@ void bench_hash(void)
 			}
 		});
 		free(idlen);
-		BEST_OF(jmp, nk, {
+		BENCH_BEST_OF(jmp, 3, nk, {
 			for (uint32_t k = 0; k < nk; k++)
 				acc += (uint64_t)jump(XXH3_64bits(w.keys[k], strlen(w.keys[k])), (int32_t)nm);
 		});

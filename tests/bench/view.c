@@ -61,12 +61,12 @@ void bench_view(void)
 				acc += k[i].replicas[r];
 			acc += k[i].leader + k[i].stream;
 		}
-		double ms = (double)(bench_now() - t0) / 1e6;
+		double ms = bench_ms_since(t0);
 		best_base = ms < best_base ? ms : best_base;
 		pl_view *v;
 		t0 = bench_now();
 		int rc = pl_view_init(&v, mem, size, &snap, NULL, NULL);
-		ms = (double)(bench_now() - t0) / 1e6;
+		ms = bench_ms_since(t0);
 		if (rc) {
 			printf("view init failed: %s\n", pl_strerror(rc));
 			return;

@@ -17,101 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "placement.h"
-
-typedef struct in {
-	const uint8_t *p;
-	size_t n;
-} in;
-
-static uint32_t take(in *s, uint32_t bound)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 2 && s->n; i++) {
-		v = (v << 8) | *s->p++;
-		s->n--;
-	}
-	return bound ? v % bound : v;
-}
-
-static uint32_t index_or_none(in *s, uint32_t n)
-{
-	uint32_t v = take(s, n + 2);
-	return v == n + 1 ? PL_NONE : v; /* sometimes n itself: out of range */
-}
-
-static char pool[1 << 14];
-static size_t pool_used;
-
-static pl_bytes text(in *s, int may_be_empty)
-{
-	static const char alphabet[] = "ab0/\0z";
-	uint32_t len = take(s, 5) + (may_be_empty ? 0 : 0);
-	if (pool_used + len > sizeof pool)
-		len = 0;
-	char *p = pool + pool_used;
-	for (uint32_t i = 0; i < len; i++)
-		p[i] = alphabet[take(s, sizeof alphabet - 1)];
-	pool_used += len;
-	pl_bytes b = {len ? p : NULL, len};
-	if (take(s, 64) == 0)
-		b.ptr = NULL; /* NULL with a length */
-	return b;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	in s = {data, len};
-	pl_member m[12];
-	pl_stream st[4];
-	pl_shard k[40];
-	pl_override o[6];
-	memset(m, 0, sizeof m);
-	memset(k, 0, sizeof k);
-	memset(o, 0, sizeof o);
-	pool_used = 0;
-	uint32_t nm = take(&s, 12), ns = take(&s, 5), nk = take(&s, 41), no = take(&s, 7);
-	if (ns > 4)
-		ns = 4;
-	if (nk > 40)
-		nk = 40;
-	if (no > 6)
-		no = 6;
-	for (uint32_t i = 0; i < nm; i++) {
-		m[i].id = text(&s, 0);
-		m[i].zone = text(&s, 1);
-		m[i].weight = take(&s, 0) % 9 == 8 ? PL_MAX_WEIGHT + 1 : take(&s, 5);
-		m[i].max_shards = take(&s, 6);
-		m[i].flags = take(&s, 0) & 0x1f;
-		m[i].joined_at = take(&s, 0);
-		m[i].load = take(&s, 0);
-		m[i].map_version = take(&s, 4);
-	}
-	for (uint32_t i = 0; i < ns; i++)
-		st[i].id = text(&s, 0);
-	for (uint32_t i = 0; i < nk; i++) {
-		k[i].key = text(&s, 0);
-		k[i].stream = index_or_none(&s, ns);
-		k[i].replica_count = take(&s, 10) == 9 ? PL_MAX_REPLICAS + 1 : take(&s, 4);
-		for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
-			k[i].replicas[r] = take(&s, nm + 1);
-		k[i].leader = take(&s, 3) ? (k[i].replica_count ? k[i].replicas[0] : PL_NONE) : index_or_none(&s, nm);
-		k[i].moving_to = take(&s, 4) ? PL_NONE : index_or_none(&s, nm);
-		k[i].flags = take(&s, 0) & 0x7;
-		k[i].epoch = take(&s, 4);
-		k[i].load = take(&s, 0);
-	}
-	for (uint32_t i = 0; i < no; i++) {
-		o[i].shard = take(&s, nk + 1);
-		o[i].member = take(&s, nm + 1);
-		o[i].origin = take(&s, 3);
-		o[i].since = take(&s, 0);
-	}
-	pl_snapshot snap = {m, st, k, o, nm, ns, nk, no};
-	if (take(&s, 50) == 0)
-		snap.shards = NULL;
+	fuzz_snapshot f;
+	pl_snapshot snap = read_snapshot(&s, &f);
 
 	pl_view *v = NULL;
 	size_t size = pl_view_size(&snap);

@@ -19,22 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "placement.h"
-
-typedef struct in {
-	const uint8_t *p;
-	size_t n;
-} in;
-
-static uint32_t take(in *s, uint32_t bound)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 2 && s->n; i++) {
-		v = (v << 8) | *s->p++;
-		s->n--;
-	}
-	return bound ? v % bound : v;
-}
 
 #define MAXM 9
 #define MAXK 40
@@ -71,8 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(k, 0, sizeof k);
 	uint32_t nm = take(&s, MAXM + 1), nk = take(&s, MAXK + 1), no = take(&s, MAXK + 3);
 	for (uint32_t i = 0; i < nm; i++) {
-		int n = snprintf(names[i], sizeof names[i], "m%u", take(&s, 12));
-		m[i].id = (pl_bytes){names[i], (uint64_t)n};
+		m[i].id = read_member_id(&s, names[i]);
 		m[i].flags = take(&s, 16);
 		m[i].load = take(&s, 0);
 		m[i].weight = take(&s, 4) == 0 ? 2 : 1;
@@ -83,12 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k[i].stream = k[i].leader = k[i].moving_to = PL_NONE;
 		k[i].load = take(&s, 0);
 	}
-	for (uint32_t i = 0; i < no; i++) {
-		o[i].shard = take(&s, nk + 1);
-		o[i].member = take(&s, nm + 1);
-		o[i].origin = take(&s, 3);
-		o[i].since = take(&s, 0);
-	}
+	read_overrides(&s, o, no, nk, nm);
 	pl_snapshot snap = {m, NULL, k, o, nm, 0, nk, no};
 	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
 	opt.scorer = take(&s, 2) ? PL_SCORER_XXH3 : PL_SCORER_LEGACY_FNV1A;

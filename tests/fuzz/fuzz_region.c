@@ -24,63 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../region_bound.h"
+#include "fuzz_input.h"
 #include "placement.h"
-
-typedef struct in {
-	const uint8_t *p;
-	size_t n;
-} in;
-
-static uint32_t take(in *s, uint32_t bound)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 2 && s->n; i++) {
-		v = (v << 8) | *s->p++;
-		s->n--;
-	}
-	return bound ? v % bound : v;
-}
 
 #define MAXM 9
 #define MAXK 32
 
 static char names[MAXM][8], zones[4][4], keys[MAXK][8];
-
-static uint32_t live_peers(const pl_member *m, const pl_shard_state *st)
-{
-	uint32_t n = 0;
-	for (uint32_t j = 0; j < st->replica_count; j++)
-		n += !(m[st->replicas[j]].flags & PL_MEMBER_DOWN);
-	return n;
-}
-
-/* The bound of placement/region.h for the view's current state. */
-static uint64_t bound(const pl_view *v, const pl_snapshot *snap, const pl_region_config *cfg)
-{
-	uint64_t N = snap->n_shards, n = 0, A0 = 0, T = 0, D0 = 0;
-	for (uint32_t i = 0; i < snap->n_members; i++)
-		n += !(snap->members[i].flags & PL_MEMBER_DOWN);
-	uint64_t R = cfg->replication_factor < n ? cfg->replication_factor : n;
-	for (uint32_t k = 0; k < snap->n_shards; k++) {
-		pl_shard_state st;
-		pl_view_shard_state(v, k, &st);
-		uint32_t lp = live_peers(snap->members, &st);
-		T += lp;
-		if (!(snap->shards[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT)) && lp < R)
-			A0 += R - lp;
-	}
-	uint64_t F = n ? T / n : 0;
-	for (uint32_t i = 0; i < snap->n_members; i++) {
-		pl_tally t;
-		pl_view_member_tally(v, i, &t);
-		if (!(snap->members[i].flags & PL_MEMBER_DOWN) && t.replicas < F)
-			D0 += F - t.replicas;
-	}
-	uint64_t M = D0 + (A0 ? A0 + n - 1 : 0), B = 2 * N + 2 * A0 + 2 * M;
-	if (cfg->load_balance)
-		B += N * N + (N + M) * (2 * N + 1);
-	return B;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -95,8 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int z = 0; z < 4; z++)
 		snprintf(zones[z], sizeof zones[z], "z%d", z);
 	for (uint32_t i = 0; i < nm; i++) {
-		int n = snprintf(names[i], sizeof names[i], "m%u", take(&s, 12));
-		m[i].id = (pl_bytes){names[i], (uint64_t)n};
+		m[i].id = read_member_id(&s, names[i]);
 		uint32_t z = take(&s, 5);
 		if (z < 4)
 			m[i].zone = (pl_bytes){zones[z], 2};
@@ -143,13 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)pl_region_check_add_peer(v, take(&s, nk + 1), take(&s, nm + 1), take(&s, 5), NULL);
 	pl_view_counts vc;
 	pl_view_stats(v, &vc);
-	uint64_t B = valid_cfg ? bound(v, &snap, &cfg) : 0;
+	uint64_t B = valid_cfg ? region_bound(v, &snap, &cfg) : 0;
 	uint32_t R = cfg.replication_factor < vc.live ? cfg.replication_factor : vc.live;
 	uint8_t had[MAXK];
 	for (uint32_t i = 0; i < nk; i++) {
 		pl_shard_state st;
 		pl_view_shard_state(v, i, &st);
-		had[i] = live_peers(m, &st) >= R;
+		had[i] = region_live_peers(m, &st) >= R;
 	}
 	for (uint64_t calls = 0;; calls++) {
 		pl_action a[64];
@@ -180,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			pl_shard_state x;
 			pl_view_shard_state(c, a[j].shard, &x);
-			uint32_t lp = live_peers(m, &x);
+			uint32_t lp = region_live_peers(m, &x);
 			if (had[a[j].shard] && lp < R)
 				abort();
 			had[a[j].shard] |= lp >= R;
