@@ -86,6 +86,16 @@
  * within its share after sum(max(0, owned - share)) count moves (spread off)
  * and emits nothing after: no flapping.
  *
+ * A known limit, inherited from the seed's rules. After a lag episode a
+ * member can hold shards only through lag overrides whose ring homes sit at
+ * their share: count balance never moves a lag-overridden shard (so a count
+ * move never undoes a lag move), and return home only brings a shard back
+ * within its home's share, so such a member can stay one or more above its
+ * share while another stays below it (seen: 9/8/8/8/8/8/7/8 after a lag on
+ * 8 members). The lag overrides go home as their homes gain room; the caller
+ * can also drop them (pl_view_apply() with DROP_OVERRIDE) once the lag is
+ * over.
+ *
  * Requirements on the caller. Every member must use the same config, apart
  * from self, now and last_move, on the same snapshot; apply the actions to
  * the override document (pl_fleet_doc_format() writes a view's overrides);
