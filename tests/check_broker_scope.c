@@ -1,8 +1,21 @@
 /* check_broker_scope.c - what both rebalancing passes share (broker_scope.c):
  * how sources and destinations rank and break ties (projected totals in the
- * stream pass), which candidate move wins, and weighted bounds. */
+ * stream pass), which candidate move wins, weighted bounds, and, through
+ * broker_int.h, the destination list of the stream pass and the spread
+ * fallback's rule. */
 #include "broker_util.h"
-#include "internal.h"
+#include "broker_int.h"
+
+/* A call's state as far as the helpers tested here read it: the view and
+ * the configuration (no per-member limits, nothing in flight). */
+static pl__bk bk_start(pl_view *v, const pl_broker_config *cfg)
+{
+	pl__bk b;
+	memset(&b, 0, sizeof b);
+	b.v = v;
+	b.cfg = cfg;
+	return b;
+}
 
 /* ---- ranking --------------------------------------------------------------- */
 
@@ -134,6 +147,87 @@ START_TEST(weighted_members_get_proportional_bounds)
 }
 END_TEST
 
+/* ---- scopes through broker_int.h ------------------------------------------- */
+
+/* The destination list of the stream pass keeps, best first, the best
+ * destination with room of each zone, for at most `max` zones (that pass
+ * asks for PL_MAX_REPLICAS: a shard's other replicas span at most 7 zones,
+ * so one of the 8 is allowed and its search is exact). */
+START_TEST(the_zone_list_keeps_the_best_destination_with_room_of_each_zone)
+{
+	tl *t = tl_new();
+	static const char *const zones[] = {"z1", "z1", "z2", "z2", "z3", "z3"};
+	bu_members(t, 6, zones);
+	/* 18 leaders (RF 1) on 6: floor and ceiling 3; b0 is the one source. */
+	static const uint32_t c[] = {12, 0, 1, 2, 2, 1};
+	bu_stream(t, "a", c, 6, 1);
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	pl__bk b = bk_start(v, &cfg);
+	pl__scope sc;
+	pl__bk_scope_cluster(&b, &sc);
+	ck_assert(sc.over && sc.under);
+	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__dlist l = {0, PL_MAX_REPLICAS, 1, {0}, {0}};
+	pl__bk_dests(&b, &sc, &l, &w);
+	/* z1: b1 (3 under); z2: b2 (2) before b3 (1); z3: b5 (2) before b4 (1);
+	 * b2 and b5 tie on keys and totals: the smaller id first. */
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert_uint_eq(l.m[0], 1);
+	ck_assert_uint_eq(l.key[0], 3);
+	ck_assert_uint_eq(l.m[1], 2);
+	ck_assert_uint_eq(l.m[2], 5);
+	ck_assert_int_eq(w.caps, 0);
+	/* Room for two zones: the best two. */
+	pl__dlist two = {0, 2, 1, {0}, {0}};
+	pl__bk_dests(&b, &sc, &two, &w);
+	ck_assert_uint_eq(two.n, 2);
+	ck_assert_uint_eq(two.m[0], 1);
+	ck_assert_uint_eq(two.m[1], 2);
+	/* b2 full: the next of its zone takes its place, and the cap is noted. */
+	t->m[2].max_shards = 1;
+	v = tl_view(t, 0);
+	b = bk_start(v, &cfg);
+	pl__bk_scope_cluster(&b, &sc);
+	l.n = 0;
+	pl__bk_dests(&b, &sc, &l, &w);
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert_uint_eq(l.m[0], 1);
+	ck_assert_uint_eq(l.m[1], 5);
+	ck_assert_uint_eq(l.m[2], 3);
+	ck_assert_int_eq(w.caps, 1);
+	tl_free(t);
+}
+END_TEST
+
+/* The spread fallback pairs a source with a destination only when the move
+ * lowers the sum of count^2 / weight: (2 c_a - 1) w_d > (2 c_d + 1) w_a. With
+ * equal weights, when a leads at least two more; the first search pairs any. */
+START_TEST(the_spread_fallback_pairs_lower_the_sum_of_squares_per_weight)
+{
+	tl *t = tl_new();
+	bu_members(t, 5, NULL);
+	t->m[3].weight = t->m[4].weight = 2;
+	static const uint32_t c[] = {5, 3, 4, 4, 5};
+	bu_stream(t, "a", c, 5, 1);
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	pl__bk b = bk_start(v, &cfg);
+	pl__scope sc;
+	pl__bk_scope_cluster(&b, &sc);
+	sc.level = 2;
+	ck_assert(pl__bk_pair_ok(v, &sc, 0, 0, 1, 0));  /* 5 -> 3 */
+	ck_assert(!pl__bk_pair_ok(v, &sc, 0, 0, 2, 0)); /* 5 -> 4 */
+	ck_assert(!pl__bk_pair_ok(v, &sc, 1, 0, 0, 0)); /* 3 -> 5 */
+	ck_assert(pl__bk_pair_ok(v, &sc, 0, 0, 3, 0));  /* 5 -> 4 on weight 2 */
+	ck_assert(!pl__bk_pair_ok(v, &sc, 4, 0, 1, 0)); /* 5 on weight 2 -> 3 */
+	sc.level = 0;
+	ck_assert(pl__bk_pair_ok(v, &sc, 0, 0, 2, 0));
+	ck_assert(pl__bk_pair_ok(v, &sc, 4, 0, 1, 0));
+	tl_free(t);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -145,6 +239,8 @@ Suite *suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("scopes");
 	tcase_add_test(c, weighted_members_get_proportional_bounds);
+	tcase_add_test(c, the_zone_list_keeps_the_best_destination_with_room_of_each_zone);
+	tcase_add_test(c, the_spread_fallback_pairs_lower_the_sum_of_squares_per_weight);
 	suite_add_tcase(s, c);
 	return s;
 }
