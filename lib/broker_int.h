@@ -1,6 +1,7 @@
 /*
  * broker_int.h - what the broker policy's sources share (broker.c,
- * broker_place.c, broker_balance.c). See placement/broker.h for the rules.
+ * broker_place.c, broker_scope.c, broker_balance.c). See placement/broker.h
+ * for the rules.
  */
 #ifndef PLACEMENT_BROKER_INT_H
 #define PLACEMENT_BROKER_INT_H
@@ -83,6 +84,117 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 
 /* The placing pass: new shards, failovers, drains, in key order. */
 void pl__bk_place(pl__bk *b);
+
+/* ---- scopes, ranking and offers (broker_scope.c) ------------------------ */
+
+/* How a search of a scope ended. */
+#define PL__BK_MOVED 0
+#define PL__BK_FULL 1
+#define PL__BK_WAIT 2
+#define PL__BK_BLOCK_CAPS 3
+#define PL__BK_BLOCK_ZONES 4
+#define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
+
+/* A scope: one stream's leaders (s = the stream) or all leaders (PL_NONE). */
+typedef struct pl__scope {
+	uint32_t s;
+	uint32_t L;        /* leaders counted on eligible members */
+	uint32_t fl, ce;   /* the bounds, when weights are equal */
+	int over, under;   /* some member over its ceiling, under its floor */
+	uint32_t hot;      /* how far its furthest member is over its ceiling */
+	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread */
+} pl__scope;
+
+/* A mark on a member, kept in the scratch's high bits beside the projection
+ * (which fits far below them: it is at most the shards). */
+#define PL__BK_MARK (INT64_C(1) << 40)
+
+/* A rank-sorted list of destinations with room. With per_zone, it keeps the
+ * best member of each of the best `max` zones; without, the best `max`. */
+typedef struct pl__dlist {
+	uint32_t n, max, per_zone;
+	uint32_t m[PL_BROKER_SEARCH], key[PL_BROKER_SEARCH];
+} pl__dlist;
+
+/* Why a search found nothing. */
+typedef struct pl__seen {
+	int limit, flight, zones, caps;
+	uint32_t limit_member;
+} pl__seen;
+
+/* A candidate move, and the best so far. */
+typedef struct pl__best {
+	int have;
+	uint32_t k, a, d, ka, kd, follower;
+	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
+} pl__best;
+
+/* Member m's leaders in the scope. */
+static inline uint32_t pl__bk_count(const pl_view *v, const pl__scope *sc, uint32_t m)
+{
+	return sc->s == PL_NONE ? v->m_leaders[m] : pl__cell_get(v, sc->s, m);
+}
+
+/* Member m's floor and ceiling in the scope. */
+static inline void pl__bk_bounds(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *fl, uint32_t *ce)
+{
+	if (!v->weighted) {
+		*fl = sc->fl;
+		*ce = sc->ce;
+		return;
+	}
+	pl__bounds(v, sc->L, m, fl, ce);
+}
+
+/* Room for a replica it does not hold yet. */
+static inline int pl__bk_room_new(const pl_view *v, uint32_t m)
+{
+	uint32_t cap = v->snap.members[m].max_shards;
+	return cap == 0 || v->m_replicas[m] < cap;
+}
+
+static inline void pl__bk_seen_limit(pl__seen *w, uint32_t m)
+{
+	if (!w->limit)
+		w->limit_member = m;
+	w->limit = 1;
+}
+
+/* Leaders of stream s on eligible members. */
+uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s);
+
+/* Fill a stream's scope, or the cluster's. */
+void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc);
+void pl__bk_scope_cluster(const pl__bk *b, pl__scope *sc);
+
+/* Is eligible member m a source (a destination) of the scope at its level?
+ * *key says how far over (under) it is. */
+int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
+int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
+/* May source a (key ka) hand a shard to destination d (key kd) at this level? */
+int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd);
+
+/* The projected totals the stream pass breaks ties on, into v->m_scratch. */
+void pl__bk_project(const pl__bk *b);
+
+/* Does source a (key ka) rank before b (key kb)? destination a before b? */
+int pl__bk_source_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b);
+int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b);
+
+/* Fill the destination list of a scope (l->n, max, per_zone set); note
+ * limits and caps in w. */
+void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w);
+
+/* Offer the move of shard k from a (key ka) to d (key kd; follower: d holds
+ * a replica) to the best so far, x. */
+void pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
+		  uint32_t follower, uint32_t k);
+
+/* Write and apply the best move: PL__BK_MOVED, or PL__BK_FULL. */
+int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
+
+/* What a search that found no move ends with (noting waits in b). */
+int pl__bk_outcome(pl__bk *b, const pl__seen *w);
 
 /* ---- rebalancing (broker_balance.c) -------------------------------------- */
 

@@ -1,6 +1,6 @@
 /*
  * broker_util.h - layouts and checks shared by the broker suites
- * (check_broker.c, check_broker_place.c, check_broker_balance.c).
+ * (check_broker*.c).
  * Header-only: every function is static inline, so a suite that does not use
  * one does not warn.
  */
@@ -43,6 +43,22 @@ static inline uint32_t bu_new_stream(tl *t, const char *name, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		tl_shard(t, tl_str(t, "%s/%02u", name, i), s, PL_NONE, 0);
 	return s;
+}
+
+/* The seed's benchmark layout: three members, RF 3, four streams and a
+ * cache; perf-quorum's 12 shards led 1/1/10, totals 21/21/19. Its index is
+ * put in *quorum. */
+static inline tl *bu_benchmark(uint32_t *quorum)
+{
+	tl *t = tl_new();
+	bu_members(t, 3, NULL);
+	static const uint32_t q[] = {1, 1, 10}, o[] = {5, 5, 2}, e[] = {5, 5, 2}, m[] = {4, 4, 4}, c[] = {6, 6, 1};
+	*quorum = bu_stream(t, "perf-quorum", q, 3, 3);
+	bu_stream(t, "orders", o, 3, 3);
+	bu_stream(t, "events", e, 3, 3);
+	bu_stream(t, "metrics", m, 3, 3);
+	bu_stream(t, "cache", c, 3, 3);
+	return t;
 }
 
 static inline pl_broker_config bu_cfg(void)

@@ -2,8 +2,9 @@
 """red_region.py - mutation (red) runs for the region policy.
 
 Each entry breaks one rule of placement/region.h in a scratch copy of the
-tree (build/red/tree; the working tree is never touched), rebuilds the two
-region suites and checks that every test named for the rule fails.
+tree (build/red/tree; the working tree is never touched), rebuilds the region
+suites the entries name (tests/check_region*.c) and checks that every test
+named for the rule fails.
 
     python3 tests/red_region.py          all mutations
     python3 tests/red_region.py 3 17     only those (by index)
@@ -15,7 +16,7 @@ WORK = os.path.join(SRC, 'build', 'red', 'tree')
 M = [
  ("effective RF = min(RF, live)", "lib/region.c",
   "return cfg->replication_factor < v->n_live ? cfg->replication_factor : v->n_live;",
-  "return cfg->replication_factor;", ["check_region:one_member_owns_every_region", "check_region:effective_rf_is_capped_by_live_members"]),
+  "return cfg->replication_factor;", ["check_region_grow:one_member_owns_every_region", "check_region:effective_rf_is_capped_by_live_members"]),
  ("check: stale epoch refused", "lib/region.c",
   "if (expected_epoch != k->epoch)", "if (0)", ["check_region:check_add_peer_refuses_each_case"]),
  ("check: rollup refused", "lib/region.c",
@@ -26,32 +27,32 @@ M = [
   "if (pl__holds(&v->st[k], m))\n\t\treturn PL_E_PEER_DUPLICATE;", "", ["check_region:check_add_peer_refuses_each_case"]),
  ("regions not idempotent / in debt never placed", "lib/region_impl.h",
   "return !(v->snap.shards[k].flags & (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT));", "return 1;",
-  ["check_region:rollup_and_debt_regions_are_never_placed", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_grow:rollup_and_debt_regions_are_never_placed", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("member behind its map is not ready", "lib/region_impl.h",
   "return v->snap.members[m].map_version >= v->snap.shards[k].epoch;", "return 1;",
-  ["check_region:member_behind_is_skipped_for_the_next", "check_region_balance:newest_peer_must_be_ready", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_grow:member_behind_is_skipped_for_the_next", "check_region_balance:newest_peer_must_be_ready", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("zones spread first", "lib/region.c",
-  "if (a->zone_new != b->zone_new)", "if (0)", ["check_region:grow_prefers_new_zone_then_fewest_replicas"]),
+  "if (a->zone_new != b->zone_new)", "if (0)", ["check_region_grow:grow_prefers_new_zone_then_fewest_replicas"]),
  ("fewest replicas next", "lib/region.c",
-  "if (a->count != b->count)", "if (0)", ["check_region:grow_sees_earlier_adds_in_the_same_call"]),
+  "if (a->count != b->count)", "if (0)", ["check_region_grow:grow_sees_earlier_adds_in_the_same_call"]),
  ("each step sees earlier actions (apply deferred to the end of the call)", "lib/region.c",
   "int rc = pl__view_apply(c->v, a);", "int rc = 0; ((pl_view *)c->v)->st[a->shard].touched = 1;",
-  ["check_region:grow_sees_earlier_adds_in_the_same_call", "check_region_balance:one_to_two_peers_then_primaries", "check_region_balance:three_to_four_moves_then_primaries"]),
+  ["check_region_grow:grow_sees_earlier_adds_in_the_same_call", "check_region_balance:one_to_two_peers_then_primaries", "check_region_balance:three_to_four_moves_then_primaries"]),
  ("stalls are reported", "lib/region.c",
   "	if (reason == PL_REGION_STALL_PROPOSALS_OFF) {\n		if (c->first_held == PL_NONE)", "	return;\n	if (reason == PL_REGION_STALL_PROPOSALS_OFF) {\n		if (c->first_held == PL_NONE)",
-  ["check_region:member_behind_is_skipped_for_the_next", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_grow:member_behind_is_skipped_for_the_next", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("add-peer proposals switch", "lib/region.c",
-  "else if (!c->cfg->add_peer_proposals)", "else if (0)", ["check_region:proposals_off_emits_no_add", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  "else if (!c->cfg->add_peer_proposals)", "else if (0)", ["check_region_grow:proposals_off_emits_no_add", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("held-back regions hold step 2 up", "lib/region.c",
-  "c->pending += stall == PL_REGION_STALL_PROPOSALS_OFF;", "", ["check_region:proposals_off_emits_no_add"]),
+  "c->pending += stall == PL_REGION_STALL_PROPOSALS_OFF;", "", ["check_region_grow:proposals_off_emits_no_add"]),
  ("claim a primary for regions without one", "lib/region.c",
   "if (lp > 0 && (st->leader == PL_NONE || !pl__live(v, st->leader))) {", "if (0) {",
-  ["check_region:one_member_owns_every_region", "check_region:claims_and_sources", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_grow:one_member_owns_every_region", "check_region_grow:claims_and_sources", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("no copy from nowhere (all peers down)", "lib/region.c",
   "if (st->nrep > 0 && lp == 0)\n\t\t\tstall = PL_REGION_STALL_NO_SOURCE;\n\t\telse ", "",
-  ["check_region:claims_and_sources", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_grow:claims_and_sources", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("stage first on copies", "lib/region.c",
-  "a->flags = PL_ACTION_STAGE_FIRST;", "a->flags = 0;", ["check_region:one_member_owns_every_region", "check_region_balance:one_to_two_peers_then_primaries"]),
+  "a->flags = PL_ACTION_STAGE_FIRST;", "a->flags = 0;", ["check_region_grow:one_member_owns_every_region", "check_region_balance:one_to_two_peers_then_primaries"]),
  ("max_actions cap", "lib/region.c",
   "if (c->written >= c->cfg->max_actions || c->written >= c->cap) {", "if (c->written >= c->cap) {", ["check_region:caps_stop_and_the_view_holds_exactly_the_written"]),
  ("nothing written on error", "lib/region.c",
@@ -59,25 +60,25 @@ M = [
   "	if (info)\n		info->written = 0;\n	rc = check_config(cfg, diag);\n	if (rc)\n		return rc;\n	if (v->nk > 0 && v->n_elig == 0)",
   ["check_region:plan_refuses_bad_config"]),
  ("idle moves keep zones", "lib/region_balance.c",
-  "continue; /* the region would lose p's zone */", "(void)0;", ["check_region_balance:idle_moves_keep_zones", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  "continue; /* the region would lose p's zone */", "(void)0;", ["check_region_balance:idle_moves_keep_zones", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("idle member: newest first", "lib/region_balance.c",
   "if (best == PL_NONE || pl__region_newer(v, m, best))\n\t\t\tbest = m;\n\t}\n\treturn best;\n}\n\nvoid pl__region_step_idle",
   "if (best == PL_NONE || pl__region_newer(v, best, m))\n\t\t\tbest = m;\n\t}\n\treturn best;\n}\n\nvoid pl__region_step_idle",
   ["check_region_balance:idle_newest_first_and_zone_gain"]),
  ("idle giver must be above the fair share (no swap thrash)", "lib/region_balance.c",
   "if (!pl__live(v, p) || v->m_replicas[p] <= F)", "if (!pl__live(v, p) || v->m_replicas[p] < F)",
-  ["check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("idle: fair share rounded down", "lib/region_balance.c",
   "uint32_t F = (uint32_t)(total / v->n_live);", "uint32_t F = (uint32_t)((total + v->n_live - 1) / v->n_live);",
   ["check_region_balance:one_to_two_with_rf_one_moves_regions"]),
  ("primaries: strictly fewer (count guard)", "lib/region_balance.c",
   "if (n == PL_NONE || n == p || v->m_leaders[n] >= v->m_leaders[p])\n\t\t\t\tcontinue;\n\t\t\tif (newest_better",
   "if (n == PL_NONE || n == p)\n\t\t\t\tcontinue;\n\t\t\tif (newest_better",
-  ["check_region_balance:one_to_two_peers_then_primaries", "check_region_balance:three_to_four_moves_then_primaries", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_balance:one_to_two_peers_then_primaries", "check_region_balance:three_to_four_moves_then_primaries", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("primaries: equal counts do not move", "lib/region_balance.c",
   "if (n == PL_NONE || n == p || v->m_leaders[n] >= v->m_leaders[p])\n\t\t\t\tcontinue;\n\t\t\tif (newest_better",
   "if (n == PL_NONE || n == p || v->m_leaders[n] > v->m_leaders[p])\n\t\t\t\tcontinue;\n\t\t\tif (newest_better",
-  ["check_region_balance:three_to_four_moves_then_primaries", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_balance:three_to_four_moves_then_primaries", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("primaries: the member leading the most gives first", "lib/region_balance.c",
   "	if (v->m_leaders[p] != v->m_leaders[bp])\n		return v->m_leaders[p] > v->m_leaders[bp];\n	return v->m_leaders[n] < v->m_leaders[bn];",
   "	(void)p; (void)n; (void)bp; (void)bn;\n	return 0;",
@@ -85,16 +86,16 @@ M = [
  ("load: unmeasured never wins", "lib/region_balance.c",
   "if (x == p || !pl__region_may_receive(v, x) || !pl__region_ready(v, x, k) ||\n\t\t\t    !pl__region_measured(v, x))",
   "if (x == p || !pl__region_may_receive(v, x) || !pl__region_ready(v, x, k))",
-  ["check_region_balance:unmeasured_peer_never_takes_a_primary", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region_balance:unmeasured_peer_never_takes_a_primary", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("load: count rule", "lib/region_balance.c",
-  "if (lx + 2 > lp || !clearly_less", "if (!clearly_less", ["check_region_balance:unmeasured_peer_never_takes_a_primary", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  "if (lx + 2 > lp || !clearly_less", "if (!clearly_less", ["check_region_balance:unmeasured_peer_never_takes_a_primary", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
  ("load: runs after step 3", "lib/region.c",
   "	if (!c.stopped)\n		pl__region_step_newest(&c);\n	if (!c.stopped && cfg->load_balance)\n		pl__region_step_load(&c);",
   "	if (!c.stopped && cfg->load_balance)\n		pl__region_step_load(&c);\n	if (!c.stopped)\n		pl__region_step_newest(&c);",
   ["check_region_balance:load_never_takes_what_newest_peer_wants"]),
  ("canonical order (rank, not index) breaks ties", "lib/region_impl.h",
   "return ja != jb ? ja > jb : v->m_rank[a] < v->m_rank[b];", "return ja != jb ? ja > jb : a < b;",
-  ["check_region_balance:shuffled_input_gives_the_same_actions"]),
+  ["check_region_prop:shuffled_input_gives_the_same_actions"]),
  ("load: equal loads go to the peer leading fewer primaries", "lib/region_balance.c",
   "(lx < v->m_leaders[q] || (lx == v->m_leaders[q] && v->m_rank[x] < v->m_rank[q]))",
   "(lx > v->m_leaders[q] || (lx == v->m_leaders[q] && v->m_rank[x] < v->m_rank[q]))",
@@ -102,8 +103,10 @@ M = [
  ("down members never receive (live peers never drop)", "lib/region_impl.h",
   "return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING | PL_MEMBER_LAGGING));",
   "return !(v->snap.members[m].flags & (PL_MEMBER_DRAINING | PL_MEMBER_LAGGING));",
-  ["check_region:check_add_peer_refuses_each_case", "check_region_balance:random_clusters_quiesce_within_the_bound"]),
+  ["check_region:check_add_peer_refuses_each_case", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
 ]
+# Every suite an entry names, built for every mutation.
+TARGETS = " ".join(sorted({"build/tests/" + t.split(':')[0] for e in M for t in e[4]}))
 def run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, shell=True, capture_output=True, text=True)
 only = sys.argv[1:]
@@ -119,7 +122,7 @@ for i, (name, path, old, new, tests) in enumerate(M):
     if s.count(old) != 1:
         print(f"[{i}] {name}: PATTERN NOT FOUND ONCE ({s.count(old)})"); bad += 1; continue
     open(f, 'w').write(s.replace(old, new))
-    r = run("make -j2 CFLAGS=\"-Wno-unused-parameter -Wno-unused-variable -Wno-unused-function -Wno-unused-but-set-variable\" build/tests/check_region build/tests/check_region_balance", WORK)
+    r = run("make -j2 CFLAGS=\"-Wno-unused-parameter -Wno-unused-variable -Wno-unused-function -Wno-unused-but-set-variable\" " + TARGETS, WORK)
     if r.returncode:
         print(f"[{i}] {name}: BUILD FAILED\n{r.stderr[-800:]}"); bad += 1; continue
     res = []

@@ -1,0 +1,393 @@
+/*
+ * broker_scope.c - what the two rebalancing passes (broker_balance.c) share:
+ * a scope and its bounds, who is a source or a destination and how they
+ * rank, the destination lists, and the choice and emission of a move.
+ *
+ * How it works. A scope (pl__scope) is one stream's leaders or all leaders,
+ * counted on the eligible members, each of which has a floor and a ceiling
+ * (pl__bounds()). Keys say how far a member is over (a source) or under (a
+ * destination), at the level of the search: the first search, or the wide or
+ * the spread fallback. Equal keys rank by leaders per weight (in the stream
+ * pass the projected totals of pl__bk_project(), kept in v->m_scratch), then
+ * by the smaller id. A pass fills a destination list (pl__bk_dests()), walks
+ * the shards of its sources and offers each candidate move to pl__bk_offer(),
+ * which keeps the best; pl__bk_emit_best() writes it and keeps the
+ * projection current. Every function here is a bounded walk: over the
+ * eligible members, one stream's cells, or (the projection) every stream's
+ * cells once; why the moves end is told in broker_balance.c.
+ */
+#include "broker_int.h"
+
+/* ---- scopes and their bounds ---------------------------------------------- */
+
+static void set_equal_bounds(const pl_view *v, pl__scope *sc)
+{
+	sc->fl = sc->ce = 0;
+	if (v->n_elig > 0)
+		pl__bounds(v, sc->L, v->elig[0], &sc->fl, &sc->ce);
+}
+
+uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s)
+{
+	const pl__cell *c = v->cells + v->s_cell_first[s];
+	uint32_t L = 0;
+	for (uint32_t i = 0; i < v->s_cell_count[s]; i++)
+		if (pl__eligible(v, c[i].member))
+			L += c[i].leaders;
+	return L;
+}
+
+void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	const pl__cell *c = v->cells + v->s_cell_first[s];
+	uint32_t n = v->s_cell_count[s], ne = 0;
+	sc->s = s;
+	sc->L = 0;
+	sc->over = sc->under = sc->level = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (pl__eligible(v, c[i].member)) {
+			sc->L += c[i].leaders;
+			ne++;
+		}
+	set_equal_bounds(v, sc);
+	sc->hot = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t m = c[i].member, fl, ce;
+		if (!pl__eligible(v, m))
+			continue;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		if (c[i].leaders > ce && c[i].leaders - ce > sc->hot)
+			sc->hot = c[i].leaders - ce;
+		sc->over |= c[i].leaders > ce;
+		sc->under |= c[i].leaders < fl;
+	}
+	if (sc->under || ne == v->n_elig)
+		return;
+	/* Some eligible member leads none of the stream: under when its floor
+	 * is above zero. */
+	if (!v->weighted) {
+		sc->under = sc->fl > 0;
+		return;
+	}
+	if ((uint64_t)sc->L * b->w_max < v->weight_elig)
+		return; /* every floor is zero */
+	for (uint32_t e = 0; e < v->n_elig && !sc->under; e++) {
+		uint32_t m = v->elig[e], fl, ce;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		sc->under = fl > 0 && pl__cell_get(v, s, m) == 0;
+	}
+}
+
+void pl__bk_scope_cluster(const pl__bk *b, pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	sc->s = PL_NONE;
+	sc->L = 0;
+	sc->hot = 0;
+	sc->over = sc->under = sc->level = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		sc->L += v->m_leaders[v->elig[e]];
+	set_equal_bounds(v, sc);
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], fl, ce;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		sc->over |= v->m_leaders[m] > ce;
+		sc->under |= v->m_leaders[m] < fl;
+	}
+}
+
+/* ---- sources and destinations --------------------------------------------- */
+
+/* Keys of the fallbacks: past this, a member is over its ceiling (source) or
+ * under its floor (destination). */
+#define WIDE (UINT32_C(1) << 30)
+
+/* Is eligible member m a source of the scope? Its key: how far over. The
+ * wide fallback adds the members above their floor, the spread fallback
+ * keeps only those over their ceiling. */
+int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
+{
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 1) {
+		*key = c > ce ? WIDE + (c - ce) : c > fl ? c - fl : 0;
+		return c > fl;
+	}
+	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
+	*key = c > bound ? c - bound : 0;
+	return c > bound;
+}
+
+/* Is eligible member m a destination of the scope? Its key: how far under;
+ * in the wide fallback the members below their ceiling too; in the spread
+ * fallback every member, fewest leaders of the scope first. */
+int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
+{
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 1) {
+		*key = c < fl ? WIDE + (fl - c) : c < ce ? ce - c : 0;
+		return c < ce;
+	}
+	if (sc->level == 2) {
+		*key = WIDE - (c < WIDE ? c : WIDE - 1);
+		return 1;
+	}
+	uint32_t bound = sc->under ? fl : ce;
+	*key = c < bound ? bound - c : 0;
+	return c < bound;
+}
+
+/* May source a (key ka) hand a shard to destination d (key kd)? Always in
+ * the first search. In the wide fallback when a is over its ceiling or d
+ * under its floor: the move lowers the distance. In the spread fallback
+ * (a is over its ceiling) when the move lowers the sum over members of
+ * count^2 / weight, (2 c_a - 1) w_d > (2 c_d + 1) w_a: with equal weights,
+ * when a leads at least two more than d. */
+int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd)
+{
+	if (sc->level == 0)
+		return 1;
+	if (sc->level == 1)
+		return ka >= WIDE || kd >= WIDE;
+	uint64_t ca = pl__bk_count(v, sc, a), cd = pl__bk_count(v, sc, d);
+	return (2 * ca - 1) * v->m_weight[d] > (2 * cd + 1) * v->m_weight[a];
+}
+
+/* ---- ranking -------------------------------------------------------------- */
+
+/* The stream pass breaks ties on projected totals: a member's leaders in
+ * total, less what it leads over its ceilings, plus what it lacks under its
+ * floors, over every stream; that is where its total is headed once the
+ * moves the streams must make are made, so a tie goes where the totals
+ * will need it. Kept in v->m_scratch for the call (pl__bk_project(), and
+ * reproject() after each stream move). */
+static int64_t part(const pl_view *v, uint32_t s, uint32_t L, uint32_t m)
+{
+	uint32_t c = pl__cell_get(v, s, m), fl, ce;
+	pl__bounds(v, L, m, &fl, &ce);
+	return (c < fl ? (int64_t)(fl - c) : 0) - (c > ce ? (int64_t)(c - ce) : 0);
+}
+
+void pl__bk_project(const pl__bk *b)
+{
+	const pl_view *v = b->v;
+	int64_t *p = v->m_scratch, every = 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		p[m] = v->m_leaders[m];
+	/* A stream's floors count for its members that lead none of it too;
+	 * with equal weights that is one sum for everybody, corrected on the
+	 * cells. With weights each member's floor differs: summed member by
+	 * member, within a work bound past which those floors are left out
+	 * (it only breaks ties). */
+	uint64_t work = 4 * ((uint64_t)v->nk + v->nm);
+	for (uint32_t s = 0; s < v->ns; s++) {
+		uint32_t L = pl__bk_stream_leaders(v, s), fl, ce;
+		if (L == 0)
+			continue;
+		pl__bounds(v, L, v->elig[0], &fl, &ce);
+		int spread = 0;
+		if (!v->weighted) {
+			every += fl;
+			spread = fl > 0;
+		} else if ((uint64_t)L * b->w_max >= v->weight_elig && work >= v->n_elig) {
+			work -= v->n_elig;
+			spread = 1;
+			for (uint32_t e = 0; e < v->n_elig; e++) {
+				uint32_t m = v->elig[e];
+				pl__bounds(v, L, m, &fl, &ce);
+				p[m] += fl;
+			}
+		}
+		const pl__cell *c = v->cells + v->s_cell_first[s];
+		for (uint32_t i = 0; i < v->s_cell_count[s]; i++) {
+			uint32_t m = c[i].member, n = c[i].leaders;
+			if (!pl__eligible(v, m))
+				continue;
+			if (v->weighted)
+				pl__bounds(v, L, m, &fl, &ce);
+			p[m] += (n < fl ? (int64_t)(fl - n) : 0) - (n > ce ? (int64_t)(n - ce) : 0) -
+				(spread ? (int64_t)fl : 0);
+		}
+	}
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		p[v->elig[e]] += every;
+}
+
+/* Before a stream move of scope sc from a to d: take their parts out; after
+ * it, put them back in (the totals change with the move itself). */
+static void reproject(const pl__bk *b, const pl__scope *sc, uint32_t a, uint32_t d, int64_t sign)
+{
+	const pl_view *v = b->v;
+	v->m_scratch[a] += sign * part(v, sc->s, sc->L, a);
+	v->m_scratch[d] += sign * part(v, sc->s, sc->L, d);
+}
+
+/* Ranks: furthest over (under) first; then the most (fewest) leaders per
+ * weight, projected in the stream pass, in total in the cluster pass; then
+ * the smaller id. */
+static int tie(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t b)
+{
+	int c = 0;
+	if (sc->s != PL_NONE) {
+		int64_t pa = v->m_scratch[a] & (PL__BK_MARK - 1), pb = v->m_scratch[b] & (PL__BK_MARK - 1);
+		c = pl__bk_cmp_w(v, (uint64_t)pa, a, (uint64_t)pb, b);
+	}
+	else
+		c = pl__bk_cmp_w(v, v->m_leaders[a], a, v->m_leaders[b], b);
+	return c;
+}
+
+int pl__bk_source_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b)
+{
+	if (ka != kb)
+		return ka > kb;
+	int c = tie(v, sc, a, b);
+	if (c)
+		return c > 0;
+	return v->m_rank[a] < v->m_rank[b];
+}
+
+int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b)
+{
+	if (ka != kb)
+		return ka > kb;
+	int c = tie(v, sc, a, b);
+	if (c)
+		return c < 0;
+	return v->m_rank[a] < v->m_rank[b];
+}
+
+/* ---- destinations, offers, the move --------------------------------------- */
+
+/* Add destination m (its key) to l in rank order, within its limits. */
+static void dlist_add(const pl_view *v, const pl__scope *sc, pl__dlist *l, uint32_t m, uint32_t key)
+{
+	if (l->per_zone)
+		for (uint32_t i = 0; i < l->n; i++) {
+			if (v->m_zone[l->m[i]] != v->m_zone[m])
+				continue;
+			if (!pl__bk_dest_before(v, sc, key, m, l->key[i], l->m[i]))
+				return;
+			memmove(l->m + i, l->m + i + 1, (l->n - i - 1) * sizeof *l->m);
+			memmove(l->key + i, l->key + i + 1, (l->n - i - 1) * sizeof *l->key);
+			l->n--;
+			break;
+		}
+	if (l->n == l->max) {
+		if (!pl__bk_dest_before(v, sc, key, m, l->key[l->n - 1], l->m[l->n - 1]))
+			return;
+		l->n--;
+	}
+	uint32_t i = l->n;
+	while (i > 0 && pl__bk_dest_before(v, sc, key, m, l->key[i - 1], l->m[i - 1])) {
+		l->m[i] = l->m[i - 1];
+		l->key[i] = l->key[i - 1];
+		i--;
+	}
+	l->m[i] = m;
+	l->key[i] = key;
+	l->n++;
+}
+
+/* Fill the destination list of a scope; note limits and caps. */
+void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w)
+{
+	const pl_view *v = b->v;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], key;
+		if (!pl__bk_dest_key(v, sc, m, &key))
+			continue;
+		if (!pl__bk_in_ok(b, m)) {
+			pl__bk_seen_limit(w, m);
+			continue;
+		}
+		if (!pl__bk_room_new(v, m)) {
+			w->caps = 1;
+			continue;
+		}
+		dlist_add(v, sc, l, m, key);
+	}
+}
+
+static int64_t gain(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
+{
+	pl__draw x = pl__view_draw(v, v->k_hash[k], d), y = pl__view_draw(v, v->k_hash[k], a);
+	if (v->weighted)
+		return x.draw - y.draw;
+	return (int64_t)(x.score >> 1) - (int64_t)(y.score >> 1);
+}
+
+/* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
+ * before a copy, the larger rise in rendezvous draw, key order. */
+void pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
+		  uint32_t follower, uint32_t k)
+{
+	int64_t g = gain(v, k, a, d);
+	if (x->have) {
+		if (a != x->a) {
+			if (!pl__bk_source_before(v, sc, ka, a, x->ka, x->a))
+				return;
+		} else if (d != x->d) {
+			if (!pl__bk_dest_before(v, sc, kd, d, x->kd, x->d))
+				return;
+		} else if (follower != x->follower) {
+			if (follower < x->follower)
+				return;
+		} else if (g < x->gain || (g == x->gain && v->k_rank[k] > v->k_rank[x->k])) {
+			return;
+		}
+	}
+	x->have = 1;
+	x->a = a;
+	x->ka = ka;
+	x->d = d;
+	x->kd = kd;
+	x->follower = follower;
+	x->k = k;
+	x->gain = g;
+}
+
+int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x)
+{
+	const pl_view *v = b->v;
+	pl_action a;
+	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
+			x->k, v->snap.shards[x->k].stream, x->a, x->d);
+	a.flags = x->follower ? 0 : PL_ACTION_STAGE_FIRST;
+	a.scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
+	a.from_count = pl__bk_count(v, sc, x->a);
+	a.to_count = pl__bk_count(v, sc, x->d);
+	pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+	if (sc->s == PL_NONE)
+		a.share = a.ceiling;
+	a.total = sc->L;
+	if (sc->s == PL_NONE)
+		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
+	reproject(b, sc, x->a, x->d, -1);
+	int rc = pl__bk_emit_move(b, &a);
+	if (rc == 0) {
+		v->m_scratch[x->a]--;
+		v->m_scratch[x->d]++;
+	}
+	reproject(b, sc, x->a, x->d, 1);
+	return rc ? PL__BK_FULL : PL__BK_MOVED;
+}
+
+int pl__bk_outcome(pl__bk *b, const pl__seen *w)
+{
+	if (w->limit) {
+		pl__bk_wait_limit(b, w->limit_member);
+		return PL__BK_WAIT;
+	}
+	if (w->flight) {
+		b->want_flight = 1;
+		return PL__BK_WAIT;
+	}
+	if (w->zones)
+		return PL__BK_BLOCK_ZONES;
+	if (w->caps)
+		return PL__BK_BLOCK_CAPS;
+	return PL__BK_SETTLED;
+}
