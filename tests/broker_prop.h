@@ -4,7 +4,7 @@
  * action against a mirror of the layout kept here (not the library's
  * tallies): potentials, zones, caps, limits, moving shards. Also the lower
  * bound on the moves a layout needs (a min-cost flow). Header-only (static
- * inline), shared by check_broker_balance.c and check_broker.c.
+ * inline), used by the properties of check_broker_balance.c.
  */
 #ifndef PL_BROKER_PROP_H
 #define PL_BROKER_PROP_H

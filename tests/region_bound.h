@@ -1,8 +1,9 @@
 /*
  * region_bound.h - B, the bound of placement/region.h on the actions
  * repeated region calls emit (B + 1 calls reach one that emits nothing),
- * for a view's current state, read through the public API only. The region suites (check_region_balance.c) and the region fuzz
- * harness check repeated calls against it, so they share this one copy.
+ * for a view's current state, read through the public API only. The region
+ * property suite (check_region_prop.c) and the region fuzz harness check
+ * repeated calls against it, so they share this one copy.
  * Header-only and free of Check, so the fuzz harness can include it.
  */
 #ifndef PL_REGION_BOUND_H
