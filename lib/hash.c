@@ -226,31 +226,55 @@ uint32_t pl__view_top1(const pl_view *v, uint64_t kh)
 		 * smaller id on a tie. */
 		const uint64_t *h = v->elig_hash; /* member hashes ^ PL__MIX_M */
 		uint64_t a = kh ^ PL__MIX_K;
-		/* Two trackers, even and odd places, so the compare-and-keep
-		 * chain is half as long; merged keeping the earlier place on a
-		 * tie, which is the smaller id. */
-		uint64_t b0 = pl__fold_mul(a, h[0]), b1 = n > 1 ? pl__fold_mul(a, h[1]) : 0;
-		uint32_t i0 = 0, i1 = 1, i = 2;
-		for (; i + 1 < n; i += 2) {
-			uint64_t s0 = pl__fold_mul(a, h[i]), s1 = pl__fold_mul(a, h[i + 1]);
-			if (s0 > b0) {
-				b0 = s0;
-				i0 = i;
+		/* With four or more members, four trackers (one per place modulo
+		 * 4) keep four products in flight; each keeps the earlier place
+		 * on a tie and so does the merge, which is the smaller id. */
+		uint32_t i0 = 0, i = 1;
+		uint64_t b0 = pl__fold_mul(a, h[0]);
+		if (n >= 4) {
+			uint64_t b1 = pl__fold_mul(a, h[1]), b2 = pl__fold_mul(a, h[2]), b3 = pl__fold_mul(a, h[3]);
+			uint32_t i1 = 1, i2 = 2, i3 = 3;
+			for (i = 4; i + 4 <= n; i += 4) {
+				uint64_t s0 = pl__fold_mul(a, h[i]), s1 = pl__fold_mul(a, h[i + 1]);
+				uint64_t s2 = pl__fold_mul(a, h[i + 2]), s3 = pl__fold_mul(a, h[i + 3]);
+				if (s0 > b0) {
+					b0 = s0;
+					i0 = i;
+				}
+				if (s1 > b1) {
+					b1 = s1;
+					i1 = i + 1;
+				}
+				if (s2 > b2) {
+					b2 = s2;
+					i2 = i + 2;
+				}
+				if (s3 > b3) {
+					b3 = s3;
+					i3 = i + 3;
+				}
 			}
-			if (s1 > b1) {
-				b1 = s1;
-				i1 = i + 1;
+			if (b1 > b0 || (b1 == b0 && i1 < i0)) {
+				b0 = b1;
+				i0 = i1;
+			}
+			if (b2 > b0 || (b2 == b0 && i2 < i0)) {
+				b0 = b2;
+				i0 = i2;
+			}
+			if (b3 > b0 || (b3 == b0 && i3 < i0)) {
+				b0 = b3;
+				i0 = i3;
 			}
 		}
-		if (i < n) {
+		/* The rest in place order: a later place wins only by more. */
+		for (; i < n; i++) {
 			uint64_t s0 = pl__fold_mul(a, h[i]);
 			if (s0 > b0) {
 				b0 = s0;
 				i0 = i;
 			}
 		}
-		if (n > 1 && (b1 > b0 || (b1 == b0 && i1 < i0)))
-			i0 = i1;
 		return v->elig[i0];
 	}
 	return pl__view_best(v, kh, v->elig, n);

@@ -308,6 +308,37 @@ START_TEST(shuffle_gives_same_tallies)
 }
 END_TEST
 
+/* The top-1 loop (several trackers, merged) against a plain loop, with
+ * member hashes made equal on purpose so scores tie: the smaller id wins. */
+START_TEST(top1_matches_plain_loop_with_ties)
+{
+	uint64_t rng = tl_seed(0x70b1u);
+	for (uint32_t n = 1; n <= 23; n++) {
+		tl *t = tl_new();
+		for (uint32_t i = 0; i < n; i++)
+			tl_member(t, tl_str(t, "m%02u", i), NULL);
+		pl_view *v = tl_view(t, 0);
+		for (int trial = 0; trial < 200; trial++) {
+			/* a few distinct hash values, so equal scores are common */
+			uint64_t vals[3] = {tl_rand(&rng), tl_rand(&rng), tl_rand(&rng)};
+			for (uint32_t e = 0; e < v->n_elig; e++)
+				v->elig_hash[e] = vals[tl_below(&rng, trial % 3 + 1)];
+			uint64_t kh = tl_rand(&rng), best = 0;
+			uint32_t want = PL_NONE;
+			for (uint32_t e = 0; e < v->n_elig; e++) {
+				uint64_t sc = pl__fold_mul(kh ^ PL__MIX_K, v->elig_hash[e]);
+				if (want == PL_NONE || sc > best) {
+					best = sc;
+					want = v->elig[e];
+				}
+			}
+			ck_assert_msg(pl__view_top1(v, kh) == want, "n %u trial %d", n, trial);
+		}
+		tl_free(t);
+	}
+}
+END_TEST
+
 START_TEST(legacy_view_matches_legacy_score)
 {
 	tl *t = tl_new();
@@ -429,6 +460,7 @@ static Suite *suite(void)
 	tcase_add_test(c, find_and_canonical_order);
 	tcase_add_test(c, top_spreads_zones_first);
 	tcase_add_test(c, legacy_view_matches_legacy_score);
+	tcase_add_test(c, top1_matches_plain_loop_with_ties);
 	suite_add_tcase(s, c);
 	c = tcase_create("arguments");
 	tcase_add_test(c, init_refuses_bad_memory_and_options);
