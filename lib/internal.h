@@ -32,13 +32,6 @@
 
 /* ---- canonical orders (order.c) ---------------------------------------- */
 
-/* A sort entry: a 64-bit key and the element's index. */
-typedef struct pl__ent {
-	uint64_t k;
-	uint32_t i;
-	uint32_t tag; /* a payload carried along (see pl__sort_bytes) */
-} pl__ent;
-
 /* Where to find the i-th byte range: base + i * stride + offset; and,
  * when tag_offset is not PL__NO_TAG, a uint32 payload at base + i * stride
  * + tag_offset to carry through the sort. */
@@ -73,14 +66,9 @@ int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
 uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
 			uint32_t *dup_other);
 
-/* Stable LSD radix sort of a[0..n) by k; tmp has n entries. Result in a. */
-void pl__radix_sort(pl__ent *a, pl__ent *tmp, uint32_t n);
-
 /* LSD radix sort of plain 64-bit keys; tmp has n entries. Result in a. */
 void pl__radix_sort_u64(uint64_t *a, uint64_t *tmp, uint32_t n);
 
-/* In-place heap sort of u32 values ascending. */
-void pl__sort_u32(uint32_t *a, uint32_t n);
 
 
 /* ---- scoring (hash.c) --------------------------------------------------- */

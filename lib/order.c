@@ -32,39 +32,6 @@ int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen)
 	return (alen > blen) - (alen < blen);
 }
 
-void pl__radix_sort(pl__ent *a, pl__ent *tmp, uint32_t n)
-{
-	uint32_t count[8][256];
-	if (n < 2)
-		return;
-	memset(count, 0, sizeof count);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k = a[i].k;
-		for (int d = 0; d < 8; d++)
-			count[d][(k >> (8 * d)) & 0xff]++;
-	}
-	pl__ent *src = a, *dst = tmp;
-	for (int d = 0; d < 8; d++) {
-		uint32_t *c = count[d];
-		/* A digit every key shares orders nothing: skip the pass. */
-		if (c[(src[0].k >> (8 * d)) & 0xff] == n)
-			continue;
-		uint32_t sum = 0;
-		for (int b = 0; b < 256; b++) {
-			uint32_t t = c[b];
-			c[b] = sum;
-			sum += t;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			dst[c[(src[i].k >> (8 * d)) & 0xff]++] = src[i];
-		pl__ent *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != a)
-		memcpy(a, src, (size_t)n * sizeof *a);
-}
-
 /* A byte-sort entry: 15 bytes of the key from the current level's offset,
  * big-endian, then one byte with the bytes remaining (capped at 16). */
 typedef struct kent {
@@ -218,48 +185,6 @@ uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_
 	if (dup_other)
 		*dup_other = d.other;
 	return d.index;
-}
-
-static void sift_down(uint32_t *a, uint32_t root, uint32_t n)
-{
-	for (;;) {
-		uint32_t c = 2 * root + 1;
-		if (c >= n)
-			return;
-		if (c + 1 < n && a[c + 1] > a[c])
-			c++;
-		if (a[root] >= a[c])
-			return;
-		uint32_t t = a[root];
-		a[root] = a[c];
-		a[c] = t;
-		root = c;
-	}
-}
-
-void pl__sort_u32(uint32_t *a, uint32_t n)
-{
-	if (n < 2)
-		return;
-	if (n <= 16) {
-		for (uint32_t i = 1; i < n; i++) {
-			uint32_t e = a[i], j = i;
-			while (j > 0 && a[j - 1] > e) {
-				a[j] = a[j - 1];
-				j--;
-			}
-			a[j] = e;
-		}
-		return;
-	}
-	for (uint32_t i = n / 2; i-- > 0;)
-		sift_down(a, i, n);
-	for (uint32_t end = n - 1; end > 0; end--) {
-		uint32_t t = a[0];
-		a[0] = a[end];
-		a[end] = t;
-		sift_down(a, 0, end);
-	}
 }
 
 void pl__radix_sort_u64(uint64_t *a, uint64_t *tmp, uint32_t n)

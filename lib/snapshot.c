@@ -154,15 +154,17 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			return pl__fail(d, rc, PL_ELEM_OVERRIDE, i, PL_NONE);
 	}
 	if (s->n_overrides > 1) {
-		pl__ent *a = scratch, *tmp = a + s->n_overrides;
+		/* (shard, index) as one integer: equal shards end up adjacent,
+		 * in index order. */
+		uint64_t *a = scratch, *tmp = a + s->n_overrides;
 		for (uint32_t i = 0; i < s->n_overrides; i++)
-			a[i] = (pl__ent){s->overrides[i].shard, i, 0};
-		pl__radix_sort(a, tmp, s->n_overrides);
+			a[i] = (uint64_t)s->overrides[i].shard << 32 | i;
+		pl__radix_sort_u64(a, tmp, s->n_overrides);
 		uint32_t best = PL_NONE, best_other = PL_NONE;
 		for (uint32_t j = 1; j < s->n_overrides; j++)
-			if (a[j].k == a[j - 1].k && a[j].i < best) {
-				best = a[j].i;
-				best_other = a[j - 1].i;
+			if (a[j] >> 32 == a[j - 1] >> 32 && (uint32_t)a[j] < best) {
+				best = (uint32_t)a[j];
+				best_other = (uint32_t)a[j - 1];
 			}
 		if (best != PL_NONE)
 			return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, best, best_other);
@@ -187,7 +189,6 @@ int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_
 	uint32_t nk = s->n_shards > PL_MAX_SHARDS ? 0 : s->n_shards;
 	uint32_t *m_order = work, *s_order = m_order + nm, *k_order = s_order + ns;
 	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
-	(void)nk;
 	void *scratch = (char *)work + ((orders + 7) & ~(size_t)7);
 	return pl__validate(s, m_order, s_order, k_order, NULL, scratch, d);
 }

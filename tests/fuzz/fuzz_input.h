@@ -49,12 +49,12 @@ static inline uint32_t index_or_none(in *s, uint32_t n)
 static char pool[1 << 14];
 static size_t pool_used;
 
-/* Up to 4 bytes from a small alphabet (with a NUL and a '/'), sometimes a
- * NULL pointer with a length. */
-static inline pl_bytes text(in *s, int may_be_empty)
+/* Up to 4 bytes from a small alphabet (with a NUL and a '/'), sometimes
+ * empty (so ids reach PL_E_EMPTY_ID), sometimes a NULL pointer with a length. */
+static inline pl_bytes text(in *s)
 {
 	static const char alphabet[] = "ab0/\0z";
-	uint32_t len = take(s, 5) + (may_be_empty ? 0 : 0);
+	uint32_t len = take(s, 5);
 	if (pool_used + len > sizeof pool)
 		len = 0;
 	char *p = pool + pool_used;
@@ -116,8 +116,8 @@ static inline pl_snapshot read_snapshot(in *s, fuzz_snapshot *f)
 	if (no > 6)
 		no = 6;
 	for (uint32_t i = 0; i < nm; i++) {
-		m[i].id = text(s, 0);
-		m[i].zone = text(s, 1);
+		m[i].id = text(s);
+		m[i].zone = text(s);
 		m[i].weight = take(s, 0) % 9 == 8 ? PL_MAX_WEIGHT + 1 : take(s, 5);
 		m[i].max_shards = take(s, 6);
 		m[i].flags = take(s, 0) & 0x1f;
@@ -126,9 +126,9 @@ static inline pl_snapshot read_snapshot(in *s, fuzz_snapshot *f)
 		m[i].map_version = take(s, 4);
 	}
 	for (uint32_t i = 0; i < ns; i++)
-		st[i].id = text(s, 0);
+		st[i].id = text(s);
 	for (uint32_t i = 0; i < nk; i++) {
-		k[i].key = text(s, 0);
+		k[i].key = text(s);
 		k[i].stream = index_or_none(s, ns);
 		k[i].replica_count = take(s, 10) == 9 ? PL_MAX_REPLICAS + 1 : take(s, 4);
 		for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
