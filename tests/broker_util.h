@@ -101,6 +101,15 @@ static inline uint32_t bu_spread(const tl *t, const pl_view *v, uint32_t s)
  * an array of BU_PLAN_CAP actions the suite owns (the next call reuses it);
  * the test fails on an error. */
 #define BU_PLAN_CAP 512
+/* Every stream within one of even, and the totals too: what a balanced
+ * layout looks like wherever caps and zones allow. */
+static inline void bu_expect_even(const tl *t, const pl_view *v)
+{
+	for (uint32_t s = 0; s < t->ns; s++)
+		ck_assert_msg(bu_spread(t, v, s) <= 1, "stream %u spread %u", s, bu_spread(t, v, s));
+	ck_assert_msg(bu_spread(t, v, PL_NONE) <= 1, "totals spread %u", bu_spread(t, v, PL_NONE));
+}
+
 static inline pl_action *bu_plan(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
 {
 	static pl_action out[BU_PLAN_CAP];

@@ -23,9 +23,7 @@ START_TEST(benchmark_layout_ends_4_4_4)
 	ck_assert_uint_eq(ticks, n); /* one move at a time */
 	for (uint32_t m = 0; m < 3; m++)
 		ck_assert_uint_eq(bu_lead(v, q, m), 4);
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_msg(bu_spread(t, v, s) <= 1, "stream %u spread %u", s, bu_spread(t, v, s));
-	ck_assert_uint_le(bu_spread(t, v, PL_NONE), 1);
+	bu_expect_even(t, v);
 	ck_assert_uint_eq(bu_most_moves(a, n, t->nk), 1);
 	/* perf-quorum needs 6 moves alone; orders and events one each. */
 	ck_assert_uint_ge(n, 8);
@@ -95,9 +93,7 @@ START_TEST(new_stream_beside_6_6_0_is_placed_4_4_4_and_never_moves)
 	ck_assert_uint_gt(dn, 0);
 	for (uint32_t i = 0; i < dn; i++)
 		ck_assert_uint_ne(d[i].stream, fresh);
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_uint_le(bu_spread(t, v, s), 1);
-	ck_assert_uint_le(bu_spread(t, v, PL_NONE), 1);
+	bu_expect_even(t, v);
 	for (uint32_t m = 0; m < 3; m++)
 		ck_assert_uint_eq(bu_lead(v, fresh, m), 4);
 	free(d);
@@ -125,9 +121,7 @@ START_TEST(five_skewed_streams_balance_with_no_shard_moving_twice)
 	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
 	bu_print(t, a, n);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_msg(bu_spread(t, v, s) <= 1, "stream %u", s);
-	ck_assert_uint_le(bu_spread(t, v, PL_NONE), 1);
+	bu_expect_even(t, v);
 	ck_assert_uint_eq(bu_most_moves(a, n, t->nk), 1);
 	free(a);
 	tl_free(t);
@@ -152,9 +146,7 @@ START_TEST(joining_member_gets_shards_that_stay)
 	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
 	bu_print(t, a, n);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_uint_le(bu_spread(t, v, s), 1);
-	ck_assert_uint_le(bu_spread(t, v, PL_NONE), 1);
+	bu_expect_even(t, v);
 	ck_assert_uint_eq(bu_most_moves(a, n, t->nk), 1);
 	for (uint32_t i = 0; i < n; i++) {
 		ck_assert_uint_ne(a[i].from, 3); /* nothing given to the joiner leaves it */
@@ -285,9 +277,7 @@ START_TEST(five_members_rf3_balance)
 	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
 	bu_print(t, a, n);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_uint_le(bu_spread(t, v, s), 1);
-	ck_assert_uint_le(bu_spread(t, v, PL_NONE), 1);
+	bu_expect_even(t, v);
 	/* A shard of s2 reaches b0 only through its replica in b0's zone (z1):
 	 * moving it there and on is the one way that keeps three zones. */
 	ck_assert_uint_le(bu_most_moves(a, n, t->nk), 2);
