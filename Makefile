@@ -248,8 +248,16 @@ install-test: deps
 		$$bin check $$f >/dev/null; \
 		LD_LIBRARY_PATH=$(STAGE)/usr/local/lib ./$(BUILD)/staged/placement stats $$f >/dev/null; \
 	done; \
-	echo "== $(BUILD)/staged/placement (the tool built with pkg-config alone)"; \
-	echo "install-test: ok"
+	echo "== $(BUILD)/staged/placement (the tool built with pkg-config alone)"
+	@# libplacement.pc follows the prefix of the build that made it: never stale.
+	@$(MAKE) --no-print-directory $(PC) PREFIX=/opt/pl-test >/dev/null
+	@grep -q '^prefix=/opt/pl-test$$' $(PC) || { echo "install-test: libplacement.pc kept an old prefix"; exit 1; }
+	@$(MAKE) --no-print-directory $(PC) >/dev/null
+	@# uninstall, with the same variables, leaves no file behind.
+	@$(MAKE) --no-print-directory uninstall DESTDIR=$(STAGE) PREFIX=/usr/local >/dev/null
+	@left=$$(find $(STAGE) -type f -o -type l); \
+	if [ -n "$$left" ]; then echo "install-test: uninstall left:"; echo "$$left"; exit 1; fi
+	@echo "install-test: ok"
 
 # ---- fuzzing ----------------------------------------------------------------
 FUZZ_CC ?= clang
