@@ -4,6 +4,9 @@
 #    vsnprintf (pl_action_explain), and assert() in PL_DEBUG builds: no allocator (malloc, calloc, realloc,
 #    free, qsort that may allocate), no clock, no I/O, no libm. A policy call
 #    cannot allocate if nothing in the library can.
+#  - No floating-point arithmetic anywhere in the library's code (x86-64:
+#    no scalar or packed float/double add, multiply, divide, compare or
+#    conversion, no x87), so no decision can depend on it.
 #  - The shared library exports only pl_ functions: the pl__ internals stay
 #    hidden.
 # Usage: tests/symbols.sh BUILD_DIR
@@ -19,6 +22,13 @@ bad=$(printf '%s\n' "$outside" | grep -Ev "$allowed" | grep -v '^$')
 if [ -n "$bad" ]; then
 	echo "FAIL: the library calls outside functions it must not:"; printf '  %s\n' $bad; fail=1
 fi
+if [ "$(uname -m)" = x86_64 ] && command -v objdump >/dev/null 2>&1; then
+	fp=$(objdump -d "$build/libplacement.a" |
+		grep -E '\s(add|sub|mul|div|sqrt|min|max)[sp][sd]\s|cvt[a-z]*2[sp][sd]|cvt[a-z]*[sp][sd]2|u?comis[sd]|\sf(ld|st|add|mul|div)' | head -3)
+	if [ -n "$fp" ]; then
+		echo "FAIL: floating-point instructions in the library:"; printf '%s\n' "$fp"; fail=1
+	fi
+fi
 so=$(ls "$build"/libplacement.so.*.*.* 2>/dev/null | head -1)
 if [ -n "$so" ]; then
 	leaked=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -E '^pl__' | head -5)
@@ -27,5 +37,5 @@ if [ -n "$so" ]; then
 	fi
 	n=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -c '^pl_')
 fi
-[ $fail = 0 ] && echo "symbols: outside calls limited to $(printf '%s ' $outside | tr -s ' '); ${n:-0} pl_ functions exported, no pl__"
+[ $fail = 0 ] && echo "symbols: no floating point; outside calls limited to $(printf '%s ' $outside | tr -s ' '); ${n:-0} pl_ functions exported, no pl__"
 exit $fail
