@@ -7,6 +7,8 @@
 #  - No floating-point arithmetic anywhere in the library's code (x86-64:
 #    no scalar or packed float/double add, multiply, divide, compare or
 #    conversion, no x87), so no decision can depend on it.
+#  - No writable data (no .data or .bss symbol): no global state, so calls
+#    on different views share nothing and are thread-safe.
 #  - The shared library exports only pl_ functions: the pl__ internals stay
 #    hidden.
 # Usage: tests/symbols.sh BUILD_DIR
@@ -29,6 +31,12 @@ if [ "$(uname -m)" = x86_64 ] && command -v objdump >/dev/null 2>&1; then
 		echo "FAIL: floating-point instructions in the library:"; printf '%s\n' "$fp"; fail=1
 	fi
 fi
+if ! nm -u "$build/libplacement.a" | grep -q '__asan_'; then
+	data=$(nm "$build/libplacement.a" | awk 'NF == 3 && $2 ~ /^[BbDdCGgSs]$/ {print $3}' | head -5)
+	if [ -n "$data" ]; then
+		echo "FAIL: writable data (global state) in the library:"; printf '  %s\n' $data; fail=1
+	fi
+fi
 so=$(ls "$build"/libplacement.so.*.*.* 2>/dev/null | head -1)
 if [ -n "$so" ]; then
 	leaked=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -E '^pl__' | head -5)
@@ -37,5 +45,5 @@ if [ -n "$so" ]; then
 	fi
 	n=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -c '^pl_')
 fi
-[ $fail = 0 ] && echo "symbols: no floating point; outside calls limited to $(printf '%s ' $outside | tr -s ' '); ${n:-0} pl_ functions exported, no pl__"
+[ $fail = 0 ] && echo "symbols: no floating point, no writable data; outside calls limited to $(printf '%s ' $outside | tr -s ' '); ${n:-0} pl_ functions exported, no pl__"
 exit $fail
