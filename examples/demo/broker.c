@@ -50,7 +50,7 @@ static void build(world *w)
 				w->nk++;
 			}
 	}
-	w->snap = (pl_snapshot){w->m, w->s, w->k, NULL, NM, NS, w->nk, 0};
+	w->snap = (pl_snapshot){w->m, w->s, w->k, NULL, NULL, NM, NS, w->nk, 0, 0};
 }
 
 static void chart(const pl_view *v, const char *when)

@@ -31,7 +31,7 @@ typedef struct fleet {
 
 static pl_snapshot snap_of(fleet *f)
 {
-	pl_snapshot s = {f->m, NULL, f->k, f->o, f->nm, 0, SHARDS, f->no};
+	pl_snapshot s = {f->m, NULL, f->k, f->o, NULL, f->nm, 0, SHARDS, f->no, 0};
 	return s;
 }
 

@@ -125,7 +125,7 @@ void pt_doc_keep(pt_doc *d, char *p)
 
 pl_snapshot pt_doc_snapshot(const pt_doc *d)
 {
-	pl_snapshot s = {d->members, d->streams, d->shards, d->overrides, d->nm, d->ns, d->nk, d->no};
+	pl_snapshot s = {d->members, d->streams, d->shards, d->overrides, NULL, d->nm, d->ns, d->nk, d->no, 0};
 	return s;
 }
 

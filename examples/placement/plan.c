@@ -90,7 +90,7 @@ static int build_view(pt_run *r, pt_err *e)
 	free(r->mem);
 	r->mem = NULL;
 	r->v = NULL;
-	r->snap = (pl_snapshot){r->members, r->d->streams, r->shards, r->ov, r->nm, r->d->ns, r->d->nk, r->no};
+	r->snap = (pl_snapshot){r->members, r->d->streams, r->shards, r->ov, NULL, r->nm, r->d->ns, r->d->nk, r->no, 0};
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }

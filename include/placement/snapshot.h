@@ -112,16 +112,30 @@ typedef struct pl_override {
 	uint32_t origin; /**< PL_ORIGIN_* */
 } pl_override;
 
+/**
+ * A replica copy in flight: staged on `to`, not yet committed. The view counts
+ * it as finished (`to` holds a replica; `from`, when set, no longer does), and
+ * no policy stages the same shard onto the same member again while it is listed.
+ */
+typedef struct pl_copy {
+	uint32_t shard;    /**< index into shards */
+	uint32_t to;       /**< index into members: where the copy is staged; not already a replica */
+	uint32_t from;     /**< index into members: the replica it replaces on commit, or PL_NONE (a peer added) */
+	uint32_t reserved; /**< must be 0 */
+} pl_copy;
+
 /** Everything one tick knows. Arrays may be NULL only when their count is 0. */
 typedef struct pl_snapshot {
 	const pl_member *members;
 	const pl_stream *streams;
 	const pl_shard *shards;
 	const pl_override *overrides;
+	const pl_copy *copies; /**< replica copies in flight */
 	uint32_t n_members;
 	uint32_t n_streams;
 	uint32_t n_shards;
 	uint32_t n_overrides;
+	uint32_t n_copies;
 } pl_snapshot;
 
 /* pl_diag.kind: which array the bad element is in. */

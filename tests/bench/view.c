@@ -43,7 +43,7 @@ void bench_view(void)
 			k[i].replicas[r] = (a + r * 7) % nm;
 		k[i].leader = a;
 	}
-	pl_snapshot snap = {m, st, k, NULL, nm, ns, nk, 0};
+	pl_snapshot snap = {m, st, k, NULL, NULL, nm, ns, nk, 0, 0};
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size);
 	memset(mem, 0, size); /* fault the pages in before timing */

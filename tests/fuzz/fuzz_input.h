@@ -140,7 +140,7 @@ static inline pl_snapshot read_snapshot(in *s, fuzz_snapshot *f)
 		k[i].load = take(s, 0);
 	}
 	read_overrides(s, o, no, nk, nm);
-	pl_snapshot snap = {m, st, k, o, nm, ns, nk, no};
+	pl_snapshot snap = {m, st, k, o, NULL, nm, ns, nk, no, 0};
 	if (take(s, 50) == 0)
 		snap.shards = NULL;
 	return snap;
