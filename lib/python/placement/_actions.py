@@ -1,0 +1,204 @@
+"""Actions and plans as values, by id, with the library's own names."""
+
+import ctypes
+from collections.abc import Sequence
+
+from . import _ffi
+from ._errors import check
+
+_NONE = _ffi.PL_NONE
+_OVERRIDE_KINDS = ("set-override", "drop-override")
+
+
+class Action:
+    """One action a policy asks the caller to carry out, and why.
+
+    Attributes:
+        kind: the action kind's name (pl_action_kind_name), e.g. "move-leader".
+        reason: the reason's name (pl_reason_name), e.g. "stream-skew".
+        shard: the shard's key.
+        stream: the shard's stream id, or None.
+        from_member: the id of the member giving up the leader, replica or
+            ownership, or None.
+        to_member: the id of the member receiving it, or None.
+        stage_first: True when it copies data: stage on to_member, then commit.
+        origin: override actions: "lag" or "count"; None for other kinds.
+        scope: where the counts were counted ("stream", "cluster", "owned",
+            "replicas", "primaries", "peers", "none").
+        tier, from_count, to_count, floor, ceiling, share, total, at, load:
+            the numbers that decided it (see placement/plan.h).
+        flags: the raw PL_ACTION_* flags.
+
+    str(action) and action.explain() give pl_action_explain()'s sentence.
+    """
+
+    __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "origin", "scope",
+                 "tier", "from_count", "to_count", "floor", "ceiling", "share", "total", "at", "load", "flags",
+                 "_raw", "_snap")
+
+    def __init__(self, raw, snapshot):
+        s = snapshot
+        self._raw = raw
+        self._snap = s
+        self.kind = _ffi.ACTION_KINDS.get(raw.kind, "unknown")
+        self.reason = _ffi.REASONS.get(raw.reason, "unknown")
+        self.shard = s.shard_key(raw.shard)
+        self.stream = s.stream_id(raw.stream)
+        self.from_member = s.member_id(raw.from_)
+        self.to_member = s.member_id(raw.to)
+        self.flags = raw.flags
+        self.stage_first = bool(raw.flags & _ffi.PL_ACTION_STAGE_FIRST)
+        self.origin = _ffi.ORIGINS.get(raw.origin, "unknown") if self.kind in _OVERRIDE_KINDS else None
+        self.scope = _ffi.SCOPES.get(raw.scope, "unknown")
+        self.tier = raw.tier
+        self.from_count = raw.from_count
+        self.to_count = raw.to_count
+        self.floor = raw.floor
+        self.ceiling = raw.ceiling
+        self.share = raw.share
+        self.total = raw.total
+        self.at = raw.at
+        self.load = raw.load
+
+    def explain(self):
+        """One English sentence that says what the action does and which
+        numbers decided it (pl_action_explain()), e.g. "move leader of
+        orders/07 from b2 to b0: stream orders leads 10 on b2, 1 on b0, floor
+        4, ceiling 4". Raises PlacementError (E_INVAL) when the library
+        refuses the action."""
+        snap = ctypes.byref(self._snap._c)
+        n = check(_ffi.lib.pl_action_explain(snap, ctypes.byref(self._raw), None, 0))
+        buf = ctypes.create_string_buffer(n + 1)
+        check(_ffi.lib.pl_action_explain(snap, ctypes.byref(self._raw), buf, n + 1))
+        return buf.value.decode("utf-8", "backslashreplace")
+
+    def fields(self):
+        """The action's public fields as a dict."""
+        return {f: getattr(self, f) for f in self.__slots__[:-2]}
+
+    def __eq__(self, other):
+        return isinstance(other, Action) and self.fields() == other.fields()
+
+    def __repr__(self):
+        return "Action(%r, %r, shard=%r, from_member=%r, to_member=%r%s)" % (
+            self.kind, self.reason, self.shard, self.from_member, self.to_member,
+            ", stage_first=True" if self.stage_first else "")
+
+    def __str__(self):
+        return self.explain()
+
+
+class ActionList(Sequence):
+    """The actions of a plan, in the order to carry them out: a read-only
+    sequence over the C array the call wrote, each Action made when first
+    read."""
+
+    def __init__(self, array, count, snapshot):
+        self._array = array
+        self._n = count
+        self._snap = snapshot
+        self._made = [None] * count
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("action index out of range")
+        a = self._made[i]
+        if a is None:
+            raw = _ffi.PlAction.from_buffer_copy(self._array[i])
+            a = self._made[i] = Action(raw, self._snap)
+        return a
+
+    def __eq__(self, other):
+        if isinstance(other, (ActionList, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self):
+        return repr(list(self))
+
+
+class Stall:
+    """A region the region policy wanted to act on and could not.
+
+    Attributes:
+        shard: the region's key.
+        reason: pl_region_stall_name() of the reason, e.g. "not-ready".
+        step: 1 (a primary or a peer wanted) or 2 (an idle member could take it).
+        member: the member's id (the best candidate for "not-ready"; in step
+            2 the idle member), or None.
+    """
+
+    __slots__ = ("shard", "reason", "step", "member")
+
+    def __init__(self, raw, snapshot):
+        self.shard = snapshot.shard_key(raw.shard)
+        self.reason = _ffi.STALLS.get(raw.reason, "unknown")
+        self.step = raw.step
+        self.member = snapshot.member_id(raw.member)
+
+    def __repr__(self):
+        return "Stall(%r, %r, step=%d, member=%r)" % (self.shard, self.reason, self.step, self.member)
+
+
+# What plan_info.detail names, by policy and status name; other statuses
+# leave it as the raw index (detail_index).
+_DETAIL = {
+    "broker": {"stalled": "shard", "move-limit": "member", "blocked-caps": "stream", "blocked-zones": "stream"},
+    "region": {"stalled": "shard", "proposals-off": "shard", "action-cap": "shard", "full": "shard"},
+}
+
+
+class Plan:
+    """What a policy call did, and why it stopped.
+
+    Attributes:
+        actions: the actions written (an ActionList of Action).
+        status: pl_status_name() of why no further action was emitted
+            ("balanced", "move-limit", "full", ...).
+        written: how many actions were written.
+        wanted: at least written; written + 1 when more was wanted.
+        detail: the status's element as an id (a shard key, member or
+            stream id, as the status says), None when there is none, or
+            the raw index for a status whose element the binding does not
+            know.
+        detail_index: plan_info.detail as the library wrote it (None for PL_NONE).
+        blocked: how many shards were blocked or stalled.
+        ticks: pl_broker_dry_run(): how many ticks emitted something; else None.
+        stalls: pl_region_plan(): the Stall list; else ().
+    """
+
+    def __init__(self, policy, actions, info, snapshot, ticks=None, stalls=(), written=None, wanted=None):
+        self.policy = policy
+        self.actions = actions
+        self.status = _ffi.STATUSES.get(info.status, "unknown")
+        self.written = len(actions) if written is None else written
+        self.wanted = info.wanted if wanted is None else wanted
+        self.blocked = info.blocked
+        self.detail_index = None if info.detail == _NONE else info.detail
+        self.ticks = ticks
+        self.stalls = stalls
+        self.detail = None
+        if self.detail_index is not None:
+            kind = _DETAIL.get(policy, {}).get(self.status)
+            ids = {"shard": snapshot.shard_keys, "member": snapshot.member_ids, "stream": snapshot.stream_ids}
+            seq = ids.get(kind)
+            self.detail = seq[self.detail_index] if seq is not None and self.detail_index < len(seq) \
+                else self.detail_index
+
+    def __iter__(self):
+        return iter(self.actions)
+
+    def __len__(self):
+        return len(self.actions)
+
+    def __repr__(self):
+        extra = "" if self.ticks is None else ", ticks=%d" % self.ticks
+        return "Plan(%s: %d actions, status=%r, blocked=%d%s)" % (self.policy, len(self.actions), self.status,
+                                                                   self.blocked, extra)

@@ -1,0 +1,118 @@
+"""The broker policy: leaders per stream (placement/broker.h)."""
+
+import ctypes
+
+from . import _config, _ffi
+from ._actions import ActionList, Plan
+from ._snapshot import new_diag
+from ._view import View, _config_namer, as_view
+
+_ACTION = ctypes.sizeof(_ffi.PlAction)
+_FULL = None
+
+
+def _full():
+    global _FULL
+    if _FULL is None:
+        _FULL = {v: k for k, v in _ffi.STATUSES.items()}["full"]
+    return _FULL
+
+
+def broker_plan(target, scorer="xxh3", **config):
+    """One tick of the broker policy (pl_broker_plan()): place what has no
+    live leader, hand off what draining members lead, then start rebalance
+    moves up to the limits. Every action is applied to the view as it is
+    emitted.
+
+    Args:
+        target: a View (changed by the actions) or a Snapshot (a new View of
+            it is built, with `scorer`).
+        scorer: for a Snapshot target: "xxh3" or "legacy".
+        **config: fields of pl_broker_config, defaults from
+            pl_broker_config_init(): max_moves, max_moves_in, max_moves_out,
+            paused, replication_factor, stream_balance.
+
+    Returns:
+        a Plan: its actions, in the order to carry them out, and its status.
+        When the output array fills, the binding calls again with more room,
+        going on from there as one call with a larger array would.
+
+    Raises:
+        TypeError: an unknown keyword.
+        PlacementError: E_CONFIG naming the field (kind "config", id the
+            field's name), E_NO_ELIGIBLE, or an error of the snapshot.
+    """
+    view, _ = as_view(target, scorer)
+    cfg = _config.build("broker", config)
+    snap = view.snapshot
+    namer = _config_namer(_ffi.PlBrokerConfig, snap)
+    cap = 1024
+    arr = (_ffi.PlAction * cap)()
+    total = 0
+    info = _ffi.PlPlanInfo()
+    while True:
+        diag = new_diag()
+        rc = _ffi.lib.pl_broker_plan(view._v, ctypes.byref(cfg), ctypes.addressof(arr) + total * _ACTION,
+                                     cap - total, ctypes.byref(info), ctypes.byref(diag))
+        snap.raise_for(rc, diag, namer)
+        total += rc
+        if info.status != _full():
+            break
+        cap *= 4
+        bigger = (_ffi.PlAction * cap)()
+        ctypes.memmove(bigger, arr, total * _ACTION)
+        arr = bigger
+    wanted = total - rc + info.wanted
+    return Plan("broker", ActionList(arr, total, snap), info, snap, written=total, wanted=wanted)
+
+
+def broker_dry_run(target, scorer="xxh3", cap=None, **config):
+    """The whole sequence of actions from this layout to a balanced one
+    (pl_broker_dry_run()): pl_broker_plan(), then pl_view_settle(), repeated
+    until a tick emits nothing. What an operator reviews before turning the
+    balancer on.
+
+    Args:
+        target: a View (it ends holding the layout after the actions) or a
+            Snapshot (a new View of it is built, with `scorer`).
+        scorer: for a Snapshot target: "xxh3" or "legacy".
+        cap: None (the default) for the whole sequence: when the C call's
+            output array fills, the binding runs it again, from the same
+            starting layout, with four times the room. An int stops the
+            sequence after that many actions (status "full"), as the C call
+            does.
+        **config: as broker_plan(); max_moves applies per tick.
+
+    Returns:
+        a Plan with the sequence, its status (why the last tick emitted
+        nothing: "balanced", a block, "stalled", ...) and ticks (how many
+        ticks emitted something).
+
+    Raises:
+        as broker_plan().
+    """
+    view, fresh = as_view(target, scorer)
+    cfg = _config.build("broker", config)
+    snap = view.snapshot
+    namer = _config_namer(_ffi.PlBrokerConfig, snap)
+    grow = cap is None
+    if not grow and (not isinstance(cap, int) or not 0 <= cap <= 0xFFFFFFFF):
+        raise TypeError("cap must be None or an int in 0..2^32-1")
+    size = 1024 if grow else cap
+    backup = None if fresh or not grow else view.copy()
+    while True:
+        arr = (_ffi.PlAction * max(size, 1))()
+        info = _ffi.PlPlanInfo()
+        ticks = ctypes.c_uint32(0)
+        diag = new_diag()
+        rc = _ffi.lib.pl_broker_dry_run(view._v, ctypes.byref(cfg), arr, size, ctypes.byref(info),
+                                        ctypes.byref(ticks), ctypes.byref(diag))
+        snap.raise_for(rc, diag, namer)
+        if not grow or info.status != _full():
+            break
+        if fresh:
+            view = View(snap, scorer=scorer)
+        else:
+            view._restore(backup)
+        size *= 4
+    return Plan("broker", ActionList(arr, rc, snap), info, snap, ticks=ticks.value)

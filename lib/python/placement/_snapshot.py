@@ -1,0 +1,484 @@
+"""Members, streams, shards, overrides and copies described by id, and the
+Snapshot that turns them into the C library's pl_snapshot.
+
+The Snapshot does the index mapping (ids to indices into its own arrays),
+owns every byte buffer and ctypes array the C structs point into, and keeps
+them alive for as long as it lives; every View built on it holds a reference
+to it. A reference to an id the snapshot does not hold is given to the C
+library as an index past the end of its array, so the library's own
+validation names the element (E_MEMBER_RANGE, E_STREAM_RANGE,
+E_OVERRIDE_SHARD, ...), and the error says which id was unknown.
+"""
+
+import ctypes
+import struct
+
+from . import _ffi
+from ._errors import PlacementError, check
+
+_ORIGIN_CODES = {v: k for k, v in _ffi.ORIGINS.items()}
+_U32 = (1 << 32) - 1
+_U64 = (1 << 64) - 1
+
+
+def encode_id(value, what="id"):
+    """An id as bytes: str is encoded as UTF-8, bytes-like is taken as is."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError("%s must be str or bytes, not %s" % (what, type(value).__name__))
+
+
+class Member:
+    """A member: a process that can own shards (broker, instance, node).
+
+    Args:
+        id: unique, non-empty (str, encoded as UTF-8, or bytes).
+        zone: failure domain (str or bytes); None or empty is a zone of its own.
+        weight: relative capacity, 1..65536 (0 reads as 1).
+        max_shards: most replicas it may hold; 0 is no cap.
+        down: not live: owns, leads and receives nothing.
+        draining: live, but hands off what it has and takes nothing new.
+        lagging: live, but behind: never the destination of a move.
+        load: the caller's measure of its load; None is unmeasured (never
+            wins a load comparison on missing data), not zero.
+        joined_at: the caller's clock when it joined; greater is newer.
+        map_version: the version of the shard map it has installed.
+    """
+
+    __slots__ = ("id", "zone", "weight", "max_shards", "down", "draining", "lagging", "load", "joined_at",
+                 "map_version")
+
+    def __init__(self, id, zone=None, weight=1, max_shards=0, down=False, draining=False, lagging=False,
+                 load=None, joined_at=0, map_version=0):
+        self.id = id
+        self.zone = zone
+        self.weight = weight
+        self.max_shards = max_shards
+        self.down = down
+        self.draining = draining
+        self.lagging = lagging
+        self.load = load
+        self.joined_at = joined_at
+        self.map_version = map_version
+
+    def _key(self):
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other):
+        return isinstance(other, Member) and self._key() == other._key()
+
+    def __repr__(self):
+        extra = "".join(", %s=%r" % (f, getattr(self, f)) for f, d in zip(self.__slots__[1:], _MEMBER_DEFAULTS)
+                        if getattr(self, f) != d)
+        return "Member(%r%s)" % (self.id, extra)
+
+
+_MEMBER_DEFAULTS = (None, 1, 0, False, False, False, None, 0, 0)
+
+
+class Stream:
+    """A stream: a set of shards whose spread matters together.
+
+    Args:
+        id: unique, non-empty (str or bytes).
+    """
+
+    __slots__ = ("id",)
+
+    def __init__(self, id):
+        self.id = id
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and self.id == other.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __repr__(self):
+        return "Stream(%r)" % (self.id,)
+
+
+class Shard:
+    """A shard: the unit that is placed (a region, for the region policy).
+
+    Args:
+        key: unique, non-empty (str or bytes).
+        stream: the id of its stream (or a Stream), or None.
+        replicas: ids of the members holding a copy (at most 8), each once.
+        leader: id of its leader (a region's primary), one of the replicas, or None.
+        moving_to: id of the member a leader move in flight goes to, or None;
+            needs a leader.
+        epoch: the shard map's epoch for this shard (regions).
+        load: the caller's measure of its load (fleet lag moves).
+        not_idempotent: its destination is not idempotent (a rollup): never placed.
+        transfer_debt: it carries transfer debt: no peer is added or moved.
+
+    A shard with no replicas and no leader is new.
+    """
+
+    __slots__ = ("key", "stream", "replicas", "leader", "moving_to", "epoch", "load", "not_idempotent",
+                 "transfer_debt")
+
+    def __init__(self, key, stream=None, replicas=(), leader=None, moving_to=None, epoch=0, load=0,
+                 not_idempotent=False, transfer_debt=False):
+        self.key = key
+        self.stream = stream
+        self.replicas = tuple(replicas)
+        self.leader = leader
+        self.moving_to = moving_to
+        self.epoch = epoch
+        self.load = load
+        self.not_idempotent = not_idempotent
+        self.transfer_debt = transfer_debt
+
+    def _key(self):
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other):
+        return isinstance(other, Shard) and self._key() == other._key()
+
+    def __repr__(self):
+        extra = "".join(", %s=%r" % (f, getattr(self, f)) for f, d in zip(self.__slots__[1:], _SHARD_DEFAULTS)
+                        if getattr(self, f) != d)
+        return "Shard(%r%s)" % (self.key, extra)
+
+
+_SHARD_DEFAULTS = (None, (), None, None, 0, 0, False, False)
+
+
+class Override:
+    """A fleet's record that a shard lives on a member off its ring home.
+
+    Args:
+        shard: the shard's key.
+        member: the id of the member that owns it.
+        origin: "lag" (the default) or "count": the pass that wrote it.
+        since: the caller's clock when it was written.
+    """
+
+    __slots__ = ("shard", "member", "origin", "since")
+
+    def __init__(self, shard, member, origin="lag", since=0):
+        self.shard = shard
+        self.member = member
+        self.origin = origin
+        self.since = since
+
+    def __eq__(self, other):
+        return isinstance(other, Override) and (self.shard, self.member, self.origin, self.since) == (
+            other.shard, other.member, other.origin, other.since)
+
+    def __repr__(self):
+        return "Override(%r, %r, origin=%r, since=%r)" % (self.shard, self.member, self.origin, self.since)
+
+
+class Copy:
+    """A replica copy in flight (pl_copy): staged on `to`, not yet committed.
+
+    Args:
+        shard: the shard's key.
+        to: the id of the member the copy is staged on (not already a replica).
+        from_member: the id of the replica it replaces on commit, or None
+            (a peer added).
+    """
+
+    __slots__ = ("shard", "to", "from_member")
+
+    def __init__(self, shard, to, from_member=None):
+        self.shard = shard
+        self.to = to
+        self.from_member = from_member
+
+    def __eq__(self, other):
+        return isinstance(other, Copy) and (self.shard, self.to, self.from_member) == (
+            other.shard, other.to, other.from_member)
+
+    def __repr__(self):
+        return "Copy(%r, %r, from_member=%r)" % (self.shard, self.to, self.from_member)
+
+
+def _ref(x, cls, attr):
+    return getattr(x, attr) if isinstance(x, cls) else x
+
+
+_SNAPSHOT_ARRAYS = ("members", "streams", "shards", "overrides", "copies")
+
+
+class Snapshot:
+    """Everything one tick knows, by id; validated when it is built.
+
+    Args:
+        members: Member objects.
+        shards: Shard objects.
+        streams: Stream objects or stream ids; None (the default) takes the
+            streams the shards name, in the order they are first named.
+        overrides: Override objects (a fleet's override document).
+        copies: Copy objects (replica copies in flight).
+
+    Raises:
+        PlacementError: the first element pl_snapshot_validate() refuses,
+            with its kind, index and id (e.g. E_DUP_MEMBER naming the second
+            member with an id, E_MEMBER_RANGE naming a shard that lists an
+            unknown member). A number that does not fit its C field (a
+            negative weight, a load past 2^64) is E_INVAL naming the element.
+        TypeError: an id that is not str or bytes, a number that is not an int.
+
+    The Snapshot keeps the C arrays and the id bytes alive as long as it or
+    any View built on it lives. Changing the Member or Shard objects after
+    building it changes nothing in it: build a new Snapshot for a new tick.
+    """
+
+    def __init__(self, members, shards, streams=None, overrides=(), copies=()):
+        members = list(members)
+        shards = list(shards)
+        overrides = list(overrides)
+        copies = list(copies)
+        self.members = tuple(members)
+        self.shards = tuple(shards)
+        self.overrides = tuple(overrides)
+        self.copies = tuple(copies)
+        self._unknown = {}
+
+        chunks = []
+        pos = [0]
+
+        def put(b):
+            at = pos[0]
+            chunks.append(b)
+            pos[0] += len(b)
+            return at
+
+        # ids, first: every byte string goes into one buffer
+        m_ids = [encode_id(m.id, "member id") for m in members]
+        m_zone = [b"" if m.zone is None else encode_id(m.zone, "zone") for m in members]
+        if streams is None:
+            seen = {}
+            for s in shards:
+                sid = _ref(s.stream, Stream, "id")
+                if sid is not None:
+                    seen.setdefault(encode_id(sid, "stream id"), sid)
+            s_given = list(seen.values())
+        else:
+            s_given = [_ref(s, Stream, "id") for s in streams]
+        s_ids = [encode_id(s, "stream id") for s in s_given]
+        k_ids = [encode_id(s.key, "shard key") for s in shards]
+        self.member_ids = tuple(m.id for m in members)
+        self.stream_ids = tuple(s_given)
+        self.shard_keys = tuple(s.key for s in shards)
+        self.streams = tuple(Stream(s) for s in s_given)
+
+        member_at = {}
+        for i, b in enumerate(m_ids):
+            member_at.setdefault(b, i)
+        stream_at = {}
+        for i, b in enumerate(s_ids):
+            stream_at.setdefault(b, i)
+        shard_at = {}
+        for i, b in enumerate(k_ids):
+            shard_at.setdefault(b, i)
+        self._member_at, self._stream_at, self._shard_at = member_at, stream_at, shard_at
+
+        off_mid = [put(b) for b in m_ids]
+        off_zone = [put(b) for b in m_zone]
+        off_sid = [put(b) for b in s_ids]
+        off_key = [put(b) for b in k_ids]
+        blob = b"".join(chunks)
+        self._blob = ctypes.create_string_buffer(blob, max(len(blob), 1))
+        base = ctypes.addressof(self._blob)
+
+        def rng(off, b):
+            return (base + off if b else 0), len(b)
+
+        nm, ns, nk = len(members), len(s_ids), len(shards)
+
+        def member_ref(x, kind, index, what):
+            if x is None:
+                return _ffi.PL_NONE
+            b = encode_id(_ref(x, Member, "id"), what)
+            i = member_at.get(b)
+            if i is None:
+                self._unknown.setdefault((kind, index), "names unknown member %r" % (_ref(x, Member, "id"),))
+                return nm
+            return i
+
+        # members
+        pk = _ffi.packer(_ffi.PlMember)
+        buf = bytearray(pk.size * nm)
+        for i, m in enumerate(members):
+            flags = ((_ffi.PL_MEMBER_DOWN if m.down else 0) | (_ffi.PL_MEMBER_DRAINING if m.draining else 0) |
+                     (_ffi.PL_MEMBER_LAGGING if m.lagging else 0) |
+                     (_ffi.PL_MEMBER_UNMEASURED if m.load is None else 0))
+            vals = rng(off_mid[i], m_ids[i]) + rng(off_zone[i], m_zone[i]) + (
+                m.joined_at, 0 if m.load is None else m.load, m.map_version, m.weight, m.max_shards, flags)
+            self._pack(pk, buf, i, vals, "member", m.id,
+                       ("joined_at", "load", "map_version", "weight", "max_shards"), m)
+        self._members = (_ffi.PlMember * max(nm, 1)).from_buffer(buf) if nm else None
+        self._mbuf = buf
+
+        # streams
+        pk = _ffi.packer(_ffi.PlStream)
+        buf = bytearray(pk.size * ns)
+        for i in range(ns):
+            pk.pack_into(buf, i * pk.size, *rng(off_sid[i], s_ids[i]))
+        self._streams = (_ffi.PlStream * ns).from_buffer(buf) if ns else None
+        self._sbuf = buf
+
+        # shards
+        pk = _ffi.packer(_ffi.PlShard)
+        buf = bytearray(pk.size * nk)
+        nrep = _ffi.PL_MAX_REPLICAS
+        for i, s in enumerate(shards):
+            sid = _ref(s.stream, Stream, "id")
+            if sid is None:
+                st = _ffi.PL_NONE
+            else:
+                st = stream_at.get(encode_id(sid, "stream id"))
+                if st is None:
+                    self._unknown.setdefault(("shard", i), "names unknown stream %r" % (sid,))
+                    st = ns
+            reps = [member_ref(r, "shard", i, "replica") for r in s.replicas]
+            rc = len(reps)
+            reps = (reps + [0] * nrep)[:nrep]
+            flags = ((_ffi.PL_SHARD_NOT_IDEMPOTENT if s.not_idempotent else 0) |
+                     (_ffi.PL_SHARD_TRANSFER_DEBT if s.transfer_debt else 0))
+            vals = rng(off_key[i], k_ids[i]) + (
+                s.epoch, s.load, st, member_ref(s.leader, "shard", i, "leader"),
+                member_ref(s.moving_to, "shard", i, "moving_to"), flags, rc) + tuple(reps)
+            self._pack(pk, buf, i, vals, "shard", s.key, ("epoch", "load"), s)
+        self._shards = (_ffi.PlShard * nk).from_buffer(buf) if nk else None
+        self._kbuf = buf
+
+        # overrides
+        pk = _ffi.packer(_ffi.PlOverride)
+        buf = bytearray(pk.size * len(overrides))
+        for i, o in enumerate(overrides):
+            kb = encode_id(_ref(o.shard, Shard, "key"), "override shard")
+            k = shard_at.get(kb)
+            if k is None:
+                self._unknown.setdefault(("override", i), "names unknown shard %r" % (o.shard,))
+                k = nk
+            origin = _ORIGIN_CODES.get(o.origin, _ffi.PL_NONE) if isinstance(o.origin, str) else o.origin
+            vals = (o.since, k, member_ref(o.member, "override", i, "override member"), origin)
+            self._pack(pk, buf, i, vals, "override", o.shard, ("since", "origin"), o)
+        self._overrides = (_ffi.PlOverride * len(overrides)).from_buffer(buf) if overrides else None
+        self._obuf = buf
+
+        # copies
+        pk = _ffi.packer(_ffi.PlCopy)
+        buf = bytearray(pk.size * len(copies))
+        for i, c in enumerate(copies):
+            k = shard_at.get(encode_id(_ref(c.shard, Shard, "key"), "copy shard"))
+            if k is None:
+                self._unknown.setdefault(("copy", i), "names unknown shard %r" % (c.shard,))
+                k = nk
+            pk.pack_into(buf, i * pk.size, k, member_ref(c.to, "copy", i, "copy to"),
+                         member_ref(c.from_member, "copy", i, "copy from"), 0)
+        self._copies = (_ffi.PlCopy * len(copies)).from_buffer(buf) if copies else None
+        self._cbuf = buf
+
+        c = _ffi.PlSnapshot()
+        c.members = ctypes.addressof(self._members) if nm else None
+        c.streams = ctypes.addressof(self._streams) if ns else None
+        c.shards = ctypes.addressof(self._shards) if nk else None
+        c.overrides = ctypes.addressof(self._overrides) if overrides else None
+        c.copies = ctypes.addressof(self._copies) if copies else None
+        c.n_members, c.n_streams, c.n_shards = nm, ns, nk
+        c.n_overrides, c.n_copies = len(overrides), len(copies)
+        self._c = c
+
+        size = _ffi.lib.pl_snapshot_work_size(ctypes.byref(c))
+        work = (ctypes.c_uint64 * max((size + 7) // 8, 1))()
+        diag = new_diag()
+        rc = _ffi.lib.pl_snapshot_validate(ctypes.byref(c), work, size, ctypes.byref(diag))
+        self.raise_for(rc, diag)
+
+    def _pack(self, pk, buf, i, vals, kind, ident, numeric, obj):
+        try:
+            pk.pack_into(buf, i * pk.size, *vals)
+        except struct.error:
+            for f in numeric:
+                v = getattr(obj, f)
+                if v is None and f == "load":
+                    continue
+                if isinstance(v, str) and f == "origin":
+                    continue
+                if not isinstance(v, int):
+                    raise TypeError("%s %r: %s must be an int, not %s" % (kind, ident, f, type(v).__name__))
+                limit = _U32 if f in ("weight", "max_shards", "origin") else _U64
+                if not 0 <= v <= limit:
+                    raise PlacementError(_ffi.lib_code("E_INVAL"), kind, i, ident,
+                                         detail="%s=%d does not fit its C field (0..%d)" % (f, v, limit))
+            raise
+
+    # ---- ids and indices -------------------------------------------------------
+
+    def namer(self, kind, index):
+        """The id of the element a pl_diag names (see PlacementError.id)."""
+        try:
+            if kind == "member":
+                return self.member_ids[index]
+            if kind == "stream":
+                return self.stream_ids[index]
+            if kind == "shard":
+                return self.shard_keys[index]
+            if kind == "override":
+                return _ref(self.overrides[index].shard, Shard, "key")
+            if kind == "snapshot":
+                return _SNAPSHOT_ARRAYS[index]
+        except IndexError:
+            return None
+        return None
+
+    def raise_for(self, rc, diag, namer=None):
+        """Raise the PlacementError for a failed call on this snapshot."""
+        if rc >= 0:
+            return rc
+        try:
+            check(rc, diag, namer or self.namer)
+        except PlacementError as e:
+            key = (e.kind, e.index)
+            if key in self._unknown and e.detail is None:
+                e = PlacementError(e.code, e.kind, e.index, e.id, e.other, self._unknown[key])
+            raise e from None
+
+    def member_index(self, ident):
+        """The index of the member with this id, or None."""
+        return self._member_at.get(encode_id(_ref(ident, Member, "id"), "member id"))
+
+    def stream_index(self, ident):
+        """The index of the stream with this id, or None."""
+        return self._stream_at.get(encode_id(_ref(ident, Stream, "id"), "stream id"))
+
+    def shard_index(self, key):
+        """The index of the shard with this key, or None."""
+        return self._shard_at.get(encode_id(_ref(key, Shard, "key"), "shard key"))
+
+    def member_id(self, index):
+        """The id of member `index` as given, None for PL_NONE."""
+        return None if index == _ffi.PL_NONE else self.member_ids[index]
+
+    def stream_id(self, index):
+        return None if index == _ffi.PL_NONE else self.stream_ids[index]
+
+    def shard_key(self, index):
+        return None if index == _ffi.PL_NONE else self.shard_keys[index]
+
+    def view(self, scorer="xxh3"):
+        """A new View of this snapshot (see View)."""
+        from ._view import View
+        return View(self, scorer=scorer)
+
+    def __repr__(self):
+        return "Snapshot(%d members, %d streams, %d shards, %d overrides, %d copies)" % (
+            len(self.members), len(self.streams), len(self.shards), len(self.overrides), len(self.copies))
+
+
+def new_diag():
+    d = _ffi.PlDiag()
+    d.code = 0
+    d.kind = 0
+    d.index = _ffi.PL_NONE
+    d.other = _ffi.PL_NONE
+    return d
