@@ -1,0 +1,197 @@
+"""Every error code the library defines either surfaces through the binding
+with its name, kind, index and id (each is made to happen here), or is one
+the binding cannot reach by construction (listed, with why). And a view can
+never dangle: it keeps its snapshot, and so every C array, alive."""
+
+import gc
+import weakref
+
+import pytest
+
+import placement as pl
+
+M = pl.Member
+
+
+def snap(members=("a", "b", "c"), shards=(), **kw):
+    return pl.Snapshot([m if isinstance(m, pl.Member) else M(m) for m in members], list(shards), **kw)
+
+
+def region_view(**member_kw):
+    members = [M("a", zone="z1"), M("b", zone="z2", **member_kw)]
+    shards = [pl.Shard("r", replicas=["a"], leader="a", epoch=3)]
+    return pl.View(pl.Snapshot(members, shards))
+
+
+def _limit():
+    # the count check comes first: one Member object listed past PL_MAX_MEMBERS
+    m = M("m")
+    snap([m] * (pl._ffi.PL_MAX_MEMBERS + 1))
+
+
+def _action():
+    v = pl.View(snap(shards=[pl.Shard("k/%d" % i, replicas=["a", "b"], leader="a") for i in range(4)]))
+    a = pl.broker_plan(v.copy()).actions[0]
+    assert a.kind == "move-leader" and a.from_member == "a"
+    v.apply(a)
+    v.apply(a)  # a no longer leads it: does not apply
+
+
+def _full_set():
+    ids = ["m%d" % i for i in range(9)]
+    v = pl.View(pl.Snapshot([M(i, down=i != "m8") for i in ids],
+                            [pl.Shard("r", replicas=ids[:8], leader="m0")]))
+    pl.region_check_add_peer(v, "r", "m8", 0)
+
+
+# code name -> (what makes it happen, expected kind, expected id)
+TRIGGERS = {
+    "E_INVAL": (lambda: pl.View(snap()).find("planet", "a"), None, None),
+    "E_LIMIT": (_limit, "snapshot", "members"),
+    "E_LENGTH": (lambda: pl.View(snap()).top("k" * 1025, 1), None, None),
+    "E_EMPTY_ID": (lambda: snap(["a", ""]), "member", ""),
+    "E_DUP_MEMBER": (lambda: snap(["a", "b", "a"]), "member", "a"),
+    "E_DUP_STREAM": (lambda: snap(streams=["s", "s"]), "stream", "s"),
+    "E_DUP_SHARD": (lambda: snap(shards=[pl.Shard("k"), pl.Shard("k")]), "shard", "k"),
+    "E_STREAM_RANGE": (lambda: snap(shards=[pl.Shard("k", stream="s")], streams=[]), "shard", "k"),
+    "E_MEMBER_RANGE": (lambda: snap(shards=[pl.Shard("k", replicas=["zz"])]), "shard", "k"),
+    "E_LEADER_NOT_REPLICA": (lambda: snap(shards=[pl.Shard("k", replicas=["a"], leader="b")]), "shard", "k"),
+    "E_DUP_REPLICA": (lambda: snap(shards=[pl.Shard("k", replicas=["a", "a"])]), "shard", "k"),
+    "E_REPLICAS": (lambda: snap(["m%d" % i for i in range(9)],
+                                [pl.Shard("k", replicas=["m%d" % i for i in range(9)])]), "shard", "k"),
+    "E_OVERRIDE_SHARD": (lambda: snap(overrides=[pl.Override("gone", "a")]), "override", "gone"),
+    "E_OVERRIDE_MEMBER": (lambda: snap(shards=[pl.Shard("k")], overrides=[pl.Override("k", "zz")]), "override", "k"),
+    "E_DUP_OVERRIDE": (lambda: snap(shards=[pl.Shard("k")], overrides=[pl.Override("k", "a"), pl.Override("k", "b")]),
+                       "override", "k"),
+    "E_ORIGIN": (lambda: snap(shards=[pl.Shard("k")], overrides=[pl.Override("k", "a", origin="whim")]),
+                 "override", "k"),
+    "E_WEIGHT": (lambda: snap([M("a", weight=70000)]), "member", "a"),
+    "E_NO_ELIGIBLE": (lambda: pl.broker_plan(snap([M("a", down=True)], [pl.Shard("k")])), "argument", None),
+    "E_MOVE_TARGET": (lambda: snap(shards=[pl.Shard("k", replicas=["a"], leader="a", moving_to="a")]), "shard", "k"),
+    "E_CONFIG": (lambda: pl.broker_plan(snap(), max_moves=0), "config", "max_moves"),
+    "E_SCORER": (lambda: pl.View(snap(), scorer="sha1"), "config", "scorer"),
+    "E_NOT_FOUND": (lambda: pl.View(snap(shards=[pl.Shard("k")])).home("nope"), "shard", "nope"),
+    "E_PEER_DUPLICATE": (lambda: pl.region_check_add_peer(region_view(), "r", "a", 3), "member", "a"),
+    "E_EPOCH_STALE": (lambda: pl.region_check_add_peer(region_view(), "r", "b", 2), "shard", "r"),
+    "E_TRANSFER_DEBT": (lambda: pl.region_check_add_peer(
+        pl.View(snap(shards=[pl.Shard("r", transfer_debt=True)])), "r", "a", 0), "shard", "r"),
+    "E_NOT_IDEMPOTENT": (lambda: pl.region_check_add_peer(
+        pl.View(snap(shards=[pl.Shard("r", not_idempotent=True)])), "r", "a", 0), "shard", "r"),
+    "E_ACTION": (_action, None, None),
+    "E_NOT_READY": (lambda: pl.region_check_add_peer(region_view(map_version=2), "r", "b", 3), "member", "b"),
+    "E_SHARD_RANGE": (lambda: pl.View(snap()).at("shard", 0), None, None),
+    "E_ROUTE_VALUE": (lambda: pl.route_decide(body="in-a-bottle"), "config", "body"),
+    "E_ROUTE_OUTCOME": (lambda: pl.route_decide(outcome="failed"), "config", "outcome"),
+    "E_DOC_SYNTAX": (lambda: pl.fleet_doc_read(snap(), "no header\n"), "argument", None),
+    "E_DOC_VERSION": (lambda: pl.fleet_doc_read(snap(), "placement-overrides 9\n"), "argument", None),
+    "E_MEMBER_UNAVAILABLE": (lambda: pl.region_check_add_peer(region_view(lagging=True), "r", "b", 3),
+                             "member", "b"),
+    "E_MEMBER_FULL": (lambda: pl.region_check_add_peer(pl.View(pl.Snapshot(
+        [M("a"), M("b", max_shards=1)], [pl.Shard("r", replicas=["a"]), pl.Shard("q", replicas=["b"])])),
+        "r", "b", 0), "member", "b"),
+    "E_REPLICA_SET_FULL": (_full_set, "shard", "r"),
+}
+
+# Codes the binding never makes the library return, by construction.
+UNREACHABLE = {
+    "E_NULL": "every array and byte range the binding passes has a pointer when its count or length is not 0",
+    "E_FLAGS": "member and shard flags are built from named booleans: no unknown bit can be set",
+    "E_WORKSPACE": "every workspace is sized by pl_snapshot_work_size() or pl_view_size()",
+    "E_ALIGN": "every workspace is an array of uint64_t, aligned to 8",
+    "E_NOSPACE": "every output array is sized from the snapshot (fleet owners, document lines)",
+    "E_VERSION": "every options struct comes from its own *_init(); no keyword sets version",
+}
+
+
+def test_every_code_is_classified():
+    """A code added to the library must get a trigger here (or a reason it
+    cannot be reached): this fails until it does."""
+    codes = pl.error_codes()
+    missing = sorted(set(codes) - set(TRIGGERS) - set(UNREACHABLE))
+    assert not missing, "error codes with no trigger in tests/python/test_errors.py: %s" % missing
+    assert set(TRIGGERS) | set(UNREACHABLE) <= set(codes)
+
+
+@pytest.mark.parametrize("name", sorted(TRIGGERS))
+def test_code_surfaces_with_its_name(name):
+    fn, kind, ident = TRIGGERS[name]
+    with pytest.raises(pl.PlacementError) as e:
+        fn()
+    err = e.value
+    assert err.name == name, str(err)
+    assert err.code == pl.error_codes()[name] and err.code < 0
+    assert err.message == pl.strerror(err.code) and err.message in str(err)
+    assert name in str(err)
+    if kind is not None:
+        assert err.kind == kind, str(err)
+    if ident is not None:
+        assert err.id == ident, str(err)
+
+
+def test_error_names_come_from_the_library():
+    for name, code in pl.error_codes().items():
+        assert pl.error_name(code) == name
+        assert pl.PlacementError(code).name == name
+    assert pl.error_name(-9999) == "E_UNKNOWN"
+
+
+def test_a_number_no_c_field_holds_is_refused_before_the_call():
+    with pytest.raises(pl.PlacementError) as e:
+        snap([M("a", weight=-1)])
+    assert (e.value.name, e.value.kind, e.value.id) == ("E_INVAL", "member", "a")
+    with pytest.raises(pl.PlacementError) as e:
+        snap(shards=[pl.Shard("k", load=1 << 64)])
+    assert (e.value.name, e.value.kind, e.value.id) == ("E_INVAL", "shard", "k")
+    with pytest.raises(pl.PlacementError) as e:
+        pl.broker_plan(snap(), max_moves=1 << 32)
+    assert (e.value.name, e.value.kind, e.value.id) == ("E_CONFIG", "config", "max_moves")
+    with pytest.raises(TypeError):
+        pl.broker_plan(snap(), max_moves="1")
+    with pytest.raises(TypeError):
+        pl.broker_plan(snap(), max_move=1)
+    with pytest.raises(TypeError):
+        snap([M(3)])
+
+
+def test_doc_errors_name_the_line():
+    with pytest.raises(pl.PlacementError) as e:
+        pl.fleet_doc_read(snap(shards=[pl.Shard("k")]), "# c\nplacement-overrides 1\nk a notanumber\n")
+    assert e.value.name == "E_DOC_SYNTAX" and e.value.line == 3
+
+
+# ---- a view never dangles --------------------------------------------------------------
+
+def test_the_view_keeps_its_snapshot_alive():
+    members = [M("b0"), M("b1"), M("b2")]
+    shards = [pl.Shard("k/%02d" % i, stream="s", replicas=["b0", "b1", "b2"], leader="b2") for i in range(12)]
+    s = pl.Snapshot(members, shards)
+    ref = weakref.ref(s)
+    v = pl.View(s)
+    home = {sh.key: v.home(sh.key) for sh in shards}
+    del members, shards, s
+    gc.collect()
+    assert ref() is not None  # held by the view
+    # junk the allocator may hand out where the lists were
+    junk = [bytearray(b"\xff" * 4096) for _ in range(256)]
+    assert {k: v.home(k) for k in home} == home
+    assert v.leaders("s") == {"b0": 0, "b1": 0, "b2": 12}
+    plan = pl.broker_dry_run(v)
+    assert plan.status == "balanced" and v.leaders("s") == {"b0": 4, "b1": 4, "b2": 4}
+    texts = [a.explain() for a in plan.actions]  # actions keep the snapshot too
+    del v, junk
+    gc.collect()
+    assert ref() is not None  # the plan's actions still hold it
+    assert [a.explain() for a in plan.actions] == texts
+    del plan
+    gc.collect()
+    assert ref() is None
+
+
+def test_copies_are_independent():
+    v = pl.View(snap(shards=[pl.Shard("k/%d" % i, replicas=["a", "b"], leader="a") for i in range(6)]))
+    c = v.copy()
+    pl.broker_dry_run(c)
+    assert v.leaders()["a"] == 6 and c.leaders()["a"] < 6
+    del v
+    gc.collect()
+    assert sum(c.leaders().values()) == 6
