@@ -10,6 +10,7 @@
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check)
 #   make deps       libxxhash-dev, check and pkg-config from Debian's packages when missing
+#   make check-python  the Python package's tests (tests/python; part of check unless BINDINGS=0)
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define PL_VERSION_MINOR \([0-9]*\).*/\1/p' include/placement/version.h)
@@ -24,6 +25,21 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 BINDIR ?= $(PREFIX)/bin
 DESTDIR ?=
+
+# The Python package (lib/python/placement) and its tests. BINDINGS=0 leaves
+# the bindings out of check and deps (an ASan-built library cannot be loaded
+# into an interpreter that is not). PYTHONDIR: for PREFIX=/usr/local, the
+# purelib path of Debian's own python3 (/usr/local/lib/python3.X/dist-packages,
+# which its site.py puts on sys.path; Debian's python3 never reads
+# site-packages there, and /usr/lib/python3/dist-packages belongs to dpkg);
+# for another prefix, PREFIX/lib/python3.X/site-packages (then set PYTHONPATH).
+BINDINGS ?= 1
+PYTHON ?= /usr/bin/python3
+py_purelib = $(shell $(PYTHON) -c 'import sys, sysconfig; p = sys.argv[1]; print(sysconfig.get_path("purelib") if p == "/usr/local" else sysconfig.get_path("purelib", "posix_prefix", {"base": p, "platbase": p}))' '$(1)' 2>/dev/null)
+ifndef PYTHONDIR
+PYTHONDIR := $(call py_purelib,$(PREFIX))
+endif
+PY_SRCS := $(sort $(wildcard lib/python/placement/*.py))
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -68,6 +84,7 @@ TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
 .PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
+.PHONY: check-python install-python uninstall-python
 
 all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
@@ -95,6 +112,7 @@ FORCE:
 
 # ---- dependencies -----------------------------------------------------------
 DEB_PACKAGES := libxxhash-dev check pkg-config
+PY_DEB_PACKAGES := python3 python3-pytest python3-hypothesis
 deps:
 	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check; then \
 		exit 0; \
@@ -107,6 +125,16 @@ deps:
 	else \
 		echo "deps: no apt-get here; install xxhash (0.8 or later), Check and pkg-config, then run make again" >&2; \
 		exit 1; \
+	fi
+	@if [ "$(BINDINGS)" != 0 ] && ! $(PYTHON) -c 'import pytest, hypothesis' >/dev/null 2>&1; then \
+		if ! command -v apt-get >/dev/null 2>&1; then \
+			echo "deps: no apt-get here; install pytest and hypothesis for $(PYTHON) (or make BINDINGS=0)" >&2; exit 1; \
+		fi; \
+		echo "deps: installing $(PY_DEB_PACKAGES)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PY_DEB_PACKAGES) >/dev/null || \
+		{ $$SUDO apt-get update -q >/dev/null && \
+		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PY_DEB_PACKAGES) >/dev/null; }; \
 	fi
 
 # ---- tests ------------------------------------------------------------------
@@ -131,7 +159,15 @@ check: deps
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \
+	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python || fail=1; fi; \
 	exit $$fail
+
+# The Python package against the library in $(BUILD), with Debian's python3
+# (the one that sees python3-pytest and python3-hypothesis).
+check-python: lib $(TOOL)
+	@echo "== Python package: tests/python ($(PYTHON) -m pytest)"
+	@PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) BUILD=$(BUILD) PYTHONDONTWRITEBYTECODE=1 \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 vectors: $(BUILD)/tests/gen_vectors
 	./$(BUILD)/tests/gen_vectors > tests/vectors.txt
@@ -139,14 +175,14 @@ vectors: $(BUILD)/tests/gen_vectors
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san \
 		OPT="-O1 -g -DPL_DEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" check
+		LDFLAGS="-fsanitize=address,undefined" BINDINGS=0 check
 
 # Line and branch coverage of lib/ by the suites; fails under COVER_MIN percent of lines.
 COVER_MIN ?= 90
 coverage: deps
 	@command -v gcovr >/dev/null || { echo "coverage: gcovr is needed (apt-get install gcovr)" >&2; exit 1; }
 	rm -rf build-cov
-	@$(MAKE) --no-print-directory BUILD=build-cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" check >/dev/null
+	@$(MAKE) --no-print-directory BUILD=build-cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" BINDINGS=0 check >/dev/null
 	gcovr -r . --filter 'lib/' --object-directory build-cov/obj --print-summary \
 		--fail-under-line $(COVER_MIN) build-cov/obj
 
@@ -193,9 +229,11 @@ $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(STATIC)
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench
 	./$(BUILD)/bench
+	@if [ "$(BINDINGS)" != 0 ]; then \
+		PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/bench/python_bench.py; fi
 
 # ---- install ----------------------------------------------------------------
-install: lib $(TOOL)
+install: lib $(TOOL) install-python
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/placement $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(BINDIR)
@@ -212,7 +250,7 @@ install: lib $(TOOL)
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
 
-uninstall:
+uninstall: uninstall-python
 	rm -f $(DESTDIR)$(LIBDIR)/libplacement.a $(DESTDIR)$(LIBDIR)/libplacement.so \
 		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libplacement.so.$(VERSION) \
 		$(DESTDIR)$(PKGCONFIGDIR)/libplacement.pc $(DESTDIR)$(INCLUDEDIR)/placement.h
@@ -222,11 +260,23 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -f $(DESTDIR)$(BINDIR)/placement
 
+# The Python package: nothing to build (ctypes, no compiled extension).
+install-python:
+	@if [ -z "$(PYTHONDIR)" ]; then echo "install: no $(PYTHON), the Python package is not installed (set PYTHONDIR)"; \
+	else echo "install -m 644 lib/python/placement/*.py $(DESTDIR)$(PYTHONDIR)/placement/"; \
+		install -d $(DESTDIR)$(PYTHONDIR)/placement && \
+		install -m 644 $(PY_SRCS) $(DESTDIR)$(PYTHONDIR)/placement/; fi
+
+uninstall-python:
+	$(if $(PYTHONDIR),rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/placement/,$(notdir $(PY_SRCS))))
+	$(if $(PYTHONDIR),rm -rf $(DESTDIR)$(PYTHONDIR)/placement/__pycache__)
+	$(if $(PYTHONDIR),-rmdir $(DESTDIR)$(PYTHONDIR)/placement 2>/dev/null)
+
 # Stage an install, then build and run every example with pkg-config alone.
 STAGE := $(abspath $(BUILD)/stage)
 install-test: deps
 	rm -rf $(STAGE)
-	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr/local
+	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr/local PYTHONDIR=$(call py_purelib,/usr/local)
 	@set -e; export PKG_CONFIG_PATH=$(STAGE)/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE); \
 	flags="$$($(PKG_CONFIG) --cflags --libs libplacement)"; echo "pkg-config: $$flags"; \
 	mkdir -p $(BUILD)/staged; \
@@ -250,12 +300,22 @@ install-test: deps
 		LD_LIBRARY_PATH=$(STAGE)/usr/local/lib ./$(BUILD)/staged/placement stats $$f >/dev/null; \
 	done; \
 	echo "== $(BUILD)/staged/placement (the tool built with pkg-config alone)"
+	@if [ "$(BINDINGS)" != 0 ]; then set -e; py=$(STAGE)$(call py_purelib,/usr/local); \
+		echo "== $$py/placement (the Python package, the staged library found by its soname)"; \
+		for f in $(notdir $(PY_SRCS)); do test -f $$py/placement/$$f || { echo "install-test: $$f not installed"; exit 1; }; done; \
+		cd /tmp && PYTHONPATH=$$py LD_LIBRARY_PATH=$(STAGE)/usr/local/lib PLACEMENT_LIB= $(PYTHON) -c \
+		'import placement, sys; assert placement.__version__ == "$(VERSION)", placement.__version__; \
+		assert placement.library_path == "$(SONAME)", placement.library_path; \
+		assert placement.__file__.startswith(sys.argv[1]), placement.__file__; \
+		plan = placement.broker_dry_run(placement.Snapshot([placement.Member("b0"), placement.Member("b1")], \
+			[placement.Shard("k/%d" % i, replicas=["b0", "b1"], leader="b0") for i in range(4)])); \
+		assert plan.status == "balanced" and len(plan.actions) == 2, plan; print("python:", plan)' $$py; fi
 	@# libplacement.pc follows the prefix of the build that made it: never stale.
 	@$(MAKE) --no-print-directory $(PC) PREFIX=/opt/pl-test >/dev/null
 	@grep -q '^prefix=/opt/pl-test$$' $(PC) || { echo "install-test: libplacement.pc kept an old prefix"; exit 1; }
 	@$(MAKE) --no-print-directory $(PC) >/dev/null
 	@# uninstall, with the same variables, leaves no file behind.
-	@$(MAKE) --no-print-directory uninstall DESTDIR=$(STAGE) PREFIX=/usr/local >/dev/null
+	@$(MAKE) --no-print-directory uninstall DESTDIR=$(STAGE) PREFIX=/usr/local PYTHONDIR=$(call py_purelib,/usr/local) >/dev/null
 	@left=$$(find $(STAGE) -type f -o -type l); \
 	if [ -n "$$left" ]; then echo "install-test: uninstall left:"; echo "$$left"; exit 1; fi
 	@echo "install-test: ok"
