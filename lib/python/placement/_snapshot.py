@@ -460,9 +460,11 @@ class Snapshot:
         return None if index == _ffi.PL_NONE else self.member_ids[index]
 
     def stream_id(self, index):
+        """The id of stream `index` as given, None for PL_NONE."""
         return None if index == _ffi.PL_NONE else self.stream_ids[index]
 
     def shard_key(self, index):
+        """The key of shard `index` as given, None for PL_NONE."""
         return None if index == _ffi.PL_NONE else self.shard_keys[index]
 
     def view(self, scorer="xxh3"):
