@@ -174,3 +174,96 @@ def test_invalid_layouts_name_the_offending_id(fault, layout, data):
     assert err.code == pl.error_codes()[name]
     assert err.message == pl.strerror(err.code)
     assert repr(ident) in str(err) or kind == "member" and ident == ""
+
+
+# ---- anything at all: nothing crashes across the FFI --------------------------------------------
+
+_any_id = st.one_of(st.sampled_from(["a", "b", "c", "s", "k", ""]), st.binary(max_size=3))
+_u32 = st.one_of(st.integers(0, 5), st.just(2 ** 32 - 1), st.integers(0, 2 ** 32 - 1))
+
+
+@st.composite
+def anything(draw):
+    """Layouts that are mostly valid, with any fault the generator can make:
+    duplicate and empty ids, unknown references, too many replicas, weights
+    and caps at their extremes, leaders off their replicas, bad origins."""
+    pick = lambda xs: draw(st.sampled_from(xs))  # noqa: E731
+    m_ids = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=draw(st.sampled_from([0, 1, 1, 1])),
+                          max_size=5, unique=True))
+    if draw(st.integers(0, 9)) == 0:
+        m_ids.append(draw(_any_id))
+    members = [pl.Member(m, zone=pick([None, "z", b"", "y"]), weight=pick([1] * 8 + [2, 0, 2 ** 32 - 1]),
+                         max_shards=pick([0, 0, 1, 3, 2 ** 32 - 1]), down=draw(st.integers(0, 5)) == 0,
+                         draining=draw(st.integers(0, 5)) == 0, lagging=draw(st.integers(0, 5)) == 0,
+                         load=pick([None, 0, 7, 2 ** 64 - 1]), map_version=draw(st.integers(0, 3)))
+               for m in m_ids]
+    def rare(common, odd):
+        """common, or once in 12 draws, odd."""
+        return st.integers(0, 11).flatmap(lambda i: odd if i == 0 else common)
+    mref = rare(st.sampled_from(m_ids or ["a"]), _any_id)
+    s_ids = draw(st.lists(st.sampled_from(["s", "t", "u"]), max_size=3, unique=True))
+    sref = rare(st.sampled_from([None] + s_ids), _any_id)
+    keys = draw(st.lists(st.sampled_from(["k%d" % i for i in range(12)]), max_size=10, unique=True))
+    if draw(st.integers(0, 9)) == 0:
+        keys.append(draw(_any_id))
+    shards = []
+    for k in keys:
+        reps = draw(st.lists(mref, max_size=pick([2, 3, 9]) if m_ids else 0, unique=draw(st.integers(0, 5)) > 0))
+        lead = draw(rare(st.sampled_from([None] + reps * 3), mref))
+        shards.append(pl.Shard(k, stream=draw(sref), replicas=reps, leader=lead,
+                               moving_to=draw(rare(st.none(), mref)),
+                               epoch=draw(st.integers(0, 3)), load=draw(st.integers(0, 9)),
+                               not_idempotent=draw(st.integers(0, 5)) == 0, transfer_debt=draw(st.integers(0, 5)) == 0))
+    streams = draw(rare(st.sampled_from([None, s_ids]), st.lists(_any_id, max_size=3)))
+    kref = rare(st.sampled_from(keys or ["k0"]), _any_id)
+    ovs = [pl.Override(draw(kref), draw(mref), origin=pick(["lag", "count"] * 5 + ["x", 5]),
+                       since=draw(st.integers(0, 9))) for _ in range(draw(st.integers(0, 3)) if keys else 0)]
+    copies = [pl.Copy(draw(kref), draw(mref), draw(st.one_of(st.none(), mref))) for _ in range(draw(st.integers(0, 2)))]
+    return members, shards, streams, ovs, copies
+
+
+@given(data=anything(), cfg=st.data())
+@settings(max_examples=300)
+def test_any_input_raises_placement_error_or_works(data, cfg):
+    members, shards, streams, ovs, copies = data
+    try:
+        snap = pl.Snapshot(members, shards, streams, ovs, copies)
+    except pl.PlacementError as e:
+        assert e.name.startswith("E_") and e.code < 0
+        return
+    try:
+        v = pl.View(snap, scorer=cfg.draw(st.sampled_from(["xxh3", "legacy", "nope"])))
+    except pl.PlacementError as e:
+        assert e.name == "E_SCORER"
+        v = pl.View(snap)
+    note("valid")
+    calls = [
+        lambda: pl.broker_dry_run(v.copy(), max_moves=cfg.draw(st.integers(0, 300)),
+                                  replication_factor=cfg.draw(st.integers(0, 9)),
+                                  max_moves_in=cfg.draw(_u32), paused=cfg.draw(st.integers(0, 2))),
+        lambda: pl.broker_plan(v.copy()),
+        lambda: pl.fleet_decide(v.copy(), cfg.draw(st.sampled_from(members)).id if members else "a",
+                                now=cfg.draw(st.integers(0, 2 ** 64 - 1)), moves_per_decision=cfg.draw(_u32),
+                                cooldown=cfg.draw(st.integers(0, 9)), return_home_age=cfg.draw(st.integers(0, 9))),
+        lambda: pl.region_plan(v.copy(), replication_factor=cfg.draw(st.integers(0, 9)),
+                               max_actions=cfg.draw(_u32), load_balance=cfg.draw(st.integers(0, 2)),
+                               load_threshold=cfg.draw(st.integers(0, 100))),
+        lambda: pl.fleet_owners(v),
+        lambda: [v.home(s.key) for s in shards],
+        lambda: v.top(cfg.draw(_any_id), cfg.draw(st.integers(0, 10))),
+        lambda: pl.route_lookup(v, cfg.draw(_any_id)),
+        lambda: pl.fleet_doc_read(v, cfg.draw(st.binary(max_size=40))),
+        lambda: pl.fleet_doc_read(v, pl.fleet_doc_format(v)),
+        lambda: [pl.region_check_add_peer(v, s.key, m.id, cfg.draw(st.integers(0, 3)))
+                 for s in shards for m in members],
+        lambda: [v.shard_state(s.key) for s in shards] + [v.member_tally(m.id) for m in members],
+    ]
+    for call in calls:
+        try:
+            out = call()
+        except pl.PlacementError as e:
+            assert e.name.startswith("E_") and e.code < 0
+            continue
+        if isinstance(out, pl.Plan):
+            for a in out.actions:
+                assert a.explain()
