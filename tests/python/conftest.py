@@ -7,12 +7,14 @@ import sys
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "lib", "python"))
 
 # Bounded and replayable: a failure prints the example and the blob that
 # replays it (@reproduce_failure); nothing is written into the tree.
+set_hypothesis_home_dir(os.path.join(ROOT, os.environ.get("BUILD", "build"), "hypothesis"))
 settings.register_profile("placement", deadline=None, print_blob=True, database=None, max_examples=60)
 settings.load_profile(os.environ.get("PL_HYPOTHESIS_PROFILE", "placement"))
 
