@@ -11,6 +11,7 @@ E_OVERRIDE_SHARD, ...), and the error says which id was unknown.
 """
 
 import ctypes
+import itertools
 import struct
 
 from . import _ffi
@@ -241,15 +242,6 @@ class Snapshot:
         self.copies = tuple(copies)
         self._unknown = {}
 
-        chunks = []
-        pos = [0]
-
-        def put(b):
-            at = pos[0]
-            chunks.append(b)
-            pos[0] += len(b)
-            return at
-
         # ids, first: every byte string goes into one buffer
         m_ids = [encode_id(m.id, "member id") for m in members]
         m_zone = [b"" if m.zone is None else encode_id(m.zone, "zone") for m in members]
@@ -280,10 +272,10 @@ class Snapshot:
             shard_at.setdefault(b, i)
         self._member_at, self._stream_at, self._shard_at = member_at, stream_at, shard_at
 
-        off_mid = [put(b) for b in m_ids]
-        off_zone = [put(b) for b in m_zone]
-        off_sid = [put(b) for b in s_ids]
-        off_key = [put(b) for b in k_ids]
+        chunks = m_ids + m_zone + s_ids + k_ids
+        offs = [0] + list(itertools.accumulate(len(b) for b in chunks))
+        a, z, b_ = len(m_ids), 2 * len(m_ids), 2 * len(m_ids) + len(s_ids)
+        off_mid, off_zone, off_sid, off_key = offs[:a], offs[a:z], offs[z:b_], offs[b_:len(chunks)]
         blob = b"".join(chunks)
         self._blob = ctypes.create_string_buffer(blob, max(len(blob), 1))
         base = ctypes.addressof(self._blob)
@@ -293,9 +285,29 @@ class Snapshot:
 
         nm, ns, nk = len(members), len(s_ids), len(shards)
 
+        # ids as given (str or bytes) and as bytes, to their index: most
+        # references are the very objects the members were given with
+        fast = {}
+        for i, m in enumerate(members):
+            if type(m.id) in (str, bytes):
+                fast.setdefault(m.id, i)
+        for b, i in member_at.items():
+            fast.setdefault(b, i)
+        sfast = {}
+        for i, sid in enumerate(s_given):
+            if type(sid) in (str, bytes):
+                sfast.setdefault(sid, i)
+        for b, i in stream_at.items():
+            sfast.setdefault(b, i)
+        none = _ffi.PL_NONE
+
         def member_ref(x, kind, index, what):
             if x is None:
-                return _ffi.PL_NONE
+                return none
+            if type(x) in (str, bytes):
+                i = fast.get(x)
+                if i is not None:
+                    return i
             b = encode_id(_ref(x, Member, "id"), what)
             i = member_at.get(b)
             if i is None:
@@ -329,24 +341,36 @@ class Snapshot:
         pk = _ffi.packer(_ffi.PlShard)
         buf = bytearray(pk.size * nk)
         nrep = _ffi.PL_MAX_REPLICAS
+        pad = (0,) * nrep
+        f_ni, f_td = _ffi.PL_SHARD_NOT_IDEMPOTENT, _ffi.PL_SHARD_TRANSFER_DEBT
+        pack_into, size = pk.pack_into, pk.size
         for i, s in enumerate(shards):
-            sid = _ref(s.stream, Stream, "id")
+            sid = s.stream
+            st = sfast.get(sid, -1) if type(sid) in (str, bytes) else -1
             if sid is None:
-                st = _ffi.PL_NONE
-            else:
+                st = none
+            elif st < 0:
+                sid = _ref(sid, Stream, "id")
                 st = stream_at.get(encode_id(sid, "stream id"))
                 if st is None:
                     self._unknown.setdefault(("shard", i), "names unknown stream %r" % (sid,))
                     st = ns
-            reps = [member_ref(r, "shard", i, "replica") for r in s.replicas]
+            try:
+                reps = tuple([fast[r] for r in s.replicas])
+            except (KeyError, TypeError):
+                reps = tuple([member_ref(r, "shard", i, "replica") for r in s.replicas])
             rc = len(reps)
-            reps = (reps + [0] * nrep)[:nrep]
-            flags = ((_ffi.PL_SHARD_NOT_IDEMPOTENT if s.not_idempotent else 0) |
-                     (_ffi.PL_SHARD_TRANSFER_DEBT if s.transfer_debt else 0))
-            vals = rng(off_key[i], k_ids[i]) + (
-                s.epoch, s.load, st, member_ref(s.leader, "shard", i, "leader"),
-                member_ref(s.moving_to, "shard", i, "moving_to"), flags, rc) + tuple(reps)
-            self._pack(pk, buf, i, vals, "shard", s.key, ("epoch", "load"), s)
+            if rc != nrep:
+                reps = (reps + pad)[:nrep]
+            flags = (f_ni if s.not_idempotent else 0) | (f_td if s.transfer_debt else 0)
+            b = k_ids[i]
+            vals = (base + off_key[i] if b else 0, len(b), s.epoch, s.load, st,
+                    member_ref(s.leader, "shard", i, "leader"), member_ref(s.moving_to, "shard", i, "moving_to"),
+                    flags, rc) + reps
+            try:
+                pack_into(buf, i * size, *vals)
+            except struct.error:
+                self._pack(pk, buf, i, vals, "shard", s.key, ("epoch", "load"), s)
         self._shards = (_ffi.PlShard * nk).from_buffer(buf) if nk else None
         self._kbuf = buf
 
