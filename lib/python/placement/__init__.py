@@ -92,10 +92,11 @@ def score_weighted(score, weight):
     return _ffi.lib.pl_score_weighted(score, weight)
 
 
+# hash() is left out of __all__ so that a star import does not shadow the builtin.
 __all__ = [
     "Action", "ActionList", "Copy", "Counts", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
     "Shard", "ShardState", "Snapshot", "Stall", "Stream", "Tally", "Verdict", "View", "broker_dry_run",
     "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
-    "fleet_owner", "fleet_owners", "hash", "region_check_add_peer", "region_effective_rf", "region_plan",
+    "fleet_owner", "fleet_owners", "region_check_add_peer", "region_effective_rf", "region_plan",
     "route_decide", "route_lookup", "score", "score_legacy", "score_weighted", "strerror",
 ]
