@@ -195,3 +195,12 @@ def test_copies_are_independent():
     del v
     gc.collect()
     assert sum(c.leaders().values()) == 6
+
+
+def test_errors_pickle():
+    import pickle
+    with pytest.raises(pl.PlacementError) as e:
+        snap(["a", "a"])
+    back = pickle.loads(pickle.dumps(e.value))
+    assert (back.name, back.kind, back.index, back.id, str(back)) == (
+        e.value.name, e.value.kind, e.value.index, e.value.id, str(e.value))

@@ -48,6 +48,10 @@ class PlacementError(Exception):
             text += ": " + detail
         super().__init__(text)
 
+    def __reduce__(self):
+        e = (type(self), (self.code, self.kind, self.index, self.id, self.other, self.detail))
+        return e + ({"line": self.line},) if hasattr(self, "line") else e
+
 
 def check(rc, diag=None, namer=None):
     """Raise PlacementError for a negative rc; return rc otherwise. namer(kind,

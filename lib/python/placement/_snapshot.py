@@ -318,14 +318,21 @@ class Snapshot:
         # members
         pk = _ffi.packer(_ffi.PlMember)
         buf = bytearray(pk.size * nm)
+        f_down, f_drain, f_lag, f_unm = (_ffi.PL_MEMBER_DOWN, _ffi.PL_MEMBER_DRAINING, _ffi.PL_MEMBER_LAGGING,
+                                         _ffi.PL_MEMBER_UNMEASURED)
+        pack_into, size = pk.pack_into, pk.size
         for i, m in enumerate(members):
-            flags = ((_ffi.PL_MEMBER_DOWN if m.down else 0) | (_ffi.PL_MEMBER_DRAINING if m.draining else 0) |
-                     (_ffi.PL_MEMBER_LAGGING if m.lagging else 0) |
-                     (_ffi.PL_MEMBER_UNMEASURED if m.load is None else 0))
-            vals = rng(off_mid[i], m_ids[i]) + rng(off_zone[i], m_zone[i]) + (
-                m.joined_at, 0 if m.load is None else m.load, m.map_version, m.weight, m.max_shards, flags)
-            self._pack(pk, buf, i, vals, "member", m.id,
-                       ("joined_at", "load", "map_version", "weight", "max_shards"), m)
+            load = m.load
+            flags = ((f_down if m.down else 0) | (f_drain if m.draining else 0) | (f_lag if m.lagging else 0) |
+                     (f_unm if load is None else 0))
+            b, z = m_ids[i], m_zone[i]
+            vals = (base + off_mid[i] if b else 0, len(b), base + off_zone[i] if z else 0, len(z), m.joined_at,
+                    0 if load is None else load, m.map_version, m.weight, m.max_shards, flags)
+            try:
+                pack_into(buf, i * size, *vals)
+            except struct.error:
+                self._pack(pk, buf, i, vals, "member", m.id,
+                           ("joined_at", "load", "map_version", "weight", "max_shards"), m)
         self._members = (_ffi.PlMember * max(nm, 1)).from_buffer(buf) if nm else None
         self._mbuf = buf
 
