@@ -45,7 +45,9 @@ class View:
             "scorer"), or anything pl_snapshot_validate() refuses.
 
     Policies (broker_plan(), fleet_decide(), region_plan()) apply the actions
-    they emit to the view they are given; copy() first to keep it.
+    they emit to the view they are given; copy() first to keep it. A view is
+    used by one thread at a time (the C calls release the GIL); different
+    views share nothing and may be used at once.
     """
 
     def __init__(self, snapshot, scorer="xxh3"):
