@@ -69,3 +69,20 @@ def test_region_max_actions_and_proposals_off():
     assert len(plan.actions) == 2 and plan.status == "action-cap" and plan.detail == "r2"
     plan = pl.region_plan(snap, replication_factor=2, add_peer_proposals=False)
     assert plan.status == "proposals-off" and all(a.kind != "add-replica" for a in plan.actions)
+
+
+def test_a_lag_episode_then_return_home():
+    from helpers import Fleet
+    members = [pl.Member("m%d" % i, load=10 * i) for i in range(4)]
+    f = Fleet(members, ["%02x" % k for k in range(32)], scorer="xxh3", cooldown=1, return_home_age=10)
+    f.run()
+    even = f.owned()
+    members[3].lagging = True
+    for _ in range(8):
+        f.tick()
+    assert f.lag_moves >= 4
+    assert f.owned()["m3"] < even["m3"]
+    members[3].lagging = False
+    f.run()
+    assert f.returns > 0
+    assert max(f.owned().values()) - min(f.owned().values()) <= 2
