@@ -1,0 +1,827 @@
+//! The raw C declarations of libplacement, one to one with
+//! `include/placement/*.h`.
+//!
+//! Everything here mirrors the C headers: `#[repr(C)]` structs with the same
+//! fields in the same order, the `PL_*` constants, and the `extern "C"`
+//! functions. A test (`tests/layout.rs`) compiles a C program against the
+//! headers and checks every struct's size, every field's offset and every
+//! constant against these declarations.
+//!
+//! Calling these functions is `unsafe`: they take raw pointers and rely on the
+//! rules the headers state (a view's snapshot outlives it, arrays are as long
+//! as their counts). The safe API of the crate is built on them; the only
+//! `unsafe` code of the crate is in this module (`sys::safe`, private to the
+//! crate, wraps each call it needs once, with the reason it is sound).
+#![allow(non_camel_case_types)]
+
+use std::os::raw::{c_char, c_int};
+
+pub(crate) mod safe;
+
+// ---- version.h -------------------------------------------------------------
+
+/// `PL_VERSION_MAJOR` of the headers this crate was written against.
+pub const PL_VERSION_MAJOR: u32 = 0;
+/// `PL_VERSION_MINOR`.
+pub const PL_VERSION_MINOR: u32 = 1;
+/// `PL_VERSION_PATCH`.
+pub const PL_VERSION_PATCH: u32 = 0;
+/// `PL_VERSION_STRING`: "MAJOR.MINOR.PATCH".
+pub const PL_VERSION_STRING: &str = "0.1.0";
+/// `PL_VERSION_NUMBER`: MAJOR * 10000 + MINOR * 100 + PATCH.
+pub const PL_VERSION_NUMBER: c_int = 100;
+
+// ---- error.h ---------------------------------------------------------------
+// Only the codes the crate itself produces or tests are named here; every
+// code's name comes from pl_error_name().
+
+/// `PL_OK`.
+pub const PL_OK: c_int = 0;
+/// `PL_E_INVAL`: invalid argument.
+pub const PL_E_INVAL: c_int = -1;
+/// `PL_E_NULL`: NULL array with a non-zero count.
+pub const PL_E_NULL: c_int = -2;
+/// `PL_E_LIMIT`: count past a documented limit.
+pub const PL_E_LIMIT: c_int = -3;
+/// `PL_E_LENGTH`: byte string longer than `PL_MAX_ID_LEN`.
+pub const PL_E_LENGTH: c_int = -4;
+/// `PL_E_STREAM_RANGE`: stream index out of range.
+pub const PL_E_STREAM_RANGE: c_int = -9;
+/// `PL_E_MEMBER_RANGE`: member index out of range.
+pub const PL_E_MEMBER_RANGE: c_int = -10;
+/// `PL_E_OVERRIDE_SHARD`: override names an unknown shard.
+pub const PL_E_OVERRIDE_SHARD: c_int = -14;
+/// `PL_E_OVERRIDE_MEMBER`: override names an unknown member.
+pub const PL_E_OVERRIDE_MEMBER: c_int = -15;
+/// `PL_E_NOSPACE`: output buffer too small.
+pub const PL_E_NOSPACE: c_int = -24;
+/// `PL_E_NOT_FOUND`: no such member, stream or shard.
+pub const PL_E_NOT_FOUND: c_int = -28;
+/// `PL_E_ACTION`: action does not apply to this view.
+pub const PL_E_ACTION: c_int = -33;
+/// `PL_E_SHARD_RANGE`: shard index out of range.
+pub const PL_E_SHARD_RANGE: c_int = -35;
+
+// ---- snapshot.h ------------------------------------------------------------
+
+/// `PL_NONE`: "no index".
+pub const PL_NONE: u32 = 0xFFFF_FFFF;
+/// `PL_MAX_MEMBERS`: members in one snapshot.
+pub const PL_MAX_MEMBERS: u32 = 1 << 20;
+/// `PL_MAX_STREAMS`: streams in one snapshot.
+pub const PL_MAX_STREAMS: u32 = 1 << 24;
+/// `PL_MAX_SHARDS`: shards (and overrides) in one snapshot.
+pub const PL_MAX_SHARDS: u32 = 1 << 26;
+/// `PL_MAX_ID_LEN`: bytes in an id, zone or key.
+pub const PL_MAX_ID_LEN: u32 = 1024;
+/// `PL_MAX_REPLICAS`: replicas of one shard.
+pub const PL_MAX_REPLICAS: u32 = 8;
+/// `PL_MAX_WEIGHT`: a member's relative weight.
+pub const PL_MAX_WEIGHT: u32 = 65536;
+
+/// `PL_MEMBER_DOWN`: not live.
+pub const PL_MEMBER_DOWN: u32 = 0x1;
+/// `PL_MEMBER_DRAINING`: live, hands off what it has, takes nothing new.
+pub const PL_MEMBER_DRAINING: u32 = 0x2;
+/// `PL_MEMBER_LAGGING`: live, but never the destination of a move.
+pub const PL_MEMBER_LAGGING: u32 = 0x4;
+/// `PL_MEMBER_UNMEASURED`: its load is unknown.
+pub const PL_MEMBER_UNMEASURED: u32 = 0x8;
+/// `PL_MEMBER_FLAGS_ALL`.
+pub const PL_MEMBER_FLAGS_ALL: u32 = 0xF;
+
+/// `PL_SHARD_NOT_IDEMPOTENT`: its destination is not idempotent (a rollup).
+pub const PL_SHARD_NOT_IDEMPOTENT: u32 = 0x1;
+/// `PL_SHARD_TRANSFER_DEBT`: carries transfer debt.
+pub const PL_SHARD_TRANSFER_DEBT: u32 = 0x2;
+/// `PL_SHARD_FLAGS_ALL`.
+pub const PL_SHARD_FLAGS_ALL: u32 = 0x3;
+
+/// `PL_ORIGIN_LAG`: an override placed for lag.
+pub const PL_ORIGIN_LAG: u32 = 0;
+/// `PL_ORIGIN_COUNT`: an override placed by count balance.
+pub const PL_ORIGIN_COUNT: u32 = 1;
+
+/// `PL_ELEM_NONE`.
+pub const PL_ELEM_NONE: u32 = 0;
+/// `PL_ELEM_SNAPSHOT`: an array of the snapshot (index 0..3).
+pub const PL_ELEM_SNAPSHOT: u32 = 1;
+/// `PL_ELEM_MEMBER`.
+pub const PL_ELEM_MEMBER: u32 = 2;
+/// `PL_ELEM_STREAM`.
+pub const PL_ELEM_STREAM: u32 = 3;
+/// `PL_ELEM_SHARD`.
+pub const PL_ELEM_SHARD: u32 = 4;
+/// `PL_ELEM_OVERRIDE`.
+pub const PL_ELEM_OVERRIDE: u32 = 5;
+/// `PL_ELEM_CONFIG`: a field of an options or config struct.
+pub const PL_ELEM_CONFIG: u32 = 6;
+/// `PL_ELEM_ARGUMENT`: a function argument (from 1).
+pub const PL_ELEM_ARGUMENT: u32 = 7;
+
+/// A byte range; need not be NUL-terminated.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pl_bytes {
+    /// The first byte; may be NULL when `len` is 0.
+    pub ptr: *const c_char,
+    /// The length in bytes.
+    pub len: u64,
+}
+
+/// A member: a process that can own shards.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pl_member {
+    /// Unique, non-empty.
+    pub id: pl_bytes,
+    /// Failure domain; empty = a zone of its own.
+    pub zone: pl_bytes,
+    /// Caller's clock when it joined; greater = newer.
+    pub joined_at: u64,
+    /// Caller's measure of load.
+    pub load: u64,
+    /// Version of the shard map it has installed.
+    pub map_version: u64,
+    /// Relative capacity, 1..`PL_MAX_WEIGHT`; 0 reads as 1.
+    pub weight: u32,
+    /// Most replicas it may hold; 0 = no cap.
+    pub max_shards: u32,
+    /// `PL_MEMBER_*`.
+    pub flags: u32,
+}
+
+/// A stream: a set of shards whose spread matters together.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pl_stream {
+    /// Unique, non-empty.
+    pub id: pl_bytes,
+}
+
+/// A shard: the unit that is placed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pl_shard {
+    /// Unique, non-empty.
+    pub key: pl_bytes,
+    /// The shard map's epoch for this shard (regions).
+    pub epoch: u64,
+    /// Caller's measure of the shard's load.
+    pub load: u64,
+    /// Index into streams, or `PL_NONE`.
+    pub stream: u32,
+    /// Index into members, or `PL_NONE`.
+    pub leader: u32,
+    /// Index into members, or `PL_NONE`: a leader move in flight.
+    pub moving_to: u32,
+    /// `PL_SHARD_*`.
+    pub flags: u32,
+    /// How many of `replicas` are used.
+    pub replica_count: u32,
+    /// Member indices holding a copy.
+    pub replicas: [u32; 8],
+}
+
+/// A fleet's record that a shard lives off its ring home.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct pl_override {
+    /// Caller's clock when it was written.
+    pub since: u64,
+    /// Index into shards.
+    pub shard: u32,
+    /// Index into members: the shard's owner.
+    pub member: u32,
+    /// `PL_ORIGIN_*`.
+    pub origin: u32,
+}
+
+/// A replica copy in flight: staged on `to`, not yet committed.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct pl_copy {
+    /// Index into shards.
+    pub shard: u32,
+    /// Index into members: where the copy is staged.
+    pub to: u32,
+    /// Index into members: the replica it replaces on commit, or `PL_NONE`.
+    pub from: u32,
+    /// Must be 0.
+    pub reserved: u32,
+}
+
+/// Everything one tick knows.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct pl_snapshot {
+    /// `n_members` members.
+    pub members: *const pl_member,
+    /// `n_streams` streams.
+    pub streams: *const pl_stream,
+    /// `n_shards` shards.
+    pub shards: *const pl_shard,
+    /// `n_overrides` overrides.
+    pub overrides: *const pl_override,
+    /// `n_copies` replica copies in flight.
+    pub copies: *const pl_copy,
+    /// Members.
+    pub n_members: u32,
+    /// Streams.
+    pub n_streams: u32,
+    /// Shards.
+    pub n_shards: u32,
+    /// Overrides.
+    pub n_overrides: u32,
+    /// Copies.
+    pub n_copies: u32,
+}
+
+/// Which element of the input was bad.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_diag {
+    /// The `PL_E*` code the call returned.
+    pub code: i32,
+    /// `PL_ELEM_*`.
+    pub kind: u32,
+    /// Index of the element in its array.
+    pub index: u32,
+    /// An earlier element it clashes with, else `PL_NONE`.
+    pub other: u32,
+}
+
+// ---- hash.h ----------------------------------------------------------------
+
+/// `PL_SCORER_XXH3`: XXH3-64 hashes mixed by `pl_score()`.
+pub const PL_SCORER_XXH3: u32 = 1;
+/// `PL_SCORER_LEGACY_FNV1A`: FNV-1a 64 over "<key> <member id>".
+pub const PL_SCORER_LEGACY_FNV1A: u32 = 2;
+
+// ---- plan.h ----------------------------------------------------------------
+
+/// `PL_ACTION_STAGE_FIRST`: copies data; stage on `to` first, then commit.
+pub const PL_ACTION_STAGE_FIRST: u32 = 0x1;
+/// `PL_STATUS_BALANCED`: nothing more is wanted.
+pub const PL_STATUS_BALANCED: u32 = 0;
+/// `PL_STATUS_FULL`: the output array filled first.
+pub const PL_STATUS_FULL: u32 = 5;
+/// `PL_SCOPE_NONE`.
+pub const PL_SCOPE_NONE: u32 = 0;
+/// `PL_SCOPE_STREAM`: leaders of the action's stream.
+pub const PL_SCOPE_STREAM: u32 = 1;
+/// `PL_SCOPE_CLUSTER`: leaders in total.
+pub const PL_SCOPE_CLUSTER: u32 = 2;
+/// `PL_SCOPE_OWNED`: shards owned (fleet).
+pub const PL_SCOPE_OWNED: u32 = 3;
+/// `PL_SCOPE_REPLICAS`: replicas held.
+pub const PL_SCOPE_REPLICAS: u32 = 4;
+/// `PL_SCOPE_PRIMARIES`: primaries held.
+pub const PL_SCOPE_PRIMARIES: u32 = 5;
+/// `PL_SCOPE_PEERS`: peers of the shard.
+pub const PL_SCOPE_PEERS: u32 = 6;
+
+/// One action of a policy.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_action {
+    /// `PL_ACTION_*` kind.
+    pub kind: u32,
+    /// `PL_REASON_*`.
+    pub reason: u32,
+    /// Index into shards.
+    pub shard: u32,
+    /// The shard's stream, or `PL_NONE`.
+    pub stream: u32,
+    /// Member giving something up, or `PL_NONE`.
+    pub from: u32,
+    /// Member receiving it, or `PL_NONE`.
+    pub to: u32,
+    /// `PL_ACTION_*` flags.
+    pub flags: u32,
+    /// Override actions: `PL_ORIGIN_*`.
+    pub origin: u32,
+    /// `PL_SCOPE_*`.
+    pub scope: u32,
+    /// Placement tier 1..5 that chose `to`; 0 otherwise.
+    pub tier: u32,
+    /// From's count.
+    pub from_count: u32,
+    /// To's count.
+    pub to_count: u32,
+    /// The floor that applied to `to`.
+    pub floor: u32,
+    /// The ceiling that applied to `to`.
+    pub ceiling: u32,
+    /// The cluster share (or fair share) that applied.
+    pub share: u32,
+    /// How many were counted in scope.
+    pub total: u32,
+    /// Override actions: the caller's `now`; override age for drops.
+    pub at: u64,
+    /// Lag and load moves: the load that decided it.
+    pub load: u64,
+}
+
+/// What a policy call did, and why it stopped.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_plan_info {
+    /// Actions written to out.
+    pub written: u32,
+    /// At least written.
+    pub wanted: u32,
+    /// `PL_STATUS_*`.
+    pub status: u32,
+    /// Status-specific index, or `PL_NONE`.
+    pub detail: u32,
+    /// How many shards were blocked or stalled.
+    pub blocked: u32,
+}
+
+// ---- view.h ----------------------------------------------------------------
+
+/// `PL_VIEW_ALIGN`: alignment of a view's memory.
+pub const PL_VIEW_ALIGN: u32 = 8;
+/// `PL_VIEW_OPTIONS_VERSION`.
+pub const PL_VIEW_OPTIONS_VERSION: u32 = 1;
+
+/// An opaque view, living inside the caller's memory.
+#[repr(C)]
+pub struct pl_view {
+    _private: [u8; 0],
+}
+
+/// How to build a view.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_view_options {
+    /// `PL_VIEW_OPTIONS_VERSION`.
+    pub version: u32,
+    /// `PL_SCORER_*`.
+    pub scorer: u32,
+}
+
+/// Counts of a view.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_view_counts {
+    /// Members in the snapshot.
+    pub members: u32,
+    /// Not down.
+    pub live: u32,
+    /// Not down and not draining.
+    pub eligible: u32,
+    /// Streams.
+    pub streams: u32,
+    /// Shards.
+    pub shards: u32,
+    /// Overrides the view holds now.
+    pub overrides: u32,
+    /// Shards with a move in flight.
+    pub moving: u32,
+    /// Shards with no live leader.
+    pub leaderless: u32,
+    /// `PL_SCORER_*` the view scores with.
+    pub scorer: u32,
+    /// ceil(shards / eligible members).
+    pub share: u32,
+    /// Sum of eligible members' weights.
+    pub weight: u64,
+}
+
+/// A member's counts, in total or in one stream.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_tally {
+    /// Shards it leads.
+    pub leaders: u32,
+    /// Shards it holds a replica of.
+    pub replicas: u32,
+    /// Its floor.
+    pub floor: u32,
+    /// Its ceiling.
+    pub ceiling: u32,
+    /// Shards counted.
+    pub shards: u32,
+}
+
+/// A shard as the view has it now.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_shard_state {
+    /// Member index, or `PL_NONE`.
+    pub leader: u32,
+    /// How many of `replicas` are used.
+    pub replica_count: u32,
+    /// Member indices.
+    pub replicas: [u32; 8],
+    /// 1 when a move is in flight.
+    pub moving: u32,
+    /// Fleet override's member, or `PL_NONE`.
+    pub override_member: u32,
+    /// `PL_ORIGIN_*` when `override_member` is set.
+    pub override_origin: u32,
+    /// When the override was written.
+    pub override_since: u64,
+}
+
+// ---- broker.h --------------------------------------------------------------
+
+/// `PL_BROKER_CONFIG_VERSION`.
+pub const PL_BROKER_CONFIG_VERSION: u32 = 1;
+/// `PL_BROKER_MAX_MOVES`.
+pub const PL_BROKER_MAX_MOVES: u32 = 256;
+
+/// The broker policy's configuration.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_broker_config {
+    /// `PL_BROKER_CONFIG_VERSION`.
+    pub version: u32,
+    /// Concurrent moves, counting those in flight.
+    pub max_moves: u32,
+    /// Moves in flight into one member; 0 = no limit.
+    pub max_moves_in: u32,
+    /// Moves in flight out of one member; 0 = no limit.
+    pub max_moves_out: u32,
+    /// 1 = start no move.
+    pub paused: u32,
+    /// Replicas of a new shard.
+    pub replication_factor: u32,
+    /// 1 = per-stream tiers and stream pass.
+    pub stream_balance: u32,
+}
+
+// ---- fleet.h ---------------------------------------------------------------
+
+/// `PL_FLEET_CONFIG_VERSION`.
+pub const PL_FLEET_CONFIG_VERSION: u32 = 1;
+/// `PL_FLEET_NEVER`: a time that never comes.
+pub const PL_FLEET_NEVER: u64 = 0xFFFF_FFFF_FFFF_FFFF;
+/// `PL_FLEET_DOC_VERSION`.
+pub const PL_FLEET_DOC_VERSION: u32 = 1;
+
+/// One member's fleet decision settings.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_fleet_config {
+    /// `PL_FLEET_CONFIG_VERSION`.
+    pub version: u32,
+    /// The deciding member's index (`self` in C).
+    pub self_: u32,
+    /// The caller's clock.
+    pub now: u64,
+    /// Self's last move, or `PL_FLEET_NEVER`.
+    pub last_move: u64,
+    /// Time between two moves of self.
+    pub cooldown: u64,
+    /// Moves per decision, >= 1.
+    pub moves_per_decision: u32,
+    /// 1: close the spread.
+    pub spread: u32,
+    /// Age of a lag override before it may go home.
+    pub return_home_age: u64,
+    /// 1: count balance.
+    pub count_balance: u32,
+    /// Must be 0.
+    pub reserved: u32,
+}
+
+// ---- region.h --------------------------------------------------------------
+
+/// `PL_REGION_CONFIG_VERSION`.
+pub const PL_REGION_CONFIG_VERSION: u32 = 1;
+
+/// How the region policy runs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_region_config {
+    /// `PL_REGION_CONFIG_VERSION`.
+    pub version: u32,
+    /// Peers wanted per region.
+    pub replication_factor: u32,
+    /// 1: add peers.
+    pub add_peer_proposals: u32,
+    /// 1: primaries toward less load.
+    pub load_balance: u32,
+    /// Percent, 1..99.
+    pub load_threshold: u32,
+    /// Most actions one call emits.
+    pub max_actions: u32,
+}
+
+/// A region the call wanted to act on and could not.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_region_stall {
+    /// The region's index.
+    pub shard: u32,
+    /// `PL_REGION_STALL_*`.
+    pub reason: u32,
+    /// 1 or 2.
+    pub step: u32,
+    /// The member it concerns, or `PL_NONE`.
+    pub member: u32,
+}
+
+// ---- route.h ---------------------------------------------------------------
+
+/// `PL_ROUTE_BODY_LIMIT`.
+pub const PL_ROUTE_BODY_LIMIT: u32 = 65536;
+/// `PL_ROUTE_ANSWER_SERVED`.
+pub const PL_ROUTE_ANSWER_SERVED: u32 = 0;
+/// `PL_ROUTE_ANSWER_NOT_OWNER`.
+pub const PL_ROUTE_ANSWER_NOT_OWNER: u32 = 1;
+/// `PL_ROUTE_BODY_UNREAD`.
+pub const PL_ROUTE_BODY_UNREAD: u32 = 0;
+/// `PL_ROUTE_BODY_WHOLE`.
+pub const PL_ROUTE_BODY_WHOLE: u32 = 1;
+/// `PL_ROUTE_BODY_PAST_LIMIT`.
+pub const PL_ROUTE_BODY_PAST_LIMIT: u32 = 2;
+/// `PL_ROUTE_BODY_PARTIAL`.
+pub const PL_ROUTE_BODY_PARTIAL: u32 = 3;
+/// `PL_ROUTE_OUTCOME_NONE`.
+pub const PL_ROUTE_OUTCOME_NONE: u32 = 0;
+/// `PL_ROUTE_OUTCOME_ANSWERED`.
+pub const PL_ROUTE_OUTCOME_ANSWERED: u32 = 1;
+/// `PL_ROUTE_OUTCOME_REFUSED`.
+pub const PL_ROUTE_OUTCOME_REFUSED: u32 = 2;
+/// `PL_ROUTE_OUTCOME_FAILED`.
+pub const PL_ROUTE_OUTCOME_FAILED: u32 = 3;
+/// `PL_ROUTE_REQUEST_VERSION`.
+pub const PL_ROUTE_REQUEST_VERSION: u32 = 1;
+/// `PL_ROUTE_SERVE`.
+pub const PL_ROUTE_SERVE: u32 = 1;
+/// `PL_ROUTE_FORWARD`.
+pub const PL_ROUTE_FORWARD: u32 = 2;
+/// `PL_ROUTE_RELAY`.
+pub const PL_ROUTE_RELAY: u32 = 3;
+/// `PL_ROUTE_REPLAY`.
+pub const PL_ROUTE_REPLAY: u32 = 4;
+/// `PL_ROUTE_FAILED`.
+pub const PL_ROUTE_FAILED: u32 = 5;
+/// `PL_ROUTE_SEND_NONE`.
+pub const PL_ROUTE_SEND_NONE: u32 = 0;
+/// `PL_ROUTE_SEND_STREAM`.
+pub const PL_ROUTE_SEND_STREAM: u32 = 1;
+/// `PL_ROUTE_SEND_FRAMES`.
+pub const PL_ROUTE_SEND_FRAMES: u32 = 2;
+
+/// The state of one request.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_route_request {
+    /// `PL_ROUTE_REQUEST_VERSION`.
+    pub version: u32,
+    /// 1: a data-plane route.
+    pub data_plane: u32,
+    /// `PL_ROUTE_ANSWER_*`.
+    pub answer: u32,
+    /// 1: the peer table holds the owner's address.
+    pub owner_known: u32,
+    /// 1: already marked forwarded.
+    pub forwarded: u32,
+    /// `PL_ROUTE_BODY_*`.
+    pub body: u32,
+    /// `PL_ROUTE_OUTCOME_*`.
+    pub outcome: u32,
+    /// Must be 0.
+    pub reserved: u32,
+}
+
+/// What to do with the request.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_route_verdict {
+    /// `PL_ROUTE_SERVE` .. `PL_ROUTE_FAILED`.
+    pub verdict: u32,
+    /// `PL_ROUTE_RULE_*`: the row that decided.
+    pub rule: u32,
+    /// The HTTP status to answer, or 0.
+    pub status: u32,
+    /// Seconds of Retry-After with a 503.
+    pub retry_after: u32,
+    /// 1 with a forward: mark the request forwarded.
+    pub mark: u32,
+    /// `PL_ROUTE_SEND_*`.
+    pub send_body: u32,
+}
+
+/// Who owns a key's shard now.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_route_owner {
+    /// Member index of the owner.
+    pub owner: u32,
+    /// Member index of the key's ring home.
+    pub home: u32,
+    /// The shard's index, or `PL_NONE`.
+    pub shard: u32,
+    /// 1 when the owner is self.
+    pub is_self: u32,
+}
+
+extern "C" {
+    /// `pl_version(3)`.
+    pub fn pl_version() -> *const c_char;
+    /// `pl_version_number(3)`.
+    pub fn pl_version_number() -> c_int;
+    /// `pl_strerror(3)`.
+    pub fn pl_strerror(code: c_int) -> *const c_char;
+    /// `pl_error_name(3)`.
+    pub fn pl_error_name(code: c_int) -> *const c_char;
+
+    /// `pl_snapshot_work_size(3)`.
+    pub fn pl_snapshot_work_size(snap: *const pl_snapshot) -> usize;
+    /// `pl_snapshot_validate(3)`.
+    pub fn pl_snapshot_validate(
+        snap: *const pl_snapshot,
+        work: *mut std::ffi::c_void,
+        work_size: usize,
+        diag: *mut pl_diag,
+    ) -> c_int;
+
+    /// `pl_hash(3)`.
+    pub fn pl_hash(data: *const std::ffi::c_void, len: usize) -> u64;
+    /// `pl_score(3)`.
+    pub fn pl_score(key_hash: u64, member_hash: u64) -> u64;
+    /// `pl_score_legacy(3)`.
+    pub fn pl_score_legacy(
+        key: *const std::ffi::c_void,
+        key_len: usize,
+        member_id: *const std::ffi::c_void,
+        member_id_len: usize,
+    ) -> u64;
+    /// `pl_score_weighted(3)`.
+    pub fn pl_score_weighted(score: u64, weight: u32) -> i64;
+
+    /// `pl_action_explain(3)`.
+    pub fn pl_action_explain(
+        snap: *const pl_snapshot,
+        a: *const pl_action,
+        buf: *mut c_char,
+        cap: usize,
+    ) -> c_int;
+    /// `pl_action_kind_name(3)`.
+    pub fn pl_action_kind_name(kind: u32) -> *const c_char;
+    /// `pl_reason_name(3)`.
+    pub fn pl_reason_name(reason: u32) -> *const c_char;
+    /// `pl_status_name(3)`.
+    pub fn pl_status_name(status: u32) -> *const c_char;
+
+    /// `pl_view_options_init(3)`.
+    pub fn pl_view_options_init(opt: *mut pl_view_options) -> c_int;
+    /// `pl_view_size(3)`.
+    pub fn pl_view_size(snap: *const pl_snapshot) -> usize;
+    /// `pl_view_init(3)`.
+    pub fn pl_view_init(
+        out: *mut *mut pl_view,
+        mem: *mut std::ffi::c_void,
+        size: usize,
+        snap: *const pl_snapshot,
+        opt: *const pl_view_options,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_view_copy(3)`.
+    pub fn pl_view_copy(
+        out: *mut *mut pl_view,
+        mem: *mut std::ffi::c_void,
+        size: usize,
+        src: *const pl_view,
+    ) -> c_int;
+    /// `pl_view_stats(3)`.
+    pub fn pl_view_stats(v: *const pl_view, st: *mut pl_view_counts) -> c_int;
+    /// `pl_view_snapshot(3)`.
+    pub fn pl_view_snapshot(v: *const pl_view) -> *const pl_snapshot;
+    /// `pl_view_find(3)`.
+    pub fn pl_view_find(v: *const pl_view, kind: u32, id: *const c_char, len: usize) -> c_int;
+    /// `pl_view_at(3)`.
+    pub fn pl_view_at(v: *const pl_view, kind: u32, rank: u32) -> c_int;
+    /// `pl_view_member_tally(3)`.
+    pub fn pl_view_member_tally(v: *const pl_view, member: u32, t: *mut pl_tally) -> c_int;
+    /// `pl_view_stream_tally(3)`.
+    pub fn pl_view_stream_tally(
+        v: *const pl_view,
+        stream: u32,
+        member: u32,
+        t: *mut pl_tally,
+    ) -> c_int;
+    /// `pl_view_shard_state(3)`.
+    pub fn pl_view_shard_state(v: *const pl_view, shard: u32, st: *mut pl_shard_state) -> c_int;
+    /// `pl_view_home(3)`.
+    pub fn pl_view_home(v: *const pl_view, shard: u32) -> c_int;
+    /// `pl_view_top(3)`.
+    pub fn pl_view_top(
+        v: *const pl_view,
+        key: *const c_char,
+        len: usize,
+        out: *mut u32,
+        k: u32,
+    ) -> c_int;
+    /// `pl_view_apply(3)`.
+    pub fn pl_view_apply(v: *mut pl_view, a: *const pl_action) -> c_int;
+    /// `pl_view_settle(3)`.
+    pub fn pl_view_settle(v: *mut pl_view) -> c_int;
+
+    /// `pl_broker_config_init(3)`.
+    pub fn pl_broker_config_init(cfg: *mut pl_broker_config) -> c_int;
+    /// `pl_broker_plan(3)`.
+    pub fn pl_broker_plan(
+        v: *mut pl_view,
+        cfg: *const pl_broker_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_broker_dry_run(3)`.
+    pub fn pl_broker_dry_run(
+        v: *mut pl_view,
+        cfg: *const pl_broker_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        ticks: *mut u32,
+        diag: *mut pl_diag,
+    ) -> c_int;
+
+    /// `pl_fleet_config_init(3)`.
+    pub fn pl_fleet_config_init(cfg: *mut pl_fleet_config) -> c_int;
+    /// `pl_fleet_owner(3)`.
+    pub fn pl_fleet_owner(v: *const pl_view, shard: u32) -> c_int;
+    /// `pl_fleet_owners(3)`.
+    pub fn pl_fleet_owners(v: *mut pl_view, out: *mut u32, cap: u32, diag: *mut pl_diag)
+        -> c_int;
+    /// `pl_fleet_decide(3)`.
+    pub fn pl_fleet_decide(
+        v: *mut pl_view,
+        cfg: *const pl_fleet_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_fleet_doc_read(3)`.
+    pub fn pl_fleet_doc_read(
+        v: *const pl_view,
+        text: *const c_char,
+        len: usize,
+        out: *mut pl_override,
+        cap: u32,
+        skipped: *mut u32,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_fleet_doc_format(3)`.
+    pub fn pl_fleet_doc_format(v: *const pl_view, buf: *mut c_char, cap: usize) -> c_int;
+
+    /// `pl_region_config_init(3)`.
+    pub fn pl_region_config_init(cfg: *mut pl_region_config) -> c_int;
+    /// `pl_region_stall_name(3)`.
+    pub fn pl_region_stall_name(reason: u32) -> *const c_char;
+    /// `pl_region_effective_rf(3)`.
+    pub fn pl_region_effective_rf(
+        v: *const pl_view,
+        cfg: *const pl_region_config,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_region_check_add_peer(3)`.
+    pub fn pl_region_check_add_peer(
+        v: *const pl_view,
+        region: u32,
+        member: u32,
+        expected_epoch: u64,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_region_plan(3)`.
+    pub fn pl_region_plan(
+        v: *mut pl_view,
+        cfg: *const pl_region_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        stalls: *mut pl_region_stall,
+        stalls_cap: u32,
+        diag: *mut pl_diag,
+    ) -> c_int;
+
+    /// `pl_route_request_init(3)`.
+    pub fn pl_route_request_init(req: *mut pl_route_request) -> c_int;
+    /// `pl_route_decide(3)`.
+    pub fn pl_route_decide(
+        req: *const pl_route_request,
+        out: *mut pl_route_verdict,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_route_rule_name(3)`.
+    pub fn pl_route_rule_name(rule: u32) -> *const c_char;
+    /// `pl_route_lookup(3)`.
+    pub fn pl_route_lookup(
+        v: *const pl_view,
+        key: *const c_char,
+        len: usize,
+        self_: u32,
+        out: *mut pl_route_owner,
+        diag: *mut pl_diag,
+    ) -> c_int;
+}
