@@ -88,7 +88,7 @@ pub fn score(key_hash: u64, member_hash: u64) -> u64 {
     safe::score(key_hash, member_hash)
 }
 
-/// The legacy scorer's score: FNV-1a 64 over "<key> <member id>"
+/// The legacy scorer's score: FNV-1a 64 over `"<key> <member id>"`
 /// (`pl_score_legacy()`).
 pub fn score_legacy(key: &[u8], member_id: &[u8]) -> u64 {
     safe::score_legacy(key, member_id)

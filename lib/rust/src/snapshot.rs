@@ -403,8 +403,10 @@ impl SnapshotBuilder {
     }
 }
 
-fn limit(len: usize, max: u32, array: u32) -> Result<(), Error> {
-    if len > max as usize {
+/// A count C cannot be told (past u32) is past its limit; below that, the
+/// library's own check (`PL_E_LIMIT`) decides.
+fn limit(len: usize, array: u32) -> Result<(), Error> {
+    if u32::try_from(len).is_err() {
         return Err(Error::code(sys::PL_E_LIMIT).at(ElementKind::Snapshot, Some(array)));
     }
     Ok(())
@@ -440,10 +442,10 @@ impl Snapshot {
     }
 
     fn build(b: SnapshotBuilder) -> Result<Snapshot, Error> {
-        limit(b.members.len(), sys::PL_MAX_MEMBERS, 0)?;
-        limit(b.shards.len(), sys::PL_MAX_SHARDS, 2)?;
-        limit(b.overrides.len(), sys::PL_MAX_SHARDS, 3)?;
-        limit(b.copies.len(), sys::PL_MAX_SHARDS, 4)?;
+        limit(b.members.len(), 0)?;
+        limit(b.shards.len(), 2)?;
+        limit(b.overrides.len(), 3)?;
+        limit(b.copies.len(), 4)?;
         let mut member_index: HashMap<&str, u32> = HashMap::with_capacity(b.members.len());
         for (i, m) in b.members.iter().enumerate() {
             member_index.entry(m.id.as_str()).or_insert(i as u32);
@@ -463,7 +465,7 @@ impl Snapshot {
                 }
             }
         }
-        limit(stream_ids.len(), sys::PL_MAX_STREAMS, 1)?;
+        limit(stream_ids.len(), 1)?;
         let mut shard_index: HashMap<&str, u32> = HashMap::new();
         if !b.overrides.is_empty() || !b.copies.is_empty() {
             for (i, k) in b.shards.iter().enumerate() {

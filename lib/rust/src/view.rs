@@ -16,7 +16,7 @@ pub struct Scorer(pub u32);
 impl Scorer {
     /// XXH3-64 hashes of id and key, mixed by `pl_score()` (the default).
     pub const XXH3: Scorer = Scorer(sys::PL_SCORER_XXH3);
-    /// The seeds' FNV-1a over "<key> <member id>", for fleets already on it.
+    /// The seeds' FNV-1a over `"<key> <member id>"`, for fleets already on it.
     pub const LEGACY_FNV1A: Scorer = Scorer(sys::PL_SCORER_LEGACY_FNV1A);
 }
 

@@ -255,7 +255,7 @@ pub struct pl_diag {
 
 /// `PL_SCORER_XXH3`: XXH3-64 hashes mixed by `pl_score()`.
 pub const PL_SCORER_XXH3: u32 = 1;
-/// `PL_SCORER_LEGACY_FNV1A`: FNV-1a 64 over "<key> <member id>".
+/// `PL_SCORER_LEGACY_FNV1A`: FNV-1a 64 over `"<key> <member id>"`.
 pub const PL_SCORER_LEGACY_FNV1A: u32 = 2;
 
 // ---- plan.h ----------------------------------------------------------------
