@@ -9,7 +9,10 @@
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check)
+#   make check-rust the Rust crate (lib/rust): cargo test, cargo doc, the example
 #   make deps       libxxhash-dev, check and pkg-config from Debian's packages when missing
+#                   (and cargo, for the bindings, when none is found)
+#   BINDINGS=0      check, deps and bench leave the language bindings out
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define PL_VERSION_MINOR \([0-9]*\).*/\1/p' include/placement/version.h)
@@ -67,7 +70,7 @@ TOOL_HDRS := $(wildcard examples/placement/*.h)
 TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
-.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
+.PHONY: all lib check check-rust demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
 
 all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
@@ -108,6 +111,14 @@ deps:
 		echo "deps: no apt-get here; install xxhash (0.8 or later), Check and pkg-config, then run make again" >&2; \
 		exit 1; \
 	fi
+	@if [ "$(BINDINGS)" != 0 ] && ! $(CARGO_FIND) >/dev/null 2>&1; then \
+		command -v apt-get >/dev/null 2>&1 || { echo "deps: no cargo found; install Rust's cargo (or set BINDINGS=0)" >&2; exit 1; }; \
+		echo "deps: installing cargo"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q cargo >/dev/null || \
+		{ $$SUDO apt-get update -q >/dev/null && \
+		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q cargo >/dev/null; }; \
+	fi
 
 # ---- tests ------------------------------------------------------------------
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(STATIC)
@@ -131,13 +142,32 @@ check: deps
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \
+	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-rust || fail=1; fi; \
 	exit $$fail
+
+# ---- the Rust crate (lib/rust) -----------------------------------------------
+# cargo from PATH, with $HOME/.cargo/bin first when it exists, else Debian's
+# /usr/bin/cargo. The crate links the static library just built in $(BUILD);
+# its target directory is inside $(BUILD), so make clean removes it.
+BINDINGS ?= 1
+CARGO_PATH = $(if $(wildcard $(HOME)/.cargo/bin),$(HOME)/.cargo/bin:)$$PATH
+CARGO_FIND = PATH="$(CARGO_PATH)" command -v cargo
+CARGO_ENV = PATH="$(CARGO_PATH)" CARGO_TARGET_DIR=$(abspath $(BUILD))/rust \
+	PLACEMENT_LIB_DIR=$(abspath $(BUILD)) PLACEMENT_STATIC=1 PLACEMENT_TOOL=$(abspath $(TOOL)) \
+	RUSTFLAGS="-D warnings" RUSTDOCFLAGS="-D warnings"
+check-rust:
+	@$(MAKE) --no-print-directory lib $(TOOL)
+	@echo "== lib/rust: cargo test, cargo doc, the example"
+	@cargo=$$($(CARGO_FIND) || echo /usr/bin/cargo); cd lib/rust && \
+	$(CARGO_ENV) $$cargo test --offline 2>&1 && \
+	$(CARGO_ENV) $$cargo doc --offline --no-deps && \
+	$(CARGO_ENV) $$cargo run --offline --quiet --example first
 
 vectors: $(BUILD)/tests/gen_vectors
 	./$(BUILD)/tests/gen_vectors > tests/vectors.txt
 
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build-san \
+	@$(MAKE) --no-print-directory BUILD=build-san BINDINGS=0 \
 		OPT="-O1 -g -DPL_DEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check
 
@@ -146,7 +176,7 @@ COVER_MIN ?= 90
 coverage: deps
 	@command -v gcovr >/dev/null || { echo "coverage: gcovr is needed (apt-get install gcovr)" >&2; exit 1; }
 	rm -rf build-cov
-	@$(MAKE) --no-print-directory BUILD=build-cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" check >/dev/null
+	@$(MAKE) --no-print-directory BUILD=build-cov BINDINGS=0 OPT="-O0 -g --coverage" LDFLAGS="--coverage" check >/dev/null
 	gcovr -r . --filter 'lib/' --object-directory build-cov/obj --print-summary \
 		--fail-under-line $(COVER_MIN) build-cov/obj
 
@@ -193,6 +223,11 @@ $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(STATIC)
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench
 	./$(BUILD)/bench
+	@if [ "$(BINDINGS)" != 0 ]; then \
+		echo; echo "== lib/rust: the safe API against the same C call through sys"; \
+		cargo=$$($(CARGO_FIND) || echo /usr/bin/cargo); cd lib/rust && \
+		$(CARGO_ENV) $$cargo run --offline --quiet --release --example bench; \
+	fi
 
 # ---- install ----------------------------------------------------------------
 install: lib $(TOOL)

@@ -20,6 +20,11 @@ fn main() {
 
     if let Some(dir) = env::var_os("PLACEMENT_LIB_DIR") {
         let dir = PathBuf::from(dir);
+        for lib in ["libplacement.a", "libplacement.so"] {
+            if dir.join(lib).exists() {
+                println!("cargo:rerun-if-changed={}", dir.join(lib).display());
+            }
+        }
         println!("cargo:rustc-link-search=native={}", dir.display());
         let kind = if env::var_os("PLACEMENT_STATIC").map_or(false, |v| v == "1") {
             "static="
