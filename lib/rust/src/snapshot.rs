@@ -443,6 +443,7 @@ impl Snapshot {
 
     fn build(b: SnapshotBuilder) -> Result<Snapshot, Error> {
         limit(b.members.len(), 0)?;
+        limit(b.streams.len(), 1)?;
         limit(b.shards.len(), 2)?;
         limit(b.overrides.len(), 3)?;
         limit(b.copies.len(), 4)?;

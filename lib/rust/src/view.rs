@@ -134,12 +134,22 @@ pub struct ShardState {
 /// It borrows its snapshot, so the snapshot outlives it, unchanged, which is
 /// the one rule of `pl_view_init()`:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0597
 /// use placement::{Member, Snapshot};
 /// let view = {
 ///     let snap = Snapshot::new(vec![Member::new("b0")], vec![]).unwrap();
 ///     snap.view().unwrap()
 /// }; // error: `snap` does not live long enough
+/// let _ = view.counts();
+/// ```
+///
+/// Nor can the snapshot be dropped, moved or changed while a view of it lives:
+///
+/// ```compile_fail,E0505
+/// use placement::{Member, Snapshot};
+/// let snap = Snapshot::new(vec![Member::new("b0")], vec![]).unwrap();
+/// let view = snap.view().unwrap();
+/// drop(snap); // error: cannot move out of `snap` because it is borrowed
 /// let _ = view.counts();
 /// ```
 ///
@@ -149,6 +159,11 @@ pub struct ShardState {
 /// not promised to be safe against a concurrent policy call on the same
 /// view. To look at one tick from several threads, give each its own
 /// [`View::try_clone`].
+///
+/// ```compile_fail,E0277
+/// fn shared<T: Sync>() {}
+/// shared::<placement::View<'static>>(); // error: View is not Sync
+/// ```
 pub struct View<'s> {
     snap: &'s Snapshot,
     pub(crate) raw: RawView<'s>,
