@@ -178,3 +178,33 @@ fn configs_default_from_c() {
     assert!(q.data_plane && !q.forwarded && q.answer == Answer::Served);
     assert_eq!(ViewOptions::default().scorer, Scorer::XXH3);
 }
+
+#[test]
+fn a_lagging_member_hands_its_busiest_shard_to_the_least_loaded() {
+    let members = vec![
+        Member::new("a").lagging().load(Some(90)),
+        Member::new("b").load(Some(50)),
+        Member::new("c").load(Some(10)),
+        Member::new("d").unmeasured(),
+    ];
+    let snap = Snapshot::new(members.clone(), (0..40).map(|k| Shard::new(format!("{:02}", k)).load(k)).collect()).unwrap();
+    let mut v = snap.view().unwrap();
+    let owners = v.fleet_owners().unwrap();
+    let busiest = snap
+        .shard_keys()
+        .iter()
+        .zip(&owners)
+        .filter(|(_, o)| **o == "a")
+        .map(|(k, _)| k.clone())
+        .max_by_key(|k| k.parse::<u64>().unwrap())
+        .unwrap();
+    let plan = v.fleet_decide("a", &FleetConfig::default().now(10)).unwrap();
+    let a = &plan.actions[0];
+    assert_eq!((a.kind, a.reason), ("set-override", "lag"));
+    assert_eq!(a.shard, busiest);
+    assert_eq!(a.to_member.as_deref(), Some("c"), "the least loaded measured member");
+    assert_eq!(a.origin, Origin::Lag);
+    assert_eq!(v.fleet_owner(&busiest).unwrap(), "c");
+    let doc = v.format_overrides().unwrap();
+    assert!(doc.contains(&format!("{} c 10 lag", busiest)), "{}", doc);
+}
