@@ -1,7 +1,8 @@
 //! Actions and plans: what a policy asks the caller to do, and why.
 
 use crate::error::{ElementKind, Error};
-use crate::snapshot::{Origin, Snapshot};
+use crate::parts::Origin;
+use crate::snapshot::Snapshot;
 use crate::sys;
 use crate::sys::safe;
 use std::fmt;

@@ -3,7 +3,8 @@
 
 use crate::action::Plan;
 use crate::error::{ElementKind, Error};
-use crate::snapshot::{Origin, Override, Snapshot};
+use crate::parts::{Origin, Override};
+use crate::snapshot::Snapshot;
 use crate::sys;
 use crate::sys::safe;
 use crate::view::View;

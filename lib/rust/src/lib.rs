@@ -44,6 +44,7 @@ mod action;
 mod broker;
 mod error;
 mod fleet;
+mod parts;
 mod region;
 mod route;
 mod snapshot;
@@ -57,7 +58,8 @@ pub use region::{region_plan, RegionConfig};
 pub use route::{
     route_decide, Answer, Body, Outcome, RouteOwner, RouteRequest, SendBody, Verdict, VerdictKind,
 };
-pub use snapshot::{Copy, Member, Origin, Override, Shard, Snapshot, SnapshotBuilder, Stream};
+pub use parts::{Copy, Member, Origin, Override, Shard, Stream};
+pub use snapshot::{Snapshot, SnapshotBuilder};
 pub use view::{Counts, Scorer, ShardState, Tally, View, ViewOptions};
 
 use sys::safe;

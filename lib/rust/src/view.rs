@@ -4,7 +4,8 @@
 
 use crate::action::Action;
 use crate::error::{ElementKind, Error};
-use crate::snapshot::{Origin, Snapshot};
+use crate::parts::Origin;
+use crate::snapshot::Snapshot;
 use crate::sys;
 use crate::sys::safe::{self, RawView};
 
@@ -380,7 +381,7 @@ impl<'s> View<'s> {
         let rc = self.raw.top(key.as_bytes(), &mut out, k);
         if rc < 0 {
             return Err(Error::code(rc)
-                .at(ElementKind::Argument, Some(if rc == sys::PL_E_LENGTH { 2 } else { 4 }))
+                .at(ElementKind::Argument, None)
                 .with_id(Some(key.to_owned())));
         }
         let mut ids = Vec::with_capacity(rc as usize);
