@@ -1,5 +1,5 @@
 //! The parts of a snapshot, described by id: [`Member`], [`Stream`],
-//! [`Shard`], [`Override`] (with its [`Origin`]) and [`Copy`].
+//! [`Shard`], [`Override`] (with its [`Origin`]) and [`Copy`](struct@Copy).
 
 use crate::sys;
 
