@@ -70,7 +70,7 @@ TOOL_HDRS := $(wildcard examples/placement/*.h)
 TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
-.PHONY: all lib check check-rust demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
 
 all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
@@ -149,6 +149,7 @@ check: deps
 # cargo from PATH, with $HOME/.cargo/bin first when it exists, else Debian's
 # /usr/bin/cargo. The crate links the static library just built in $(BUILD);
 # its target directory is inside $(BUILD), so make clean removes it.
+.PHONY: check-rust
 BINDINGS ?= 1
 CARGO_PATH = $(if $(wildcard $(HOME)/.cargo/bin),$(HOME)/.cargo/bin:)$$PATH
 CARGO_FIND = PATH="$(CARGO_PATH)" command -v cargo
