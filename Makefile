@@ -9,7 +9,10 @@
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check)
+#   make check-rust the Rust crate (lib/rust): cargo test, cargo doc, the example
 #   make deps       libxxhash-dev, check and pkg-config from Debian's packages when missing
+#                   (and cargo, for the bindings, when none is found)
+#   BINDINGS=0      check, deps and bench leave the language bindings out
 #   make check-python  the Python package's tests (tests/python; part of check unless BINDINGS=0)
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
@@ -136,6 +139,14 @@ deps:
 		{ $$SUDO apt-get update -q >/dev/null && \
 		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PY_DEB_PACKAGES) >/dev/null; }; \
 	fi
+	@if [ "$(BINDINGS)" != 0 ] && ! $(CARGO_FIND) >/dev/null 2>&1; then \
+		command -v apt-get >/dev/null 2>&1 || { echo "deps: no cargo found; install Rust's cargo (or set BINDINGS=0)" >&2; exit 1; }; \
+		echo "deps: installing cargo"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q cargo >/dev/null || \
+		{ $$SUDO apt-get update -q >/dev/null && \
+		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q cargo >/dev/null; }; \
+	fi
 
 # ---- tests ------------------------------------------------------------------
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(STATIC)
@@ -160,6 +171,7 @@ check: deps
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python || fail=1; fi; \
+	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-rust || fail=1; fi; \
 	exit $$fail
 
 # The Python package against the library in $(BUILD), with Debian's python3
@@ -169,11 +181,29 @@ check-python: lib $(TOOL)
 	@PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) BUILD=$(BUILD) PYTHONDONTWRITEBYTECODE=1 \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
+# ---- the Rust crate (lib/rust) -----------------------------------------------
+# cargo from PATH, with $HOME/.cargo/bin first when it exists, else Debian's
+# /usr/bin/cargo. The crate links the static library just built in $(BUILD);
+# its target directory is inside $(BUILD), so make clean removes it.
+.PHONY: check-rust
+CARGO_PATH = $(if $(wildcard $(HOME)/.cargo/bin),$(HOME)/.cargo/bin:)$$PATH
+CARGO_FIND = PATH="$(CARGO_PATH)" command -v cargo
+CARGO_ENV = PATH="$(CARGO_PATH)" CARGO_TARGET_DIR=$(abspath $(BUILD))/rust \
+	PLACEMENT_LIB_DIR=$(abspath $(BUILD)) PLACEMENT_STATIC=1 PLACEMENT_TOOL=$(abspath $(TOOL)) \
+	RUSTFLAGS="-D warnings" RUSTDOCFLAGS="-D warnings"
+check-rust:
+	@$(MAKE) --no-print-directory lib $(TOOL)
+	@echo "== lib/rust: cargo test, cargo doc, the example"
+	@cargo=$$($(CARGO_FIND) || echo /usr/bin/cargo); cd lib/rust && \
+	$(CARGO_ENV) $$cargo test --offline 2>&1 && \
+	$(CARGO_ENV) $$cargo doc --offline --no-deps && \
+	$(CARGO_ENV) $$cargo run --offline --quiet --example first
+
 vectors: $(BUILD)/tests/gen_vectors
 	./$(BUILD)/tests/gen_vectors > tests/vectors.txt
 
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build-san \
+	@$(MAKE) --no-print-directory BUILD=build-san BINDINGS=0 \
 		OPT="-O1 -g -DPL_DEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" BINDINGS=0 check
 
@@ -182,7 +212,7 @@ COVER_MIN ?= 90
 coverage: deps
 	@command -v gcovr >/dev/null || { echo "coverage: gcovr is needed (apt-get install gcovr)" >&2; exit 1; }
 	rm -rf build-cov
-	@$(MAKE) --no-print-directory BUILD=build-cov OPT="-O0 -g --coverage" LDFLAGS="--coverage" BINDINGS=0 check >/dev/null
+	@$(MAKE) --no-print-directory BUILD=build-cov BINDINGS=0 OPT="-O0 -g --coverage" LDFLAGS="--coverage" check >/dev/null
 	gcovr -r . --filter 'lib/' --object-directory build-cov/obj --print-summary \
 		--fail-under-line $(COVER_MIN) build-cov/obj
 
@@ -230,7 +260,11 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench
 	./$(BUILD)/bench
 	@if [ "$(BINDINGS)" != 0 ]; then \
-		PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/bench/python_bench.py; fi
+		PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/bench/python_bench.py; \
+		echo; echo "== lib/rust: the safe API against the same C call through sys"; \
+		cargo=$$($(CARGO_FIND) || echo /usr/bin/cargo); cd lib/rust && \
+		$(CARGO_ENV) $$cargo run --offline --quiet --release --example bench; \
+	fi
 
 # ---- install ----------------------------------------------------------------
 install: lib $(TOOL) install-python

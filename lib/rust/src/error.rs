@@ -1,0 +1,210 @@
+//! [`Error`]: a C error code with its name and the element it names.
+
+use crate::sys;
+use crate::sys::safe;
+use std::fmt;
+
+/// Which part of the input an [`Error`] is about (`PL_ELEM_*`, plus the
+/// crate's own [`ElementKind::Copy`] for a copy that names an unknown id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ElementKind {
+    /// Nothing in particular (`PL_ELEM_NONE`).
+    None,
+    /// One of the snapshot's arrays (`PL_ELEM_SNAPSHOT`; index 0..3 =
+    /// members, streams, shards, overrides).
+    Snapshot,
+    /// A member (`PL_ELEM_MEMBER`).
+    Member,
+    /// A stream (`PL_ELEM_STREAM`).
+    Stream,
+    /// A shard (`PL_ELEM_SHARD`).
+    Shard,
+    /// An override (`PL_ELEM_OVERRIDE`).
+    Override,
+    /// A field of a config (`PL_ELEM_CONFIG`; index = its place, 0 = version).
+    Config,
+    /// A function argument (`PL_ELEM_ARGUMENT`; index from 1).
+    Argument,
+    /// A copy in flight, as the crate resolves its ids.
+    Copy,
+    /// A `PL_ELEM_*` value this crate does not know yet.
+    Other(u32),
+}
+
+impl ElementKind {
+    pub(crate) fn from_c(kind: u32) -> ElementKind {
+        match kind {
+            sys::PL_ELEM_NONE => ElementKind::None,
+            sys::PL_ELEM_SNAPSHOT => ElementKind::Snapshot,
+            sys::PL_ELEM_MEMBER => ElementKind::Member,
+            sys::PL_ELEM_STREAM => ElementKind::Stream,
+            sys::PL_ELEM_SHARD => ElementKind::Shard,
+            sys::PL_ELEM_OVERRIDE => ElementKind::Override,
+            sys::PL_ELEM_CONFIG => ElementKind::Config,
+            sys::PL_ELEM_ARGUMENT => ElementKind::Argument,
+            other => ElementKind::Other(other),
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            ElementKind::None => "",
+            ElementKind::Snapshot => "snapshot array",
+            ElementKind::Member => "member",
+            ElementKind::Stream => "stream",
+            ElementKind::Shard => "shard",
+            ElementKind::Override => "override",
+            ElementKind::Config => "config field",
+            ElementKind::Argument => "argument",
+            ElementKind::Copy => "copy",
+            ElementKind::Other(_) => "element",
+        }
+    }
+}
+
+/// An error of the library: the C code, its name as `pl_error_name()` gives
+/// it ("E_DUP_MEMBER"), and the element it names: kind, index and id.
+///
+/// ```
+/// use placement::{Member, Shard, Snapshot};
+/// let err = Snapshot::new(vec![Member::new("b0"), Member::new("b0")], vec![]).unwrap_err();
+/// assert_eq!(err.name(), "E_DUP_MEMBER");
+/// assert_eq!(err.id(), Some("b0"));
+/// assert_eq!(err.index(), Some(1));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    code: i32,
+    kind: ElementKind,
+    index: Option<u32>,
+    other: Option<u32>,
+    id: Option<String>,
+    reference: Option<String>,
+}
+
+impl Error {
+    /// An error with a code and nothing else.
+    pub(crate) fn code(code: i32) -> Error {
+        Error {
+            code,
+            kind: ElementKind::None,
+            index: None,
+            other: None,
+            id: None,
+            reference: None,
+        }
+    }
+
+    /// An error from a pl_diag the call filled (its code may be 0 when the
+    /// call filled no diag; `rc` is then the code).
+    pub(crate) fn from_diag(rc: i32, d: &sys::pl_diag) -> Error {
+        let filled = d.code == rc;
+        Error {
+            code: rc,
+            kind: if filled {
+                ElementKind::from_c(d.kind)
+            } else {
+                ElementKind::None
+            },
+            index: if filled && d.kind != sys::PL_ELEM_NONE {
+                Some(d.index)
+            } else {
+                None
+            },
+            other: if filled && d.other != sys::PL_NONE {
+                Some(d.other)
+            } else {
+                None
+            },
+            id: None,
+            reference: None,
+        }
+    }
+
+    pub(crate) fn at(mut self, kind: ElementKind, index: Option<u32>) -> Error {
+        self.kind = kind;
+        self.index = index;
+        self
+    }
+
+    pub(crate) fn with_id(mut self, id: Option<String>) -> Error {
+        self.id = id;
+        self
+    }
+
+    pub(crate) fn with_reference(mut self, r: impl Into<String>) -> Error {
+        self.reference = Some(r.into());
+        self
+    }
+
+    /// The negative `PL_E*` code.
+    pub fn raw_code(&self) -> i32 {
+        self.code
+    }
+
+    /// The code's name without the `PL_` prefix, from `pl_error_name()`.
+    pub fn name(&self) -> &'static str {
+        safe::error_name(self.code)
+    }
+
+    /// The library's one-line message for the code, from `pl_strerror()`.
+    pub fn message(&self) -> &'static str {
+        safe::strerror(self.code)
+    }
+
+    /// Which kind of element the error names.
+    pub fn kind(&self) -> ElementKind {
+        self.kind
+    }
+
+    /// The element's index in its array (as the crate passed the arrays to
+    /// C: the order of the vectors given to [`crate::Snapshot`]), when the
+    /// error names one.
+    pub fn index(&self) -> Option<u32> {
+        self.index
+    }
+
+    /// For a duplicate: the index of the earlier element it clashes with;
+    /// for an override document error: the 1-based line number.
+    pub fn other(&self) -> Option<u32> {
+        self.other
+    }
+
+    /// The id (member or stream id, shard key) of the element named, when
+    /// it has one.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// For an element that refers to an id the snapshot lacks (a replica
+    /// naming an unknown member, say): that id.
+    pub fn reference(&self) -> Option<&str> {
+        self.reference.as_deref()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name(), self.message())?;
+        if self.kind != ElementKind::None {
+            write!(f, " ({}", self.kind.word())?;
+            if let Some(i) = self.index {
+                write!(f, " {}", i)?;
+            }
+            if let Some(id) = &self.id {
+                write!(f, " {:?}", id)?;
+            }
+            if let Some(r) = &self.reference {
+                write!(f, ", names unknown {:?}", r)?;
+            }
+            if let Some(o) = self.other {
+                write!(f, ", clashes with {}", o)?;
+            }
+            write!(f, ")")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,331 @@
+//! The parts of a snapshot, described by id: [`Member`], [`Stream`],
+//! [`Shard`], [`Override`] (with its [`Origin`]) and [`Copy`](struct@Copy).
+
+use crate::sys;
+
+/// A member: a process that can own, lead or replicate shards.
+///
+/// Built with [`Member::new`] and builder methods; every field is public.
+///
+/// ```
+/// use placement::Member;
+/// let m = Member::new("b0").zone("a").weight(2).max_shards(100).joined_at(5);
+/// assert_eq!(m.zone, "a");
+/// assert_eq!(m.load, Some(0));
+/// assert_eq!(m.unmeasured().load, None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Member {
+    /// Unique, non-empty; ties break on these bytes.
+    pub id: String,
+    /// Failure domain; empty (the default) is a zone of its own.
+    pub zone: String,
+    /// Relative capacity, 1..=65536; 0 reads as 1 (the default).
+    pub weight: u32,
+    /// Most replicas it may hold; 0 (the default) is no cap.
+    pub max_shards: u32,
+    /// Not live: owns, leads and receives nothing.
+    pub down: bool,
+    /// Live, but hands off what it has and takes nothing new.
+    pub draining: bool,
+    /// Live, but behind: never the destination of a move.
+    pub lagging: bool,
+    /// The caller's measure of its load; `None` is unmeasured, which is not
+    /// the same as zero (`PL_MEMBER_UNMEASURED`).
+    pub load: Option<u64>,
+    /// The caller's clock when it joined; greater is newer.
+    pub joined_at: u64,
+    /// The version of the shard map it has installed.
+    pub map_version: u64,
+}
+
+impl Member {
+    /// A live member with this id and every other field at its default.
+    pub fn new(id: impl Into<String>) -> Member {
+        Member {
+            id: id.into(),
+            zone: String::new(),
+            weight: 0,
+            max_shards: 0,
+            down: false,
+            draining: false,
+            lagging: false,
+            load: Some(0),
+            joined_at: 0,
+            map_version: 0,
+        }
+    }
+    /// Sets the zone.
+    pub fn zone(mut self, zone: impl Into<String>) -> Member {
+        self.zone = zone.into();
+        self
+    }
+    /// Sets the weight.
+    pub fn weight(mut self, weight: u32) -> Member {
+        self.weight = weight;
+        self
+    }
+    /// Sets the cap on replicas held (0 = none).
+    pub fn max_shards(mut self, max_shards: u32) -> Member {
+        self.max_shards = max_shards;
+        self
+    }
+    /// Marks it down.
+    pub fn down(mut self) -> Member {
+        self.down = true;
+        self
+    }
+    /// Marks it draining.
+    pub fn draining(mut self) -> Member {
+        self.draining = true;
+        self
+    }
+    /// Marks it lagging.
+    pub fn lagging(mut self) -> Member {
+        self.lagging = true;
+        self
+    }
+    /// Sets its load; `None` is unmeasured.
+    pub fn load(mut self, load: Option<u64>) -> Member {
+        self.load = load;
+        self
+    }
+    /// Marks its load unmeasured (`load(None)`).
+    pub fn unmeasured(mut self) -> Member {
+        self.load = None;
+        self
+    }
+    /// Sets when it joined.
+    pub fn joined_at(mut self, t: u64) -> Member {
+        self.joined_at = t;
+        self
+    }
+    /// Sets the shard map version it has installed.
+    pub fn map_version(mut self, v: u64) -> Member {
+        self.map_version = v;
+        self
+    }
+
+    pub(crate) fn flags(&self) -> u32 {
+        let mut f = 0;
+        if self.down {
+            f |= sys::PL_MEMBER_DOWN;
+        }
+        if self.draining {
+            f |= sys::PL_MEMBER_DRAINING;
+        }
+        if self.lagging {
+            f |= sys::PL_MEMBER_LAGGING;
+        }
+        if self.load.is_none() {
+            f |= sys::PL_MEMBER_UNMEASURED;
+        }
+        f
+    }
+}
+
+/// A stream: a set of shards whose spread matters together.
+///
+/// A [`Snapshot`](crate::Snapshot) lists the streams its shards name by itself; list one
+/// explicitly ([`SnapshotBuilder::streams`](crate::SnapshotBuilder::streams)) to fix the order or to have a
+/// stream with no shard.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stream {
+    /// Unique, non-empty.
+    pub id: String,
+}
+
+impl Stream {
+    /// A stream with this id.
+    pub fn new(id: impl Into<String>) -> Stream {
+        Stream { id: id.into() }
+    }
+}
+
+/// A shard: the unit that is placed. A shard with no replicas and no leader
+/// is new.
+///
+/// ```
+/// use placement::Shard;
+/// let s = Shard::new("orders/00").stream("orders").replicas(&["b0", "b1"]).leader("b0");
+/// assert_eq!(s.replicas, vec!["b0".to_string(), "b1".to_string()]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shard {
+    /// Unique, non-empty.
+    pub key: String,
+    /// The stream it belongs to, if any.
+    pub stream: Option<String>,
+    /// The members holding a copy, at most 8, each once.
+    pub replicas: Vec<String>,
+    /// Its leader (a region's primary): one of the replicas.
+    pub leader: Option<String>,
+    /// A leader move in flight to this member (needs a leader); counted as
+    /// finished.
+    pub moving_to: Option<String>,
+    /// The shard map's epoch for it (regions).
+    pub epoch: u64,
+    /// The caller's measure of its load (a fleet's lag moves take the busiest).
+    pub load: u64,
+    /// Its destination is not idempotent (a rollup): never placed.
+    pub not_idempotent: bool,
+    /// It carries transfer debt: no peer is added or moved.
+    pub transfer_debt: bool,
+}
+
+impl Shard {
+    /// A new shard with this key: no stream, replicas or leader.
+    pub fn new(key: impl Into<String>) -> Shard {
+        Shard {
+            key: key.into(),
+            stream: None,
+            replicas: Vec::new(),
+            leader: None,
+            moving_to: None,
+            epoch: 0,
+            load: 0,
+            not_idempotent: false,
+            transfer_debt: false,
+        }
+    }
+    /// Sets its stream.
+    pub fn stream(mut self, stream: impl Into<String>) -> Shard {
+        self.stream = Some(stream.into());
+        self
+    }
+    /// Sets its replicas, by member id.
+    pub fn replicas<I, S>(mut self, ids: I) -> Shard
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.replicas = ids.into_iter().map(|s| s.as_ref().to_owned()).collect();
+        self
+    }
+    /// Sets its leader, by member id.
+    pub fn leader(mut self, id: impl Into<String>) -> Shard {
+        self.leader = Some(id.into());
+        self
+    }
+    /// Sets a leader move in flight, by member id.
+    pub fn moving_to(mut self, id: impl Into<String>) -> Shard {
+        self.moving_to = Some(id.into());
+        self
+    }
+    /// Sets its epoch.
+    pub fn epoch(mut self, epoch: u64) -> Shard {
+        self.epoch = epoch;
+        self
+    }
+    /// Sets its load.
+    pub fn load(mut self, load: u64) -> Shard {
+        self.load = load;
+        self
+    }
+    /// Marks it not idempotent (a rollup region).
+    pub fn not_idempotent(mut self) -> Shard {
+        self.not_idempotent = true;
+        self
+    }
+    /// Marks it as carrying transfer debt.
+    pub fn transfer_debt(mut self) -> Shard {
+        self.transfer_debt = true;
+        self
+    }
+}
+
+/// Which pass wrote a fleet override (`PL_ORIGIN_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Origin {
+    /// Placed off its home for lag (the zero value, and the default).
+    #[default]
+    Lag,
+    /// Placed off its home by count balance.
+    Count,
+}
+
+impl Origin {
+    pub(crate) fn to_c(self) -> u32 {
+        match self {
+            Origin::Lag => sys::PL_ORIGIN_LAG,
+            Origin::Count => sys::PL_ORIGIN_COUNT,
+        }
+    }
+    pub(crate) fn from_c(v: u32) -> Option<Origin> {
+        match v {
+            sys::PL_ORIGIN_LAG => Some(Origin::Lag),
+            sys::PL_ORIGIN_COUNT => Some(Origin::Count),
+            _ => None,
+        }
+    }
+}
+
+/// A fleet's record that a shard lives on a member off its ring home.
+///
+/// ```
+/// use placement::{Origin, Override};
+/// let o = Override::new("00", "streams-2").origin(Origin::Count).since(7);
+/// assert_eq!(o.member, "streams-2");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Override {
+    /// The shard's key.
+    pub shard: String,
+    /// The member that owns it.
+    pub member: String,
+    /// Which pass wrote it.
+    pub origin: Origin,
+    /// The caller's clock when it was written.
+    pub since: u64,
+}
+
+impl Override {
+    /// An override of origin lag, since 0.
+    pub fn new(shard: impl Into<String>, member: impl Into<String>) -> Override {
+        Override {
+            shard: shard.into(),
+            member: member.into(),
+            origin: Origin::Lag,
+            since: 0,
+        }
+    }
+    /// Sets its origin.
+    pub fn origin(mut self, origin: Origin) -> Override {
+        self.origin = origin;
+        self
+    }
+    /// Sets when it was written.
+    pub fn since(mut self, since: u64) -> Override {
+        self.since = since;
+        self
+    }
+}
+
+/// A replica copy in flight (`pl_copy`): staged on `to`, not yet committed;
+/// on commit it replaces the replica on `from`, or adds a peer when `from`
+/// is `None`. The view counts it as finished.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Copy {
+    /// The shard's key.
+    pub shard: String,
+    /// The member the copy is staged on.
+    pub to: String,
+    /// The replica it replaces on commit, if any.
+    pub from: Option<String>,
+}
+
+impl Copy {
+    /// A copy of `shard` staged on `to`, adding a peer.
+    pub fn new(shard: impl Into<String>, to: impl Into<String>) -> Copy {
+        Copy {
+            shard: shard.into(),
+            to: to.into(),
+            from: None,
+        }
+    }
+    /// Sets the replica it replaces.
+    pub fn from(mut self, member: impl Into<String>) -> Copy {
+        self.from = Some(member.into());
+        self
+    }
+}

@@ -1,0 +1,429 @@
+//! The raw C declarations of libplacement, one to one with
+//! `include/placement/*.h`.
+//!
+//! Everything here mirrors the C headers: `#[repr(C)]` structs with the same
+//! fields in the same order, the `PL_*` constants, and the `extern "C"`
+//! functions. A test (`tests/layout.rs`) compiles a C program against the
+//! headers and checks every struct's size, every field's offset and every
+//! constant against these declarations.
+//!
+//! Calling these functions is `unsafe`: they take raw pointers and rely on the
+//! rules the headers state (a view's snapshot outlives it, arrays are as long
+//! as their counts). The safe API of the crate is built on them; the only
+//! `unsafe` code of the crate is in this module (`sys::safe`, private to the
+//! crate, wraps each call it needs once, with the reason it is sound).
+#![allow(non_camel_case_types)]
+
+use std::os::raw::{c_char, c_int};
+
+mod raw_view;
+pub(crate) mod safe;
+mod structs;
+
+pub use structs::*;
+
+// ---- version.h -------------------------------------------------------------
+
+/// `PL_VERSION_MAJOR` of the headers this crate was written against.
+pub const PL_VERSION_MAJOR: u32 = 0;
+/// `PL_VERSION_MINOR`.
+pub const PL_VERSION_MINOR: u32 = 1;
+/// `PL_VERSION_PATCH`.
+pub const PL_VERSION_PATCH: u32 = 0;
+/// `PL_VERSION_STRING`: "MAJOR.MINOR.PATCH".
+pub const PL_VERSION_STRING: &str = "0.1.0";
+/// `PL_VERSION_NUMBER`: MAJOR * 10000 + MINOR * 100 + PATCH.
+pub const PL_VERSION_NUMBER: c_int = 100;
+
+// ---- error.h ---------------------------------------------------------------
+// Only the codes the crate itself produces or tests are named here; every
+// code's name comes from pl_error_name().
+
+/// `PL_OK`.
+pub const PL_OK: c_int = 0;
+/// `PL_E_INVAL`: invalid argument.
+pub const PL_E_INVAL: c_int = -1;
+/// `PL_E_NULL`: NULL array with a non-zero count.
+pub const PL_E_NULL: c_int = -2;
+/// `PL_E_LIMIT`: count past a documented limit.
+pub const PL_E_LIMIT: c_int = -3;
+/// `PL_E_LENGTH`: byte string longer than `PL_MAX_ID_LEN`.
+pub const PL_E_LENGTH: c_int = -4;
+/// `PL_E_STREAM_RANGE`: stream index out of range.
+pub const PL_E_STREAM_RANGE: c_int = -9;
+/// `PL_E_MEMBER_RANGE`: member index out of range.
+pub const PL_E_MEMBER_RANGE: c_int = -10;
+/// `PL_E_OVERRIDE_SHARD`: override names an unknown shard.
+pub const PL_E_OVERRIDE_SHARD: c_int = -14;
+/// `PL_E_OVERRIDE_MEMBER`: override names an unknown member.
+pub const PL_E_OVERRIDE_MEMBER: c_int = -15;
+/// `PL_E_NOSPACE`: output buffer too small.
+pub const PL_E_NOSPACE: c_int = -24;
+/// `PL_E_NOT_FOUND`: no such member, stream or shard.
+pub const PL_E_NOT_FOUND: c_int = -28;
+/// `PL_E_ACTION`: action does not apply to this view.
+pub const PL_E_ACTION: c_int = -33;
+/// `PL_E_SHARD_RANGE`: shard index out of range.
+pub const PL_E_SHARD_RANGE: c_int = -35;
+
+// ---- snapshot.h ------------------------------------------------------------
+
+/// `PL_NONE`: "no index".
+pub const PL_NONE: u32 = 0xFFFF_FFFF;
+/// `PL_MAX_MEMBERS`: members in one snapshot.
+pub const PL_MAX_MEMBERS: u32 = 1 << 20;
+/// `PL_MAX_STREAMS`: streams in one snapshot.
+pub const PL_MAX_STREAMS: u32 = 1 << 24;
+/// `PL_MAX_SHARDS`: shards (and overrides) in one snapshot.
+pub const PL_MAX_SHARDS: u32 = 1 << 26;
+/// `PL_MAX_ID_LEN`: bytes in an id, zone or key.
+pub const PL_MAX_ID_LEN: u32 = 1024;
+/// `PL_MAX_REPLICAS`: replicas of one shard.
+pub const PL_MAX_REPLICAS: u32 = 8;
+/// `PL_MAX_WEIGHT`: a member's relative weight.
+pub const PL_MAX_WEIGHT: u32 = 65536;
+
+/// `PL_MEMBER_DOWN`: not live.
+pub const PL_MEMBER_DOWN: u32 = 0x1;
+/// `PL_MEMBER_DRAINING`: live, hands off what it has, takes nothing new.
+pub const PL_MEMBER_DRAINING: u32 = 0x2;
+/// `PL_MEMBER_LAGGING`: live, but never the destination of a move.
+pub const PL_MEMBER_LAGGING: u32 = 0x4;
+/// `PL_MEMBER_UNMEASURED`: its load is unknown.
+pub const PL_MEMBER_UNMEASURED: u32 = 0x8;
+/// `PL_MEMBER_FLAGS_ALL`.
+pub const PL_MEMBER_FLAGS_ALL: u32 = 0xF;
+
+/// `PL_SHARD_NOT_IDEMPOTENT`: its destination is not idempotent (a rollup).
+pub const PL_SHARD_NOT_IDEMPOTENT: u32 = 0x1;
+/// `PL_SHARD_TRANSFER_DEBT`: carries transfer debt.
+pub const PL_SHARD_TRANSFER_DEBT: u32 = 0x2;
+/// `PL_SHARD_FLAGS_ALL`.
+pub const PL_SHARD_FLAGS_ALL: u32 = 0x3;
+
+/// `PL_ORIGIN_LAG`: an override placed for lag.
+pub const PL_ORIGIN_LAG: u32 = 0;
+/// `PL_ORIGIN_COUNT`: an override placed by count balance.
+pub const PL_ORIGIN_COUNT: u32 = 1;
+
+/// `PL_ELEM_NONE`.
+pub const PL_ELEM_NONE: u32 = 0;
+/// `PL_ELEM_SNAPSHOT`: an array of the snapshot (index 0..3).
+pub const PL_ELEM_SNAPSHOT: u32 = 1;
+/// `PL_ELEM_MEMBER`.
+pub const PL_ELEM_MEMBER: u32 = 2;
+/// `PL_ELEM_STREAM`.
+pub const PL_ELEM_STREAM: u32 = 3;
+/// `PL_ELEM_SHARD`.
+pub const PL_ELEM_SHARD: u32 = 4;
+/// `PL_ELEM_OVERRIDE`.
+pub const PL_ELEM_OVERRIDE: u32 = 5;
+/// `PL_ELEM_CONFIG`: a field of an options or config struct.
+pub const PL_ELEM_CONFIG: u32 = 6;
+/// `PL_ELEM_ARGUMENT`: a function argument (from 1).
+pub const PL_ELEM_ARGUMENT: u32 = 7;
+
+// ---- hash.h ----------------------------------------------------------------
+
+/// `PL_SCORER_XXH3`: XXH3-64 hashes mixed by `pl_score()`.
+pub const PL_SCORER_XXH3: u32 = 1;
+/// `PL_SCORER_LEGACY_FNV1A`: FNV-1a 64 over `"<key> <member id>"`.
+pub const PL_SCORER_LEGACY_FNV1A: u32 = 2;
+
+// ---- plan.h ----------------------------------------------------------------
+
+/// `PL_ACTION_STAGE_FIRST`: copies data; stage on `to` first, then commit.
+pub const PL_ACTION_STAGE_FIRST: u32 = 0x1;
+/// `PL_STATUS_BALANCED`: nothing more is wanted.
+pub const PL_STATUS_BALANCED: u32 = 0;
+/// `PL_STATUS_FULL`: the output array filled first.
+pub const PL_STATUS_FULL: u32 = 5;
+/// `PL_SCOPE_NONE`.
+pub const PL_SCOPE_NONE: u32 = 0;
+/// `PL_SCOPE_STREAM`: leaders of the action's stream.
+pub const PL_SCOPE_STREAM: u32 = 1;
+/// `PL_SCOPE_CLUSTER`: leaders in total.
+pub const PL_SCOPE_CLUSTER: u32 = 2;
+/// `PL_SCOPE_OWNED`: shards owned (fleet).
+pub const PL_SCOPE_OWNED: u32 = 3;
+/// `PL_SCOPE_REPLICAS`: replicas held.
+pub const PL_SCOPE_REPLICAS: u32 = 4;
+/// `PL_SCOPE_PRIMARIES`: primaries held.
+pub const PL_SCOPE_PRIMARIES: u32 = 5;
+/// `PL_SCOPE_PEERS`: peers of the shard.
+pub const PL_SCOPE_PEERS: u32 = 6;
+
+// ---- view.h ----------------------------------------------------------------
+
+/// `PL_VIEW_ALIGN`: alignment of a view's memory.
+pub const PL_VIEW_ALIGN: u32 = 8;
+/// `PL_VIEW_OPTIONS_VERSION`.
+pub const PL_VIEW_OPTIONS_VERSION: u32 = 1;
+
+// ---- broker.h --------------------------------------------------------------
+
+/// `PL_BROKER_CONFIG_VERSION`.
+pub const PL_BROKER_CONFIG_VERSION: u32 = 1;
+/// `PL_BROKER_MAX_MOVES`.
+pub const PL_BROKER_MAX_MOVES: u32 = 256;
+
+// ---- fleet.h ---------------------------------------------------------------
+
+/// `PL_FLEET_CONFIG_VERSION`.
+pub const PL_FLEET_CONFIG_VERSION: u32 = 1;
+/// `PL_FLEET_NEVER`: a time that never comes.
+pub const PL_FLEET_NEVER: u64 = 0xFFFF_FFFF_FFFF_FFFF;
+/// `PL_FLEET_DOC_VERSION`.
+pub const PL_FLEET_DOC_VERSION: u32 = 1;
+
+// ---- region.h --------------------------------------------------------------
+
+/// `PL_REGION_CONFIG_VERSION`.
+pub const PL_REGION_CONFIG_VERSION: u32 = 1;
+
+// ---- route.h ---------------------------------------------------------------
+
+/// `PL_ROUTE_BODY_LIMIT`.
+pub const PL_ROUTE_BODY_LIMIT: u32 = 65536;
+/// `PL_ROUTE_ANSWER_SERVED`.
+pub const PL_ROUTE_ANSWER_SERVED: u32 = 0;
+/// `PL_ROUTE_ANSWER_NOT_OWNER`.
+pub const PL_ROUTE_ANSWER_NOT_OWNER: u32 = 1;
+/// `PL_ROUTE_BODY_UNREAD`.
+pub const PL_ROUTE_BODY_UNREAD: u32 = 0;
+/// `PL_ROUTE_BODY_WHOLE`.
+pub const PL_ROUTE_BODY_WHOLE: u32 = 1;
+/// `PL_ROUTE_BODY_PAST_LIMIT`.
+pub const PL_ROUTE_BODY_PAST_LIMIT: u32 = 2;
+/// `PL_ROUTE_BODY_PARTIAL`.
+pub const PL_ROUTE_BODY_PARTIAL: u32 = 3;
+/// `PL_ROUTE_OUTCOME_NONE`.
+pub const PL_ROUTE_OUTCOME_NONE: u32 = 0;
+/// `PL_ROUTE_OUTCOME_ANSWERED`.
+pub const PL_ROUTE_OUTCOME_ANSWERED: u32 = 1;
+/// `PL_ROUTE_OUTCOME_REFUSED`.
+pub const PL_ROUTE_OUTCOME_REFUSED: u32 = 2;
+/// `PL_ROUTE_OUTCOME_FAILED`.
+pub const PL_ROUTE_OUTCOME_FAILED: u32 = 3;
+/// `PL_ROUTE_REQUEST_VERSION`.
+pub const PL_ROUTE_REQUEST_VERSION: u32 = 1;
+/// `PL_ROUTE_SERVE`.
+pub const PL_ROUTE_SERVE: u32 = 1;
+/// `PL_ROUTE_FORWARD`.
+pub const PL_ROUTE_FORWARD: u32 = 2;
+/// `PL_ROUTE_RELAY`.
+pub const PL_ROUTE_RELAY: u32 = 3;
+/// `PL_ROUTE_REPLAY`.
+pub const PL_ROUTE_REPLAY: u32 = 4;
+/// `PL_ROUTE_FAILED`.
+pub const PL_ROUTE_FAILED: u32 = 5;
+/// `PL_ROUTE_SEND_NONE`.
+pub const PL_ROUTE_SEND_NONE: u32 = 0;
+/// `PL_ROUTE_SEND_STREAM`.
+pub const PL_ROUTE_SEND_STREAM: u32 = 1;
+/// `PL_ROUTE_SEND_FRAMES`.
+pub const PL_ROUTE_SEND_FRAMES: u32 = 2;
+
+extern "C" {
+    /// `pl_version(3)`.
+    pub fn pl_version() -> *const c_char;
+    /// `pl_version_number(3)`.
+    pub fn pl_version_number() -> c_int;
+    /// `pl_strerror(3)`.
+    pub fn pl_strerror(code: c_int) -> *const c_char;
+    /// `pl_error_name(3)`.
+    pub fn pl_error_name(code: c_int) -> *const c_char;
+
+    /// `pl_snapshot_work_size(3)`.
+    pub fn pl_snapshot_work_size(snap: *const pl_snapshot) -> usize;
+    /// `pl_snapshot_validate(3)`.
+    pub fn pl_snapshot_validate(
+        snap: *const pl_snapshot,
+        work: *mut std::ffi::c_void,
+        work_size: usize,
+        diag: *mut pl_diag,
+    ) -> c_int;
+
+    /// `pl_hash(3)`.
+    pub fn pl_hash(data: *const std::ffi::c_void, len: usize) -> u64;
+    /// `pl_score(3)`.
+    pub fn pl_score(key_hash: u64, member_hash: u64) -> u64;
+    /// `pl_score_legacy(3)`.
+    pub fn pl_score_legacy(
+        key: *const std::ffi::c_void,
+        key_len: usize,
+        member_id: *const std::ffi::c_void,
+        member_id_len: usize,
+    ) -> u64;
+    /// `pl_score_weighted(3)`.
+    pub fn pl_score_weighted(score: u64, weight: u32) -> i64;
+
+    /// `pl_action_explain(3)`.
+    pub fn pl_action_explain(
+        snap: *const pl_snapshot,
+        a: *const pl_action,
+        buf: *mut c_char,
+        cap: usize,
+    ) -> c_int;
+    /// `pl_action_kind_name(3)`.
+    pub fn pl_action_kind_name(kind: u32) -> *const c_char;
+    /// `pl_reason_name(3)`.
+    pub fn pl_reason_name(reason: u32) -> *const c_char;
+    /// `pl_status_name(3)`.
+    pub fn pl_status_name(status: u32) -> *const c_char;
+
+    /// `pl_view_options_init(3)`.
+    pub fn pl_view_options_init(opt: *mut pl_view_options) -> c_int;
+    /// `pl_view_size(3)`.
+    pub fn pl_view_size(snap: *const pl_snapshot) -> usize;
+    /// `pl_view_init(3)`.
+    pub fn pl_view_init(
+        out: *mut *mut pl_view,
+        mem: *mut std::ffi::c_void,
+        size: usize,
+        snap: *const pl_snapshot,
+        opt: *const pl_view_options,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_view_copy(3)`.
+    pub fn pl_view_copy(
+        out: *mut *mut pl_view,
+        mem: *mut std::ffi::c_void,
+        size: usize,
+        src: *const pl_view,
+    ) -> c_int;
+    /// `pl_view_stats(3)`.
+    pub fn pl_view_stats(v: *const pl_view, st: *mut pl_view_counts) -> c_int;
+    /// `pl_view_snapshot(3)`.
+    pub fn pl_view_snapshot(v: *const pl_view) -> *const pl_snapshot;
+    /// `pl_view_find(3)`.
+    pub fn pl_view_find(v: *const pl_view, kind: u32, id: *const c_char, len: usize) -> c_int;
+    /// `pl_view_at(3)`.
+    pub fn pl_view_at(v: *const pl_view, kind: u32, rank: u32) -> c_int;
+    /// `pl_view_member_tally(3)`.
+    pub fn pl_view_member_tally(v: *const pl_view, member: u32, t: *mut pl_tally) -> c_int;
+    /// `pl_view_stream_tally(3)`.
+    pub fn pl_view_stream_tally(
+        v: *const pl_view,
+        stream: u32,
+        member: u32,
+        t: *mut pl_tally,
+    ) -> c_int;
+    /// `pl_view_shard_state(3)`.
+    pub fn pl_view_shard_state(v: *const pl_view, shard: u32, st: *mut pl_shard_state) -> c_int;
+    /// `pl_view_home(3)`.
+    pub fn pl_view_home(v: *const pl_view, shard: u32) -> c_int;
+    /// `pl_view_top(3)`.
+    pub fn pl_view_top(
+        v: *const pl_view,
+        key: *const c_char,
+        len: usize,
+        out: *mut u32,
+        k: u32,
+    ) -> c_int;
+    /// `pl_view_apply(3)`.
+    pub fn pl_view_apply(v: *mut pl_view, a: *const pl_action) -> c_int;
+    /// `pl_view_settle(3)`.
+    pub fn pl_view_settle(v: *mut pl_view) -> c_int;
+
+    /// `pl_broker_config_init(3)`.
+    pub fn pl_broker_config_init(cfg: *mut pl_broker_config) -> c_int;
+    /// `pl_broker_plan(3)`.
+    pub fn pl_broker_plan(
+        v: *mut pl_view,
+        cfg: *const pl_broker_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_broker_dry_run(3)`.
+    pub fn pl_broker_dry_run(
+        v: *mut pl_view,
+        cfg: *const pl_broker_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        ticks: *mut u32,
+        diag: *mut pl_diag,
+    ) -> c_int;
+
+    /// `pl_fleet_config_init(3)`.
+    pub fn pl_fleet_config_init(cfg: *mut pl_fleet_config) -> c_int;
+    /// `pl_fleet_owner(3)`.
+    pub fn pl_fleet_owner(v: *const pl_view, shard: u32) -> c_int;
+    /// `pl_fleet_owners(3)`.
+    pub fn pl_fleet_owners(v: *mut pl_view, out: *mut u32, cap: u32, diag: *mut pl_diag)
+        -> c_int;
+    /// `pl_fleet_decide(3)`.
+    pub fn pl_fleet_decide(
+        v: *mut pl_view,
+        cfg: *const pl_fleet_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_fleet_doc_read(3)`.
+    pub fn pl_fleet_doc_read(
+        v: *const pl_view,
+        text: *const c_char,
+        len: usize,
+        out: *mut pl_override,
+        cap: u32,
+        skipped: *mut u32,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_fleet_doc_format(3)`.
+    pub fn pl_fleet_doc_format(v: *const pl_view, buf: *mut c_char, cap: usize) -> c_int;
+
+    /// `pl_region_config_init(3)`.
+    pub fn pl_region_config_init(cfg: *mut pl_region_config) -> c_int;
+    /// `pl_region_stall_name(3)`.
+    pub fn pl_region_stall_name(reason: u32) -> *const c_char;
+    /// `pl_region_effective_rf(3)`.
+    pub fn pl_region_effective_rf(
+        v: *const pl_view,
+        cfg: *const pl_region_config,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_region_check_add_peer(3)`.
+    pub fn pl_region_check_add_peer(
+        v: *const pl_view,
+        region: u32,
+        member: u32,
+        expected_epoch: u64,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_region_plan(3)`.
+    pub fn pl_region_plan(
+        v: *mut pl_view,
+        cfg: *const pl_region_config,
+        out: *mut pl_action,
+        cap: u32,
+        info: *mut pl_plan_info,
+        stalls: *mut pl_region_stall,
+        stalls_cap: u32,
+        diag: *mut pl_diag,
+    ) -> c_int;
+
+    /// `pl_route_request_init(3)`.
+    pub fn pl_route_request_init(req: *mut pl_route_request) -> c_int;
+    /// `pl_route_decide(3)`.
+    pub fn pl_route_decide(
+        req: *const pl_route_request,
+        out: *mut pl_route_verdict,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_route_rule_name(3)`.
+    pub fn pl_route_rule_name(rule: u32) -> *const c_char;
+    /// `pl_route_lookup(3)`.
+    pub fn pl_route_lookup(
+        v: *const pl_view,
+        key: *const c_char,
+        len: usize,
+        self_: u32,
+        out: *mut pl_route_owner,
+        diag: *mut pl_diag,
+    ) -> c_int;
+}

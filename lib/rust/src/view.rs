@@ -1,0 +1,476 @@
+//! The view: what one tick derives from a snapshot, in memory the crate
+//! allocates (`pl_view_size()` bytes, 8-byte aligned), borrowing the
+//! snapshot for its whole life.
+
+use crate::action::Action;
+use crate::error::{ElementKind, Error};
+use crate::parts::Origin;
+use crate::snapshot::Snapshot;
+use crate::sys;
+use crate::sys::safe::{self, RawView};
+
+/// A scorer id (`PL_SCORER_*`). Ids never change meaning; a new scorer is a
+/// new id, so this is a number, not a closed enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Scorer(pub u32);
+
+impl Scorer {
+    /// XXH3-64 hashes of id and key, mixed by `pl_score()` (the default).
+    pub const XXH3: Scorer = Scorer(sys::PL_SCORER_XXH3);
+    /// The seeds' FNV-1a over `"<key> <member id>"`, for fleets already on it.
+    pub const LEGACY_FNV1A: Scorer = Scorer(sys::PL_SCORER_LEGACY_FNV1A);
+}
+
+/// How to build a view; `Default` is `pl_view_options_init()`.
+///
+/// ```
+/// use placement::{Scorer, ViewOptions};
+/// assert_eq!(ViewOptions::default().scorer, Scorer::XXH3);
+/// let legacy = ViewOptions::default().scorer(Scorer::LEGACY_FNV1A);
+/// # let _ = legacy;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewOptions {
+    /// The scorer the view ranks members with.
+    pub scorer: Scorer,
+    version: u32,
+}
+
+impl Default for ViewOptions {
+    fn default() -> ViewOptions {
+        let o = safe::view_options_init();
+        ViewOptions {
+            scorer: Scorer(o.scorer),
+            version: o.version,
+        }
+    }
+}
+
+impl ViewOptions {
+    /// Sets the scorer.
+    pub fn scorer(mut self, scorer: Scorer) -> ViewOptions {
+        self.scorer = scorer;
+        self
+    }
+    fn to_c(self) -> sys::pl_view_options {
+        sys::pl_view_options {
+            version: self.version,
+            scorer: self.scorer.0,
+        }
+    }
+}
+
+/// Counts of a view (`pl_view_counts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Members in the snapshot.
+    pub members: u32,
+    /// Not down.
+    pub live: u32,
+    /// Not down and not draining.
+    pub eligible: u32,
+    /// Streams.
+    pub streams: u32,
+    /// Shards.
+    pub shards: u32,
+    /// Overrides the view holds now.
+    pub overrides: u32,
+    /// Shards with a move in flight.
+    pub moving: u32,
+    /// Shards with no leader, or a leader that is not live.
+    pub leaderless: u32,
+    /// The scorer the view scores with.
+    pub scorer: Scorer,
+    /// ceil(shards / eligible members), 0 when none.
+    pub share: u32,
+    /// The sum of eligible members' weights.
+    pub weight: u64,
+}
+
+/// A member's counts, in total or in one stream, and its bounds
+/// (`pl_tally`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// Shards it leads (moves in flight counted as finished).
+    pub leaders: u32,
+    /// Shards it holds a replica of.
+    pub replicas: u32,
+    /// Its floor; 0 when not eligible.
+    pub floor: u32,
+    /// Its ceiling (in total: the cluster share).
+    pub ceiling: u32,
+    /// Shards counted: all, or the stream's.
+    pub shards: u32,
+}
+
+impl Tally {
+    fn from_c(t: sys::pl_tally) -> Tally {
+        Tally {
+            leaders: t.leaders,
+            replicas: t.replicas,
+            floor: t.floor,
+            ceiling: t.ceiling,
+            shards: t.shards,
+        }
+    }
+}
+
+/// A shard as the view has it now: the snapshot plus the actions applied
+/// since (`pl_shard_state`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardState {
+    /// Its leader.
+    pub leader: Option<String>,
+    /// Its replicas.
+    pub replicas: Vec<String>,
+    /// A move is in flight.
+    pub moving: bool,
+    /// The fleet override in force: its member, origin and since.
+    pub override_: Option<(String, Origin, u64)>,
+}
+
+/// A view of a [`Snapshot`]: canonical orders, ring homes, tallies, and
+/// every action applied since it was built.
+///
+/// It borrows its snapshot, so the snapshot outlives it, unchanged, which is
+/// the one rule of `pl_view_init()`:
+///
+/// ```compile_fail,E0597
+/// use placement::{Member, Snapshot};
+/// let view = {
+///     let snap = Snapshot::new(vec![Member::new("b0")], vec![]).unwrap();
+///     snap.view().unwrap()
+/// }; // error: `snap` does not live long enough
+/// let _ = view.counts();
+/// ```
+///
+/// Nor can the snapshot be dropped, moved or changed while a view of it lives:
+///
+/// ```compile_fail,E0505
+/// use placement::{Member, Snapshot};
+/// let snap = Snapshot::new(vec![Member::new("b0")], vec![]).unwrap();
+/// let view = snap.view().unwrap();
+/// drop(snap); // error: cannot move out of `snap` because it is borrowed
+/// let _ = view.counts();
+/// ```
+///
+/// A view is `Send` (it owns its memory and only reads the snapshot, which
+/// is `Sync`) but not `Sync`: the C library says a view is used by one
+/// thread at a time, and calls that read it (`pl_view_top()`, lookups) are
+/// not promised to be safe against a concurrent policy call on the same
+/// view. To look at one tick from several threads, give each its own
+/// [`View::try_clone`].
+///
+/// ```compile_fail,E0277
+/// fn shared<T: Sync>() {}
+/// shared::<placement::View<'static>>(); // error: View is not Sync
+/// ```
+pub struct View<'s> {
+    snap: &'s Snapshot,
+    pub(crate) raw: RawView<'s>,
+}
+
+impl std::fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("View").field("counts", &self.counts()).finish()
+    }
+}
+
+fn not_found(kind: ElementKind, id: &str) -> Error {
+    Error::code(sys::PL_E_NOT_FOUND)
+        .at(kind, None)
+        .with_id(Some(id.to_owned()))
+}
+
+impl Snapshot {
+    /// A view with the default options.
+    pub fn view(&self) -> Result<View<'_>, Error> {
+        View::new(self, &ViewOptions::default())
+    }
+
+    /// A view with these options.
+    pub fn view_with(&self, opts: &ViewOptions) -> Result<View<'_>, Error> {
+        View::new(self, opts)
+    }
+}
+
+impl<'s> View<'s> {
+    /// Builds a view of `snap` (`pl_view_init()`): validation, hashes,
+    /// canonical orders, tallies.
+    pub fn new(snap: &'s Snapshot, opts: &ViewOptions) -> Result<View<'s>, Error> {
+        let mut d = sys::pl_diag::default();
+        match RawView::new(snap.raw(), &opts.to_c(), &mut d) {
+            Ok(raw) => Ok(View { snap, raw }),
+            Err(rc) => Err(snap.error_from_diag(rc, &d)),
+        }
+    }
+
+    /// The snapshot it was built from.
+    pub fn snapshot(&self) -> &'s Snapshot {
+        self.snap
+    }
+
+    /// An independent copy with every action applied so far
+    /// (`pl_view_copy()`): how each member of a fleet decides on its own
+    /// copy of one tick's view.
+    pub fn try_clone(&self) -> Result<View<'s>, Error> {
+        let raw = self.raw.try_clone().map_err(Error::code)?;
+        Ok(View {
+            snap: self.snap,
+            raw,
+        })
+    }
+
+    /// The view's counts.
+    pub fn counts(&self) -> Counts {
+        let c = self.raw.stats();
+        Counts {
+            members: c.members,
+            live: c.live,
+            eligible: c.eligible,
+            streams: c.streams,
+            shards: c.shards,
+            overrides: c.overrides,
+            moving: c.moving,
+            leaderless: c.leaderless,
+            scorer: Scorer(c.scorer),
+            share: c.share,
+            weight: c.weight,
+        }
+    }
+
+    fn find(&self, kind: u32, ek: ElementKind, id: &str) -> Result<u32, Error> {
+        let rc = self.raw.find(kind, id.as_bytes());
+        if rc >= 0 {
+            Ok(rc as u32)
+        } else if rc == sys::PL_E_NOT_FOUND {
+            Err(not_found(ek, id))
+        } else {
+            Err(Error::code(rc).at(ek, None).with_id(Some(id.to_owned())))
+        }
+    }
+
+    pub(crate) fn member_index(&self, id: &str) -> Result<u32, Error> {
+        self.find(sys::PL_ELEM_MEMBER, ElementKind::Member, id)
+    }
+
+    pub(crate) fn stream_index(&self, id: &str) -> Result<u32, Error> {
+        self.find(sys::PL_ELEM_STREAM, ElementKind::Stream, id)
+    }
+
+    pub(crate) fn shard_index(&self, key: &str) -> Result<u32, Error> {
+        self.find(sys::PL_ELEM_SHARD, ElementKind::Shard, key)
+    }
+
+    /// The member's index in the snapshot (`pl_view_find()`), if it has one.
+    pub fn find_member(&self, id: &str) -> Option<u32> {
+        self.member_index(id).ok()
+    }
+
+    /// The stream's index in the snapshot, if it has one.
+    pub fn find_stream(&self, id: &str) -> Option<u32> {
+        self.stream_index(id).ok()
+    }
+
+    /// The shard's index in the snapshot, if it has one.
+    pub fn find_shard(&self, key: &str) -> Option<u32> {
+        self.shard_index(key).ok()
+    }
+
+    pub(crate) fn member_id(&self, i: u32) -> Result<&'s str, Error> {
+        self.snap
+            .member_id(i)
+            .ok_or_else(|| Error::code(sys::PL_E_MEMBER_RANGE).at(ElementKind::Member, Some(i)))
+    }
+
+    fn ordered(&self, kind: u32, n: u32, ids: &'s [String]) -> Vec<&'s str> {
+        let mut out = Vec::with_capacity(n as usize);
+        for rank in 0..n {
+            let i = self.raw.at(kind, rank);
+            if let Some(s) = usize::try_from(i).ok().and_then(|i| ids.get(i)) {
+                out.push(s.as_str());
+            }
+        }
+        out
+    }
+
+    /// Member ids in the canonical order (`pl_view_at()`: id bytes
+    /// ascending).
+    pub fn ordered_members(&self) -> Vec<&'s str> {
+        let n = self.counts().members;
+        self.ordered(sys::PL_ELEM_MEMBER, n, self.snap.member_ids())
+    }
+
+    /// Stream ids in the canonical order.
+    pub fn ordered_streams(&self) -> Vec<&'s str> {
+        let n = self.counts().streams;
+        self.ordered(sys::PL_ELEM_STREAM, n, self.snap.stream_ids())
+    }
+
+    /// Shard keys in the canonical order.
+    pub fn ordered_shards(&self) -> Vec<&'s str> {
+        let n = self.counts().shards;
+        self.ordered(sys::PL_ELEM_SHARD, n, self.snap.shard_keys())
+    }
+
+    /// A member's leaders and replicas in total, with the cluster floor and
+    /// share that apply to it (`pl_view_member_tally()`).
+    pub fn member_tally(&self, member: &str) -> Result<Tally, Error> {
+        let m = self.member_index(member)?;
+        self.raw.member_tally(m).map(Tally::from_c).map_err(Error::code)
+    }
+
+    /// A member's leaders and replicas in one stream, with that stream's
+    /// floor and ceiling for it (`pl_view_stream_tally()`).
+    pub fn stream_tally(&self, stream: &str, member: &str) -> Result<Tally, Error> {
+        let s = self.stream_index(stream)?;
+        let m = self.member_index(member)?;
+        self.raw
+            .stream_tally(s, m)
+            .map(Tally::from_c)
+            .map_err(Error::code)
+    }
+
+    /// A shard as the view has it now (`pl_view_shard_state()`).
+    pub fn shard_state(&self, shard: &str) -> Result<ShardState, Error> {
+        let k = self.shard_index(shard)?;
+        let st = self.raw.shard_state(k).map_err(Error::code)?;
+        let mut replicas = Vec::new();
+        for &r in st.replicas.iter().take(st.replica_count as usize) {
+            replicas.push(self.member_id(r)?.to_owned());
+        }
+        let leader = if st.leader == sys::PL_NONE {
+            None
+        } else {
+            Some(self.member_id(st.leader)?.to_owned())
+        };
+        let override_ = if st.override_member == sys::PL_NONE {
+            None
+        } else {
+            Some((
+                self.member_id(st.override_member)?.to_owned(),
+                Origin::from_c(st.override_origin).unwrap_or(Origin::Lag),
+                st.override_since,
+            ))
+        };
+        Ok(ShardState {
+            leader,
+            replicas,
+            moving: st.moving != 0,
+            override_,
+        })
+    }
+
+    /// A shard's ring home: the eligible member with the highest rendezvous
+    /// score (`pl_view_home()`).
+    pub fn home(&self, shard: &str) -> Result<&'s str, Error> {
+        let k = self.shard_index(shard)?;
+        let rc = self.raw.home(k);
+        if rc < 0 {
+            return Err(Error::code(rc)
+                .at(ElementKind::Shard, Some(k))
+                .with_id(Some(shard.to_owned())));
+        }
+        self.member_id(rc as u32)
+    }
+
+    /// The `k` best eligible members for any key, zones spread first; the
+    /// first is the ring home (`pl_view_top()`). `k` is at most 8.
+    pub fn top(&self, key: &str, k: u32) -> Result<Vec<&'s str>, Error> {
+        let mut out = [0u32; sys::PL_MAX_REPLICAS as usize];
+        let rc = self.raw.top(key.as_bytes(), &mut out, k);
+        if rc < 0 {
+            return Err(Error::code(rc)
+                .at(ElementKind::Argument, None)
+                .with_id(Some(key.to_owned())));
+        }
+        let mut ids = Vec::with_capacity(rc as usize);
+        for &m in out.iter().take(rc as usize) {
+            ids.push(self.member_id(m)?);
+        }
+        Ok(ids)
+    }
+
+    /// The C action for an [`Action`], its ids looked up in this view.
+    fn raw_action(&self, a: &Action) -> Result<sys::pl_action, Error> {
+        let mut r = *a.raw();
+        r.shard = self.shard_index(&a.shard)?;
+        r.stream = match &a.stream {
+            Some(s) => self.stream_index(s)?,
+            None => sys::PL_NONE,
+        };
+        r.from = match &a.from_member {
+            Some(m) => self.member_index(m)?,
+            None => sys::PL_NONE,
+        };
+        r.to = match &a.to_member {
+            Some(m) => self.member_index(m)?,
+            None => sys::PL_NONE,
+        };
+        Ok(r)
+    }
+
+    /// Applies an action to the view's shard states and tallies, as the
+    /// policies do with theirs (`pl_view_apply()`); its ids are looked up
+    /// in this view, so an action planned on another view of the same
+    /// content applies here.
+    pub fn apply(&mut self, a: &Action) -> Result<(), Error> {
+        let r = self.raw_action(a)?;
+        let rc = self.raw.apply(&r);
+        if rc < 0 {
+            return Err(Error::code(rc).with_id(Some(a.shard.clone())));
+        }
+        Ok(())
+    }
+
+    /// Marks every move in flight finished, as the next tick's snapshot
+    /// would show it (`pl_view_settle()`); returns how many were settled.
+    pub fn settle(&mut self) -> Result<u32, Error> {
+        let rc = self.raw.settle();
+        if rc < 0 {
+            return Err(Error::code(rc));
+        }
+        Ok(rc as u32)
+    }
+
+    /// An action of the caller's own making, for [`View::apply`]: kind and
+    /// reason by name (the library's names, e.g. "set-override", "count"),
+    /// the shard by key, the members by id. The numbers are 0.
+    pub fn make_action(
+        &self,
+        kind: &str,
+        reason: &str,
+        shard: &str,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<Action, Error> {
+        let code_of = |name: &str, f: fn(u32) -> &'static str, arg: u32| {
+            (1..=255u32).find(|&c| f(c) == name).ok_or_else(|| {
+                Error::code(sys::PL_E_INVAL)
+                    .at(ElementKind::Argument, Some(arg))
+                    .with_id(Some(name.to_owned()))
+            })
+        };
+        let mut r = sys::pl_action {
+            kind: code_of(kind, safe::action_kind_name, 1)?,
+            reason: code_of(reason, safe::reason_name, 2)?,
+            shard: self.shard_index(shard)?,
+            from: sys::PL_NONE,
+            to: sys::PL_NONE,
+            ..sys::pl_action::default()
+        };
+        r.stream = self
+            .snap
+            .raw_shards()
+            .get(r.shard as usize)
+            .map(|k| k.stream)
+            .unwrap_or(sys::PL_NONE);
+        if let Some(m) = from {
+            r.from = self.member_index(m)?;
+        }
+        if let Some(m) = to {
+            r.to = self.member_index(m)?;
+        }
+        Action::from_raw(self.snap, &r)
+    }
+}

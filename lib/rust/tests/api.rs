@@ -1,0 +1,210 @@
+//! The rest of the surface: views and copies, apply and settle, the
+//! override document, tallies and states, ids with odd bytes, dry runs that
+//! fill a buffer, Send, and the binding against sys called directly.
+
+mod common;
+
+use common::*;
+use placement::*;
+
+fn assert_send<T: Send>() {}
+
+#[test]
+fn snapshots_and_views_are_send() {
+    assert_send::<Snapshot>();
+    assert_send::<View<'static>>();
+    assert_send::<Action>();
+    assert_send::<Error>();
+    let snap = Snapshot::new(brokers(3), stream("s", &[3, 0, 0], 3)).unwrap();
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| {
+                let mut v = snap.view().unwrap();
+                assert_eq!(v.broker_dry_run(&BrokerConfig::default()).unwrap().actions.len(), 2);
+            });
+        }
+    });
+}
+
+#[test]
+fn ids_with_nul_bytes_and_unicode_round_trip() {
+    let odd = "b\0one";
+    let members = vec![Member::new(odd), Member::new("été"), Member::new("b")];
+    let shards = vec![Shard::new("k\0ey").replicas(&[odd, "été"]).leader(odd)];
+    let snap = Snapshot::new(members, shards).unwrap();
+    let view = snap.view().unwrap();
+    assert_eq!(view.find_member(odd), Some(0));
+    assert_eq!(view.find_member("b"), Some(2));
+    assert_eq!(view.ordered_members(), ["b", odd, "été"]);
+    let st = view.shard_state("k\0ey").unwrap();
+    assert_eq!(st.leader.as_deref(), Some(odd));
+    assert_eq!(st.replicas, [odd, "été"]);
+    let doc = {
+        let o = Snapshot::builder(
+            vec![Member::new(odd), Member::new("été")],
+            vec![Shard::new("k\0ey"), Shard::new("x")],
+        )
+        .overrides(vec![Override::new("k\0ey", "été").origin(Origin::Count).since(9)])
+        .build()
+        .unwrap();
+        let v = o.view().unwrap();
+        let doc = v.format_overrides().unwrap();
+        let back = v.read_overrides(&doc).unwrap();
+        assert_eq!(back.overrides, [Override::new("k\0ey", "été").origin(Origin::Count).since(9)]);
+        doc
+    };
+    assert!(doc.starts_with("placement-overrides 1"), "{}", doc);
+    assert!(doc.contains("k%00ey"), "{}", doc);
+}
+
+#[test]
+fn tallies_counts_and_states() {
+    let snap = Snapshot::new(brokers(3), stream("s", &[6, 0, 0], 2)).unwrap();
+    let mut view = snap.view().unwrap();
+    let c = view.counts();
+    assert_eq!((c.members, c.live, c.eligible, c.streams, c.shards, c.share), (3, 3, 3, 1, 6, 2));
+    assert_eq!(c.scorer, Scorer::XXH3);
+    let t = view.stream_tally("s", "b0").unwrap();
+    assert_eq!((t.leaders, t.replicas, t.floor, t.ceiling, t.shards), (6, 6, 2, 2, 6));
+    let plan = view.broker_plan(&BrokerConfig::default().max_moves(2)).unwrap();
+    assert_eq!(plan.actions.len(), 2);
+    assert_eq!(plan.status, "move-limit");
+    assert_eq!(plan.wanted, 3);
+    let moved = &plan.actions[0];
+    let st = view.shard_state(&moved.shard).unwrap();
+    assert!(st.moving);
+    assert_eq!(st.leader, moved.to_member);
+    assert_eq!(view.counts().moving, 2);
+    assert_eq!(view.settle().unwrap(), 2);
+    assert_eq!(view.counts().moving, 0);
+    assert_eq!(view.stream_tally("s", "b0").unwrap().leaders, 4);
+}
+
+#[test]
+fn copies_apply_and_explain() {
+    let snap = Snapshot::new(brokers(3), stream("s", &[4, 0, 0], 1)).unwrap();
+    let view = snap.view().unwrap();
+    let mut a = view.try_clone().unwrap();
+    let mut b = view.try_clone().unwrap();
+    let plan = a.broker_plan(&BrokerConfig::default()).unwrap();
+    assert_eq!(plan.actions.len(), 1);
+    let act = &plan.actions[0];
+    assert!(act.stage_first, "b1/b2 hold no replica: the move copies");
+    // An action planned on one view applies to another of the same snapshot.
+    b.apply(act).unwrap();
+    assert_eq!(b.shard_state(&act.shard).unwrap(), a.shard_state(&act.shard).unwrap());
+    assert_eq!(view.shard_state(&act.shard).unwrap().leader.as_deref(), Some("b0"));
+    // ... and twice is refused.
+    assert_eq!(b.apply(act).unwrap_err().name(), "E_ACTION");
+    // A caller-made action, explained by the library.
+    let mine = view.make_action("set-override", "count", &act.shard, Some("b0"), Some("b2")).unwrap();
+    assert!(mine.to_string().contains(&act.shard), "{}", mine);
+}
+
+/// Dry runs longer than the first buffer: continued calls give exactly
+/// what one C call with room for everything gives.
+#[test]
+fn long_dry_run_equals_one_c_call() {
+    let shards: Vec<Shard> = (0..300).map(|i| Shard::new(format!("n/{:03}", i)).stream("n")).collect();
+    let snap = Snapshot::new(brokers(5), shards).unwrap();
+    let plan = broker_dry_run(&snap, &BrokerConfig::default()).unwrap();
+    assert_eq!(plan.actions.len(), 1200, "ADD_REPLICA x3 and SET_LEADER per new shard");
+    // The same call made directly through sys, with room for all of it.
+    let raw = snap.as_raw();
+    let mut mem = vec![0u64; (unsafe { sys::pl_view_size(raw) } + 7) / 8];
+    let mut v: *mut sys::pl_view = std::ptr::null_mut();
+    let mut out = vec![sys::pl_action::default(); 4096];
+    let mut info = sys::pl_plan_info::default();
+    let mut ticks = 0u32;
+    let cfg = BrokerConfig::default().to_raw();
+    // SAFETY: the buffers are as long as said; snap outlives the view.
+    let n = unsafe {
+        assert_eq!(sys::pl_view_init(&mut v, mem.as_mut_ptr().cast(), mem.len() * 8, raw, std::ptr::null(), std::ptr::null_mut()), 0);
+        sys::pl_broker_dry_run(v, &cfg, out.as_mut_ptr(), out.len() as u32, &mut info, &mut ticks, std::ptr::null_mut())
+    };
+    assert_eq!(n as usize, plan.actions.len());
+    for (a, b) in plan.actions.iter().zip(&out) {
+        assert_eq!(a.raw(), b);
+    }
+    assert_eq!(plan.ticks, ticks);
+    assert_eq!(plan.status.code(), info.status);
+}
+
+#[test]
+fn fleet_owners_and_decide_free_function() {
+    let snap = Snapshot::new((0..3).map(|i| Member::new(format!("f{}", i))).collect(), (0..30).map(|k| Shard::new(format!("{:02}", k))).collect()).unwrap();
+    let mut v = snap.view().unwrap();
+    let owners = v.fleet_owners().unwrap();
+    assert_eq!(owners.len(), 30);
+    for (k, o) in snap.shard_keys().iter().zip(&owners) {
+        assert_eq!(v.fleet_owner(k).unwrap(), *o);
+        assert_eq!(v.home(k).unwrap(), *o);
+    }
+    let p = fleet_decide(&snap, "f0", &FleetConfig::default()).unwrap();
+    assert!(p.actions.iter().all(|a| a.from_member.as_deref() == Some("f0")));
+    let p = region_plan(&snap, &RegionConfig::default()).unwrap();
+    assert_eq!(p.actions.len(), 16, "max_actions");
+    assert_eq!(p.status, "action-cap");
+}
+
+#[test]
+fn region_stalls_name_regions_and_members() {
+    let snap = Snapshot::new(
+        vec![Member::new("a"), Member::new("b").down()],
+        vec![Shard::new("r").replicas(&["b"]).leader("b")],
+    )
+    .unwrap();
+    let plan = snap.view().unwrap().region_plan(&RegionConfig::default()).unwrap();
+    assert_eq!(plan.status, "stalled");
+    assert_eq!(plan.stalls.len(), 1);
+    assert_eq!((plan.stalls[0].shard.as_str(), plan.stalls[0].reason), ("r", "no-source"));
+}
+
+#[test]
+fn configs_default_from_c() {
+    let b = BrokerConfig::default();
+    assert_eq!((b.max_moves, b.max_moves_in, b.max_moves_out, b.paused, b.replication_factor, b.stream_balance), (1, 0, 0, false, 3, true));
+    assert_eq!(b.to_raw(), {
+        let mut c = sys::pl_broker_config::default();
+        // SAFETY: a valid pointer.
+        unsafe { sys::pl_broker_config_init(&mut c) };
+        c
+    });
+    let f = FleetConfig::default();
+    assert_eq!((f.cooldown, f.moves_per_decision, f.spread, f.return_home_age, f.count_balance, f.last_move), (5, 1, true, Some(300), true, None));
+    let r = RegionConfig::default();
+    assert_eq!((r.replication_factor, r.add_peer_proposals, r.load_balance, r.load_threshold, r.max_actions), (3, true, false, 25, 16));
+    let q = RouteRequest::default();
+    assert!(q.data_plane && !q.forwarded && q.answer == Answer::Served);
+    assert_eq!(ViewOptions::default().scorer, Scorer::XXH3);
+}
+
+#[test]
+fn a_lagging_member_hands_its_busiest_shard_to_the_least_loaded() {
+    let members = vec![
+        Member::new("a").lagging().load(Some(90)),
+        Member::new("b").load(Some(50)),
+        Member::new("c").load(Some(10)),
+        Member::new("d").unmeasured(),
+    ];
+    let snap = Snapshot::new(members.clone(), (0..40).map(|k| Shard::new(format!("{:02}", k)).load(k)).collect()).unwrap();
+    let mut v = snap.view().unwrap();
+    let owners = v.fleet_owners().unwrap();
+    let busiest = snap
+        .shard_keys()
+        .iter()
+        .zip(&owners)
+        .filter(|(_, o)| **o == "a")
+        .map(|(k, _)| k.clone())
+        .max_by_key(|k| k.parse::<u64>().unwrap())
+        .unwrap();
+    let plan = v.fleet_decide("a", &FleetConfig::default().now(10)).unwrap();
+    let a = &plan.actions[0];
+    assert_eq!((a.kind, a.reason), ("set-override", "lag"));
+    assert_eq!(a.shard, busiest);
+    assert_eq!(a.to_member.as_deref(), Some("c"), "the least loaded measured member");
+    assert_eq!(a.origin, Origin::Lag);
+    assert_eq!(v.fleet_owner(&busiest).unwrap(), "c");
+    let doc = v.format_overrides().unwrap();
+    assert!(doc.contains(&format!("{} c 10 lag", busiest)), "{}", doc);
+}
