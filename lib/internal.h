@@ -191,7 +191,7 @@ struct pl_view {
 	uint32_t *k_home;    /* ring home (valid when homes_ready) */
 	pl__shard_state *st;
 	uint32_t homes_ready;
-	uint32_t pad_;
+	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
 };
 
 static inline int pl__view_ok(const pl_view *v)
@@ -239,6 +239,24 @@ pl__draw pl__view_draw(const pl_view *v, uint64_t kh, uint32_t m);
 
 /* Top-1 over eligible members for scoring hash kh; PL_NONE when none. */
 uint32_t pl__view_top1(const pl_view *v, uint64_t kh);
+
+/* The k best eligible members for kh, zones spread first (pl_view_top's
+ * rule), in one pass over the members; writes out[0..n) and returns n =
+ * min(k, eligible). k <= PL_MAX_REPLICAS. */
+uint32_t pl__view_topk(const pl_view *v, uint64_t kh, uint32_t *out, uint32_t k);
+
+/* Vector paths of the XXH3 scorer (score_simd.c). Every path gives the same
+ * bits; the view records the best one this CPU runs (capped by the build's
+ * PL_SIMD_MAX). */
+#define PL__SIMD_SCALAR 0u
+#define PL__SIMD_AVX2 1u
+#define PL__SIMD_AVX512 2u
+uint32_t pl__simd_detect(void);
+/* The place i < n maximising pl__fold_mul(a, h[i]), ties to the smaller
+ * place; n >= 1. */
+uint32_t pl__top1_hashes(const uint64_t *h, uint32_t n, uint64_t a, uint32_t simd);
+/* out[i] = pl__fold_mul(a, h[i]) for i < n. */
+void pl__scores_hashes(const uint64_t *h, uint32_t n, uint64_t a, uint32_t simd, uint64_t *out);
 
 /* Best of cand[0..n) for kh (PL_NONE when n == 0). */
 uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint32_t n);

@@ -294,6 +294,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	for (uint32_t i = 0; i < nk; i++)
 		v->k_home[i] = PL_NONE;
 	v->homes_ready = 0;
+	v->simd = pl__simd_detect();
 	v->magic = PL_VIEW_MAGIC;
 	*out = v;
 	return 0;
@@ -479,12 +480,8 @@ int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, ui
 		return PL_E_INVAL;
 	if (len > PL_MAX_ID_LEN)
 		return PL_E_LENGTH;
-	uint64_t kh = pl__key_hash(v, key, len);
-	uint32_t pick[PL_MAX_REPLICAS], n = 0;
-	while (n < k && n < v->n_elig) {
-		pick[n] = pl__view_spread_next(v, kh, pick, n, PL_NONE);
-		n++;
-	}
+	uint32_t pick[PL_MAX_REPLICAS];
+	uint32_t n = pl__view_topk(v, pl__key_hash(v, key, len), pick, k);
 	memcpy(out, pick, n * sizeof *out);
 	return (int)n;
 }

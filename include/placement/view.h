@@ -208,7 +208,8 @@ PL_API int pl_view_home(const pl_view *v, uint32_t shard);
  * pl_view_top - the k best eligible members for any key, zones spread first:
  * the best-scoring member, then repeatedly the best-scoring member of a zone
  * not yet used, and once every zone is used, the best-scoring remaining
- * members. out[0] is the ring home. O(k x eligible members).
+ * members. out[0] is the ring home. One pass over the eligible members
+ * (k = 1 is the ring home's own loop), O(eligible members x k) at worst.
  *
  * @param key, len  the key bytes (the shard key for a shard).
  * @param out       receives up to k member indices.
