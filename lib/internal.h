@@ -376,12 +376,39 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
 	return code;
 }
 
+/* ---- limits and overlaps (guard.c) --------------------------------------- */
+
+/* The first array of the snapshot (0..4: members, streams, shards,
+ * overrides, copies) whose count passes its limit, or PL_NONE. */
+uint32_t pl__past_limit(const pl_snapshot *s);
+/* Step 1 of validation: an array NULL with a non-zero count (PL_E_NULL),
+ * then a count past its limit (PL_E_LIMIT), PL_ELEM_SNAPSHOT naming it. */
+int pl__check_arrays(const pl_snapshot *s, pl_diag *d);
+/* count elements of `size` bytes, saturated at SIZE_MAX. */
+size_t pl__span(uint32_t count, size_t size);
+/* Do [p, p + n) and [q, q + m) share a byte? (NULL or empty: no.) */
+int pl__overlap(const void *p, size_t n, const void *q, size_t m);
+/* Does [p, p + n) share a byte with the struct s or one of its arrays? */
+int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n);
+/* Does it share a byte with the view's memory or its snapshot's arrays? */
+int pl__overlaps_view(const pl_view *v, const void *p, size_t n);
+/* An output (argument arg) that overlaps the view v (unless NULL) or the
+ * input [q, q + m): PL_E_OVERLAP naming it; else 0. */
+int pl__check_out(const pl_view *v, const void *p, size_t n, const void *q, size_t m, uint32_t arg, pl_diag *diag);
+/* The memory of a view being built, [mem, mem + need): PL_E_OVERLAP when
+ * out (argument 1) points into it, or it shares a byte with the snapshot
+ * (unless NULL) or the options (argument 2); else 0. */
+int pl__check_view_mem(const void *mem, size_t need, pl_view *const *out, const pl_snapshot *snap,
+		       const pl_view_options *opt, pl_diag *diag);
+
 /* The arguments a policy call checks first, in this order: the view
- * (argument 1; also memory that holds no view), the configuration (2) and
- * the output array (3: NULL only with cap 0). 0, or PL_E_INVAL with the
- * argument named in the diag. */
-static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const void *out, uint32_t cap,
-					pl_diag *diag)
+ * (argument 1; also memory that holds no view), the configuration (2,
+ * cfg_size bytes), the output array (3: NULL only with cap 0; sharing no
+ * byte with the view, its snapshot or the configuration) and the optional
+ * info (5: sharing no byte with the view or the output array). 0, or
+ * PL_E_INVAL or PL_E_OVERLAP with the argument named in the diag. */
+static inline int pl__check_policy_args(const pl_view *v, const void *cfg, size_t cfg_size, const pl_action *out,
+					uint32_t cap, const pl_plan_info *info, pl_diag *diag)
 {
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
@@ -389,7 +416,9 @@ static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	return 0;
+	size_t out_size = pl__span(cap, sizeof *out);
+	int rc = pl__check_out(v, out, out_size, cfg, cfg_size, 3, diag);
+	return rc ? rc : pl__check_out(v, info, sizeof *info, out, out_size, 5, diag);
 }
 
 /* Fill a policy call's info when the caller asked for one: `written`

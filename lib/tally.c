@@ -247,6 +247,8 @@ int pl_view_apply(pl_view *v, const pl_action *a)
 {
 	if (!pl__view_ok(v) || a == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, a, sizeof *a))
+		return PL_E_OVERLAP;
 	return pl__view_apply(v, a);
 }
 

@@ -75,7 +75,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 
 size_t pl_view_size(const pl_snapshot *s)
 {
-	if (s == NULL)
+	if (s == NULL || pl__past_limit(s) != PL_NONE)
 		return layout(NULL, NULL, 0, 0, 0, 0);
 	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
 		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS));
@@ -263,10 +263,16 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (opt->scorer != PL_SCORER_XXH3 && opt->scorer != PL_SCORER_LEGACY_FNV1A)
 		return pl__fail(diag, PL_E_SCORER, PL_ELEM_CONFIG, 1, PL_NONE);
-	if (size < pl_view_size(snap))
+	int rc = pl__check_arrays(snap, diag);
+	if (rc)
+		return rc;
+	size_t need = pl_view_size(snap);
+	if (size < need)
 		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
+		return rc;
 
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clampc(snap->n_shards, PL_MAX_SHARDS), no = clampc(snap->n_overrides, PL_MAX_SHARDS);
@@ -276,7 +282,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	/* The shard states' room is the sort scratch until init_shards() fills
 	 * it; k_home holds the stream of each shard in key order until the end. */
 	void *scratch = v->st;
-	int rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, diag);
+	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, diag);
 	if (rc) {
 		v->magic = 0;
 		return rc;
@@ -311,9 +317,8 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 		return PL_E_WORKSPACE;
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 		return PL_E_ALIGN;
-	const char *a = (const char *)(const void *)src, *b = mem;
-	if (b < a + need && a < b + need)
-		return PL_E_INVAL; /* overlapping memory */
+	if (pl__check_view_mem(mem, need, out, NULL, NULL, NULL) || pl__overlaps_view(src, mem, need))
+		return PL_E_OVERLAP;
 	/* Every array lives in [src, src + need): copy the block, then point the
 	 * copy's arrays into its own memory with the one layout formula. */
 	memcpy(mem, src, need);
@@ -334,6 +339,8 @@ int pl_view_stats(const pl_view *v, pl_view_counts *st)
 {
 	if (!pl__view_ok(v) || st == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, st, sizeof *st))
+		return PL_E_OVERLAP;
 	memset(st, 0, sizeof *st);
 	st->members = v->nm;
 	st->live = v->n_live;
@@ -416,6 +423,8 @@ int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t)
 {
 	if (!pl__view_ok(v) || t == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, t, sizeof *t))
+		return PL_E_OVERLAP;
 	if (member >= v->nm)
 		return PL_E_MEMBER_RANGE;
 	t->leaders = v->m_leaders[member];
@@ -429,6 +438,8 @@ int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_
 {
 	if (!pl__view_ok(v) || t == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, t, sizeof *t))
+		return PL_E_OVERLAP;
 	if (stream >= v->ns)
 		return PL_E_STREAM_RANGE;
 	if (member >= v->nm)
@@ -449,6 +460,8 @@ int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
 {
 	if (!pl__view_ok(v) || out == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, out, sizeof *out))
+		return PL_E_OVERLAP;
 	if (shard >= v->nk)
 		return PL_E_SHARD_RANGE;
 	const pl__shard_state *st = &v->st[shard];
@@ -480,6 +493,8 @@ int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, ui
 		return PL_E_INVAL;
 	if (len > PL_MAX_ID_LEN)
 		return PL_E_LENGTH;
+	if (pl__overlaps_view(v, out, (size_t)k * sizeof *out))
+		return PL_E_OVERLAP;
 	uint32_t pick[PL_MAX_REPLICAS];
 	uint32_t n = pl__view_topk(v, pl__key_hash(v, key, len), pick, k);
 	memcpy(out, pick, n * sizeof *out);

@@ -28,6 +28,12 @@
  * The view reads the snapshot's arrays (not copies) until it is dropped; the
  * snapshot must stay unchanged that long. A view is used by one thread at a
  * time; different views share nothing. To drop a view, free its memory.
+ *
+ * No output or workspace may share a byte with an input or with a view (its
+ * memory and its snapshot's arrays): every call compares the range of each
+ * array it writes with them and refuses an overlap with PL_E_OVERLAP, naming
+ * the argument (PL_ELEM_ARGUMENT, its position) where it takes a pl_diag, and
+ * writing nothing. The bytes that ids and keys point to are not checked.
  */
 #ifndef PLACEMENT_VIEW_H
 #define PLACEMENT_VIEW_H
@@ -69,9 +75,10 @@ PL_API int pl_view_options_init(pl_view_options *opt);
 /**
  * pl_view_size - bytes a view of this snapshot needs.
  *
- * @return the size for the snapshot's counts; counts past the documented
- *         limits are read as the limits, so the answer is bounded. NULL
- *         gives the size of an empty view. Cannot fail.
+ * @return the size for the snapshot's counts. NULL, and a snapshot with a
+ *         count past its documented limit, give the size of an empty view:
+ *         pl_view_init() refuses the latter with PL_E_LIMIT whatever the size,
+ *         so a corrupt count costs no memory. Cannot fail.
  */
 PL_API size_t pl_view_size(const pl_snapshot *snap);
 
@@ -84,10 +91,14 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
  * @param snap  the snapshot; it must outlive the view unchanged.
  * @param opt   NULL for the defaults.
  * @param diag  optional; on failure names the bad element.
- * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_WORKSPACE (size
- *         too small), PL_E_ALIGN, PL_E_VERSION or PL_E_SCORER (options,
- *         PL_ELEM_CONFIG), or any error of pl_snapshot_validate(). On
- *         failure *out is untouched and mem holds nothing usable.
+ * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_VERSION or
+ *         PL_E_SCORER (options, PL_ELEM_CONFIG), PL_E_NULL or PL_E_LIMIT
+ *         (an array, PL_ELEM_SNAPSHOT; before the size), PL_E_WORKSPACE (size
+ *         too small), PL_E_ALIGN, PL_E_OVERLAP (the memory the view uses
+ *         shares a byte with snap, its arrays or opt: argument 2; out points
+ *         into it: argument 1; nothing written), or any error of
+ *         pl_snapshot_validate(). On failure *out is untouched and mem
+ *         holds nothing usable.
  *
  * The view keeps pointers into mem: it cannot be copied or moved elsewhere.
  *
@@ -106,12 +117,13 @@ PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot
  *
  * @param out   receives the copy (a pointer into mem) on success.
  * @param mem   at least pl_view_size() of the view's snapshot, aligned to
- *              PL_VIEW_ALIGN, not overlapping src.
+ *              PL_VIEW_ALIGN, sharing no byte with src or its snapshot's arrays.
  * @param size  the size of mem.
  * @param src   the view to copy.
- * @return 0, or PL_E_INVAL (NULL out or mem, src not a view, overlapping
- *         memory), PL_E_WORKSPACE (size too small) or PL_E_ALIGN. On error
- *         *out and mem are untouched. Cost: one memcpy of the view.
+ * @return 0, or PL_E_INVAL (NULL out or mem, src not a view), PL_E_WORKSPACE
+ *         (size too small), PL_E_ALIGN or PL_E_OVERLAP (memory shared with src
+ *         or its snapshot's arrays, or out pointing into it). On error *out
+ *         and mem are untouched. Cost: one memcpy of the view.
  */
 PL_API int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src);
 
