@@ -192,6 +192,8 @@ struct pl_view {
 	pl__shard_state *st;
 	uint32_t homes_ready;
 	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
+	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
+	uint32_t pad_;
 };
 
 static inline int pl__view_ok(const pl_view *v)
@@ -287,6 +289,8 @@ uint32_t pl__lag_holder(const pl_view *v, uint32_t k);
 
 /* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
 void pl__view_homes(pl_view *v);
+/* The owned and lagged counts from filled ring homes; sets homes_ready. */
+void pl__view_owned(pl_view *v);
 
 /* Apply an action (checked first); 0 or PL_E_ACTION. */
 int pl__view_apply(pl_view *v, const pl_action *a);
@@ -304,12 +308,46 @@ static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason,
 	a->to = to;
 }
 
+struct pl__reuse;
+
 /* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
  * the canonical orders of members, streams and shards, and (when k_stream is
  * not NULL) the stream of each shard in key order; scratch holds
  * PL__SORT_SCRATCH(max(n)) bytes. */
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
-		 uint32_t *k_stream, void *scratch, pl_diag *diag);
+		 uint32_t *k_stream, void *scratch, struct pl__reuse *reuse, pl_diag *diag);
+
+/* What an earlier view offers a new build (view_reuse.c). With `members`,
+ * `streams` or `shards` set, every id of that array is the same bytes at the
+ * same index as in old's snapshot (shards: and the same stream), so old's
+ * canonical order of it holds; `zones`: member zones too; `hashes`: the
+ * shards and the scorer, so old's key hashes hold. pl__validate() copies the
+ * orders it is told hold instead of sorting (k_stream is then not written:
+ * the caller copies the shards of each stream too). pl__reuse_plan() decides
+ * members, zones and streams, and that the shards may match; validation's
+ * pass over the shards decides `shards` and `hashes`. */
+#define PL__REUSED_ORDERS 1u /* the shard order (and so the shards of each stream) */
+#define PL__REUSED_HOMES 2u  /* the ring homes */
+typedef struct pl__reuse {
+	const pl_view *old;
+	uint32_t members, zones, streams, shards, hashes;
+	uint32_t scorer; /* the new view's */
+} pl__reuse;
+
+/* The same bytes: the same range, or equal contents. */
+static inline int pl__same_bytes(pl_bytes a, pl_bytes b)
+{
+	if (a.len != b.len)
+		return 0;
+	if (a.ptr == b.ptr || a.len == 0)
+		return 1;
+	return memcmp(a.ptr, b.ptr, (size_t)a.len) == 0;
+}
+void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint32_t scorer);
+/* Ring homes from old's, for a view built up to its shard states; fills the
+ * owned counts and returns 1, or returns 0 (nothing written) when old has no
+ * homes to offer. */
+int pl__reuse_homes(pl_view *v, const pl__reuse *r);
 
 /* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
 

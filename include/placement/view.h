@@ -55,15 +55,21 @@ extern "C" {
 /** An opaque view, living inside the caller's memory. */
 typedef struct pl_view pl_view;
 
-#define PL_VIEW_OPTIONS_VERSION 1u
+#define PL_VIEW_OPTIONS_VERSION 2u
 
-/** How to build a view. Start from PL_VIEW_OPTIONS_INIT or pl_view_options_init(). */
+/**
+ * How to build a view. Start from PL_VIEW_OPTIONS_INIT or
+ * pl_view_options_init(). Version 1 (the first two fields) is still taken,
+ * and its `reuse` is never read.
+ */
 typedef struct pl_view_options {
-	uint32_t version; /**< PL_VIEW_OPTIONS_VERSION */
-	uint32_t scorer;  /**< PL_SCORER_XXH3 (default) or PL_SCORER_LEGACY_FNV1A */
+	uint32_t version;      /**< 0: PL_VIEW_OPTIONS_VERSION (2), or 1 */
+	uint32_t scorer;       /**< 1: PL_SCORER_XXH3 (default) or PL_SCORER_LEGACY_FNV1A */
+	const pl_view *reuse;  /**< 2: version 2: an earlier view, still valid, whose work
+				 *  may be reused (see pl_view_init()); NULL (default) for none */
 } pl_view_options;
 
-#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3}
+#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3, NULL}
 
 /**
  * pl_view_options_init - set options to their defaults, the same bytes as
@@ -103,7 +109,28 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
  * The view keeps pointers into mem: it cannot be copied or moved elsewhere.
  *
  * Cost: O(n log n) in the members and streams, linear in the shards (keys
- * are radix-sorted, 7 bytes a pass), plus one hash per id and key.
+ * are radix-sorted), plus one hash per id and key.
+ *
+ * Reuse across ticks (opt->version 2, opt->reuse set): reuse names an
+ * earlier view, typically of the previous tick's snapshot, that is still
+ * valid (its snapshot alive and unchanged since it was built; actions
+ * applied to it do not matter) and whose memory does not overlap mem. What
+ * still holds is reused after it is checked, never on trust; the new view
+ * answers every call byte for byte as a view built without it would:
+ *  - the canonical orders and key hashes, when every member id, stream id
+ *    and shard key (with its stream) is the same bytes at the same index as
+ *    in reuse's snapshot: one sequential comparison instead of the sorts
+ *    (ids kept in the same buffers compare by address);
+ *  - the ring homes, when reuse had them (a fleet decision or
+ *    pl_route_lookup() filled them) and the scorer is the same: a shard whose
+ *    home is still eligible with the same weight keeps it unless a member
+ *    that joined (or became eligible, or changed weight) draws higher, one
+ *    score per joiner; a shard whose home left, drained, went down or
+ *    changed weight, and a key reuse did not have, is scored against every
+ *    eligible member. Members are matched by id, shards by key, so arrays
+ *    may be reordered or grow and shrink between ticks.
+ * Errors of its own: PL_E_INVAL (PL_ELEM_CONFIG, index 2) when reuse is not
+ * a view, PL_E_OVERLAP (index 2) when its memory overlaps mem.
  */
 PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			const pl_view_options *opt, pl_diag *diag);
