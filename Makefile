@@ -14,6 +14,9 @@
 #                   (and cargo, for the bindings, when none is found)
 #   BINDINGS=0      check, deps and bench leave the language bindings out
 #   make check-python  the Python package's tests (tests/python; part of check unless BINDINGS=0)
+#
+#   SIMD=scalar|avx2|avx512 caps the scorer's vector path (default: the best the
+#   CPU runs, chosen when a view is built); every path gives the same bits.
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define PL_VERSION_MINOR \([0-9]*\).*/\1/p' include/placement/version.h)
@@ -54,7 +57,9 @@ OPT ?= -O2 -g
 CFLAGS ?=
 LDFLAGS ?=
 XXH_CFLAGS = $(shell $(PKG_CONFIG) --cflags libxxhash 2>/dev/null)
-LIB_CFLAGS := -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -Iinclude $(XXH_CFLAGS) $(CFLAGS)
+SIMD ?=
+SIMD_CFLAGS := $(if $(filter scalar,$(SIMD)),-DPL_SIMD_MAX=0,$(if $(filter avx2,$(SIMD)),-DPL_SIMD_MAX=1,$(if $(filter avx512,$(SIMD)),-DPL_SIMD_MAX=2)))
+LIB_CFLAGS := -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -Iinclude $(XXH_CFLAGS) $(SIMD_CFLAGS) $(CFLAGS)
 
 SRCS := $(sort $(wildcard lib/*.c))
 HDRS := $(wildcard include/*.h include/placement/*.h lib/*.h)
@@ -69,7 +74,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := tests/testutil.c
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
-TEST_CFLAGS = -std=c11 $(WARN) -Wno-missing-prototypes $(OPT) -Iinclude -Ilib -Itests $(CHECK_CFLAGS) $(CFLAGS)
+TEST_CFLAGS = -std=c11 $(WARN) -Wno-missing-prototypes $(OPT) -Iinclude -Ilib -Itests $(CHECK_CFLAGS) $(SIMD_CFLAGS) $(CFLAGS)
 
 EXAMPLES := $(sort $(wildcard examples/*.c))
 DEMO_SRCS := $(sort $(wildcard examples/demo/*.c))

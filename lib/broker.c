@@ -115,9 +115,9 @@ int pl__bk_emit_move(pl__bk *b, const pl_action *a)
 /* ---- one tick ------------------------------------------------------------- */
 
 static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
-		      pl_diag *diag)
+		      const pl_plan_info *info, pl_diag *diag)
 {
-	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, diag);
 	if (rc)
 		return rc;
 	if (cfg->version != PL_BROKER_CONFIG_VERSION)
@@ -219,7 +219,7 @@ static void tick(pl__bk *b)
 int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		   pl_diag *diag)
 {
-	int rc = check_args(v, cfg, out, cap, diag);
+	int rc = check_args(v, cfg, out, cap, info, diag);
 	if (rc)
 		return rc;
 	pl__bk b;
@@ -232,7 +232,9 @@ int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint
 int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		      uint32_t *ticks, pl_diag *diag)
 {
-	int rc = check_args(v, cfg, out, cap, diag);
+	int rc = check_args(v, cfg, out, cap, info, diag);
+	if (rc == 0)
+		rc = pl__check_out(v, ticks, sizeof *ticks, out, pl__span(cap, sizeof *out), 6, diag);
 	if (rc)
 		return rc;
 	pl__bk b;

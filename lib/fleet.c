@@ -53,6 +53,9 @@ int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	int rc = pl__check_out(v, out, pl__span(cap, sizeof *out), NULL, 0, 2, diag);
+	if (rc)
+		return rc;
 	if (v->nk > 0 && v->n_elig == 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_SNAPSHOT, 0, PL_NONE);
 	if (cap < v->nk)
@@ -301,7 +304,7 @@ static int cooldown_passed(const pl_fleet_config *c)
 int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		    pl_diag *diag)
 {
-	int rc = pl__check_policy_args(v, cfg, out, cap, diag);
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, diag);
 	if (rc)
 		return rc;
 	rc = check_config(v, cfg, diag);

@@ -221,61 +221,115 @@ uint32_t pl__view_top1(const pl_view *v, uint64_t kh)
 	uint32_t n = v->n_elig;
 	if (n == 0)
 		return PL_NONE;
-	if (v->scorer == PL_SCORER_XXH3 && !v->weighted) {
-		/* The hot loop: members are in id order, so a strict > keeps the
-		 * smaller id on a tie. */
-		const uint64_t *h = v->elig_hash; /* member hashes ^ PL__MIX_M */
-		uint64_t a = kh ^ PL__MIX_K;
-		/* With four or more members, four trackers (one per place modulo
-		 * 4) keep four products in flight; each keeps the earlier place
-		 * on a tie and so does the merge, which is the smaller id. */
-		uint32_t i0 = 0, i = 1;
-		uint64_t b0 = pl__fold_mul(a, h[0]);
-		if (n >= 4) {
-			uint64_t b1 = pl__fold_mul(a, h[1]), b2 = pl__fold_mul(a, h[2]), b3 = pl__fold_mul(a, h[3]);
-			uint32_t i1 = 1, i2 = 2, i3 = 3;
-			for (i = 4; i + 4 <= n; i += 4) {
-				uint64_t s0 = pl__fold_mul(a, h[i]), s1 = pl__fold_mul(a, h[i + 1]);
-				uint64_t s2 = pl__fold_mul(a, h[i + 2]), s3 = pl__fold_mul(a, h[i + 3]);
-				if (s0 > b0) {
-					b0 = s0;
-					i0 = i;
-				}
-				if (s1 > b1) {
-					b1 = s1;
-					i1 = i + 1;
-				}
-				if (s2 > b2) {
-					b2 = s2;
-					i2 = i + 2;
-				}
-				if (s3 > b3) {
-					b3 = s3;
-					i3 = i + 3;
-				}
-			}
-			if (b1 > b0 || (b1 == b0 && i1 < i0)) {
-				b0 = b1;
-				i0 = i1;
-			}
-			if (b2 > b0 || (b2 == b0 && i2 < i0)) {
-				b0 = b2;
-				i0 = i2;
-			}
-			if (b3 > b0 || (b3 == b0 && i3 < i0)) {
-				b0 = b3;
-				i0 = i3;
-			}
-		}
-		/* The rest in place order: a later place wins only by more. */
-		for (; i < n; i++) {
-			uint64_t s0 = pl__fold_mul(a, h[i]);
-			if (s0 > b0) {
-				b0 = s0;
-				i0 = i;
-			}
-		}
-		return v->elig[i0];
-	}
+	/* The hot loop (score_simd.c): members are in id order, ties keep the
+	 * smaller id. */
+	if (v->scorer == PL_SCORER_XXH3 && !v->weighted)
+		return v->elig[pl__top1_hashes(v->elig_hash, n, kh ^ PL__MIX_K, v->simd)];
 	return pl__view_best(v, kh, v->elig, n);
+}
+
+/*
+ * One-pass top-k with zones spread first. The rule (pl_view_top) picks the
+ * best member, then repeatedly the best member of a zone not yet used, then,
+ * once every zone is used, the best remaining members. Its first picks are
+ * therefore the best member of each zone, zones ordered by that best; the
+ * rest are the best members overall that are not the best of their zone.
+ * One pass keeps two short lists sorted by draw: `zb`, the best member of up
+ * to k zones (a zone's entry is replaced by a better member of it; a new zone
+ * enters by evicting the worst entry when full), and `all`, the k best
+ * members. The zone list is exact: an evicted zone's later members enter only
+ * by beating the list's worst, which never falls, so by beating the evicted
+ * best. The answer is zb, then the members of `all` not in zb, up to k.
+ */
+typedef struct topk_list {
+	pl__draw d[PL_MAX_REPLICAS];
+	uint32_t m[PL_MAX_REPLICAS];
+	uint32_t n;
+} topk_list;
+
+/* Put (d, m) at place j of a list holding n entries, shifting the worse
+ * ones down and dropping the last when it would pass cap. */
+static void topk_insert(topk_list *l, uint32_t cap, pl__draw d, uint32_t m)
+{
+	uint32_t j = l->n < cap ? l->n++ : cap - 1;
+	while (j > 0 && pl__draw_gt(d, l->d[j - 1])) {
+		l->d[j] = l->d[j - 1];
+		l->m[j] = l->m[j - 1];
+		j--;
+	}
+	l->d[j] = d;
+	l->m[j] = m;
+}
+
+static void topk_offer(const pl_view *v, topk_list *all, topk_list *zb, uint32_t k, pl__draw d, uint32_t m)
+{
+	if (all->n < k || pl__draw_gt(d, all->d[all->n - 1]))
+		topk_insert(all, k, d, m);
+	uint32_t z = v->m_zone[m], j = 0;
+	while (j < zb->n && v->m_zone[zb->m[j]] != z)
+		j++;
+	if (j < zb->n) {
+		if (!pl__draw_gt(d, zb->d[j]))
+			return;
+		/* a better member of a listed zone: it moves up from place j */
+		while (j > 0 && pl__draw_gt(d, zb->d[j - 1])) {
+			zb->d[j] = zb->d[j - 1];
+			zb->m[j] = zb->m[j - 1];
+			j--;
+		}
+		zb->d[j] = d;
+		zb->m[j] = m;
+	} else if (zb->n < k || pl__draw_gt(d, zb->d[zb->n - 1])) {
+		topk_insert(zb, k, d, m);
+	}
+}
+
+uint32_t pl__view_topk(const pl_view *v, uint64_t kh, uint32_t *out, uint32_t k)
+{
+	uint32_t n = v->n_elig;
+	if (k > n)
+		k = n;
+	if (k == 0)
+		return 0;
+	if (k == 1) {
+		out[0] = pl__view_top1(v, kh);
+		return 1;
+	}
+	topk_list all = {.n = 0}, zb = {.n = 0};
+	if (v->scorer == PL_SCORER_XXH3 && !v->weighted) {
+		/* Scores a block at a time on the vector path; the lists see
+		 * only the few that beat their worst. */
+		uint64_t sc[256], a = kh ^ PL__MIX_K, thr = 0;
+		for (uint32_t e0 = 0; e0 < n; e0 += 256) {
+			uint32_t len = n - e0 < 256 ? n - e0 : 256;
+			pl__scores_hashes(v->elig_hash + e0, len, a, v->simd, sc);
+			/* Unweighted draws are 0, so draws order by score, then
+			 * rank: a score below both lists' worst cannot enter. */
+			for (uint32_t i = 0; i < len; i++) {
+				if (sc[i] < thr)
+					continue;
+				uint32_t m = v->elig[e0 + i];
+				pl__draw d = {0, sc[i], v->m_rank[m]};
+				topk_offer(v, &all, &zb, k, d, m);
+				if (all.n == k && zb.n == k)
+					thr = all.d[k - 1].score < zb.d[k - 1].score ? all.d[k - 1].score : zb.d[k - 1].score;
+			}
+		}
+	} else {
+		for (uint32_t e = 0; e < n; e++) {
+			uint32_t m = v->elig[e];
+			topk_offer(v, &all, &zb, k, pl__view_draw(v, kh, m), m);
+		}
+	}
+	uint32_t c = 0;
+	for (uint32_t j = 0; j < zb.n; j++)
+		out[c++] = zb.m[j];
+	for (uint32_t j = 0; j < all.n && c < k; j++) {
+		uint32_t m = all.m[j], dup = 0;
+		for (uint32_t i = 0; i < zb.n; i++)
+			dup |= zb.m[i] == m;
+		if (!dup)
+			out[c++] = m;
+	}
+	return c;
 }

@@ -191,6 +191,8 @@ struct pl_view {
 	uint32_t *k_home;    /* ring home (valid when homes_ready) */
 	pl__shard_state *st;
 	uint32_t homes_ready;
+	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
+	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
 	uint32_t pad_;
 };
 
@@ -240,6 +242,24 @@ pl__draw pl__view_draw(const pl_view *v, uint64_t kh, uint32_t m);
 /* Top-1 over eligible members for scoring hash kh; PL_NONE when none. */
 uint32_t pl__view_top1(const pl_view *v, uint64_t kh);
 
+/* The k best eligible members for kh, zones spread first (pl_view_top's
+ * rule), in one pass over the members; writes out[0..n) and returns n =
+ * min(k, eligible). k <= PL_MAX_REPLICAS. */
+uint32_t pl__view_topk(const pl_view *v, uint64_t kh, uint32_t *out, uint32_t k);
+
+/* Vector paths of the XXH3 scorer (score_simd.c). Every path gives the same
+ * bits; the view records the best one this CPU runs (capped by the build's
+ * PL_SIMD_MAX). */
+#define PL__SIMD_SCALAR 0u
+#define PL__SIMD_AVX2 1u
+#define PL__SIMD_AVX512 2u
+uint32_t pl__simd_detect(void);
+/* The place i < n maximising pl__fold_mul(a, h[i]), ties to the smaller
+ * place; n >= 1. */
+uint32_t pl__top1_hashes(const uint64_t *h, uint32_t n, uint64_t a, uint32_t simd);
+/* out[i] = pl__fold_mul(a, h[i]) for i < n. */
+void pl__scores_hashes(const uint64_t *h, uint32_t n, uint64_t a, uint32_t simd, uint64_t *out);
+
 /* Best of cand[0..n) for kh (PL_NONE when n == 0). */
 uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint32_t n);
 
@@ -269,6 +289,8 @@ uint32_t pl__lag_holder(const pl_view *v, uint32_t k);
 
 /* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
 void pl__view_homes(pl_view *v);
+/* The owned and lagged counts from filled ring homes; sets homes_ready. */
+void pl__view_owned(pl_view *v);
 
 /* Apply an action (checked first); 0 or PL_E_ACTION. */
 int pl__view_apply(pl_view *v, const pl_action *a);
@@ -286,12 +308,46 @@ static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason,
 	a->to = to;
 }
 
+struct pl__reuse;
+
 /* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
  * the canonical orders of members, streams and shards, and (when k_stream is
  * not NULL) the stream of each shard in key order; scratch holds
  * PL__SORT_SCRATCH(max(n)) bytes. */
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
-		 uint32_t *k_stream, void *scratch, pl_diag *diag);
+		 uint32_t *k_stream, void *scratch, struct pl__reuse *reuse, pl_diag *diag);
+
+/* What an earlier view offers a new build (view_reuse.c). With `members`,
+ * `streams` or `shards` set, every id of that array is the same bytes at the
+ * same index as in old's snapshot (shards: and the same stream), so old's
+ * canonical order of it holds; `zones`: member zones too; `hashes`: the
+ * shards and the scorer, so old's key hashes hold. pl__validate() copies the
+ * orders it is told hold instead of sorting (k_stream is then not written:
+ * the caller copies the shards of each stream too). pl__reuse_plan() decides
+ * members, zones and streams, and that the shards may match; validation's
+ * pass over the shards decides `shards` and `hashes`. */
+#define PL__REUSED_ORDERS 1u /* the shard order (and so the shards of each stream) */
+#define PL__REUSED_HOMES 2u  /* the ring homes */
+typedef struct pl__reuse {
+	const pl_view *old;
+	uint32_t members, zones, streams, shards, hashes;
+	uint32_t scorer; /* the new view's */
+} pl__reuse;
+
+/* The same bytes: the same range, or equal contents. */
+static inline int pl__same_bytes(pl_bytes a, pl_bytes b)
+{
+	if (a.len != b.len)
+		return 0;
+	if (a.ptr == b.ptr || a.len == 0)
+		return 1;
+	return memcmp(a.ptr, b.ptr, (size_t)a.len) == 0;
+}
+void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint32_t scorer);
+/* Ring homes from old's, for a view built up to its shard states; fills the
+ * owned counts and returns 1, or returns 0 (nothing written) when old has no
+ * homes to offer. */
+int pl__reuse_homes(pl_view *v, const pl__reuse *r);
 
 /* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
 
@@ -358,12 +414,39 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
 	return code;
 }
 
+/* ---- limits and overlaps (guard.c) --------------------------------------- */
+
+/* The first array of the snapshot (0..4: members, streams, shards,
+ * overrides, copies) whose count passes its limit, or PL_NONE. */
+uint32_t pl__past_limit(const pl_snapshot *s);
+/* Step 1 of validation: an array NULL with a non-zero count (PL_E_NULL),
+ * then a count past its limit (PL_E_LIMIT), PL_ELEM_SNAPSHOT naming it. */
+int pl__check_arrays(const pl_snapshot *s, pl_diag *d);
+/* count elements of `size` bytes, saturated at SIZE_MAX. */
+size_t pl__span(uint32_t count, size_t size);
+/* Do [p, p + n) and [q, q + m) share a byte? (NULL or empty: no.) */
+int pl__overlap(const void *p, size_t n, const void *q, size_t m);
+/* Does [p, p + n) share a byte with the struct s or one of its arrays? */
+int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n);
+/* Does it share a byte with the view's memory or its snapshot's arrays? */
+int pl__overlaps_view(const pl_view *v, const void *p, size_t n);
+/* An output (argument arg) that overlaps the view v (unless NULL) or the
+ * input [q, q + m): PL_E_OVERLAP naming it; else 0. */
+int pl__check_out(const pl_view *v, const void *p, size_t n, const void *q, size_t m, uint32_t arg, pl_diag *diag);
+/* The memory of a view being built, [mem, mem + need): PL_E_OVERLAP when
+ * out (argument 1) points into it, or it shares a byte with the snapshot
+ * (unless NULL) or the options (argument 2); else 0. */
+int pl__check_view_mem(const void *mem, size_t need, pl_view *const *out, const pl_snapshot *snap,
+		       const pl_view_options *opt, pl_diag *diag);
+
 /* The arguments a policy call checks first, in this order: the view
- * (argument 1; also memory that holds no view), the configuration (2) and
- * the output array (3: NULL only with cap 0). 0, or PL_E_INVAL with the
- * argument named in the diag. */
-static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const void *out, uint32_t cap,
-					pl_diag *diag)
+ * (argument 1; also memory that holds no view), the configuration (2,
+ * cfg_size bytes), the output array (3: NULL only with cap 0; sharing no
+ * byte with the view, its snapshot or the configuration) and the optional
+ * info (5: sharing no byte with the view or the output array). 0, or
+ * PL_E_INVAL or PL_E_OVERLAP with the argument named in the diag. */
+static inline int pl__check_policy_args(const pl_view *v, const void *cfg, size_t cfg_size, const pl_action *out,
+					uint32_t cap, const pl_plan_info *info, pl_diag *diag)
 {
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
@@ -371,7 +454,9 @@ static inline int pl__check_policy_args(const pl_view *v, const void *cfg, const
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	return 0;
+	size_t out_size = pl__span(cap, sizeof *out);
+	int rc = pl__check_out(v, out, out_size, cfg, cfg_size, 3, diag);
+	return rc ? rc : pl__check_out(v, info, sizeof *info, out, out_size, 5, diag);
 }
 
 /* Fill a policy call's info when the caller asked for one: `written`

@@ -188,8 +188,13 @@ int pl_fleet_doc_read(const pl_view *v, const char *text, size_t len, pl_overrid
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 4, PL_NONE);
+	int rc = pl__check_out(v, out, pl__span(cap, sizeof *out), text, len, 4, diag);
+	if (rc == 0)
+		rc = pl__check_out(v, skipped, sizeof *skipped, out, pl__span(cap, sizeof *out), 6, diag);
+	if (rc)
+		return rc;
 	uint32_t n, skip, line = 0;
-	int rc = scan(v, text, len, out, 0, &n, &skip, &line);
+	rc = scan(v, text, len, out, 0, &n, &skip, &line);
 	if (rc)
 		return pl__fail(diag, rc, PL_ELEM_ARGUMENT, 2, line);
 	if (n > cap)
@@ -277,6 +282,8 @@ int pl_fleet_doc_format(const pl_view *v, char *buf, size_t cap)
 {
 	if (!pl__view_ok(v) || (buf == NULL && cap > 0))
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, buf, cap))
+		return PL_E_OVERLAP;
 	sink measure = {NULL, 0, 0};
 	format(v, &measure);
 	if (measure.len > (uint64_t)INT32_MAX)

@@ -81,6 +81,8 @@ int pl_route_decide(const pl_route_request *req, pl_route_verdict *out, pl_diag 
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (out == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (pl__overlap(out, sizeof *out, req, sizeof *req))
+		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (req->version != PL_ROUTE_REQUEST_VERSION)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	const uint32_t value[7] = {0, req->data_plane, req->answer, req->owner_known, req->forwarded, req->body,
@@ -121,6 +123,9 @@ int pl_route_lookup(const pl_view *v, const char *key, size_t len, uint32_t self
 		return pl__fail(diag, PL_E_MEMBER_RANGE, PL_ELEM_ARGUMENT, 4, PL_NONE);
 	if (out == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 5, PL_NONE);
+	int rc = pl__check_out(v, out, sizeof *out, key, len, 5, diag);
+	if (rc)
+		return rc;
 	int k = pl_view_find(v, PL_ELEM_SHARD, key, len);
 	uint32_t home, owner;
 	if (k >= 0) {

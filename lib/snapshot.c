@@ -26,7 +26,7 @@ static uint32_t clamp(uint32_t n, uint32_t lim)
 
 size_t pl_snapshot_work_size(const pl_snapshot *s)
 {
-	if (s == NULL)
+	if (s == NULL || pl__past_limit(s) != PL_NONE)
 		return 0;
 	uint32_t nm = clamp(s->n_members, PL_MAX_MEMBERS), ns = clamp(s->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clamp(s->n_shards, PL_MAX_SHARDS), no = clamp(s->n_overrides, PL_MAX_SHARDS);
@@ -96,18 +96,12 @@ static int check_shard(const pl_snapshot *s, const pl_shard *k)
 }
 
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
-		 uint32_t *k_stream, void *scratch, pl_diag *d)
+		 uint32_t *k_stream, void *scratch, pl__reuse *r, pl_diag *d)
 {
 	/* 1. the arrays */
-	const void *arr[4] = {s->members, s->streams, s->shards, s->overrides};
-	uint32_t cnt[4] = {s->n_members, s->n_streams, s->n_shards, s->n_overrides};
-	uint32_t lim[4] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS};
-	for (uint32_t a = 0; a < 4; a++)
-		if (arr[a] == NULL && cnt[a] != 0)
-			return pl__fail(d, PL_E_NULL, PL_ELEM_SNAPSHOT, a, PL_NONE);
-	for (uint32_t a = 0; a < 4; a++)
-		if (cnt[a] > lim[a])
-			return pl__fail(d, PL_E_LIMIT, PL_ELEM_SNAPSHOT, a, PL_NONE);
+	int arrays = pl__check_arrays(s, d);
+	if (arrays)
+		return arrays;
 
 	/* 2. members */
 	for (uint32_t i = 0; i < s->n_members; i++) {
@@ -116,7 +110,11 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			return pl__fail(d, rc, PL_ELEM_MEMBER, i, PL_NONE);
 	}
 	pl__byteseq q = {(const char *)s->members, sizeof(pl_member), offsetof(pl_member, id), PL__NO_TAG};
-	uint32_t other, dup = pl__sort_bytes(&q, s->n_members, m_order, NULL, scratch, &other);
+	uint32_t other, dup = PL_NONE;
+	if (r && r->members) /* the same ids as a validated view's: its order, no duplicate */
+		memcpy(m_order, r->old->m_order, (size_t)s->n_members * sizeof *m_order);
+	else
+		dup = pl__sort_bytes(&q, s->n_members, m_order, NULL, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_MEMBER, PL_ELEM_MEMBER, dup, other);
 
@@ -127,19 +125,34 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			return pl__fail(d, rc, PL_ELEM_STREAM, i, PL_NONE);
 	}
 	q = (pl__byteseq){(const char *)s->streams, sizeof(pl_stream), offsetof(pl_stream, id), PL__NO_TAG};
-	dup = pl__sort_bytes(&q, s->n_streams, s_order, NULL, scratch, &other);
+	if (r && r->streams)
+		memcpy(s_order, r->old->s_order, (size_t)s->n_streams * sizeof *s_order);
+	else
+		dup = pl__sort_bytes(&q, s->n_streams, s_order, NULL, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_STREAM, PL_ELEM_STREAM, dup, other);
 
 	/* 4. shards */
+	/* With a hint, each shard is compared with the earlier snapshot's at
+	 * its index in the same pass. */
+	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
 	for (uint32_t i = 0; i < s->n_shards; i++) {
 		int rc = check_shard(s, &s->shards[i]);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
+		if (was && (s->shards[i].stream != was[i].stream || !pl__same_bytes(s->shards[i].key, was[i].key)))
+			was = NULL;
+	}
+	if (r) {
+		r->shards = was != NULL;
+		r->hashes = r->shards && r->scorer == r->old->scorer;
 	}
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
 			  offsetof(pl_shard, stream)};
-	dup = pl__sort_bytes(&q, s->n_shards, k_order, k_stream, scratch, &other);
+	if (r && r->shards)
+		memcpy(k_order, r->old->k_order, (size_t)s->n_shards * sizeof *k_order);
+	else
+		dup = pl__sort_bytes(&q, s->n_shards, k_order, k_stream, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_SHARD, PL_ELEM_SHARD, dup, other);
 
@@ -176,6 +189,9 @@ int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_
 {
 	if (s == NULL)
 		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	int rc = pl__check_arrays(s, d); /* limits before sizes: a corrupt count costs nothing */
+	if (rc)
+		return rc;
 	size_t need = pl_snapshot_work_size(s);
 	if (need > 0 && work == NULL)
 		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
@@ -183,12 +199,11 @@ int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_
 		return pl__fail(d, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 	if ((uintptr_t)work % 8 != 0)
 		return pl__fail(d, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	/* Counts past the limits are refused before the workspace is used. */
-	uint32_t nm = s->n_members > PL_MAX_MEMBERS ? 0 : s->n_members;
-	uint32_t ns = s->n_streams > PL_MAX_STREAMS ? 0 : s->n_streams;
-	uint32_t nk = s->n_shards > PL_MAX_SHARDS ? 0 : s->n_shards;
+	if (pl__overlaps_snapshot(s, work, need))
+		return pl__fail(d, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	uint32_t nm = s->n_members, ns = s->n_streams, nk = s->n_shards;
 	uint32_t *m_order = work, *s_order = m_order + nm, *k_order = s_order + ns;
 	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
 	void *scratch = (char *)work + ((orders + 7) & ~(size_t)7);
-	return pl__validate(s, m_order, s_order, k_order, NULL, scratch, d);
+	return pl__validate(s, m_order, s_order, k_order, NULL, scratch, NULL, d);
 }

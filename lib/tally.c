@@ -99,10 +99,15 @@ void pl__view_homes(pl_view *v)
 {
 	if (v->homes_ready)
 		return;
-	for (uint32_t i = 0; i < v->nm; i++)
-		v->m_owned[i] = v->m_lagged[i] = 0;
 	for (uint32_t k = 0; k < v->nk; k++)
 		v->k_home[k] = pl__view_top1(v, v->k_hash[k]);
+	pl__view_owned(v);
+}
+
+void pl__view_owned(pl_view *v)
+{
+	for (uint32_t i = 0; i < v->nm; i++)
+		v->m_owned[i] = v->m_lagged[i] = 0;
 	for (uint32_t k = 0; k < v->nk; k++) {
 		uint32_t o = pl__owner(v, k), l = pl__lag_holder(v, k);
 		if (o != PL_NONE)
@@ -247,6 +252,8 @@ int pl_view_apply(pl_view *v, const pl_action *a)
 {
 	if (!pl__view_ok(v) || a == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, a, sizeof *a))
+		return PL_E_OVERLAP;
 	return pl__view_apply(v, a);
 }
 

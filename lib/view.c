@@ -75,7 +75,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 
 size_t pl_view_size(const pl_snapshot *s)
 {
-	if (s == NULL)
+	if (s == NULL || pl__past_limit(s) != PL_NONE)
 		return layout(NULL, NULL, 0, 0, 0, 0);
 	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
 		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS));
@@ -202,7 +202,7 @@ static void init_cells(pl_view *v, uint64_t *scratch)
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
  * ranks from the key order. */
-static void init_shards(pl_view *v)
+static void init_shards(pl_view *v, const uint64_t *k_hash)
 {
 	const pl_snapshot *s = &v->snap;
 	for (uint32_t r = 0; r < v->ns; r++)
@@ -213,7 +213,7 @@ static void init_shards(pl_view *v)
 	for (uint32_t i = 0; i < v->nk; i++) {
 		const pl_shard *k = &s->shards[i];
 		pl__shard_state *st = &v->st[i];
-		v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
+		v->k_hash[i] = k_hash ? k_hash[i] : pl__key_hash(v, k->key.ptr, k->key.len);
 		memset(st, 0, sizeof *st);
 		st->ov_member = PL_NONE;
 		st->nrep = (uint8_t)k->replica_count;
@@ -259,14 +259,26 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view_options def = PL_VIEW_OPTIONS_INIT;
 	if (opt == NULL)
 		opt = &def;
-	if (opt->version != PL_VIEW_OPTIONS_VERSION)
+	if (opt->version != PL_VIEW_OPTIONS_VERSION && opt->version != 1)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (opt->scorer != PL_SCORER_XXH3 && opt->scorer != PL_SCORER_LEGACY_FNV1A)
 		return pl__fail(diag, PL_E_SCORER, PL_ELEM_CONFIG, 1, PL_NONE);
-	if (size < pl_view_size(snap))
+	/* Version 1 options end before `reuse`: it is not read. */
+	const pl_view *old = opt->version >= 2 ? opt->reuse : NULL;
+	if (old != NULL && !pl__view_ok(old))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_CONFIG, 2, PL_NONE);
+	int rc = pl__check_arrays(snap, diag);
+	if (rc)
+		return rc;
+	size_t need = pl_view_size(snap);
+	if (size < need)
 		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
+		return rc;
+	if (old != NULL && pl__overlap(mem, need, old, pl_view_size(&old->snap)))
+		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
 
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clampc(snap->n_shards, PL_MAX_SHARDS), no = clampc(snap->n_overrides, PL_MAX_SHARDS);
@@ -276,7 +288,9 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	/* The shard states' room is the sort scratch until init_shards() fills
 	 * it; k_home holds the stream of each shard in key order until the end. */
 	void *scratch = v->st;
-	int rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, diag);
+	pl__reuse r;
+	pl__reuse_plan(&r, old, snap, opt->scorer);
+	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
 		return rc;
@@ -286,14 +300,28 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	v->nm = nm;
 	v->ns = ns;
 	v->nk = nk;
-	init_zones(v, v->m_leaders, scratch); /* m_leaders is zeroed by init_members */
+	if (r.zones)
+		memcpy(v->m_zone, old->m_zone, (size_t)nm * sizeof *v->m_zone);
+	else
+		init_zones(v, v->m_leaders, scratch); /* m_leaders is zeroed by init_members */
 	init_members(v);
-	init_by_stream(v, v->k_home);
+	if (r.shards) {
+		memcpy(v->s_shards, old->s_shards, (size_t)ns * sizeof *v->s_shards);
+		memcpy(v->s_first, old->s_first, ((size_t)ns + 1) * sizeof *v->s_first);
+		memcpy(v->by_stream, old->by_stream, (size_t)nk * sizeof *v->by_stream);
+	} else {
+		init_by_stream(v, v->k_home);
+	}
 	init_cells(v, scratch);
-	init_shards(v);
-	for (uint32_t i = 0; i < nk; i++)
-		v->k_home[i] = PL_NONE;
+	init_shards(v, r.hashes ? old->k_hash : NULL);
 	v->homes_ready = 0;
+	v->reused = r.shards ? PL__REUSED_ORDERS : 0;
+	if (pl__reuse_homes(v, &r))
+		v->reused |= PL__REUSED_HOMES;
+	else
+		for (uint32_t i = 0; i < nk; i++)
+			v->k_home[i] = PL_NONE;
+	v->simd = pl__simd_detect();
 	v->magic = PL_VIEW_MAGIC;
 	*out = v;
 	return 0;
@@ -310,9 +338,8 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 		return PL_E_WORKSPACE;
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 		return PL_E_ALIGN;
-	const char *a = (const char *)(const void *)src, *b = mem;
-	if (b < a + need && a < b + need)
-		return PL_E_INVAL; /* overlapping memory */
+	if (pl__check_view_mem(mem, need, out, NULL, NULL, NULL) || pl__overlaps_view(src, mem, need))
+		return PL_E_OVERLAP;
 	/* Every array lives in [src, src + need): copy the block, then point the
 	 * copy's arrays into its own memory with the one layout formula. */
 	memcpy(mem, src, need);
@@ -333,6 +360,8 @@ int pl_view_stats(const pl_view *v, pl_view_counts *st)
 {
 	if (!pl__view_ok(v) || st == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, st, sizeof *st))
+		return PL_E_OVERLAP;
 	memset(st, 0, sizeof *st);
 	st->members = v->nm;
 	st->live = v->n_live;
@@ -415,6 +444,8 @@ int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t)
 {
 	if (!pl__view_ok(v) || t == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, t, sizeof *t))
+		return PL_E_OVERLAP;
 	if (member >= v->nm)
 		return PL_E_MEMBER_RANGE;
 	t->leaders = v->m_leaders[member];
@@ -428,6 +459,8 @@ int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_
 {
 	if (!pl__view_ok(v) || t == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, t, sizeof *t))
+		return PL_E_OVERLAP;
 	if (stream >= v->ns)
 		return PL_E_STREAM_RANGE;
 	if (member >= v->nm)
@@ -448,6 +481,8 @@ int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
 {
 	if (!pl__view_ok(v) || out == NULL)
 		return PL_E_INVAL;
+	if (pl__overlaps_view(v, out, sizeof *out))
+		return PL_E_OVERLAP;
 	if (shard >= v->nk)
 		return PL_E_SHARD_RANGE;
 	const pl__shard_state *st = &v->st[shard];
@@ -479,12 +514,10 @@ int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, ui
 		return PL_E_INVAL;
 	if (len > PL_MAX_ID_LEN)
 		return PL_E_LENGTH;
-	uint64_t kh = pl__key_hash(v, key, len);
-	uint32_t pick[PL_MAX_REPLICAS], n = 0;
-	while (n < k && n < v->n_elig) {
-		pick[n] = pl__view_spread_next(v, kh, pick, n, PL_NONE);
-		n++;
-	}
+	if (pl__overlaps_view(v, out, (size_t)k * sizeof *out))
+		return PL_E_OVERLAP;
+	uint32_t pick[PL_MAX_REPLICAS];
+	uint32_t n = pl__view_topk(v, pl__key_hash(v, key, len), pick, k);
 	memcpy(out, pick, n * sizeof *out);
 	return (int)n;
 }

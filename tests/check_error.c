@@ -24,6 +24,7 @@ START_TEST(values_are_fixed)
 	ck_assert_int_eq(PL_E_NOSPACE, -24);
 	ck_assert_int_eq(PL_E_NOT_READY, -34);
 	ck_assert_int_eq(PL_E_SHARD_RANGE, -35);
+	ck_assert_int_eq(PL_E_OVERLAP, -39);
 }
 END_TEST
 

@@ -11,6 +11,7 @@
 
 typedef struct key {
 	pl_bytes b;
+	uint32_t tag;
 } key;
 
 static const key *cmp_base;
@@ -32,11 +33,24 @@ START_TEST(radix_order_matches_comparison_order)
 		key *k = calloc(n + 1, sizeof *k);
 		char *pool = malloc((size_t)(n + 1) * 40);
 		uint32_t plen = tl_below(&rng, 20); /* shared prefix, often past 7 bytes */
+		/* Three kinds of key set: few values a byte (the packed first
+		 * level), any byte value (too many for 32 packed bits: the plain
+		 * level), and most keys agreeing for 20 bytes past the prefix
+		 * (long runs of equal first-level keys). */
+		uint32_t style = it % 3, same = tl_below(&rng, 8);
 		for (uint32_t i = 0; i < n; i++) {
 			char *p = pool + (size_t)i * 40;
-			uint32_t len = plen + tl_below(&rng, 12);
-			for (uint32_t j = 0; j < len; j++)
-				p[j] = j < plen ? 'p' : (char)(tl_below(&rng, 4) == 0 ? 0 : 'a' + tl_below(&rng, 3));
+			uint32_t len = plen + tl_below(&rng, 12) + (style == 2 ? 20 : 0);
+			for (uint32_t j = 0; j < len; j++) {
+				if (j < plen)
+					p[j] = 'p';
+				else if (style == 1)
+					p[j] = (char)tl_below(&rng, 256);
+				else if (style == 2 && j < plen + 20 && tl_below(&rng, 8) != 0)
+					p[j] = (char)('a' + (j + same) % 5);
+				else
+					p[j] = (char)(tl_below(&rng, 4) == 0 ? 0 : 'a' + tl_below(&rng, 3));
+			}
 			if (i > 0 && tl_below(&rng, 6) == 0) { /* a duplicate or a prefix of an earlier key */
 				uint32_t o = tl_below(&rng, i);
 				len = (uint32_t)k[o].b.len - tl_below(&rng, 2);
@@ -46,18 +60,21 @@ START_TEST(radix_order_matches_comparison_order)
 			}
 			k[i].b.ptr = p;
 			k[i].b.len = len;
+			k[i].tag = (uint32_t)tl_rand(&rng);
 		}
 		uint32_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+		uint32_t *tags = malloc((n + 1) * sizeof *tags);
 		void *scratch = malloc(PL__SORT_SCRATCH(n + 1));
-		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), PL__NO_TAG};
-		uint32_t other, dup = pl__sort_bytes(&q, n, got, NULL, scratch, &other);
+		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
+		uint32_t other, dup = pl__sort_bytes(&q, n, got, tags, scratch, &other);
 		for (uint32_t i = 0; i < n; i++)
 			want[i] = i;
 		cmp_base = k;
 		qsort(want, n, sizeof *want, ref_cmp);
 		for (uint32_t i = 0; i < n; i++)
-			ck_assert_msg(got[i] == want[i], "seed %llu: place %u has %u, want %u",
-				      (unsigned long long)(seed + it), i, got[i], want[i]);
+			ck_assert_msg(got[i] == want[i] && tags[i] == k[want[i]].tag,
+				      "seed %llu (style %u): place %u has %u, want %u", (unsigned long long)(seed + it), style,
+				      i, got[i], want[i]);
 		/* The first duplicate is the smallest index repeating an earlier key. */
 		uint32_t brute = PL_NONE, brute_other = PL_NONE;
 		for (uint32_t i = 0; i < n && brute == PL_NONE; i++)
@@ -74,6 +91,7 @@ START_TEST(radix_order_matches_comparison_order)
 		free(pool);
 		free(got);
 		free(want);
+		free(tags);
 		free(scratch);
 	}
 }

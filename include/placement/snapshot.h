@@ -140,7 +140,7 @@ typedef struct pl_snapshot {
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
-#define PL_ELEM_SNAPSHOT 1u /**< an array of the snapshot: index 0..3 = members, streams, shards, overrides */
+#define PL_ELEM_SNAPSHOT 1u /**< an array of the snapshot: index 0..4 = members, streams, shards, overrides, copies */
 #define PL_ELEM_MEMBER 2u
 #define PL_ELEM_STREAM 3u
 #define PL_ELEM_SHARD 4u
@@ -163,9 +163,10 @@ typedef struct pl_diag {
  * pl_snapshot_work_size - bytes of workspace pl_snapshot_validate() needs.
  *
  * @param snap  the snapshot; NULL gives 0.
- * @return the size for the snapshot's counts (counts past the limits are
- *         read as the limits). Cannot fail. pl_view_size() of the same
- *         snapshot is always at least as large, so a view's memory serves.
+ * @return the size for the snapshot's counts; 0 when a count is past its
+ *         limit (validation refuses it before it looks at the workspace, so
+ *         a corrupt count costs nothing). Cannot fail. pl_view_size() of the
+ *         same snapshot is always at least as large, so a view's memory serves.
  */
 PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
 
@@ -174,8 +175,9 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *
  * Checks, in this order, and stops at the first failure:
  *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
- *     index 0..3 for members, streams, shards, overrides); a count past its
- *     limit (PL_E_LIMIT, same indices);
+ *     index 0..4 for members, streams, shards, overrides, copies); a count
+ *     past its limit (PL_E_LIMIT, same indices; copies, like overrides, to
+ *     PL_MAX_SHARDS); both before the workspace arguments are looked at;
  *  2. each member: id empty (PL_E_EMPTY_ID) or past PL_MAX_ID_LEN, zone past
  *     it (PL_E_LENGTH), a byte range with a NULL pointer and a non-zero
  *     length (PL_E_NULL, for every id, zone and key), unknown flags
@@ -198,7 +200,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * @param work       scratch of at least pl_snapshot_work_size(snap) bytes,
  *                   aligned to 8; may be NULL only when that size is 0
  *                   (else PL_E_INVAL).
- * @param work_size  its size; too small is PL_E_WORKSPACE, misaligned PL_E_ALIGN.
+ * @param work_size  its size; too small is PL_E_WORKSPACE, misaligned PL_E_ALIGN;
+ *                   work sharing a byte with snap or its arrays PL_E_OVERLAP.
  * @param diag       optional; on failure names the first bad element.
  * @return 0 when the snapshot is valid, else the first error found.
  *

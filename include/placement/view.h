@@ -28,6 +28,12 @@
  * The view reads the snapshot's arrays (not copies) until it is dropped; the
  * snapshot must stay unchanged that long. A view is used by one thread at a
  * time; different views share nothing. To drop a view, free its memory.
+ *
+ * No output or workspace may share a byte with an input or with a view (its
+ * memory and its snapshot's arrays): every call compares the range of each
+ * array it writes with them and refuses an overlap with PL_E_OVERLAP, naming
+ * the argument (PL_ELEM_ARGUMENT, its position) where it takes a pl_diag, and
+ * writing nothing. The bytes that ids and keys point to are not checked.
  */
 #ifndef PLACEMENT_VIEW_H
 #define PLACEMENT_VIEW_H
@@ -49,15 +55,21 @@ extern "C" {
 /** An opaque view, living inside the caller's memory. */
 typedef struct pl_view pl_view;
 
-#define PL_VIEW_OPTIONS_VERSION 1u
+#define PL_VIEW_OPTIONS_VERSION 2u
 
-/** How to build a view. Start from PL_VIEW_OPTIONS_INIT or pl_view_options_init(). */
+/**
+ * How to build a view. Start from PL_VIEW_OPTIONS_INIT or
+ * pl_view_options_init(). Version 1 (the first two fields) is still taken,
+ * and its `reuse` is never read.
+ */
 typedef struct pl_view_options {
-	uint32_t version; /**< PL_VIEW_OPTIONS_VERSION */
-	uint32_t scorer;  /**< PL_SCORER_XXH3 (default) or PL_SCORER_LEGACY_FNV1A */
+	uint32_t version;      /**< 0: PL_VIEW_OPTIONS_VERSION (2), or 1 */
+	uint32_t scorer;       /**< 1: PL_SCORER_XXH3 (default) or PL_SCORER_LEGACY_FNV1A */
+	const pl_view *reuse;  /**< 2: version 2: an earlier view, still valid, whose work
+				 *  may be reused (see pl_view_init()); NULL (default) for none */
 } pl_view_options;
 
-#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3}
+#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3, NULL}
 
 /**
  * pl_view_options_init - set options to their defaults, the same bytes as
@@ -69,9 +81,10 @@ PL_API int pl_view_options_init(pl_view_options *opt);
 /**
  * pl_view_size - bytes a view of this snapshot needs.
  *
- * @return the size for the snapshot's counts; counts past the documented
- *         limits are read as the limits, so the answer is bounded. NULL
- *         gives the size of an empty view. Cannot fail.
+ * @return the size for the snapshot's counts. NULL, and a snapshot with a
+ *         count past its documented limit, give the size of an empty view:
+ *         pl_view_init() refuses the latter with PL_E_LIMIT whatever the size,
+ *         so a corrupt count costs no memory. Cannot fail.
  */
 PL_API size_t pl_view_size(const pl_snapshot *snap);
 
@@ -84,15 +97,40 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
  * @param snap  the snapshot; it must outlive the view unchanged.
  * @param opt   NULL for the defaults.
  * @param diag  optional; on failure names the bad element.
- * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_WORKSPACE (size
- *         too small), PL_E_ALIGN, PL_E_VERSION or PL_E_SCORER (options,
- *         PL_ELEM_CONFIG), or any error of pl_snapshot_validate(). On
- *         failure *out is untouched and mem holds nothing usable.
+ * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_VERSION or
+ *         PL_E_SCORER (options, PL_ELEM_CONFIG), PL_E_NULL or PL_E_LIMIT
+ *         (an array, PL_ELEM_SNAPSHOT; before the size), PL_E_WORKSPACE (size
+ *         too small), PL_E_ALIGN, PL_E_OVERLAP (the memory the view uses
+ *         shares a byte with snap, its arrays or opt: argument 2; out points
+ *         into it: argument 1; nothing written), or any error of
+ *         pl_snapshot_validate(). On failure *out is untouched and mem
+ *         holds nothing usable.
  *
  * The view keeps pointers into mem: it cannot be copied or moved elsewhere.
  *
  * Cost: O(n log n) in the members and streams, linear in the shards (keys
- * are radix-sorted, 7 bytes a pass), plus one hash per id and key.
+ * are radix-sorted), plus one hash per id and key.
+ *
+ * Reuse across ticks (opt->version 2, opt->reuse set): reuse names an
+ * earlier view, typically of the previous tick's snapshot, that is still
+ * valid (its snapshot alive and unchanged since it was built; actions
+ * applied to it do not matter) and whose memory does not overlap mem. What
+ * still holds is reused after it is checked, never on trust; the new view
+ * answers every call byte for byte as a view built without it would:
+ *  - the canonical orders and key hashes, when every member id, stream id
+ *    and shard key (with its stream) is the same bytes at the same index as
+ *    in reuse's snapshot: one sequential comparison instead of the sorts
+ *    (ids kept in the same buffers compare by address);
+ *  - the ring homes, when reuse had them (a fleet decision or
+ *    pl_route_lookup() filled them) and the scorer is the same: a shard whose
+ *    home is still eligible with the same weight keeps it unless a member
+ *    that joined (or became eligible, or changed weight) draws higher, one
+ *    score per joiner; a shard whose home left, drained, went down or
+ *    changed weight, and a key reuse did not have, is scored against every
+ *    eligible member. Members are matched by id, shards by key, so arrays
+ *    may be reordered or grow and shrink between ticks.
+ * Errors of its own: PL_E_INVAL (PL_ELEM_CONFIG, index 2) when reuse is not
+ * a view, PL_E_OVERLAP (index 2) when its memory overlaps mem.
  */
 PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			const pl_view_options *opt, pl_diag *diag);
@@ -106,12 +144,13 @@ PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot
  *
  * @param out   receives the copy (a pointer into mem) on success.
  * @param mem   at least pl_view_size() of the view's snapshot, aligned to
- *              PL_VIEW_ALIGN, not overlapping src.
+ *              PL_VIEW_ALIGN, sharing no byte with src or its snapshot's arrays.
  * @param size  the size of mem.
  * @param src   the view to copy.
- * @return 0, or PL_E_INVAL (NULL out or mem, src not a view, overlapping
- *         memory), PL_E_WORKSPACE (size too small) or PL_E_ALIGN. On error
- *         *out and mem are untouched. Cost: one memcpy of the view.
+ * @return 0, or PL_E_INVAL (NULL out or mem, src not a view), PL_E_WORKSPACE
+ *         (size too small), PL_E_ALIGN or PL_E_OVERLAP (memory shared with src
+ *         or its snapshot's arrays, or out pointing into it). On error *out
+ *         and mem are untouched. Cost: one memcpy of the view.
  */
 PL_API int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src);
 
@@ -208,7 +247,8 @@ PL_API int pl_view_home(const pl_view *v, uint32_t shard);
  * pl_view_top - the k best eligible members for any key, zones spread first:
  * the best-scoring member, then repeatedly the best-scoring member of a zone
  * not yet used, and once every zone is used, the best-scoring remaining
- * members. out[0] is the ring home. O(k x eligible members).
+ * members. out[0] is the ring home. One pass over the eligible members
+ * (k = 1 is the ring home's own loop), O(eligible members x k) at worst.
  *
  * @param key, len  the key bytes (the shard key for a shard).
  * @param out       receives up to k member indices.

@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "bench.h"
+#include "internal.h"
 
 static uint64_t fnv(const char *p, size_t n)
 {
@@ -79,6 +80,72 @@ static void drop(world *w)
 	free(w->m);
 	free(w->k);
 	free(w->mem);
+}
+
+/* The greedy zone-spread pick as pl_view_top made it before the one-pass
+ * loop: k passes over the members. The baseline of the top-k line. */
+static uint32_t greedy_top(const pl_view *v, uint64_t kh, uint32_t *out, uint32_t k)
+{
+	uint32_t n = 0;
+	while (n < k && n < v->n_elig) {
+		out[n] = pl__view_spread_next(v, kh, out, n, PL_NONE);
+		n++;
+	}
+	return n;
+}
+
+static void target(const char *name, double value, double want, int higher_is_better)
+{
+	int ok = higher_is_better ? value >= want : value <= want;
+	printf("%s: %.2fx (target %s %.1fx) %s\n", name, value, higher_is_better ? ">=" : "<=", want, ok ? "ok" : "MISSED");
+}
+
+/* Vector against scalar top-1, one-pass top-3 against k passes, and top-1
+ * from key bytes against pl_view_home, at 1,024 members, same run. */
+static void bench_paths(void)
+{
+	world w;
+	uint32_t nm = 1024, nk = 40000;
+	build(&w, nm, nk);
+	const pl_view *v = w.v;
+	uint32_t best = pl__simd_detect();
+	double t_scalar, t_vec, t_home, t_top1, t_top3, t_greedy3;
+	uint64_t acc = 0;
+	BENCH_BEST_OF(t_scalar, 5, (double)nm * nk, {
+		for (uint32_t k = 0; k < nk; k++)
+			acc += pl__top1_hashes(v->elig_hash, v->n_elig, v->k_hash[k] ^ PL__MIX_K, PL__SIMD_SCALAR);
+	});
+	BENCH_BEST_OF(t_vec, 5, (double)nm * nk, {
+		for (uint32_t k = 0; k < nk; k++)
+			acc += pl__top1_hashes(v->elig_hash, v->n_elig, v->k_hash[k] ^ PL__MIX_K, best);
+	});
+	BENCH_BEST_OF(t_home, 5, nk, {
+		for (uint32_t k = 0; k < nk; k++)
+			acc += (uint64_t)pl_view_home(v, k);
+	});
+	uint32_t out[PL_MAX_REPLICAS];
+	BENCH_BEST_OF(t_top1, 5, nk, {
+		for (uint32_t k = 0; k < nk; k++)
+			acc += (uint64_t)pl_view_top(v, w.keys[k], strlen(w.keys[k]), out, 1) + out[0];
+	});
+	BENCH_BEST_OF(t_top3, 5, nk, {
+		for (uint32_t k = 0; k < nk; k++)
+			acc += (uint64_t)pl_view_top(v, w.keys[k], strlen(w.keys[k]), out, 3) + out[2];
+	});
+	uint32_t sk = nk / 10;
+	BENCH_BEST_OF(t_greedy3, 3, sk, {
+		for (uint32_t k = 0; k < sk; k++)
+			acc += greedy_top(v, v->k_hash[k], out, 3) + out[2];
+	});
+	bench_keep(acc);
+	printf("\n== scoring paths at %u members (path %u of 0 scalar, 1 AVX2, 2 AVX-512)\n", nm, best);
+	printf("top-1 scalar %.3f ns/pair, vector %.3f ns/pair; pl_view_home %.0f ns/key, pl_view_top k=1 %.0f ns/key;\n"
+	       "top-3: one pass %.0f ns/key, k passes (the earlier loop) %.0f ns/key\n",
+	       t_scalar, t_vec, t_home, t_top1, t_top3, t_greedy3);
+	target("top1-vector-vs-scalar", t_scalar / t_vec, 1.8, 1);
+	target("top3-one-pass-vs-k-passes", t_greedy3 / t_top3, 10.0, 1);
+	printf("top1-from-bytes-vs-home: %.2fx (pl_view_top k=1 time over pl_view_home)\n", t_top1 / t_home);
+	drop(&w);
 }
 
 void bench_hash(void)
@@ -169,4 +236,5 @@ void bench_hash(void)
 	}
 	printf("(fnv-str and xxh3-str hash the bytes \"<key> <member>\" per pair, as a string ring does;\n"
 	       " jump/key is ns per key, for scale; target: library <= 1.2 ns at 1024, >= 7x fnv-str)\n");
+	bench_paths();
 }

@@ -37,6 +37,7 @@ static const struct {
 	{"fleet", bench_fleet},
 	{"broker", bench_broker},
 	{"region", bench_region},
+	{"reuse", bench_reuse},
 };
 
 int main(int argc, char **argv)

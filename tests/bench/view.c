@@ -79,6 +79,10 @@ void bench_view(void)
 	       best_view / best_base);
 	printf("  view memory                       %8.1f MiB  (%.0f bytes per shard)\n", (double)size / 1048576.0,
 	       (double)size / nk);
+	printf("view-build-fresh-vs-pass: %.1fx (target <= 5.0x) %s\n", best_view / best_base,
+	       best_view / best_base <= 5.0 ? "ok" : "MISSED");
+	printf("view-bytes-per-shard: %.0f (target <= 56 at RF 3) %s\n", (double)size / nk,
+	       (double)size / nk <= 56.0 ? "ok" : "MISSED");
 	printf("  peak RSS %ld MiB (before the builds: %ld MiB; the snapshot itself is %.0f MiB)\n",
 	       bench_peak_kib() / 1024, rss0 / 1024, (double)nk * sizeof *k / 1048576.0);
 	free(ids);

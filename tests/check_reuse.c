@@ -1,0 +1,343 @@
+/* check_reuse.c - a view built with the previous tick's view as a hint
+ * answers every call as a view built without it: random tick sequences with
+ * members joining, leaving, draining, going down and changing weight, shards
+ * added and removed, arrays shuffled, overrides changed and the scorer
+ * switched. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+enum { MM = 40, MK = 400, NS = 4 };
+
+/* The abstract layout a tick is drawn from; members and shards by name. */
+typedef struct model {
+	struct {
+		int alive, zone;
+		uint32_t weight, flags;
+	} m[MM];
+	struct {
+		int alive, stream, nrep, rep[3], leader, ov, ov_origin;
+		uint64_t since;
+	} k[MK];
+} model;
+
+static void model_init(model *md, uint64_t *rng)
+{
+	memset(md, 0, sizeof *md);
+	for (int i = 0; i < MM; i++) {
+		md->m[i].alive = i < 12 || tl_below(rng, 3) == 0;
+		md->m[i].zone = (int)tl_below(rng, 4);
+		md->m[i].weight = 1;
+	}
+	for (int i = 0; i < MK; i++) {
+		md->k[i].alive = tl_below(rng, 4) != 0;
+		md->k[i].stream = (int)tl_below(rng, NS + 1) - 1; /* -1: no stream */
+		md->k[i].ov = -1;
+	}
+}
+
+static int alive_member(const model *md, uint64_t *rng)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		int m = (int)tl_below(rng, MM);
+		if (md->m[m].alive)
+			return m;
+	}
+	return -1;
+}
+
+/* One tick's changes. */
+static void model_step(model *md, uint64_t *rng)
+{
+	uint32_t what = tl_below(rng, 8);
+	int m = (int)tl_below(rng, MM);
+	switch (what) {
+	case 0: /* join or leave */
+		md->m[m].alive = !md->m[m].alive;
+		break;
+	case 1: /* drain, go down, come back */
+		md->m[m].flags = tl_below(rng, 3) == 0 ? 0 : tl_below(rng, 2) ? PL_MEMBER_DRAINING : PL_MEMBER_DOWN;
+		break;
+	case 2: /* weight */
+		md->m[m].weight = 1 + tl_below(rng, 3);
+		break;
+	case 3: /* shards come and go */
+		for (int j = 0; j < 20; j++) {
+			int k = (int)tl_below(rng, MK);
+			md->k[k].alive = !md->k[k].alive;
+		}
+		break;
+	case 4: /* a shard changes stream */
+		md->k[tl_below(rng, MK)].stream = (int)tl_below(rng, NS + 1) - 1;
+		break;
+	default:
+		break; /* nothing changes in membership: the cheap tick */
+	}
+	/* Leaders, replicas and overrides change every tick. */
+	for (int j = 0; j < 30; j++) {
+		int k = (int)tl_below(rng, MK);
+		int a = alive_member(md, rng), b = alive_member(md, rng);
+		md->k[k].nrep = 0;
+		if (a >= 0)
+			md->k[k].rep[md->k[k].nrep++] = a;
+		if (b >= 0 && b != a)
+			md->k[k].rep[md->k[k].nrep++] = b;
+		md->k[k].leader = md->k[k].nrep && tl_below(rng, 4) ? md->k[k].rep[0] : -1;
+		md->k[k].ov = tl_below(rng, 3) == 0 ? alive_member(md, rng) : -1;
+		md->k[k].ov_origin = (int)tl_below(rng, 2);
+		md->k[k].since = tl_below(rng, 100);
+	}
+}
+
+/* The same bytes as prev's when prev has this string, so that some ticks
+ * share buffers with the one before (the same range compares by address). */
+static pl_bytes name(tl *t, const tl *prev, const char *s)
+{
+	if (prev)
+		for (uint32_t i = 0; i < prev->nstr; i++)
+			if (strcmp(prev->str[i], s) == 0)
+				return (pl_bytes){prev->str[i], strlen(s)};
+	const char *p = tl_str(t, "%s", s);
+	return (pl_bytes){p, strlen(p)};
+}
+
+/* The model as a snapshot, in model order or shuffled. */
+static tl *materialize(const model *md, const tl *prev, int shuffle, uint64_t *rng)
+{
+	tl *t = tl_new();
+	int mi[MM];
+	char buf[32];
+	int order[MM];
+	for (int i = 0; i < MM; i++)
+		order[i] = i;
+	if (shuffle)
+		for (int i = MM; i > 1; i--) {
+			int j = (int)tl_below(rng, (uint32_t)i), x = order[i - 1];
+			order[i - 1] = order[j];
+			order[j] = x;
+		}
+	for (int x = 0; x < MM; x++) {
+		int i = order[x];
+		mi[i] = -1;
+		if (!md->m[i].alive)
+			continue;
+		snprintf(buf, sizeof buf, "member-%02d", i);
+		uint32_t m = tl_member(t, "x", NULL);
+		t->m[m].id = name(t, prev, buf);
+		snprintf(buf, sizeof buf, "zone-%d", md->m[i].zone);
+		t->m[m].zone = name(t, prev, buf);
+		t->m[m].weight = md->m[i].weight;
+		t->m[m].flags = md->m[i].flags;
+		mi[i] = (int)m;
+	}
+	for (int s = 0; s < NS; s++) {
+		snprintf(buf, sizeof buf, "stream-%d", s);
+		uint32_t x = tl_stream(t, "x");
+		t->s[x].id = name(t, prev, buf);
+	}
+	for (int i = 0; i < MK; i++) {
+		int x = shuffle ? (i * 7919) % MK : i; /* 7919 is prime to MK: a permutation */
+		if (!md->k[x].alive)
+			continue;
+		snprintf(buf, sizeof buf, "shard/%03d", x);
+		uint32_t k = tl_shard(t, "x", md->k[x].stream < 0 ? PL_NONE : (uint32_t)md->k[x].stream, PL_NONE, 0);
+		t->k[k].key = name(t, prev, buf);
+		for (int r = 0; r < md->k[x].nrep; r++)
+			if (mi[md->k[x].rep[r]] >= 0)
+				t->k[k].replicas[t->k[k].replica_count++] = (uint32_t)mi[md->k[x].rep[r]];
+		if (md->k[x].leader >= 0 && mi[md->k[x].leader] >= 0)
+			for (uint32_t r = 0; r < t->k[k].replica_count; r++)
+				if (t->k[k].replicas[r] == (uint32_t)mi[md->k[x].leader])
+					t->k[k].leader = t->k[k].replicas[r];
+		if (md->k[x].ov >= 0 && mi[md->k[x].ov] >= 0)
+			tl_override(t, k, (uint32_t)mi[md->k[x].ov], (uint32_t)md->k[x].ov_origin, md->k[x].since);
+	}
+	tl_snap(t);
+	return t;
+}
+
+static pl_view *build(const tl *t, uint32_t scorer, const pl_view *reuse, void **mem)
+{
+	size_t size = pl_view_size(&t->snap);
+	*mem = malloc(size);
+	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+	opt.scorer = scorer;
+	opt.reuse = reuse;
+	pl_view *v = NULL;
+	pl_diag d;
+	int rc = pl_view_init(&v, *mem, size, &t->snap, &opt, &d);
+	ck_assert_msg(rc == 0, "pl_view_init: %s (kind %u index %u)", pl_error_name(rc), d.kind, d.index);
+	return v;
+}
+
+/* Every answer of a and b, the same snapshot's views, compared. */
+static void same_answers(pl_view *a, pl_view *b, const tl *t, uint64_t seed, uint32_t tick)
+{
+	pl_view_counts ca, cb;
+	memset(&ca, 0, sizeof ca);
+	memset(&cb, 0, sizeof cb);
+	ck_assert_int_eq(pl_view_stats(a, &ca), 0);
+	ck_assert_int_eq(pl_view_stats(b, &cb), 0);
+	ck_assert_msg(memcmp(&ca, &cb, sizeof ca) == 0, "seed %" PRIu64 " tick %u: counts differ", seed, tick);
+	uint32_t elem[3] = {PL_ELEM_MEMBER, PL_ELEM_STREAM, PL_ELEM_SHARD}, n[3] = {t->nm, t->ns, t->nk};
+	for (int e = 0; e < 3; e++)
+		for (uint32_t i = 0; i < n[e]; i++)
+			ck_assert_msg(pl_view_at(a, elem[e], i) == pl_view_at(b, elem[e], i),
+				      "seed %" PRIu64 " tick %u: order of kind %u differs at %u", seed, tick, elem[e], i);
+	for (uint32_t m = 0; m < t->nm; m++) {
+		pl_tally x = tl_member_tally(a, m), y = tl_member_tally(b, m);
+		ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %" PRIu64 " tick %u: member %u tally", seed, tick, m);
+		for (uint32_t s = 0; s < t->ns; s++) {
+			x = tl_stream_tally(a, s, m);
+			y = tl_stream_tally(b, s, m);
+			ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %" PRIu64 " tick %u: stream tally", seed, tick);
+		}
+	}
+	for (uint32_t k = 0; k < t->nk; k++) {
+		ck_assert_msg(pl_view_home(a, k) == pl_view_home(b, k), "seed %" PRIu64 " tick %u: home of %s", seed,
+			      tick, t->k[k].key.ptr);
+		ck_assert_msg(pl_fleet_owner(a, k) == pl_fleet_owner(b, k), "seed %" PRIu64 " tick %u: owner", seed, tick);
+		pl_shard_state x, y;
+		memset(&x, 0, sizeof x);
+		memset(&y, 0, sizeof y);
+		ck_assert_int_eq(pl_view_shard_state(a, k, &x), 0);
+		ck_assert_int_eq(pl_view_shard_state(b, k, &y), 0);
+		ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "seed %" PRIu64 " tick %u: shard state", seed, tick);
+	}
+	/* The policies: a fleet decision and a broker plan, action for action. */
+	pl_action oa[64], ob[64];
+	pl_plan_info ia, ib;
+	int ra, rb;
+	if (t->nm > 0) {
+		pl_fleet_config fc = PL_FLEET_CONFIG_INIT;
+		fc.self = (uint32_t)(seed + tick) % t->nm;
+		fc.now = 1000;
+		fc.return_home_age = 50;
+		memset(oa, 0, sizeof oa);
+		memset(ob, 0, sizeof ob);
+		ra = pl_fleet_decide(a, &fc, oa, 64, &ia, NULL);
+		rb = pl_fleet_decide(b, &fc, ob, 64, &ib, NULL);
+		ck_assert_int_eq(ra, rb);
+		ck_assert_msg(ra < 0 || memcmp(oa, ob, (size_t)ra * sizeof *oa) == 0, "seed %" PRIu64 " tick %u: fleet",
+			      seed, tick);
+	}
+	pl_broker_config bc = PL_BROKER_CONFIG_INIT;
+	bc.max_moves = 4;
+	memset(oa, 0, sizeof oa);
+	memset(ob, 0, sizeof ob);
+	ra = pl_broker_plan(a, &bc, oa, 64, &ia, NULL);
+	rb = pl_broker_plan(b, &bc, ob, 64, &ib, NULL);
+	ck_assert_int_eq(ra, rb);
+	ck_assert_msg(ra < 0 || memcmp(oa, ob, (size_t)ra * sizeof *oa) == 0, "seed %" PRIu64 " tick %u: broker", seed,
+		      tick);
+}
+
+START_TEST(reused_views_answer_as_fresh_ones)
+{
+	uint64_t seed = tl_seed(0x2e05eu);
+	uint32_t runs = tl_iters(12);
+	uint32_t took_orders = 0, took_homes = 0, ticks = 0;
+	for (uint32_t run = 0; run < runs; run++) {
+		uint64_t rs = seed + run, rng = rs;
+		model md;
+		model_init(&md, &rng);
+		tl *hist[48] = {0};
+		void *mem[48] = {0};
+		pl_view *prev = NULL;
+		uint32_t scorer = PL_SCORER_XXH3;
+		for (uint32_t tick = 0; tick < 48; tick++) {
+			model_step(&md, &rng);
+			if (tl_below(&rng, 10) == 0)
+				scorer = scorer == PL_SCORER_XXH3 ? PL_SCORER_LEGACY_FNV1A : PL_SCORER_XXH3;
+			int shuffle = tl_below(&rng, 6) == 0;
+			hist[tick] = materialize(&md, tick ? hist[tick - 1] : NULL, shuffle, &rng);
+			tl *t = hist[tick];
+			void *fmem;
+			pl_view *fresh = build(t, scorer, NULL, &fmem);
+			pl_view *reused = build(t, scorer, prev, &mem[tick]);
+			took_orders += (reused->reused & PL__REUSED_ORDERS) != 0;
+			took_homes += (reused->reused & PL__REUSED_HOMES) != 0;
+			ticks++;
+			/* Homes from the hint are filled now; the fresh view fills
+			 * its own on the first call that needs them. */
+			same_answers(fresh, reused, t, rs, tick);
+			free(fmem);
+			/* The next tick's hint: fresh or with homes, applied
+			 * actions and all (same_answers ran policies on it). */
+			if (tl_below(&rng, 4) == 0) {
+				void *m2;
+				prev = build(t, scorer, NULL, &m2); /* no homes yet */
+				free(mem[tick]);
+				mem[tick] = m2;
+			} else {
+				prev = reused;
+			}
+			if (tick >= 2) { /* the view two ticks back is no longer read */
+				free(mem[tick - 2]);
+				mem[tick - 2] = NULL;
+			}
+		}
+		for (uint32_t i = 0; i < 48; i++) {
+			free(mem[i]);
+			tl_free(hist[i]);
+		}
+	}
+	printf("reuse: %u ticks, orders reused on %u, homes on %u\n", ticks, took_orders, took_homes);
+	ck_assert_uint_gt(took_orders, ticks / 4);
+	ck_assert_uint_gt(took_homes, ticks / 3);
+}
+END_TEST
+
+/* A hint that is not a view, or overlaps the new view's memory, is refused;
+ * version-1 options never read `reuse`. */
+START_TEST(bad_hints)
+{
+	tl *t = tl_new();
+	for (int i = 0; i < 3; i++)
+		tl_member(t, tl_str(t, "m%d", i), NULL);
+	tl_shard(t, "s/0", PL_NONE, PL_NONE, 0);
+	pl_view *v = tl_view(t, 0);
+	size_t size = pl_view_size(&t->snap);
+	uint64_t *mem = calloc(1, size * 2 + 64);
+	pl_view *out = NULL;
+	pl_diag d;
+	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+	char junk[256] = {0};
+	opt.reuse = (const pl_view *)(void *)junk;
+	ck_assert_int_eq(pl_view_init(&out, mem, size, &t->snap, &opt, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.kind, PL_ELEM_CONFIG);
+	ck_assert_uint_eq(d.index, 2);
+	ck_assert_ptr_null(out);
+	opt.reuse = v;
+	ck_assert_int_eq(pl_view_init(&out, v, size, &t->snap, &opt, &d), PL_E_OVERLAP);
+	ck_assert_uint_eq(d.index, 2);
+	ck_assert_ptr_null(out);
+	/* version 1: the field past its end is not read, junk or not */
+	pl_view_options v1 = {1, PL_SCORER_XXH3, (const pl_view *)(void *)junk};
+	ck_assert_int_eq(pl_view_init(&out, mem, size, &t->snap, &v1, &d), 0);
+	ck_assert_int_eq(pl_view_home(out, 0), pl_view_home(v, 0));
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("reuse");
+	TCase *c = tcase_create("ticks");
+	tcase_set_timeout(c, 120);
+	tcase_add_test(c, reused_views_answer_as_fresh_ones);
+	tcase_add_test(c, bad_hints);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	return tl_run(suite());
+}
