@@ -205,3 +205,20 @@ def test_every_public_name_has_a_docstring():
         for attr, member in vars(obj).items() if isinstance(obj, type) else ():
             if callable(member) and not attr.startswith("_"):
                 assert member.__doc__, "%s.%s" % (name, attr)
+
+
+def test_a_view_built_with_the_previous_one_answers_as_a_fresh_one():
+    keys = ["k%03d" % i for i in range(200)]
+    one = pl.Snapshot([pl.Member("m%d" % i) for i in range(5)], [pl.Shard(k) for k in keys])
+    prev = pl.View(one)
+    pl.fleet_decide(prev, "m0", now=10)  # fills its ring homes
+    # a member joined, one drains, and the shards come in another order
+    members = [pl.Member("m%d" % i, draining=(i == 2)) for i in range(6)]
+    two = pl.Snapshot(members, [pl.Shard(k) for k in reversed(keys)])
+    fresh, reused = pl.View(two), pl.View(two, reuse=prev)
+    assert [reused.home(k) for k in keys] == [fresh.home(k) for k in keys]
+    moves = [(a.kind, a.shard, a.from_member, a.to_member) for a in pl.fleet_decide(fresh, "m1", now=20).actions]
+    assert moves == [(a.kind, a.shard, a.from_member, a.to_member)
+                     for a in pl.fleet_decide(reused, "m1", now=20).actions]
+    with pytest.raises(TypeError):
+        pl.View(two, reuse="not a view")

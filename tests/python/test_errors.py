@@ -98,6 +98,7 @@ UNREACHABLE = {
     "E_FLAGS": "member and shard flags are built from named booleans: no unknown bit can be set",
     "E_WORKSPACE": "every workspace is sized by pl_snapshot_work_size() or pl_view_size()",
     "E_ALIGN": "every workspace is an array of uint64_t, aligned to 8",
+    "E_OVERLAP": "every view, workspace and output array is memory the binding allocated for that call alone",
     "E_NOSPACE": "every output array is sized from the snapshot (fleet owners, document lines)",
     "E_VERSION": "every options struct comes from its own *_init(); no keyword sets version",
 }

@@ -181,7 +181,7 @@ class PlPlanInfo(ctypes.Structure):
 
 
 class PlViewOptions(ctypes.Structure):
-    _fields_ = [("version", u32), ("scorer", u32)]
+    _fields_ = [("version", u32), ("scorer", u32), ("reuse", ctypes.c_void_p)]
 
 
 class PlViewCounts(ctypes.Structure):

@@ -39,6 +39,11 @@ class View:
         snapshot: the Snapshot; the View keeps a reference to it, so its
             arrays live as long as the View.
         scorer: "xxh3" (the default) or "legacy" (FNV-1a over "<key> <member>").
+        reuse: an earlier View (typically the previous tick's), or None. What
+            still holds is checked and reused (pl_view_options.reuse): the
+            canonical orders when the ids are the same at the same places,
+            the ring homes when it had them. The answers are those of a View
+            built without it; it is read during the build only.
 
     Raises:
         PlacementError: E_SCORER for an unknown scorer (kind "config", id
@@ -50,9 +55,11 @@ class View:
     views share nothing and may be used at once.
     """
 
-    def __init__(self, snapshot, scorer="xxh3"):
+    def __init__(self, snapshot, scorer="xxh3", reuse=None):
         if not isinstance(snapshot, Snapshot):
             raise TypeError("View needs a Snapshot, not %s" % type(snapshot).__name__)
+        if reuse is not None and not isinstance(reuse, View):
+            raise TypeError("reuse must be a View or None, not %s" % type(reuse).__name__)
         self.snapshot = snapshot
         opt = _ffi.PlViewOptions()
         _ffi.lib.pl_view_options_init(ctypes.byref(opt))
@@ -62,6 +69,8 @@ class View:
             opt.scorer = scorer
         else:
             raise TypeError("scorer must be 'xxh3' or 'legacy'")
+        if reuse is not None:
+            opt.reuse = reuse._v
         size = _ffi.lib.pl_view_size(ctypes.byref(snapshot._c))
         self._size = size
         self._mem = _aligned(size)

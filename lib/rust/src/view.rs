@@ -56,6 +56,7 @@ impl ViewOptions {
         sys::pl_view_options {
             version: self.version,
             scorer: self.scorer.0,
+            reuse: std::ptr::null(),
         }
     }
 }
@@ -200,6 +201,33 @@ impl<'s> View<'s> {
     pub fn new(snap: &'s Snapshot, opts: &ViewOptions) -> Result<View<'s>, Error> {
         let mut d = sys::pl_diag::default();
         match RawView::new(snap.raw(), &opts.to_c(), &mut d) {
+            Ok(raw) => Ok(View { snap, raw }),
+            Err(rc) => Err(snap.error_from_diag(rc, &d)),
+        }
+    }
+
+    /// Builds a view of `snap` with an earlier view as a hint
+    /// (`pl_view_options.reuse`): typically the previous tick's view. What
+    /// still holds (the canonical orders when the ids are the same at the
+    /// same places, the ring homes when `prev` had them) is checked and
+    /// reused; the answers are those of [`View::new`], only sooner. `prev`
+    /// is read during the call only.
+    ///
+    /// ```
+    /// use placement::{Member, Shard, Snapshot, View, ViewOptions};
+    /// let members = vec![Member::new("a"), Member::new("b")];
+    /// let shards = vec![Shard::new("s/0"), Shard::new("s/1")];
+    /// let first = Snapshot::new(members.clone(), shards.clone()).unwrap();
+    /// let prev = View::new(&first, &ViewOptions::default()).unwrap();
+    /// let next = Snapshot::new(members, shards).unwrap();
+    /// let view = View::reusing(&next, &ViewOptions::default(), &prev).unwrap();
+    /// assert_eq!(view.home("s/0").unwrap(), prev.home("s/0").unwrap());
+    /// ```
+    pub fn reusing(snap: &'s Snapshot, opts: &ViewOptions, prev: &View<'_>) -> Result<View<'s>, Error> {
+        let mut d = sys::pl_diag::default();
+        let mut c = opts.to_c();
+        c.reuse = prev.raw.as_ptr();
+        match RawView::new(snap.raw(), &c, &mut d) {
             Ok(raw) => Ok(View { snap, raw }),
             Err(rc) => Err(snap.error_from_diag(rc, &d)),
         }

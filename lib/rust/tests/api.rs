@@ -208,3 +208,33 @@ fn a_lagging_member_hands_its_busiest_shard_to_the_least_loaded() {
     let doc = v.format_overrides().unwrap();
     assert!(doc.contains(&format!("{} c 10 lag", busiest)), "{}", doc);
 }
+
+#[test]
+fn a_view_built_with_the_previous_one_answers_as_a_fresh_one() {
+    let keys: Vec<String> = (0..200).map(|i| format!("k{:03}", i)).collect();
+    let members = |n: usize| -> Vec<Member> {
+        (0..n)
+            .map(|i| {
+                let m = Member::new(format!("m{}", i));
+                if n == 6 && i == 2 {
+                    m.draining()
+                } else {
+                    m
+                }
+            })
+            .collect()
+    };
+    let one = Snapshot::new(members(5), keys.iter().map(|k| Shard::new(k.as_str())).collect()).unwrap();
+    let mut prev = View::new(&one, &ViewOptions::default()).unwrap();
+    prev.fleet_decide("m0", &FleetConfig::default()).unwrap(); // fills its ring homes
+    // a member joined, one drains, and the shards come in another order
+    let two = Snapshot::new(members(6), keys.iter().rev().map(|k| Shard::new(k.as_str())).collect()).unwrap();
+    let mut fresh = View::new(&two, &ViewOptions::default()).unwrap();
+    let mut reused = View::reusing(&two, &ViewOptions::default(), &prev).unwrap();
+    for k in &keys {
+        assert_eq!(reused.home(k).unwrap(), fresh.home(k).unwrap(), "home of {}", k);
+    }
+    let a = fresh.fleet_decide("m1", &FleetConfig::default()).unwrap();
+    let b = reused.fleet_decide("m1", &FleetConfig::default()).unwrap();
+    assert_eq!(a.actions, b.actions);
+}

@@ -158,7 +158,7 @@ pub const PL_SCOPE_PEERS: u32 = 6;
 /// `PL_VIEW_ALIGN`: alignment of a view's memory.
 pub const PL_VIEW_ALIGN: u32 = 8;
 /// `PL_VIEW_OPTIONS_VERSION`.
-pub const PL_VIEW_OPTIONS_VERSION: u32 = 1;
+pub const PL_VIEW_OPTIONS_VERSION: u32 = 2;
 
 // ---- broker.h --------------------------------------------------------------
 

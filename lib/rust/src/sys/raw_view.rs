@@ -51,6 +51,11 @@ impl<'s> RawView<'s> {
         }
     }
 
+    /// The view, for `pl_view_options.reuse` of a later build.
+    pub(crate) fn as_ptr(&self) -> *const pl_view {
+        self.ptr.as_ptr()
+    }
+
     /// `pl_view_copy()` into fresh memory.
     pub(crate) fn try_clone(&self) -> Result<RawView<'s>, c_int> {
         // SAFETY: the source is a live view; the new memory is 8-aligned,

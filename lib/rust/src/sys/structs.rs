@@ -202,12 +202,24 @@ pub struct pl_view {
 
 /// How to build a view.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct pl_view_options {
     /// `PL_VIEW_OPTIONS_VERSION`.
     pub version: u32,
     /// `PL_SCORER_*`.
     pub scorer: u32,
+    /// Version 2: an earlier view whose work may be reused, or null.
+    pub reuse: *const pl_view,
+}
+
+impl Default for pl_view_options {
+    fn default() -> pl_view_options {
+        pl_view_options {
+            version: 0,
+            scorer: 0,
+            reuse: std::ptr::null(),
+        }
+    }
 }
 
 /// Counts of a view.
