@@ -204,6 +204,15 @@ check-rust:
 	$(CARGO_ENV) $$cargo doc --offline --no-deps && \
 	$(CARGO_ENV) $$cargo run --offline --quiet --example first
 
+# The crate on Debian's rustc 1.63, the oldest it supports (CI runs it when
+# Debian's cargo is installed beside another).
+.PHONY: check-rust-1.63
+check-rust-1.63:
+	@$(MAKE) --no-print-directory lib $(TOOL)
+	@echo "== lib/rust on Debian's rustc: $$(/usr/bin/rustc --version)"
+	@cd lib/rust && $(CARGO_ENV) CARGO_TARGET_DIR=$(abspath $(BUILD))/rust-1.63 RUSTC=/usr/bin/rustc \
+		RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline 2>&1
+
 vectors: $(BUILD)/tests/gen_vectors
 	./$(BUILD)/tests/gen_vectors > tests/vectors.txt
 
