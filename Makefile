@@ -7,6 +7,7 @@
 #   make uninstall  the same variables
 #   make sanitize   the suites under -fsanitize=address,undefined
 #   make valgrind   the suites and the tool under valgrind memcheck
+#   make determinism  byte-identical plans from gcc -O0/-O2, clang -O2, -march=native
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check)
@@ -68,7 +69,7 @@ TOOL_HDRS := $(wildcard examples/placement/*.h)
 TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
-.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage valgrind
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage valgrind determinism
 
 all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
@@ -165,6 +166,27 @@ valgrind: deps
 			$(VALGRIND) $(VALGRIND_FLAGS) ./$(TOOL) $$c $$f > /dev/null || { echo "valgrind: placement $$c $$f FAILED"; exit 1; }; \
 		done; \
 	done; echo "valgrind: placement check, stats, plan on $(words $(SCENARIOS)) scenarios clean"
+
+# The tool built by several compilers and optimisation levels plans the same
+# bytes (tests/determinism/run.sh): gcc -O0, gcc -O2, clang -O2, and -O3
+# -march=native with each compiler that accepts it on this CPU. Warnings that
+# only an -O3 build raises do not stop it (build-det/*.warnings keeps them).
+DET_BUILDS ?= gcc:-O0 gcc:-O2 clang:-O2
+determinism: deps
+	@set -e; tools=""; builds="$(DET_BUILDS)"; \
+	for cc in gcc clang; do \
+		if echo 'int main(void){return 0;}' | $$cc -march=native -x c -o /dev/null - 2>/dev/null; then \
+			builds="$$builds $$cc:-O3_-march=native"; fi; \
+	done; \
+	for b in $$builds; do \
+		cc=$${b%%:*}; opt=$$(echo "$${b#*:}" | tr _ ' '); tag=$$cc$$(echo "$$opt" | tr -d ' ='); \
+		command -v $$cc >/dev/null || { echo "determinism: no $$cc here, $$b skipped"; continue; }; \
+		echo "determinism: building the tool with $$cc $$opt"; mkdir -p build-det; \
+		$(MAKE) --no-print-directory BUILD=build-det/$$tag CC=$$cc OPT="$$opt -Wno-error" build-det/$$tag/placement \
+			>/dev/null 2>build-det/$$tag.warnings || { cat build-det/$$tag.warnings; exit 1; }; \
+		tools="$$tools build-det/$$tag/placement"; \
+	done; \
+	tests/determinism/run.sh build-det/out $$tools
 
 # Line and branch coverage of lib/ by the suites; fails under COVER_MIN percent of lines.
 COVER_MIN ?= 90
@@ -321,4 +343,4 @@ lint-man:
 	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN_ALL)) pages clean"
 
 clean:
-	rm -rf $(BUILD) build-san build-cov
+	rm -rf $(BUILD) build-san build-cov build-det
