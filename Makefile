@@ -69,7 +69,7 @@ TOOL_HDRS := $(wildcard examples/placement/*.h)
 TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
-.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage valgrind determinism
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage valgrind determinism fuzz-long fuzz-merge fuzz-coverage
 
 all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
@@ -324,17 +324,53 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_HDRS) $(SRCS) $(HDRS)
 FUZZ_PARSE_SRCS := $(filter-out examples/placement/main.c,$(TOOL_SRCS))
 $(BUILD)/fuzz/fuzz_parse: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
 $(BUILD)/fuzz/fuzz_parse: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
+# The tool's commands over a parsed file: the same sources.
+$(BUILD)/fuzz/fuzz_commands: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
+$(BUILD)/fuzz/fuzz_commands: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 
-# A smoke run of every harness: FUZZ_TIME seconds each, from the corpus kept
-# in build/ (empty on a clean clone). Any crash or sanitizer report fails it.
+# A smoke run of every harness: FUZZ_TIME seconds each, FUZZ_JOBS at a time,
+# from the seed corpus committed in tests/fuzz/corpus/NAME/ and what earlier
+# runs found (kept in build/fuzz/corpus-NAME/). Any crash, failed assertion
+# or sanitizer report fails it; the crashing input is left in build/fuzz/.
+# make fuzz-long: the same for FUZZ_LONG_TIME seconds each (10 minutes).
+# make fuzz-merge: fold what the runs found back into the seed corpus.
+FUZZ_JOBS ?= 2
+FUZZ_LONG_TIME ?= 600
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@printf '%s\n' $(FUZZ_BINS) | xargs -P $(FUZZ_JOBS) -I{} sh -c \
+		'n=$$(basename {}); c=$(BUILD)/fuzz/corpus-$$n; mkdir -p $$c tests/fuzz/corpus/$$n; \
+		 ./{} -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
+			$$c tests/fuzz/corpus/$$n > $$c.log 2>&1 || { tail -40 $$c.log; echo "fuzz: $$n FAILED"; exit 255; }; \
+		 echo "fuzz: $$n ($(FUZZ_TIME) s): $$(grep -o "Done [0-9]* runs" $$c.log)"'
+
+# Lines and branches of lib/ the harnesses reach together, replaying the seed
+# corpus and what earlier runs found (clang source-based coverage).
+LLVM_PROFDATA ?= llvm-profdata
+LLVM_COV ?= llvm-cov
+fuzz-coverage: deps
+	@rm -rf $(BUILD)/fuzzcov; mkdir -p $(BUILD)/fuzzcov
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzzcov \
+		FUZZ_CC="$(FUZZ_CC) -fprofile-instr-generate -fcoverage-mapping" $(FUZZ_BINS:$(BUILD)/%=$(BUILD)/fuzzcov/%) >/dev/null
 	@for f in $(FUZZ_BINS); do \
-		c=$(BUILD)/fuzz/corpus-$$(basename $$f); mkdir -p $$c; \
-		echo "== $$f ($(FUZZ_TIME) s)"; \
-		./$$f -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 $$c > $$c.log 2>&1 || \
-			{ tail -40 $$c.log; exit 1; }; \
-		grep -E "stat::number_of_executed_units|Done" $$c.log; \
+		n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+		LLVM_PROFILE_FILE=$(BUILD)/fuzzcov/$$n.profraw ./$(BUILD)/fuzzcov/fuzz/$$n -runs=0 -max_len=4096 \
+			tests/fuzz/corpus/$$n $(BUILD)/fuzz/corpus-$$n >/dev/null 2>&1 || { echo "fuzz-coverage: $$n failed"; exit 1; }; \
+	done
+	@$(LLVM_PROFDATA) merge -o $(BUILD)/fuzzcov/all.profdata $(BUILD)/fuzzcov/*.profraw
+	@$(LLVM_COV) report -instr-profile=$(BUILD)/fuzzcov/all.profdata $(BUILD)/fuzzcov/fuzz/fuzz_snapshot \
+		$(foreach f,$(FUZZ_BINS),-object $(f:$(BUILD)/%=$(BUILD)/fuzzcov/%)) $(SRCS) > $(BUILD)/fuzzcov/report.txt
+	@cat $(BUILD)/fuzzcov/report.txt
+
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(FUZZ_LONG_TIME)
+
+fuzz-merge:
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n $(BUILD)/fuzz/corpus-$$n; \
+		./$$f -merge=1 -max_len=4096 tests/fuzz/corpus/$$n $(BUILD)/fuzz/corpus-$$n > $(BUILD)/fuzz/merge-$$n.log 2>&1; \
+		echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
 	done
 
 lint-man:
