@@ -6,6 +6,8 @@
 #   make install    PREFIX/prefix, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR, BINDIR
 #   make uninstall  the same variables
 #   make sanitize   the suites under -fsanitize=address,undefined
+#   make valgrind   the suites and the tool under valgrind memcheck
+#   make determinism  byte-identical plans from gcc -O0/-O2, clang -O2, -march=native
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check)
@@ -91,7 +93,7 @@ TOOL_HDRS := $(wildcard examples/placement/*.h)
 TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
-.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage
+.PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage valgrind determinism fuzz-long fuzz-merge fuzz-coverage
 .PHONY: check-python install-python uninstall-python
 
 all: lib $(TOOL)
@@ -220,6 +222,51 @@ sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san BINDINGS=0 \
 		OPT="-O1 -g -DPL_DEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" BINDINGS=0 check
+
+# Every suite under valgrind's memcheck, two at a time, in one process each
+# (CK_FORK=no, so memcheck sees the test bodies), then the tool on every
+# example scenario. Any report, a leak included, fails the target. Property
+# tests run VALGRIND_ITERS layouts each (PL_TEST_ITERS): memcheck looks for
+# paths that read what was never written, not for rare layouts, and runs
+# about 30 times slower. Add --track-origins=yes to VALGRIND_FLAGS to find
+# where an uninitialised value came from.
+VALGRIND ?= valgrind
+VALGRIND_FLAGS ?= -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite
+VALGRIND_ITERS ?= 10
+valgrind: deps
+	@command -v $(VALGRIND) >/dev/null || { echo "valgrind: valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory lib $(TEST_BINS) $(TOOL)
+	@mkdir -p $(BUILD)/valgrind
+	@printf '%s\n' $(TEST_BINS) | xargs -P 2 -I{} sh -c \
+		'log=$(BUILD)/valgrind/$$(basename {}).log; \
+		 CK_FORK=no PL_TEST_DIR=tests PL_TEST_ITERS=$(VALGRIND_ITERS) $(VALGRIND) $(VALGRIND_FLAGS) ./{} > $$log 2>&1 \
+		 && echo "valgrind: {} clean" || { cat $$log; echo "valgrind: {} FAILED"; exit 255; }'
+	@for f in $(SCENARIOS); do \
+		for c in check stats plan; do \
+			$(VALGRIND) $(VALGRIND_FLAGS) ./$(TOOL) $$c $$f > /dev/null || { echo "valgrind: placement $$c $$f FAILED"; exit 1; }; \
+		done; \
+	done; echo "valgrind: placement check, stats, plan on $(words $(SCENARIOS)) scenarios clean"
+
+# The tool built by several compilers and optimisation levels plans the same
+# bytes (tests/determinism/run.sh): gcc -O0, gcc -O2, clang -O2, and -O3
+# -march=native with each compiler that accepts it on this CPU. Warnings that
+# only an -O3 build raises do not stop it (build-det/*.warnings keeps them).
+DET_BUILDS ?= gcc:-O0 gcc:-O2 clang:-O2
+determinism: deps
+	@set -e; tools=""; builds="$(DET_BUILDS)"; \
+	for cc in gcc clang; do \
+		if echo 'int main(void){return 0;}' | $$cc -march=native -x c -o /dev/null - 2>/dev/null; then \
+			builds="$$builds $$cc:-O3_-march=native"; fi; \
+	done; \
+	for b in $$builds; do \
+		cc=$${b%%:*}; opt=$$(echo "$${b#*:}" | tr _ ' '); tag=$$cc$$(echo "$$opt" | tr -d ' ='); \
+		command -v $$cc >/dev/null || { echo "determinism: no $$cc here, $$b skipped"; continue; }; \
+		echo "determinism: building the tool with $$cc $$opt"; mkdir -p build-det; \
+		$(MAKE) --no-print-directory BUILD=build-det/$$tag CC=$$cc OPT="$$opt -Wno-error" build-det/$$tag/placement \
+			>/dev/null 2>build-det/$$tag.warnings || { cat build-det/$$tag.warnings; exit 1; }; \
+		tools="$$tools build-det/$$tag/placement"; \
+	done; \
+	tests/determinism/run.sh build-det/out $$tools
 
 # Line and branch coverage of lib/ by the suites; fails under COVER_MIN percent of lines.
 COVER_MIN ?= 90
@@ -385,17 +432,53 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_HDRS) $(SRCS) $(HDRS)
 FUZZ_PARSE_SRCS := $(filter-out examples/placement/main.c,$(TOOL_SRCS))
 $(BUILD)/fuzz/fuzz_parse: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
 $(BUILD)/fuzz/fuzz_parse: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
+# The tool's commands over a parsed file: the same sources.
+$(BUILD)/fuzz/fuzz_commands: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
+$(BUILD)/fuzz/fuzz_commands: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 
-# A smoke run of every harness: FUZZ_TIME seconds each, from the corpus kept
-# in build/ (empty on a clean clone). Any crash or sanitizer report fails it.
+# A smoke run of every harness: FUZZ_TIME seconds each, FUZZ_JOBS at a time,
+# from the seed corpus committed in tests/fuzz/corpus/NAME/ and what earlier
+# runs found (kept in build/fuzz/corpus-NAME/). Any crash, failed assertion
+# or sanitizer report fails it; the crashing input is left in build/fuzz/.
+# make fuzz-long: the same for FUZZ_LONG_TIME seconds each (10 minutes).
+# make fuzz-merge: fold what the runs found back into the seed corpus.
+FUZZ_JOBS ?= 2
+FUZZ_LONG_TIME ?= 600
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@printf '%s\n' $(FUZZ_BINS) | xargs -P $(FUZZ_JOBS) -I{} sh -c \
+		'n=$$(basename {}); c=$(BUILD)/fuzz/corpus-$$n; mkdir -p $$c tests/fuzz/corpus/$$n; \
+		 ./{} -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
+			$$c tests/fuzz/corpus/$$n > $$c.log 2>&1 || { tail -40 $$c.log; echo "fuzz: $$n FAILED"; exit 255; }; \
+		 echo "fuzz: $$n ($(FUZZ_TIME) s): $$(grep -o "Done [0-9]* runs" $$c.log)"'
+
+# Lines and branches of lib/ the harnesses reach together, replaying the seed
+# corpus and what earlier runs found (clang source-based coverage).
+LLVM_PROFDATA ?= llvm-profdata
+LLVM_COV ?= llvm-cov
+fuzz-coverage: deps
+	@rm -rf $(BUILD)/fuzzcov; mkdir -p $(BUILD)/fuzzcov
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzzcov \
+		FUZZ_CC="$(FUZZ_CC) -fprofile-instr-generate -fcoverage-mapping" $(FUZZ_BINS:$(BUILD)/%=$(BUILD)/fuzzcov/%) >/dev/null
 	@for f in $(FUZZ_BINS); do \
-		c=$(BUILD)/fuzz/corpus-$$(basename $$f); mkdir -p $$c; \
-		echo "== $$f ($(FUZZ_TIME) s)"; \
-		./$$f -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 $$c > $$c.log 2>&1 || \
-			{ tail -40 $$c.log; exit 1; }; \
-		grep -E "stat::number_of_executed_units|Done" $$c.log; \
+		n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+		LLVM_PROFILE_FILE=$(BUILD)/fuzzcov/$$n.profraw ./$(BUILD)/fuzzcov/fuzz/$$n -runs=0 -max_len=4096 \
+			tests/fuzz/corpus/$$n $(BUILD)/fuzz/corpus-$$n >/dev/null 2>&1 || { echo "fuzz-coverage: $$n failed"; exit 1; }; \
+	done
+	@$(LLVM_PROFDATA) merge -o $(BUILD)/fuzzcov/all.profdata $(BUILD)/fuzzcov/*.profraw
+	@$(LLVM_COV) report -instr-profile=$(BUILD)/fuzzcov/all.profdata $(BUILD)/fuzzcov/fuzz/fuzz_snapshot \
+		$(foreach f,$(FUZZ_BINS),-object $(f:$(BUILD)/%=$(BUILD)/fuzzcov/%)) $(SRCS) > $(BUILD)/fuzzcov/report.txt
+	@cat $(BUILD)/fuzzcov/report.txt
+
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZ_TIME=$(FUZZ_LONG_TIME)
+
+fuzz-merge:
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n $(BUILD)/fuzz/corpus-$$n; \
+		./$$f -merge=1 -max_len=4096 tests/fuzz/corpus/$$n $(BUILD)/fuzz/corpus-$$n > $(BUILD)/fuzz/merge-$$n.log 2>&1; \
+		echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
 	done
 
 lint-man:
@@ -404,4 +487,4 @@ lint-man:
 	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN_ALL)) pages clean"
 
 clean:
-	rm -rf $(BUILD) build-san build-cov
+	rm -rf $(BUILD) build-san build-cov build-det

@@ -190,6 +190,7 @@ START_TEST(init_refuses_bad_memory_and_options)
 	const pl_snapshot *s = tl_snap(t);
 	size_t size = pl_view_size(s);
 	char *mem = malloc(size + 16);
+	memset(mem, 0xa5, size + 16); /* bytes that are no view, read below */
 	pl_view *v = NULL;
 	pl_diag d;
 	ck_assert_int_eq(pl_view_init(&v, mem, size - 1, s, NULL, &d), PL_E_WORKSPACE);
@@ -205,10 +206,17 @@ START_TEST(init_refuses_bad_memory_and_options)
 	o.scorer = 0;
 	ck_assert_int_eq(pl_view_init(&v, mem, size, s, &o, &d), PL_E_SCORER);
 	ck_assert_ptr_null(v);
-	/* A failed init leaves nothing a later call would accept. */
+	/* Memory that never held a view is refused. */
 	ck_assert_int_eq(pl_view_stats((pl_view *)(void *)mem, &(pl_view_counts){0}), PL_E_INVAL);
 	ck_assert_int_eq(pl_view_init(&v, mem, size, s, NULL, NULL), 0);
 	ck_assert_ptr_eq(v, (void *)mem);
+	/* A snapshot refused by validation over a view leaves nothing a later
+	 * call would accept. */
+	pl_snapshot bad = *s;
+	bad.n_members = 0; /* the shards' replicas now name no member */
+	ck_assert_int_lt(pl_view_init(&v, mem, size, &bad, NULL, &d), 0);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SHARD);
+	ck_assert_int_eq(pl_view_stats((pl_view *)(void *)mem, &(pl_view_counts){0}), PL_E_INVAL);
 	free(mem);
 	tl_free(t);
 }
