@@ -195,7 +195,7 @@ check-python: lib $(TOOL)
 .PHONY: check-rust
 CARGO_PATH = $(if $(wildcard $(HOME)/.cargo/bin),$(HOME)/.cargo/bin:)$$PATH
 CARGO_FIND = PATH="$(CARGO_PATH)" command -v cargo
-CARGO_ENV = PATH="$(CARGO_PATH)" CARGO_TARGET_DIR=$(abspath $(BUILD))/rust \
+CARGO_ENV = MAKEFLAGS= PATH="$(CARGO_PATH)" CARGO_TARGET_DIR=$(abspath $(BUILD))/rust \
 	PLACEMENT_LIB_DIR=$(abspath $(BUILD)) PLACEMENT_STATIC=1 PLACEMENT_TOOL=$(abspath $(TOOL)) \
 	RUSTFLAGS="-D warnings" RUSTDOCFLAGS="-D warnings"
 check-rust:
@@ -248,10 +248,11 @@ valgrind: deps
 	done; echo "valgrind: placement check, stats, plan on $(words $(SCENARIOS)) scenarios clean"
 
 # The tool built by several compilers and optimisation levels plans the same
-# bytes (tests/determinism/run.sh): gcc -O0, gcc -O2, clang -O2, and -O3
+# bytes (tests/determinism/run.sh): gcc -O0, gcc -O2, clang -O2, gcc -O2 on the
+# scalar and AVX2 scoring paths (CC:OPT:SIMD), and -O3
 # -march=native with each compiler that accepts it on this CPU. Warnings that
 # only an -O3 build raises do not stop it (build-det/*.warnings keeps them).
-DET_BUILDS ?= gcc:-O0 gcc:-O2 clang:-O2
+DET_BUILDS ?= gcc:-O0 gcc:-O2 clang:-O2 gcc:-O2:scalar gcc:-O2:avx2
 determinism: deps
 	@set -e; tools=""; builds="$(DET_BUILDS)"; \
 	for cc in gcc clang; do \
@@ -259,10 +260,11 @@ determinism: deps
 			builds="$$builds $$cc:-O3_-march=native"; fi; \
 	done; \
 	for b in $$builds; do \
-		cc=$${b%%:*}; opt=$$(echo "$${b#*:}" | tr _ ' '); tag=$$cc$$(echo "$$opt" | tr -d ' ='); \
+		cc=$${b%%:*}; rest=$${b#*:}; simd=; case $$rest in *:*) simd=$${rest##*:}; rest=$${rest%:*};; esac; \
+		opt=$$(echo "$$rest" | tr _ ' '); tag=$$cc$$(echo "$$opt" | tr -d ' =')$$simd; \
 		command -v $$cc >/dev/null || { echo "determinism: no $$cc here, $$b skipped"; continue; }; \
-		echo "determinism: building the tool with $$cc $$opt"; mkdir -p build-det; \
-		$(MAKE) --no-print-directory BUILD=build-det/$$tag CC=$$cc OPT="$$opt -Wno-error" build-det/$$tag/placement \
+		echo "determinism: building the tool with $$cc $$opt$${simd:+ SIMD=$$simd}"; mkdir -p build-det; \
+		$(MAKE) --no-print-directory BUILD=build-det/$$tag CC=$$cc SIMD=$$simd OPT="$$opt -Wno-error" build-det/$$tag/placement \
 			>/dev/null 2>build-det/$$tag.warnings || { cat build-det/$$tag.warnings; exit 1; }; \
 		tools="$$tools build-det/$$tag/placement"; \
 	done; \
