@@ -82,6 +82,13 @@ void pl__bk_wait_limit(pl__bk *b, uint32_t member);
  * members at their max_moves_in. */
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p);
 
+/* The tier choice among the members that keep the zone count when one of
+ * them has room; else among every eligible member when one of those has
+ * room; else (all at their caps) the zone keepers' tier 5 when there are
+ * any. No member passes its cap while a candidate of the widened set has
+ * room. */
+void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p);
+
 /* The placing pass: new shards, failovers, drains, in key order. */
 void pl__bk_place(pl__bk *b);
 

@@ -21,7 +21,9 @@
  * skips the walk when no shard needs a leader.
  *
  * Caps. Tiers 1 to 4 need room, so no member passes its max_shards while any
- * candidate has room. A new shard or a failover with no candidate under its
+ * candidate has room; a set that keeps the zone count is widened to every
+ * eligible member when none of it has room (pl__bk_tier_widened()), in
+ * failover and drain alike. A new shard or a failover with no candidate under its
  * cap still gets a leader (tier 5, the least loaded): a shard without one
  * serves nothing. A drain hand-off is a move and never passes a cap; with
  * nowhere to go the shard is stalled.
@@ -120,6 +122,17 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	p->ceiling = best.ceiling;
 	p->total = best.total;
 	p->share = best.share;
+}
+
+void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p)
+{
+	pl__bk_tier(b, k, PL__BK_KEEP_ZONES, from, limit_in, p);
+	if (p->member != PL_NONE && p->tier < 5)
+		return;
+	pl__pick w;
+	pl__bk_tier(b, k, PL__BK_ALL, from, limit_in, &w);
+	if (p->member == PL_NONE || (w.member != PL_NONE && w.tier < 5))
+		*p = w;
 }
 
 /* An action placing (or moving) k's leader on p->member, with its numbers. */
@@ -222,9 +235,7 @@ static void failover(pl__bk *b, uint32_t k)
 		return;
 	}
 	if (from != PL_NONE) {
-		pl__bk_tier(b, k, PL__BK_KEEP_ZONES, from, 0, &p);
-		if (p.member == PL_NONE)
-			pl__bk_tier(b, k, PL__BK_ALL, from, 0, &p);
+		pl__bk_tier_widened(b, k, from, 0, &p);
 		pl_action a = placed(b, PL_ACTION_MOVE_LEADER, PL_REASON_FAILOVER, k, from, &p);
 		pl__bk_emit(b, &a);
 		return;
@@ -269,16 +280,13 @@ static void drain(pl__bk *b, uint32_t k)
 		return;
 	}
 	pl__pick p;
-	uint32_t set = PL__BK_KEEP_ZONES;
-	pl__bk_tier(b, k, set, from, 0, &p);
-	if (p.member == PL_NONE)
-		set = PL__BK_ALL;
-	uint32_t first = p.member;
+	pl__bk_tier_widened(b, k, from, 0, &p);
+	uint32_t first = p.member != PL_NONE && p.tier < 5 ? p.member : PL_NONE;
 	if (b->limits)
-		pl__bk_tier(b, k, set, from, 1, &p);
+		pl__bk_tier_widened(b, k, from, 1, &p);
 	if (p.member == PL_NONE || p.tier == 5) {
-		if (p.member == PL_NONE && first != PL_NONE)
-			pl__bk_wait_limit(b, first);
+		if (first != PL_NONE)
+			pl__bk_wait_limit(b, first); /* the member with room is at its limit */
 		else
 			stall(b, k); /* every candidate is at its cap */
 		return;

@@ -277,10 +277,19 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 	mr_set_leader(x, k, a->to);
 	x->moving[k] = 1;
 	x->moved[k]++;
-	if (a->reason == PL_REASON_FAILOVER)
-		return;
-	/* Every move of a live leader keeps caps and zones. */
 	uint32_t cap = x->t->m[a->to].max_shards;
+	if (a->reason == PL_REASON_FAILOVER) {
+		/* A failover passes a cap only when every eligible member is at
+		 * its cap (the widened set has no room). */
+		if (!held && cap && mr_replicas(x, a->to) > cap)
+			for (uint32_t m = 0; m < x->nm; m++)
+				ck_assert_msg(!mr_elig(x, m) || mr_holds(x, k, m) || !x->t->m[m].max_shards ||
+						      mr_replicas(x, m) >= x->t->m[m].max_shards,
+					      "seed %llu: failover of %u past the cap of %u while %u has room",
+					      (unsigned long long)seed, k, a->to, m);
+		return;
+	}
+	/* Every move of a live leader keeps caps and zones. */
 	ck_assert_msg(held || cap == 0 || mr_replicas(x, a->to) <= cap, "seed %llu: %u past its cap %u",
 		      (unsigned long long)seed, a->to, cap);
 	if (a->reason != PL_REASON_DRAIN)

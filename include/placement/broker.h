@@ -27,12 +27,16 @@
  *  - a shard whose leader is down, or that has replicas but no leader:
  *    SET_LEADER (reason FAILOVER) to the tier choice among its live eligible
  *    followers; with none, the tier choice among all eligible members takes
- *    the dead leader's replica (MOVE_LEADER, STAGE_FIRST) or, with no leader
+ *    the dead leader's replica (MOVE_LEADER, STAGE_FIRST; among the members
+ *    that keep the zone count, widened to every eligible member when none of
+ *    those has room under max_shards) or, with no leader
  *    named, is added (ADD_REPLICA, then SET_LEADER). With no live replica to
  *    copy from, the shard is stalled (PL_STATUS_STALLED);
  *  - a shard led by a draining member: MOVE_LEADER (reason DRAIN) to the tier
  *    choice among the eligible members whose taking over keeps the shard's
- *    zone count (all eligible members when none does); STAGE_FIRST when the
+ *    zone count (all eligible members when none does, or none of those has
+ *    room under max_shards: no member passes its cap while a member of the
+ *    widened set has room); STAGE_FIRST when the
  *    destination held no replica. A drain hand-off is a move: it counts
  *    against max_moves and the per-member limits, and a paused policy starts
  *    none.
