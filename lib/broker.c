@@ -15,7 +15,9 @@
  *
  * Why it terminates. A tick is a bounded walk: one pass over the shards, and
  * at most `budget` moves, each found by bounded scans. The dry run repeats
- * ticks, settling moves between them, until one emits nothing; it ends
+ * ticks, settling moves between them, until one emits nothing with no move
+ * in flight (a tick that emits nothing while the snapshot's own moves are in
+ * flight settles them and goes on, as the real loop would); it ends
  * because placing acts on each shard at most once (a shard that gets a live
  * leader needs none again) and every move lowers the potentials of
  * broker.h (each stream's, then the cluster's, none ever rising; a relay's
@@ -237,15 +239,22 @@ int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, u
 		return rc;
 	pl__bk b;
 	uint32_t n = 0, t = 0;
+	int settled = 0; /* the view was settled before this tick */
 	for (;;) {
 		start(&b, v, cfg, out ? out + n : NULL, cap - n);
 		tick(&b);
 		n += b.n;
 		if (b.n > 0)
 			t++;
-		if (b.n == 0 || b.full)
+		if (b.full)
+			break;
+		/* A tick that emits nothing ends the run, unless moves are in
+		 * flight (the snapshot's own): they settle, and the next tick
+		 * may start what waited on them. */
+		if (b.n == 0 && (settled || (v->n_moving == 0 && !b.want_flight)))
 			break;
 		pl_view_settle(v);
+		settled = 1;
 	}
 	b.n = n; /* the whole sequence, for finish() */
 	finish(&b, info);

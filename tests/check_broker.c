@@ -452,6 +452,38 @@ START_TEST(dry_run_is_the_ticks_in_sequence)
 }
 END_TEST
 
+/* Moves in flight that fill max_moves: the dry run settles them and goes on
+ * (a real loop would see them finish and make the moves still wanted). */
+START_TEST(dry_run_settles_the_moves_in_flight_and_goes_on)
+{
+	tl *t = tl_new();
+	bu_members(t, 3, NULL);
+	static const uint32_t c[] = {0, 0, 12};
+	bu_stream(t, "orders", c, 3, 3);
+	for (uint32_t k = 0; k < 5; k++)
+		t->k[k].moving_to = k < 3 ? 0 : 1; /* 3/2/7 once they finish */
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = 5;
+	pl_action out[16];
+	pl_plan_info info;
+	ck_assert_int_eq(plan(t, &cfg, out, 16, &info), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_MOVE_LIMIT);
+	uint32_t n, ticks;
+	tl_view(t, 0);
+	pl_action *a = bu_dry(t, &cfg, &n, &info, &ticks);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(ticks, 1);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(info.written, 3);
+	v = t->view;
+	for (uint32_t m = 0; m < 3; m++)
+		ck_assert_uint_eq(bu_lead(v, 0, m), 4);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 /* ---- explanations ------------------------------------------------------------- */
 
 START_TEST(every_action_reads_as_a_sentence_with_its_numbers)
@@ -536,6 +568,7 @@ Suite *suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("dry run and sentences");
 	tcase_add_test(c, dry_run_is_the_ticks_in_sequence);
+	tcase_add_test(c, dry_run_settles_the_moves_in_flight_and_goes_on);
 	tcase_add_test(c, every_action_reads_as_a_sentence_with_its_numbers);
 	suite_add_tcase(s, c);
 	return s;

@@ -240,8 +240,10 @@ PL_API int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *ou
 /**
  * pl_broker_dry_run - the whole sequence of actions from this view to a
  * balanced layout: pl_broker_plan(), then pl_view_settle() (every move
- * finishes), repeated until a tick emits nothing. This is what an operator
- * reviews before turning the balancer on.
+ * finishes), repeated until a tick on a settled view emits nothing (a first
+ * tick that emits nothing while the view has moves in flight settles them
+ * and goes on). This is what an operator reviews before turning the
+ * balancer on.
  *
  * @param v      the view; it ends holding the layout after the written
  *               actions (build a fresh view to plan for real).
@@ -252,7 +254,8 @@ PL_API int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *ou
  *               the last tick emitted nothing (PL_STATUS_BALANCED when the
  *               layout is balanced; PL_STATUS_PAUSED, a block, or STALLED
  *               otherwise) or PL_STATUS_FULL; blocked and detail as that
- *               tick reported.
+ *               tick reported. Never MOVE_LIMIT or IN_FLIGHT: the last
+ *               tick starts from a settled view.
  * @param ticks  optional: how many ticks emitted something (with max_moves
  *               1 and nothing to place, the number of moves).
  * @param diag   optional; names the bad element on error.
