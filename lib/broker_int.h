@@ -1,7 +1,17 @@
 /*
- * broker_int.h - what the broker policy's sources share (broker.c,
- * broker_place.c, broker_scope.c, broker_balance.c). See placement/broker.h
- * for the rules.
+ * broker_int.h - what the broker policy's sources share. See
+ * placement/broker.h for the rules.
+ *
+ * The call graph goes one way, top to bottom; no source calls a layer above
+ * its own:
+ *  1. entry points (broker.c): configuration, argument checks, one tick, the
+ *     dry run;
+ *  2. passes: placing, failover and drains (broker_place.c), leader balance
+ *     (broker_balance.c);
+ *  3. scope: scopes, keys, ranking, destination lists, offers and the move
+ *     they choose (broker_scope.c); the tier function (broker_tier.c);
+ *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
+ *     writing actions.
  */
 #ifndef PLACEMENT_BROKER_INT_H
 #define PLACEMENT_BROKER_INT_H
@@ -47,7 +57,7 @@ typedef struct pl__pick {
 	uint32_t share;   /* its cluster share (over all shards) */
 } pl__pick;
 
-/* ---- shared helpers (broker.c) ------------------------------------------ */
+/* ---- 4. shared helpers (broker_common.c) --------------------------------- */
 
 /* x_a / w_a compared with x_b / w_b: -1, 0 or 1. */
 static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64_t xb, uint32_t b)
@@ -75,7 +85,7 @@ int pl__bk_emit_move(pl__bk *b, const pl_action *a);
 /* Note why a wanted move waits. */
 void pl__bk_wait_limit(pl__bk *b, uint32_t member);
 
-/* ---- placing (broker_place.c) ------------------------------------------- */
+/* ---- 3. the tier function (broker_tier.c) -------------------------------- */
 
 /* The tier choice for shard k among the candidate set `set` (PL__BK_*);
  * `from` is the member whose place is taken (KEEP_ZONES), `limit_in` skips
@@ -89,10 +99,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
  * room. */
 void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p);
 
-/* The placing pass: new shards, failovers, drains, in key order. */
-void pl__bk_place(pl__bk *b);
-
-/* ---- scopes, ranking and offers (broker_scope.c) ------------------------ */
+/* ---- 3. scopes, ranking and offers (broker_scope.c) --------------------- */
 
 /* How a search of a scope ended. */
 #define PL__BK_MOVED 0
@@ -203,7 +210,12 @@ int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
 /* What a search that found no move ends with (noting waits in b). */
 int pl__bk_outcome(pl__bk *b, const pl__seen *w);
 
-/* ---- rebalancing (broker_balance.c) -------------------------------------- */
+/* ---- 2. passes: placing (broker_place.c) --------------------------------- */
+
+/* The placing pass: new shards, failovers, drains, in key order. */
+void pl__bk_place(pl__bk *b);
+
+/* ---- 2. passes: leader balance (broker_balance.c) ------------------------ */
 
 /* The stream pass, then the cluster pass when no stream wants a move. */
 void pl__bk_balance(pl__bk *b);

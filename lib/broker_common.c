@@ -1,0 +1,93 @@
+/*
+ * broker_common.c - the broker policy's shared helpers, the bottom layer of
+ * its call graph (broker_int.h): the zone rule, the per-member move limits,
+ * the potential rule a move of one count must keep, and writing actions.
+ * Nothing here calls up into a pass or an entry point.
+ *
+ * How it works. Every pass writes its actions through pl__bk_emit() (and
+ * moves through pl__bk_emit_move(), which spends the budget and lists the
+ * move for the per-member limits), so each action is applied to the view as
+ * it is written and the next decision sees it.
+ */
+#include "broker_int.h"
+
+int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
+{
+	const pl__shard_state *st = &v->st[k];
+	if (pl__holds(st, to))
+		return 1;
+	/* With Z = the zones of the other replicas: before spans |Z| plus one
+	 * when from's zone is not in Z, after |Z| plus one when to's is not. */
+	int from_in = 0, to_in = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t r = st->rep[j];
+		if (r == from)
+			continue;
+		from_in |= v->m_zone[r] == v->m_zone[from];
+		to_in |= v->m_zone[r] == v->m_zone[to];
+	}
+	return from_in || !to_in;
+}
+
+uint32_t pl__bk_in(const pl__bk *b, uint32_t m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < b->n_flight; i++)
+		n += b->fl_to[i] == m;
+	return n;
+}
+
+uint32_t pl__bk_out(const pl__bk *b, uint32_t m)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < b->n_flight; i++)
+		n += b->fl_from[i] == m;
+	return n;
+}
+
+int pl__bk_in_ok(const pl__bk *b, uint32_t m)
+{
+	return b->cfg->max_moves_in == 0 || pl__bk_in(b, m) < b->cfg->max_moves_in;
+}
+
+int pl__bk_out_ok(const pl__bk *b, uint32_t m)
+{
+	return b->cfg->max_moves_out == 0 || pl__bk_out(b, m) < b->cfg->max_moves_out;
+}
+
+void pl__bk_wait_limit(pl__bk *b, uint32_t member)
+{
+	if (!b->want_limit)
+		b->limit_member = member;
+	b->want_limit = 1;
+}
+
+int pl__bk_emit(pl__bk *b, const pl_action *a)
+{
+	if (b->n >= b->cap) {
+		b->full = 1;
+		return 1;
+	}
+	int rc = pl__view_apply(b->v, a);
+	PL_ASSERT(rc == 0); /* every action is built from the view it applies to */
+	if (rc)
+		return rc;
+	b->out[b->n++] = *a;
+	return 0;
+}
+
+int pl__bk_emit_move(pl__bk *b, const pl_action *a)
+{
+	PL_ASSERT(b->budget > 0);
+	int rc = pl__bk_emit(b, a);
+	if (rc)
+		return rc;
+	b->budget--;
+	if (b->limits && b->n_flight < PL_BROKER_MAX_MOVES) {
+		b->fl_from[b->n_flight] = a->from;
+		b->fl_to[b->n_flight] = a->to;
+		b->n_flight++;
+	}
+	return 0;
+}
+
