@@ -54,6 +54,8 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 5, PL_NONE);
 	if (cfg->stream_balance > 1)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
+	if (cfg->replica_balance > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 7, PL_NONE);
 	if (v->n_elig == 0 && v->nk > 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	return 0;
@@ -66,7 +68,9 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 	b->cfg = cfg;
 	b->out = out;
 	b->cap = cap;
-	b->stalled_shard = b->limit_member = b->block_scope = PL_NONE;
+	b->stalled_shard = b->limit_member = b->block_scope = b->drain_shard = PL_NONE;
+	for (uint32_t m = 0; m < v->nm; m++)
+		b->rep_total += v->m_replicas[m];
 	b->budget = v->n_moving < cfg->max_moves ? cfg->max_moves - v->n_moving : 0;
 	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
@@ -80,11 +84,27 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 			const pl__shard_state *st = &v->st[k];
 			if (!st->moving)
 				continue;
-			uint32_t was = v->snap.shards[k].leader;
-			if (st->leader == was)
-				continue; /* a replica staged, no leader moved */
-			b->fl_from[b->n_flight] = was;
-			b->fl_to[b->n_flight] = st->leader;
+			const pl_shard *sh = &v->snap.shards[k];
+			uint32_t from = sh->leader, to = st->leader;
+			if (to == from) {
+				/* No leader moved: a replica copy, read off the
+				 * replica lists (to: new in the view; from: gone). */
+				to = from = PL_NONE;
+				for (uint32_t j = 0; j < st->nrep && to == PL_NONE; j++) {
+					uint32_t i = 0;
+					while (i < sh->replica_count && sh->replicas[i] != st->rep[j])
+						i++;
+					if (i == sh->replica_count)
+						to = st->rep[j];
+				}
+				for (uint32_t i = 0; i < sh->replica_count && from == PL_NONE; i++)
+					if (!pl__holds(st, sh->replicas[i]))
+						from = sh->replicas[i];
+				if (to == PL_NONE)
+					continue;
+			}
+			b->fl_from[b->n_flight] = from;
+			b->fl_to[b->n_flight] = to;
 			b->n_flight++;
 		}
 	}
@@ -99,6 +119,9 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	} else if (b->stalled) {
 		status = PL_STATUS_STALLED;
 		detail = b->stalled_shard;
+	} else if (b->drain_stalled) {
+		status = PL_STATUS_DRAIN_STALLED;
+		detail = b->drain_shard;
 	} else if (b->want_paused) {
 		status = PL_STATUS_PAUSED;
 		more = 1;
@@ -119,13 +142,20 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	pl__plan_info(info, b->n, more, status, detail, b->blocked);
 }
 
+/* One tick, in the order of placement/broker.h: placing and leader drains;
+ * replica drains; zone repair; leader balance; replica balance. The moves
+ * before balance note their own waits (paused, limits, in flight). */
 static void tick(pl__bk *b)
 {
 	pl__bk_place(b);
+	if (!b->full)
+		pl__bk_drain_replicas(b);
+	if (!b->full)
+		pl__bk_zone_repair(b);
 	if (b->full)
 		return;
 	if (b->cfg->paused || b->budget == 0) {
-		if (pl__bk_any_wanted(b)) {
+		if (pl__bk_any_wanted(b) || (!b->rep_hold && pl__bk_replicas_wanted(b))) {
 			if (b->cfg->paused)
 				b->want_paused = 1;
 			else
@@ -133,7 +163,15 @@ static void tick(pl__bk *b)
 		}
 		return;
 	}
-	pl__bk_balance(b);
+	int held = pl__bk_balance(b);
+	if (b->full || !b->cfg->replica_balance)
+		return;
+	if (held || b->rep_hold) {
+		if (pl__bk_replicas_wanted(b))
+			b->want_flight = 1; /* after the leaders, drains and repairs settle */
+		return;
+	}
+	pl__bk_rbalance(b);
 }
 
 int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,

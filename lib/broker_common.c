@@ -91,3 +91,54 @@ int pl__bk_emit_move(pl__bk *b, const pl_action *a)
 	return 0;
 }
 
+
+/* How far c is outside [fl, ce]. */
+static uint32_t outside(uint32_t c, uint32_t fl, uint32_t ce)
+{
+	return c > ce ? c - ce : c < fl ? fl - c : 0;
+}
+
+int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+{
+	uint32_t fa, ea, fd, ed;
+	if (ca == 0)
+		return 0;
+	pl__bounds(v, total, a, &fa, &ea);
+	pl__bounds(v, total, d, &fd, &ed);
+	uint64_t before = (uint64_t)outside(ca, fa, ea) + outside(cd, fd, ed);
+	uint64_t after = (uint64_t)outside(ca - 1, fa, ea) + outside(cd + 1, fd, ed);
+	if (after != before)
+		return after < before;
+	/* The same distance: the sum of count^2/weight must not rise,
+	 * (2 cd + 1) / w_d <= (2 ca - 1) / w_a. */
+	return (2 * (uint64_t)cd + 1) * v->m_weight[a] <= (2 * (uint64_t)ca - 1) * v->m_weight[d];
+}
+
+int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+{
+	uint32_t fa, ea, fd, ed;
+	pl__bounds(v, total, a, &fa, &ea);
+	pl__bounds(v, total, d, &fd, &ed);
+	if (ca < fa + 1 || cd + 1 > ed)
+		return 0;
+	return pl__bk_no_rise(v, total, a, ca, d, cd);
+}
+
+void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id)
+{
+	if (rc == PL__BK_BLOCK_CAPS)
+		b->block_caps++;
+	else
+		b->block_zones++;
+	if (b->block_caps + b->block_zones == 1)
+		b->block_scope = scope_id;
+	b->blocked++;
+}
+
+void pl__bk_drain_stall(pl__bk *b, uint32_t k)
+{
+	if (!b->drain_stalled)
+		b->drain_shard = k;
+	b->drain_stalled++;
+	b->blocked++;
+}

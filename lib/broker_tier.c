@@ -22,18 +22,20 @@ typedef struct cand {
 	pl__draw d;
 } cand;
 
-static void rate(const pl__bk *b, uint32_t k, uint32_t m, cand *c)
+/* Rate candidate m for shard k. With rep, counted on replicas: of the
+ * stream (st_total of them, on every member) and in total (b->rep_total). */
+static void rate(const pl__bk *b, uint32_t k, uint32_t m, int rep, uint32_t st_total, cand *c)
 {
 	const pl_view *v = b->v;
 	uint32_t s = v->snap.shards[k].stream, cfloor;
 	int streams = s != PL_NONE && b->cfg->stream_balance;
 	c->m = m;
-	c->total = v->m_leaders[m];
-	pl__bounds(v, v->nk, m, &cfloor, &c->share);
+	c->total = rep ? v->m_replicas[m] : v->m_leaders[m];
+	pl__bounds(v, rep ? b->rep_total : v->nk, m, &cfloor, &c->share);
 	c->count = c->floor = c->ceiling = 0;
 	if (s != PL_NONE) {
-		c->count = pl__cell_get(v, s, m);
-		pl__bounds(v, v->s_shards[s], m, &c->floor, &c->ceiling);
+		c->count = rep ? pl__rcell_get(v, s, m) : pl__cell_get(v, s, m);
+		pl__bounds(v, st_total, m, &c->floor, &c->ceiling);
 	}
 	int under_share = c->total < c->share;
 	if (!pl__room(v, m, k))
@@ -67,20 +69,34 @@ static int better(const pl_view *v, const cand *a, const cand *b)
 	return pl__draw_gt(a->d, b->d);
 }
 
-static void consider(const pl__bk *b, uint32_t k, uint32_t m, cand *best, int *have)
+static void consider(const pl__bk *b, uint32_t k, uint32_t m, int rep, uint32_t st_total, cand *best, int *have)
 {
 	cand c;
-	rate(b, k, m, &c);
+	rate(b, k, m, rep, st_total, &c);
 	if (!*have || better(b->v, &c, best)) {
 		*best = c;
 		*have = 1;
 	}
 }
 
+/* Is m in a zone none of st's replicas is in? */
+static int new_zone(const pl_view *v, const pl__shard_state *st, uint32_t m)
+{
+	for (uint32_t j = 0; j < st->nrep; j++)
+		if (v->m_zone[st->rep[j]] == v->m_zone[m])
+			return 0;
+	return 1;
+}
+
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p)
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = &v->st[k];
+	int rep = (set & PL__BK_REPLICA) != 0;
+	uint32_t s = v->snap.shards[k].stream, st_total = 0;
+	set &= PL__BK_SET;
+	if (s != PL_NONE)
+		st_total = rep ? pl__bk_stream_replicas_all(v, s) : v->s_shards[s];
 	cand best;
 	int have = 0;
 	memset(&best, 0, sizeof best);
@@ -89,16 +105,18 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 			uint32_t m = st->rep[j];
 			if (m == st->leader || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
 				continue;
-			consider(b, k, m, &best, &have);
+			consider(b, k, m, rep, st_total, &best, &have);
 		}
 	} else {
 		for (uint32_t e = 0; e < v->n_elig; e++) {
 			uint32_t m = v->elig[e];
-			if (m == from || (limit_in && !pl__bk_in_ok(b, m)))
+			if (m == from || (limit_in && !pl__bk_in_ok(b, m)) || (rep && pl__holds(st, m)))
 				continue;
 			if (set == PL__BK_KEEP_ZONES && !pl__bk_zones_ok(v, k, from, m))
 				continue;
-			consider(b, k, m, &best, &have);
+			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m))
+				continue;
+			consider(b, k, m, rep, st_total, &best, &have);
 		}
 	}
 	p->member = have ? best.m : PL_NONE;
@@ -108,6 +126,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	p->ceiling = best.ceiling;
 	p->total = best.total;
 	p->share = best.share;
+	p->stream_total = st_total;
 }
 
 void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p)

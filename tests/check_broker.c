@@ -15,6 +15,7 @@ START_TEST(config_init_matches_macro)
 	ck_assert_uint_eq(a.max_moves, 1);
 	ck_assert_uint_eq(a.replication_factor, 3);
 	ck_assert_uint_eq(a.stream_balance, 1);
+	ck_assert_uint_eq(a.replica_balance, 1);
 	ck_assert_uint_eq(a.paused | a.max_moves_in | a.max_moves_out, 0);
 	ck_assert_int_eq(pl_broker_config_init(NULL), PL_E_INVAL);
 }
@@ -129,6 +130,7 @@ START_TEST(bad_input_config_values)
 		{offsetof(pl_broker_config, replication_factor), 0, 5},
 		{offsetof(pl_broker_config, replication_factor), PL_MAX_REPLICAS + 1, 5},
 		{offsetof(pl_broker_config, stream_balance), 2, 6},
+		{offsetof(pl_broker_config, replica_balance), 2, 7},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		pl_broker_config cfg = bu_cfg();
@@ -137,6 +139,7 @@ START_TEST(bad_input_config_values)
 	}
 	/* The field index is the field's place in the struct. */
 	ck_assert_uint_eq(offsetof(pl_broker_config, stream_balance) / sizeof(uint32_t), 6);
+	ck_assert_uint_eq(offsetof(pl_broker_config, replica_balance) / sizeof(uint32_t), 7);
 	guard_end(&g);
 }
 END_TEST
@@ -358,12 +361,13 @@ START_TEST(status_blocked_zones)
 	tl *t = tl_new();
 	static const char *const zones[] = {"za", "zb", "zb"};
 	bu_members(t, 3, zones);
-	t->m[1].flags = PL_MEMBER_DRAINING; /* a follower that may not lead */
+	t->m[1].flags = PL_MEMBER_DOWN; /* a follower that may not lead */
 	uint32_t s = tl_stream(t, "orders");
 	for (int i = 0; i < 2; i++)
 		tl_shard(t, tl_str(t, "orders/%d", i), s, 0, 2, 0u, 1u);
 	tl_view(t, 0);
 	pl_broker_config cfg = bu_cfg();
+	cfg.replica_balance = 0; /* the leaders' block alone */
 	pl_action out[16];
 	pl_plan_info info;
 	/* b2 taking b0's place would leave both replicas in zone zb. */

@@ -140,7 +140,7 @@ static int replay(int kind)
 				pl_view_stream_tally(v, st, m, &y);
 			else
 				pl_view_member_tally(v, m, &y);
-			printf(" %u [%u,%u]", y.leaders, y.floor, y.ceiling);
+			printf(" %u [%u,%u] r%u", y.leaders, y.floor, y.ceiling, y.replicas);
 		}
 		printf("\n");
 	}
@@ -208,6 +208,12 @@ static ratio converge(int kind, uint64_t seed, uint32_t iters)
 		ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "layout %llu: %s", (unsigned long long)s, why);
 		ck_assert_msg(x.moves >= lb, "layout %llu: %u moves below the bound %llu", (unsigned long long)s,
 			      x.moves, (unsigned long long)lb);
+		/* Replicas too, per stream and in total, within one. */
+		for (uint32_t st = 0; st <= t->ns; st++) {
+			uint32_t sc = st < t->ns ? st : PL_NONE;
+			ck_assert_msg(bu_rspread(t, v, sc) <= 1, "layout %llu: %s %u replicas spread %u",
+				      (unsigned long long)s, st < t->ns ? "stream" : "totals", st, bu_rspread(t, v, sc));
+		}
 		ratio_add(&q, s, x.moves, (uint32_t)lb, x.twice);
 		tl_free(t);
 	}

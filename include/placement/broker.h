@@ -173,6 +173,7 @@ typedef struct pl_broker_config {
 	uint32_t paused;             /**< 4: 1 = start no move (placing still runs); 0 or 1 (default 0) */
 	uint32_t replication_factor; /**< 5: replicas of a new shard, 1..PL_MAX_REPLICAS, capped at the eligible members (default 3) */
 	uint32_t stream_balance;     /**< 6: 1 = per-stream tiers and stream pass (default); 0 = cluster totals only */
+	uint32_t replica_balance;    /**< 7: 1 = balance replicas per stream and in total (default); 0 = leaders only */
 } pl_broker_config;
 
 /**
@@ -181,7 +182,7 @@ typedef struct pl_broker_config {
  * moves any shard. It exists to show (and test) what the per-stream rules fix:
  * beside totals of 21/21/19 a 12-shard stream led 1/1/10 stays lopsided.
  */
-#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u}
+#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u}
 
 /**
  * pl_broker_config_init - set a config to its defaults, the same bytes as
