@@ -1,11 +1,14 @@
 /*
- * placement/broker.h - the broker policy: leaders per stream.
+ * placement/broker.h - the broker policy: leaders and replicas per stream.
  *
  * A broker cluster gives every shard one leader, the member that appends its
  * records; a stream's write capacity is the capacity of the members that lead
  * its shards. Balancing leaders in total is not enough: twelve shards of one
  * stream led 1/1/10 sit beside totals of 21/21/19. This policy counts leaders
- * per member in total and per stream, and keeps both even.
+ * per member in total and per stream, and keeps both even. It does the same
+ * for every replica, not only leaders: a draining member hands off all it
+ * holds, a shard spanning fewer zones than it could is repaired, and
+ * replicas per stream and in total are kept even.
  *
  * The numbers. For a stream whose leaders are counted over the eligible
  * members (live and not draining), a member's floor and ceiling are the count
@@ -126,6 +129,65 @@
  * stream move lowers its stream's max(excess over the ceilings, deficit
  * under the floors) by one: the fewest moves that stream needs.
  *
+ * Decommission. After a draining member's leadership is handed off (above),
+ * every replica it holds as a follower moves: MOVE_REPLICA, STAGE_FIRST,
+ * reason REPLICA_DRAIN, to the tier choice counted on replicas (the tiers
+ * above with "leads" read as "holds replicas of", of the stream over the
+ * stream's replicas, in total over all replicas) among the eligible members
+ * that hold none of the shard, keep its zone count and have room. A replica
+ * drain never lowers a zone count and never passes a cap; with no such
+ * member it stalls: PL_STATUS_DRAIN_STALLED with the first such shard in
+ * detail. So a draining member ends holding nothing whenever each of its
+ * replicas has such a member. It is a move (limits, pause), one replica of
+ * a shard per tick.
+ *
+ * Zone repair. A shard spans fewer zones than it could when its replicas'
+ * zones number fewer than min(its replicas, the zones of its replicas and of
+ * the eligible members with room). Two of its replicas then share a zone,
+ * one of them a follower; that follower (eligible; of several, the one
+ * holding the most replicas of the stream, then in total, per weight, then
+ * the smaller id) moves to the tier choice among the eligible members with
+ * room in a zone the shard does not span: MOVE_REPLICA, reason ZONE_REPAIR,
+ * scope PL_SCOPE_ZONES (from_count, to_count: zones before and after;
+ * total: zones it could span). The leadership never moves with it.
+ *
+ * Replica balance (replica_balance, on by default). Replicas held per
+ * member, per stream and in total, are kept within the weighted floor and
+ * ceiling over the replicas eligible members hold, by the same two passes
+ * (streams first, then the totals, by the same keys, ranking and fallbacks,
+ * ties on replicas in total per weight, plus an "even" fallback: any pair
+ * whose move keeps the distance and lowers the sum of count^2/weight, such
+ * as two members under their floors in the one zone that can take them),
+ * with MOVE_REPLICA (STAGE_FIRST; reasons REPLICA_STREAM_SKEW and
+ * REPLICA_CLUSTER_SKEW; scopes PL_SCOPE_STREAM_REPLICAS and
+ * PL_SCOPE_REPLICAS). The shard: one the source holds and the destination
+ * does not, whose zone count the move keeps, the destination with room; a
+ * follower's replica before the leader's. The leader's replica carries the
+ * leadership (PL_ACTION_CARRIES_LEADER) only when the leadership's stream
+ * and the leaders in total keep their bounds on both members and their
+ * potentials do not rise; else the leadership first goes to a follower that
+ * keeps them (MOVE_LEADER, no copy, with the replica reason) and the
+ * replica, a follower's then, moves on a later tick. In the cluster pass the
+ * shard's stream's replica potential must not rise. Replica moves count
+ * against max_moves and the per-member limits; a paused policy starts none.
+ *
+ * The order in one tick, and why it cannot oscillate. A leadership transfer
+ * to an existing follower costs no copy; a replica move (and a leader move
+ * to a member without a replica) costs one. So one tick runs: placing and
+ * leader drains; replica drains; zone repair; leader balance (streams, then
+ * the totals); and replica balance only when no leader move, replica drain
+ * or zone repair was made in the tick or waits. The potentials are compared
+ * in the order (zones spanned, summed over the shards, higher first; the
+ * replicas and leaderships draining members hold; each leader scope's; each
+ * replica scope's): a zone repair raises the first and no move lowers it; a
+ * drain lowers the second and raises no zone count; a leader move lowers the
+ * leaders' part (it may change the replicas' freely: they come after); a
+ * replica move keeps the leaders' part from rising (the carry rule) and
+ * lowers its replica scope's, raising no other's. So every move lowers the
+ * whole, lexicographically (a relay's first hop, or a leadership handed to a
+ * follower for a replica move, is followed by the move that lowers it), and
+ * no move of one kind can undo one of the other.
+ *
  * Limits. It counts shards, not bytes: a stream whose traffic is lopsided
  * across its own shards stays lopsided. The stream pass is exact: a stream it
  * reports blocked has no move the rules allow. The cluster pass ranks at most
@@ -135,7 +197,8 @@
  * pair would not have had. With unequal weights and no relay possible, the
  * totals can end outside their bounds; the streams come first.
  *
- * Cost: one call is linear in the shards and the per-stream cells, plus
+ * Cost: one call is linear in the shards and the per-stream cells (leader
+ * and replica cells), plus
  * O(eligible members) per stream that wants a move; nothing scores every
  * (shard, member) pair. Nothing is allocated; per-member numbers live in the
  * view's scratch for the length of a call.
@@ -177,7 +240,8 @@ typedef struct pl_broker_config {
 } pl_broker_config;
 
 /**
- * The defaults. stream_balance 0 is the behaviour before per-stream counting:
+ * The defaults. replica_balance 0 balances leaders only (drains and zone
+ * repair still move replicas). stream_balance 0 is the behaviour before per-stream counting:
  * placing skips tiers 1 and 2, there is no stream pass, and the cluster pass
  * moves any shard. It exists to show (and test) what the per-stream rules fix:
  * beside totals of 21/21/19 a 12-shard stream led 1/1/10 stays lopsided.
@@ -195,8 +259,8 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
 
 /**
  * pl_broker_plan - one tick of the broker policy: place what has no live
- * leader, hand off what draining members lead, then start rebalance moves up
- * to the limits. Every action is applied to the view as it is emitted.
+ * leader, hand off what draining members lead and hold, repair zones, then
+ * start rebalance moves (leaders, then replicas) up to the limits. Every action is applied to the view as it is emitted.
  *
  * @param v     the view (placement/view.h); changed by the actions emitted.
  * @param cfg   the configuration.
@@ -210,6 +274,10 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              it may go to (no live replica left to copy from), or a
  *              draining member's shard has no member with room; detail =
  *              the first such shard;
+ *              PL_STATUS_DRAIN_STALLED: a replica a draining member holds
+ *              as a follower has no member it may go to (none keeps the
+ *              zone count with room, or every other eligible member holds
+ *              the shard); detail = the first such shard;
  *              PL_STATUS_PAUSED: a move is wanted and the policy is paused;
  *              PL_STATUS_MOVE_LIMIT: a move waits on max_moves (detail
  *              PL_NONE) or on a member's max_moves_in/out (detail = that
@@ -223,7 +291,8 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              zone; detail = the first such stream, PL_NONE for the
  *              cluster;
  *              PL_STATUS_BALANCED: nothing more is wanted.
- *              blocked counts the stalled shards and the blocked scopes.
+ *              blocked counts the stalled shards (and drain-stalled
+ *              replicas) and the blocked scopes.
  * @param diag  optional; names the bad element on error.
  * @return how many actions were written; or PL_E_INVAL (NULL or dropped view:
  *         PL_ELEM_ARGUMENT 1; NULL cfg: 2; NULL out with cap > 0: 3),
