@@ -59,17 +59,29 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	const pl_view *v = b->v;
 	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
 	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], ne = 0;
+	uint32_t cmax = 0, cmin = UINT32_MAX;
+	int all = v->n_elig == v->nm; /* no cell needs the eligibility test */
 	sc->s = s;
 	sc->rep = rep;
 	sc->L = 0;
 	sc->over = sc->under = sc->level = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (pl__eligible(v, c[i].member)) {
-			sc->L += c[i].leaders;
+		if (all || pl__eligible(v, c[i].member)) {
+			uint32_t x = c[i].leaders;
+			sc->L += x;
 			ne++;
+			cmax = x > cmax ? x : cmax;
+			cmin = x < cmin ? x : cmin;
 		}
 	set_equal_bounds(v, sc);
 	sc->hot = 0;
+	if (!v->weighted) {
+		/* One bound for every member: the extremes say it all. */
+		sc->over = ne > 0 && cmax > sc->ce;
+		sc->hot = sc->over ? cmax - sc->ce : 0;
+		sc->under = (ne > 0 && cmin < sc->fl) || (ne < v->n_elig && sc->fl > 0);
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = c[i].member, fl, ce;
 		if (!pl__eligible(v, m))
@@ -84,10 +96,6 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 		return;
 	/* Some eligible member holds none of the stream: under when its floor
 	 * is above zero. */
-	if (!v->weighted) {
-		sc->under = sc->fl > 0;
-		return;
-	}
 	if ((uint64_t)sc->L * b->w_max < v->weight_elig)
 		return; /* every floor is zero */
 	for (uint32_t e = 0; e < v->n_elig && !sc->under; e++) {

@@ -244,7 +244,10 @@ static void sort_cells(pl__cell *c, uint32_t n)
 
 /* Replica cells, from the shard states (in-flight moves already counted):
  * stream by stream, the members met are listed in the stream's cells and
- * counted in m_scratch (zeroed as they are read back). */
+ * counted in m_scratch (zeroed as they are read back), then put in member
+ * order: a heap sort of the few met, or a scan of every member when the
+ * stream meets many (more than one in eight), so O(d log d) or O(members)
+ * per stream, whichever is less. */
 static void init_rcells(pl_view *v)
 {
 	int64_t *acc = v->m_scratch;
@@ -257,12 +260,26 @@ static void init_rcells(pl_view *v)
 		uint32_t d = 0;
 		v->s_rcell_first[s] = sum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
+#if defined(__GNUC__)
+			if (j + 16 < v->nk)
+				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
+#endif
 			const pl__shard_state *st = &v->st[v->by_stream[j]];
 			for (uint32_t r = 0; r < st->nrep; r++)
 				if (acc[st->rep[r]]++ == 0)
 					c[d++].member = st->rep[r];
 		}
-		sort_cells(c, d);
+		if ((uint64_t)d * 8 > v->nm) {
+			/* Many members met: read them back in member order. */
+			uint32_t met = d;
+			d = 0;
+			for (uint32_t m = 0; d < met; m++) {
+				c[d].member = m; /* kept when m was met: no branch */
+				d += acc[m] != 0;
+			}
+		} else {
+			sort_cells(c, d);
+		}
 		for (uint32_t i = 0; i < d; i++) {
 			c[i].leaders = (uint32_t)acc[c[i].member];
 			acc[c[i].member] = 0;
