@@ -7,7 +7,8 @@
  * held by eligible members; each member's floor and ceiling are its weighted
  * share of that count. It wants a move when a member is over its ceiling or
  * under its floor, and a move goes from a source to a destination exactly as
- * for leaders (the same keys, fallbacks wide and spread; no relay). The
+ * for leaders (the same keys, fallbacks wide and spread, then an even
+ * fallback; a relay in the cluster pass only). The
  * shard: one the source holds and the destination does not, whose zone
  * count the move keeps, and whose destination has room under max_shards.
  * A follower's replica is preferred to the leader's; the leader's moves with
@@ -33,8 +34,9 @@
  *
  * Why it terminates: as for leaders (broker_balance.c), each replica stream
  * move lowers its stream's (distance, sum of count^2/weight); each cluster
- * move lowers the cluster's and raises no stream's; no relay. Every walk is
- * bounded.
+ * move lowers the cluster's and raises no stream's, but a relay's first
+ * hop, which keeps it and is followed by a move that lowers it. Every walk
+ * is bounded.
  */
 #include "broker_int.h"
 
@@ -177,6 +179,98 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 	return pl__bk_outcome(b, &w);
 }
 
+/* May x pass a replica of the scope on to d by a first-choice move? */
+static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
+{
+	const pl_view *v = b->v;
+	if (!pl__bk_out_ok(b, x))
+		return 0;
+	for (uint32_t r = 0; r < v->nk; r++) {
+		uint32_t k = v->k_order[r], s = v->snap.shards[k].stream;
+		const pl__shard_state *st = &v->st[k];
+		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || !pl__bk_zones_ok(v, k, x, d))
+			continue;
+		if (s != PL_NONE && b->cfg->stream_balance &&
+		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), x, pl__rcell_get(v, s, x), d, pl__rcell_get(v, s, d)))
+			continue;
+		if (x == st->leader && !pl__bk_carry_ok(b, k, x, d) && handoff(b, k, x) == PL_NONE)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/* The cluster's last resort, as for leaders: when no move is allowed, a
+ * source over its ceiling hands a replica to a member x at its ceiling that
+ * can pass one on to the best destination under its floor. The hop keeps
+ * the distance (a comes down one, x goes up one) and, with equal weights,
+ * the sum of squares from rising; x -> d is then a first-choice move that
+ * lowers the distance, so two relays never follow each other. Sources in
+ * rank order and relays x among the PL_BROKER_SEARCH fewest-holding members
+ * that can pass one on. */
+static int relay(pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	if (!sc->over || !sc->under)
+		return PL__BK_SETTLED;
+	uint32_t d = PL_NONE, kd = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], key;
+		if (pl__bk_dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m) && pl__bk_room_new(v, m) &&
+		    (d == PL_NONE || pl__bk_dest_before(v, sc, key, m, kd, d))) {
+			d = m;
+			kd = key;
+		}
+	}
+	if (d == PL_NONE)
+		return PL__BK_SETTLED;
+	pl__dlist l;
+	l.n = 0;
+	l.max = PL_BROKER_SEARCH;
+	l.per_zone = 0;
+	for (uint32_t e = 0; e < v->n_elig && l.n < l.max; e++) {
+		uint32_t x = v->elig[e], c = pl__bk_count(v, sc, x), fl, ce;
+		pl__bk_bounds(v, sc, x, &fl, &ce);
+		if (x == d || c > ce || !pl__bk_in_ok(b, x) || !pl__bk_room_new(v, x) || !can_pass(b, x, d))
+			continue;
+		l.m[l.n] = x;
+		l.key[l.n++] = 0;
+	}
+	if (l.n == 0)
+		return PL__BK_SETTLED;
+	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	uint32_t prev = PL_NONE, kprev = 0;
+	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
+		uint32_t a = PL_NONE, ka = 0;
+		for (uint32_t e = 0; e < v->n_elig; e++) {
+			uint32_t m = v->elig[e], key;
+			if (!pl__bk_source_key(v, sc, m, &key))
+				continue;
+			if (prev != PL_NONE && !pl__bk_source_before(v, sc, kprev, prev, key, m))
+				continue;
+			if (a == PL_NONE || pl__bk_source_before(v, sc, key, m, ka, a)) {
+				a = m;
+				ka = key;
+			}
+		}
+		if (a == PL_NONE)
+			break;
+		prev = a;
+		kprev = ka;
+		if (!pl__bk_out_ok(b, a))
+			continue;
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+		for (uint32_t r = 0; r < v->nk; r++) {
+			uint32_t k = v->k_order[r];
+			if (pl__holds(&v->st[k], a))
+				offer_shard(b, sc, &l, &w, &x, k, a, ka);
+		}
+		if (x.have)
+			return pl__bk_emit_best(b, sc, &x);
+	}
+	return PL__BK_SETTLED;
+}
+
 /* ---- both passes ---------------------------------------------------------- */
 
 /* The first search; when it finds only blocks, the wide fallback (members
@@ -196,6 +290,11 @@ static int search_all(pl__bk *b, const pl__scope *sc, int (*search)(pl__bk *, co
 		w.level = level;
 		int again = search(b, &w);
 		if (again == PL__BK_MOVED || again == PL__BK_FULL || again == PL__BK_WAIT)
+			return again;
+	}
+	if (sc->s == PL_NONE) {
+		int again = relay(b, sc);
+		if (again != PL__BK_SETTLED)
 			return again;
 	}
 	return rc;

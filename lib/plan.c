@@ -328,6 +328,11 @@ static void explain(out *o, const names *n)
 			stream(o, n);
 			put(o, " is no less even after it");
 		}
+		if (a->share && a->to_count >= a->share) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " is at its share and hands one on next (a relay)");
+		}
 		carry_note(o, n);
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:

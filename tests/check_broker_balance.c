@@ -149,13 +149,35 @@ static int replay(int kind)
 	return 1;
 }
 
+#define RATIO_MAX 4096
+
 typedef struct ratio {
-	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, layouts;
+	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, twice_any, layouts;
 	uint64_t worst_seed, big_seed;
+	uint32_t excess[RATIO_MAX]; /* per layout: moves above the bound, in tenths of a percent */
 } ratio;
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The 99th percentile of the layouts' excess over the bound, in percent. */
+static double ratio_p99(const ratio *q)
+{
+	uint32_t n = q->layouts < RATIO_MAX ? q->layouts : RATIO_MAX, e[RATIO_MAX];
+	if (n == 0)
+		return 0;
+	memcpy(e, q->excess, n * sizeof *e);
+	qsort(e, n, sizeof *e, cmp_u32);
+	return e[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 10.0;
+}
 
 static void ratio_add(ratio *q, uint64_t s, uint32_t moves, uint32_t lb, uint32_t twice)
 {
+	if (q->layouts < RATIO_MAX)
+		q->excess[q->layouts] = lb ? (uint32_t)(((uint64_t)(moves - lb) * 1000) / lb) : 0;
 	q->layouts++;
 	q->moves += moves;
 	q->bound += lb;
@@ -178,11 +200,12 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 {
 	printf("broker: %u %s layouts (seed %llu): %u moves, lower bound %u, ratio %.3f; worst %u/%u = %.3f "
 	       "(layout %llu); of those needing 10 or more, worst %u/%u = %.3f (layout %llu); "
-	       "%u moved some shard twice\n",
+	       "%u moved some shard's leader twice, %u some shard twice (leader or replica); "
+	       "moves above the bound at p99: %.1f%%\n",
 	       q->layouts, what, (unsigned long long)seed, q->moves, q->bound,
 	       q->bound ? (double)q->moves / q->bound : 1.0, q->worst_n, q->worst_lb, (double)q->worst_n / q->worst_lb,
 	       (unsigned long long)q->worst_seed, q->big_n, q->big_lb, (double)q->big_n / q->big_lb,
-	       (unsigned long long)q->big_seed, q->twice);
+	       (unsigned long long)q->big_seed, q->twice, q->twice_any, ratio_p99(q));
 }
 
 /* Equal weights, no caps, no zones: every layout converges to every stream
@@ -191,7 +214,7 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 static ratio converge(int kind, uint64_t seed, uint32_t iters)
 {
 	uint64_t rng = seed;
-	ratio q;
+	static ratio q; /* big: kept off the stack */
 	memset(&q, 0, sizeof q);
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t s = tl_rand(&rng);
@@ -215,6 +238,7 @@ static ratio converge(int kind, uint64_t seed, uint32_t iters)
 				      (unsigned long long)s, st < t->ns ? "stream" : "totals", st, bu_rspread(t, v, sc));
 		}
 		ratio_add(&q, s, x.moves, (uint32_t)lb, x.twice);
+		q.twice_any += x.twice_any > 0;
 		tl_free(t);
 	}
 	return q;
