@@ -218,3 +218,43 @@ int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, u
 		*ticks = t;
 	return (int)n;
 }
+
+int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap, uint32_t *total, pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	uint32_t n = 0, all = 0;
+	if (v->n_live > v->n_elig)
+		for (uint32_t r = 0; r < v->nk; r++) {
+			uint32_t k = v->k_order[r];
+			const pl__shard_state *st = &v->st[k];
+			/* Its replicas on draining members, in id order. */
+			uint32_t last = PL_NONE;
+			for (;;) {
+				uint32_t d = PL_NONE;
+				for (uint32_t j = 0; j < st->nrep; j++) {
+					uint32_t m = st->rep[j];
+					if (!pl__live(v, m) || pl__eligible(v, m))
+						continue;
+					if (last != PL_NONE && v->m_rank[m] <= v->m_rank[last])
+						continue;
+					if (d == PL_NONE || v->m_rank[m] < v->m_rank[d])
+						d = m;
+				}
+				if (d == PL_NONE)
+					break;
+				last = d;
+				uint32_t why = pl__bk_stall_reason(v, k, d);
+				if (!why)
+					continue;
+				if (n < cap)
+					out[n++] = (pl_broker_stall){k, d, why, 0};
+				all++;
+			}
+		}
+	if (total)
+		*total = all;
+	return (int)n;
+}

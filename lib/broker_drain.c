@@ -195,6 +195,24 @@ void pl__bk_drain_replicas(pl__bk *b)
 	}
 }
 
+uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
+{
+	const pl__shard_state *st = &v->st[k];
+	int other = 0, keeps = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e];
+		if (pl__holds(st, m))
+			continue;
+		other = 1;
+		if (!pl__bk_zones_ok(v, k, d, m))
+			continue;
+		keeps = 1;
+		if (pl__bk_room_new(v, m))
+			return 0;
+	}
+	return !other ? PL_BROKER_STALL_HELD : !keeps ? PL_BROKER_STALL_ZONES : PL_BROKER_STALL_CAPS;
+}
+
 /* ---- zone repair ---------------------------------------------------------- */
 
 /* The follower of shard k to move for a zone repair: in a zone another

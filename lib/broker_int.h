@@ -274,6 +274,10 @@ int pl__bk_any_wanted(const pl__bk *b);
  * that keep the zone count, with room; else it stalls (DRAIN_STALLED). */
 void pl__bk_drain_replicas(pl__bk *b);
 
+/* Why member d's replica of shard k cannot be drained (PL_BROKER_STALL_*),
+ * or 0 when some eligible member may take it. */
+uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d);
+
 /* Shards spanning fewer zones than they could get a replica moved into a
  * zone they do not span. */
 void pl__bk_zone_repair(pl__bk *b);

@@ -94,6 +94,17 @@ START_TEST(a_drain_that_cannot_finish_says_which_shard_and_moves_nothing)
 	ck_assert_uint_eq(info.detail, k);
 	ck_assert_uint_eq(info.blocked, 1);
 	ck_assert_str_eq(pl_status_name(info.status), "drain-stalled");
+	/* The entries: which shard, on which member, and why. */
+	pl_broker_stall e[4];
+	uint32_t total = 99;
+	ck_assert_int_eq(pl_broker_drain_stalls(t->view, e, 4, &total, NULL), 1);
+	ck_assert_uint_eq(total, 1);
+	ck_assert_uint_eq(e[0].shard, k);
+	ck_assert_uint_eq(e[0].member, 0);
+	ck_assert_uint_eq(e[0].reason, PL_BROKER_STALL_ZONES);
+	ck_assert_uint_eq(e[0].reserved, 0);
+	ck_assert_int_eq(pl_broker_drain_stalls(t->view, NULL, 0, &total, NULL), 0);
+	ck_assert_uint_eq(total, 1);
 	/* A member in za with room takes it; at its cap, the drain stalls again. */
 	uint32_t b3 = tl_member(t, "b3", "za");
 	tl_view(t, 0);
@@ -107,6 +118,38 @@ START_TEST(a_drain_that_cannot_finish_says_which_shard_and_moves_nothing)
 	bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 0);
 	ck_assert_uint_eq(info.status, PL_STATUS_DRAIN_STALLED);
+	ck_assert_int_eq(pl_broker_drain_stalls(t->view, e, 4, &total, NULL), 1);
+	ck_assert_uint_eq(e[0].reason, PL_BROKER_STALL_CAPS);
+	/* Every eligible member holds it already. */
+	t->m[b3].flags = PL_MEMBER_DOWN;
+	t->k[k].replica_count = 3;
+	t->k[k].replicas[2] = 2;
+	tl_view(t, 0);
+	ck_assert_int_eq(pl_broker_drain_stalls(t->view, e, 4, &total, NULL), 1);
+	ck_assert_uint_eq(e[0].reason, PL_BROKER_STALL_HELD);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(drain_stalls_bad_input_writes_nothing)
+{
+	tl *t = tl_new();
+	bu_members(t, 2, NULL);
+	pl_broker_stall e[2] = {{7, 7, 7, 7}, {7, 7, 7, 7}};
+	uint32_t total = 42;
+	pl_diag d;
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(pl_broker_drain_stalls(NULL, e, 2, &total, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 1);
+	char junk[64] = {0};
+	ck_assert_int_eq(pl_broker_drain_stalls((const pl_view *)(void *)junk, e, 2, &total, &d), PL_E_INVAL);
+	ck_assert_int_eq(pl_broker_drain_stalls(tl_view(t, 0), NULL, 2, &total, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.index, 2);
+	ck_assert_uint_eq(total, 42);
+	ck_assert_uint_eq(e[0].shard, 7);
+	ck_assert_int_eq(pl_broker_drain_stalls(t->view, e, 2, &total, NULL), 0);
+	ck_assert_uint_eq(total, 0);
 	tl_free(t);
 }
 END_TEST
@@ -293,15 +336,22 @@ START_TEST(a_draining_member_ends_empty_whenever_its_replicas_can_go)
 				      (unsigned long long)s, held(v, dm), pl_status_name(x.status));
 			ck_assert_msg(flags != 0 || nm - 1 < 3, "layout %llu: no zones or caps, yet not emptied",
 				      (unsigned long long)s);
+			uint32_t left = 0, total;
 			for (uint32_t k = 0; k < t->nk; k++) {
 				pl_shard_state st;
 				pl_view_shard_state(v, k, &st);
-				for (uint32_t j = 0; j < st.replica_count; j++)
+				for (uint32_t j = 0; j < st.replica_count; j++) {
+					left += st.replicas[j] == dm;
 					if (st.replicas[j] == dm && st.leader != dm)
 						ck_assert_msg(!drain_possible(t, v, k, dm),
 							      "layout %llu: shard %u could leave the draining member",
 							      (unsigned long long)s, k);
+				}
 			}
+			/* The entries name every replica left, leaders' included. */
+			pl_broker_drain_stalls(v, NULL, 0, &total, NULL);
+			ck_assert_msg(total == left, "layout %llu: %u stall entries, %u replicas left",
+				      (unsigned long long)s, total, left);
 		}
 		tl_free(t);
 	}
@@ -352,6 +402,7 @@ Suite *broker_replica_suite(void)
 	TCase *c = tcase_create("decommission");
 	tcase_add_test(c, a_draining_member_hands_off_every_replica_and_ends_empty);
 	tcase_add_test(c, a_drain_that_cannot_finish_says_which_shard_and_moves_nothing);
+	tcase_add_test(c, drain_stalls_bad_input_writes_nothing);
 	tcase_add_test(c, a_paused_policy_starts_no_replica_move_and_limits_hold);
 	suite_add_tcase(s, c);
 	c = tcase_create("zones and balance");

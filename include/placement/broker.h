@@ -137,7 +137,7 @@
  * that hold none of the shard, keep its zone count and have room. A replica
  * drain never lowers a zone count and never passes a cap; with no such
  * member it stalls: PL_STATUS_DRAIN_STALLED with the first such shard in
- * detail. So a draining member ends holding nothing whenever each of its
+ * detail; pl_broker_drain_stalls() lists every such replica and why. So a draining member ends holding nothing whenever each of its
  * replicas has such a member. It is a move (limits, pause), one replica of
  * a shard per tick.
  *
@@ -337,6 +337,43 @@ PL_API int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *ou
  */
 PL_API int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap,
 			     pl_plan_info *info, uint32_t *ticks, pl_diag *diag);
+
+/* pl_broker_stall.reason: why a draining member's replica cannot leave it. */
+#define PL_BROKER_STALL_HELD 1u  /**< every eligible member holds a replica of the shard already */
+#define PL_BROKER_STALL_ZONES 2u /**< every other eligible member would lower the shard's zone count */
+#define PL_BROKER_STALL_CAPS 3u  /**< every member that keeps the zone count is at its max_shards */
+
+/** A replica on a draining member with no member it may go to. */
+typedef struct pl_broker_stall {
+	uint32_t shard;    /**< index into shards */
+	uint32_t member;   /**< the draining member that holds it */
+	uint32_t reason;   /**< PL_BROKER_STALL_* */
+	uint32_t reserved; /**< 0 */
+} pl_broker_stall;
+
+/**
+ * pl_broker_drain_stalls - every replica a draining member holds that a
+ * drain cannot move, and why: the entries behind PL_STATUS_DRAIN_STALLED
+ * (and a leadership whose hand-off stalls for the same reasons). A replica
+ * can go to an eligible member that holds none of the shard, keeps its zone
+ * count and has room under max_shards; when none can take it the reason is
+ * the first that holds of: every eligible member holds the shard (HELD),
+ * none keeps the zone count (ZONES), all that keep it are at their caps
+ * (CAPS). Read-only: the view is not changed.
+ *
+ * @param v      the view (after the moves applied to it, as it is now).
+ * @param out    receives the entries, shards in key order, members in id
+ *               order; may be NULL when cap is 0.
+ * @param cap    room in out.
+ * @param total  optional: how many entries there are, even past cap.
+ * @param diag   optional; names the bad argument on error.
+ * @return how many entries were written, or PL_E_INVAL (NULL or dropped
+ *         view: PL_ELEM_ARGUMENT 1; NULL out with cap > 0: 2). On error
+ *         nothing is written, not total either. Cost: one walk over the
+ *         shards, O(eligible members) for each replica on a draining member.
+ */
+PL_API int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap, uint32_t *total,
+				  pl_diag *diag);
 
 #ifdef __cplusplus
 }
