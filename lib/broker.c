@@ -1,6 +1,7 @@
 /*
  * broker.c - the broker policy's entry points: configuration, argument
- * checks, one tick (pl_broker_plan) and the dry run.
+ * checks, one tick (pl_broker_plan), the dry run and the drain stall
+ * entries.
  *
  * How it works. A tick validates everything before it touches anything, so
  * an error writes nothing. It then makes a budget of moves: max_moves less
@@ -8,10 +9,13 @@
  * those moves are listed, at most PL_BROKER_MAX_MOVES of them, on the stack,
  * so the limits can be counted without allocating). The placing pass
  * (broker_place.c) walks the shards in key order and gives every shard with
- * no live leader one, and hands off what draining members lead; the
- * rebalancing passes (broker_balance.c) then start moves while the budget
- * lasts. Every action goes through pl__view_apply() as it is written, so each
- * later decision sees it. Last, the status says why nothing more was emitted.
+ * no live leader one, and hands off what draining members lead; the replica
+ * drains and zone repairs (broker_drain.c) follow; the rebalancing passes
+ * then start moves while the budget lasts, leaders first (broker_balance.c),
+ * replicas in a tick where nothing before them moved or waits
+ * (broker_replica.c). Every action goes through pl__view_apply() as it is
+ * written, so each later decision sees it. Last, the status says why
+ * nothing more was emitted.
  *
  * Why it terminates. A tick is a bounded walk: one pass over the shards, and
  * at most `budget` moves, each found by bounded scans. The dry run repeats
@@ -20,9 +24,10 @@
  * flight settles them and goes on, as the real loop would); it ends
  * because placing acts on each shard at most once (a shard that gets a live
  * leader needs none again) and every move lowers the potentials of
- * broker.h (each stream's, then the cluster's, none ever rising; a relay's
- * first hop keeps its scope's and the scope's next move lowers it), so only
- * finitely many moves exist. The output cap bounds it as well.
+ * broker.h (zones spanned, drains, each leader scope's, then each replica
+ * scope's, compared in that order, none ever rising; a relay's first hop
+ * keeps its scope's and the scope's next move lowers it), so only finitely
+ * many moves exist. The output cap bounds it as well.
  */
 #include "broker_int.h"
 

@@ -5,9 +5,10 @@
  * The call graph goes one way, top to bottom; no source calls a layer above
  * its own:
  *  1. entry points (broker.c): configuration, argument checks, one tick, the
- *     dry run;
- *  2. passes: placing, failover and drains (broker_place.c), leader balance
- *     (broker_balance.c);
+ *     dry run, the drain stall entries;
+ *  2. passes: placing, failover and leader drains (broker_place.c), replica
+ *     drains and zone repair (broker_drain.c), leader balance
+ *     (broker_balance.c), replica balance (broker_replica.c);
  *  3. scope: scopes, keys, ranking, destination lists, offers and the move
  *     they choose (broker_scope.c); the tier function (broker_tier.c);
  *  4. shared helpers (broker_common.c): zones, limits, the potential rule,

@@ -9,8 +9,9 @@
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
  * stream ranks; shard hashes and states, with in-flight moves applied as if
  * finished; the shards of each stream in key order (a counting sort over the
- * key order, so linear); the per-stream leader cells; and the per-stream replica cells (the same,
- * with room for min(PL_MAX_REPLICAS x shards, members) per stream).
+ * key order, so linear); the per-stream leader cells; and the per-stream
+ * replica cells (the same, with room for min(PL_MAX_REPLICAS x shards,
+ * members) per stream).
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only

@@ -279,7 +279,7 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 	if (replay(K_MIXED))
 		return;
 	uint64_t seed = tl_seed(0x5eedu), rng = seed;
-	uint32_t iters = tl_iters(400), blocked = 0, relays = 0;
+	uint32_t iters = tl_iters(400), blocked = 0, relays = 0, twice = 0, twice_any = 0;
 	const char *one = getenv("PL_TEST_ONE"); /* run one layout of this test by its seed */
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t s = one ? strtoull(one, NULL, 0) : tl_rand(&rng);
@@ -290,6 +290,8 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 		run x = mr_run(t, &cfg, s, 100000);
 		ck_assert_msg(x.converged, "layout %llu: no convergence", (unsigned long long)s);
 		relays += x.relays;
+		twice += x.twice > 0;
+		twice_any += x.twice_any > 0;
 		char why[128];
 		if (x.status == PL_STATUS_BALANCED)
 			ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "layout %llu (flags %u): %s",
@@ -311,8 +313,9 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 				      pl_status_name(x.status));
 		tl_free(t);
 	}
-	printf("broker: %u layouts with zones, caps, weights and churn (seed %llu): %u ended blocked, %u relays\n",
-	       iters, (unsigned long long)seed, blocked, relays);
+	printf("broker: %u layouts with zones, caps, weights and churn (seed %llu): %u ended blocked, %u relays; "
+	       "%u moved some shard's leader twice, %u some shard twice (leader or replica)\n",
+	       iters, (unsigned long long)seed, blocked, relays, twice, twice_any);
 }
 END_TEST
 
