@@ -153,7 +153,7 @@ static int replay(int kind)
 
 typedef struct ratio {
 	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, twice_any, layouts;
-	uint64_t worst_seed, big_seed;
+	uint64_t worst_seed, big_seed, twice_seed; /* twice_seed: the first layout moving a leader twice */
 	uint32_t excess[RATIO_MAX]; /* per layout: moves above the bound, in tenths of a percent */
 } ratio;
 
@@ -181,6 +181,8 @@ static void ratio_add(ratio *q, uint64_t s, uint32_t moves, uint32_t lb, uint32_
 	q->layouts++;
 	q->moves += moves;
 	q->bound += lb;
+	if (twice && !q->twice)
+		q->twice_seed = s;
 	q->twice += twice > 0;
 	if (q->worst_lb == 0)
 		q->worst_lb = q->big_lb = 1;
@@ -200,12 +202,12 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 {
 	printf("broker: %u %s layouts (seed %llu): %u moves, lower bound %u, ratio %.3f; worst %u/%u = %.3f "
 	       "(layout %llu); of those needing 10 or more, worst %u/%u = %.3f (layout %llu); "
-	       "%u moved some shard's leader twice, %u some shard twice (leader or replica); "
+	       "%u moved some shard's leader twice (first: layout %llu), %u some shard twice (leader or replica); "
 	       "moves above the bound at p99: %.1f%%\n",
 	       q->layouts, what, (unsigned long long)seed, q->moves, q->bound,
 	       q->bound ? (double)q->moves / q->bound : 1.0, q->worst_n, q->worst_lb, (double)q->worst_n / q->worst_lb,
 	       (unsigned long long)q->worst_seed, q->big_n, q->big_lb, (double)q->big_n / q->big_lb,
-	       (unsigned long long)q->big_seed, q->twice, q->twice_any, ratio_p99(q));
+	       (unsigned long long)q->big_seed, q->twice, (unsigned long long)q->twice_seed, q->twice_any, ratio_p99(q));
 }
 
 /* Equal weights, no caps, no zones: every layout converges to every stream
