@@ -179,18 +179,20 @@ void pl__bk_drain_replicas(pl__bk *b)
 				from = st->rep[j];
 		if (from == PL_NONE)
 			continue;
-		b->rep_hold = 1;
 		if (st->moving || st->touched) {
-			b->want_flight = 1;
+			b->want_flight = b->rep_hold = 1;
 			continue;
 		}
+		pl__pick p;
+		pl__bk_tier(b, k, PL__BK_KEEP_ZONES | PL__BK_REPLICA, from, 0, &p);
+		if (p.member == PL_NONE || p.tier == 5) {
+			pl__bk_drain_stall(b, k); /* stalled: it holds nothing up */
+			continue;
+		}
+		b->rep_hold = 1; /* a drain moves or waits: replica balance after it */
 		if (!may_move(b, from))
 			continue;
-		pl__pick p;
-		int rc = choose(b, k, PL__BK_KEEP_ZONES, from, &p);
-		if (rc < 0)
-			pl__bk_drain_stall(b, k);
-		else if (rc > 0)
+		if (choose(b, k, PL__BK_KEEP_ZONES, from, &p) > 0)
 			emit_replica(b, PL_REASON_REPLICA_DRAIN, k, from, &p, 0, 0);
 	}
 }
@@ -262,7 +264,7 @@ void pl__bk_zone_repair(pl__bk *b)
 		uint32_t from = repair_source(v, k);
 		if (from == PL_NONE)
 			continue; /* its shared zones hold only its leader and members that are not eligible */
-		b->rep_hold = 1;
+		b->rep_hold = 1; /* a repair moves or waits: replica balance after it */
 		if (st->moving || st->touched) {
 			b->want_flight = 1;
 			continue;

@@ -131,6 +131,32 @@ START_TEST(a_drain_that_cannot_finish_says_which_shard_and_moves_nothing)
 }
 END_TEST
 
+/* A drain that cannot finish does not hold up replica balance. */
+START_TEST(a_stalled_drain_holds_nothing_up)
+{
+	tl *t = tl_new();
+	static const char *const zones[] = {"za", "zb", "zb", "zb"};
+	bu_members(t, 4, zones);
+	t->m[0].flags = PL_MEMBER_DRAINING;
+	uint32_t a = tl_stream(t, "a"), x = tl_stream(t, "x");
+	tl_shard(t, "a/0", a, 1, 2, 1u, 0u); /* b0's replica: no member keeps zone za */
+	tl_shard(t, "x/0", x, 1, 2, 1u, 2u);
+	tl_shard(t, "x/1", x, 2, 2, 2u, 1u);
+	tl_shard(t, "x/2", x, 3, 2, 3u, 1u); /* replicas of x: 3/2/1 on b1/b2/b3 */
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	pl_plan_info info;
+	uint32_t n;
+	pl_action *d = bu_dry(t, &cfg, &n, &info, NULL);
+	bu_print(t, d, n);
+	ck_assert_uint_eq(info.status, PL_STATUS_DRAIN_STALLED);
+	ck_assert_uint_eq(bu_count_kind(d, n, PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_STREAM_SKEW), 1);
+	ck_assert_uint_le(bu_rspread(t, v, x), 1);
+	free(d);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(drain_stalls_bad_input_writes_nothing)
 {
 	tl *t = tl_new();
@@ -403,6 +429,7 @@ Suite *broker_replica_suite(void)
 	tcase_add_test(c, a_draining_member_hands_off_every_replica_and_ends_empty);
 	tcase_add_test(c, a_drain_that_cannot_finish_says_which_shard_and_moves_nothing);
 	tcase_add_test(c, drain_stalls_bad_input_writes_nothing);
+	tcase_add_test(c, a_stalled_drain_holds_nothing_up);
 	tcase_add_test(c, a_paused_policy_starts_no_replica_move_and_limits_hold);
 	suite_add_tcase(s, c);
 	c = tcase_create("zones and balance");
