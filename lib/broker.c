@@ -1,6 +1,7 @@
 /*
  * broker.c - the broker policy's entry points: configuration, argument
- * checks, one tick (pl_broker_plan) and the dry run.
+ * checks, one tick (pl_broker_plan), the dry run and the drain stall
+ * entries.
  *
  * How it works. A tick validates everything before it touches anything, so
  * an error writes nothing. It then makes a budget of moves: max_moves less
@@ -8,19 +9,25 @@
  * those moves are listed, at most PL_BROKER_MAX_MOVES of them, on the stack,
  * so the limits can be counted without allocating). The placing pass
  * (broker_place.c) walks the shards in key order and gives every shard with
- * no live leader one, and hands off what draining members lead; the
- * rebalancing passes (broker_balance.c) then start moves while the budget
- * lasts. Every action goes through pl__view_apply() as it is written, so each
- * later decision sees it. Last, the status says why nothing more was emitted.
+ * no live leader one, and hands off what draining members lead; the replica
+ * drains and zone repairs (broker_drain.c) follow; the rebalancing passes
+ * then start moves while the budget lasts, leaders first (broker_balance.c),
+ * replicas in a tick where nothing before them moved or waits
+ * (broker_replica.c). Every action goes through pl__view_apply() as it is
+ * written, so each later decision sees it. Last, the status says why
+ * nothing more was emitted.
  *
  * Why it terminates. A tick is a bounded walk: one pass over the shards, and
  * at most `budget` moves, each found by bounded scans. The dry run repeats
- * ticks, settling moves between them, until one emits nothing; it ends
+ * ticks, settling moves between them, until one emits nothing with no move
+ * in flight (a tick that emits nothing while the snapshot's own moves are in
+ * flight settles them and goes on, as the real loop would); it ends
  * because placing acts on each shard at most once (a shard that gets a live
  * leader needs none again) and every move lowers the potentials of
- * broker.h (each stream's, then the cluster's, none ever rising; a relay's
- * first hop keeps its scope's and the scope's next move lowers it), so only
- * finitely many moves exist. The output cap bounds it as well.
+ * broker.h (zones spanned, drains, each leader scope's, then each replica
+ * scope's, compared in that order, none ever rising; a relay's first hop
+ * keeps its scope's and the scope's next move lowers it), so only finitely
+ * many moves exist. The output cap bounds it as well.
  */
 #include "broker_int.h"
 
@@ -28,88 +35,6 @@ int pl_broker_config_init(pl_broker_config *cfg)
 {
 	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
 	return pl__init_from(cfg, &def, sizeof def);
-}
-
-/* ---- shared helpers ------------------------------------------------------- */
-
-int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
-{
-	const pl__shard_state *st = &v->st[k];
-	if (pl__holds(st, to))
-		return 1;
-	/* With Z = the zones of the other replicas: before spans |Z| plus one
-	 * when from's zone is not in Z, after |Z| plus one when to's is not. */
-	int from_in = 0, to_in = 0;
-	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t r = st->rep[j];
-		if (r == from)
-			continue;
-		from_in |= v->m_zone[r] == v->m_zone[from];
-		to_in |= v->m_zone[r] == v->m_zone[to];
-	}
-	return from_in || !to_in;
-}
-
-uint32_t pl__bk_in(const pl__bk *b, uint32_t m)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < b->n_flight; i++)
-		n += b->fl_to[i] == m;
-	return n;
-}
-
-uint32_t pl__bk_out(const pl__bk *b, uint32_t m)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < b->n_flight; i++)
-		n += b->fl_from[i] == m;
-	return n;
-}
-
-int pl__bk_in_ok(const pl__bk *b, uint32_t m)
-{
-	return b->cfg->max_moves_in == 0 || pl__bk_in(b, m) < b->cfg->max_moves_in;
-}
-
-int pl__bk_out_ok(const pl__bk *b, uint32_t m)
-{
-	return b->cfg->max_moves_out == 0 || pl__bk_out(b, m) < b->cfg->max_moves_out;
-}
-
-void pl__bk_wait_limit(pl__bk *b, uint32_t member)
-{
-	if (!b->want_limit)
-		b->limit_member = member;
-	b->want_limit = 1;
-}
-
-int pl__bk_emit(pl__bk *b, const pl_action *a)
-{
-	if (b->n >= b->cap) {
-		b->full = 1;
-		return 1;
-	}
-	int rc = pl__view_apply(b->v, a);
-	PL_ASSERT(rc == 0); /* every action is built from the view it applies to */
-	if (rc)
-		return rc;
-	b->out[b->n++] = *a;
-	return 0;
-}
-
-int pl__bk_emit_move(pl__bk *b, const pl_action *a)
-{
-	PL_ASSERT(b->budget > 0);
-	int rc = pl__bk_emit(b, a);
-	if (rc)
-		return rc;
-	b->budget--;
-	if (b->limits && b->n_flight < PL_BROKER_MAX_MOVES) {
-		b->fl_from[b->n_flight] = a->from;
-		b->fl_to[b->n_flight] = a->to;
-		b->n_flight++;
-	}
-	return 0;
 }
 
 /* ---- one tick ------------------------------------------------------------- */
@@ -134,6 +59,8 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 5, PL_NONE);
 	if (cfg->stream_balance > 1)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
+	if (cfg->replica_balance > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 7, PL_NONE);
 	if (v->n_elig == 0 && v->nk > 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	return 0;
@@ -146,7 +73,9 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 	b->cfg = cfg;
 	b->out = out;
 	b->cap = cap;
-	b->stalled_shard = b->limit_member = b->block_scope = PL_NONE;
+	b->stalled_shard = b->limit_member = b->block_scope = b->drain_shard = PL_NONE;
+	for (uint32_t m = 0; m < v->nm; m++)
+		b->rep_total += v->m_replicas[m];
 	b->budget = v->n_moving < cfg->max_moves ? cfg->max_moves - v->n_moving : 0;
 	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
@@ -160,11 +89,27 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 			const pl__shard_state *st = &v->st[k];
 			if (!st->moving)
 				continue;
-			uint32_t was = v->snap.shards[k].leader;
-			if (st->leader == was)
-				continue; /* a replica staged, no leader moved */
-			b->fl_from[b->n_flight] = was;
-			b->fl_to[b->n_flight] = st->leader;
+			const pl_shard *sh = &v->snap.shards[k];
+			uint32_t from = sh->leader, to = st->leader;
+			if (to == from) {
+				/* No leader moved: a replica copy, read off the
+				 * replica lists (to: new in the view; from: gone). */
+				to = from = PL_NONE;
+				for (uint32_t j = 0; j < st->nrep && to == PL_NONE; j++) {
+					uint32_t i = 0;
+					while (i < sh->replica_count && sh->replicas[i] != st->rep[j])
+						i++;
+					if (i == sh->replica_count)
+						to = st->rep[j];
+				}
+				for (uint32_t i = 0; i < sh->replica_count && from == PL_NONE; i++)
+					if (!pl__holds(st, sh->replicas[i]))
+						from = sh->replicas[i];
+				if (to == PL_NONE)
+					continue;
+			}
+			b->fl_from[b->n_flight] = from;
+			b->fl_to[b->n_flight] = to;
 			b->n_flight++;
 		}
 	}
@@ -179,6 +124,9 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	} else if (b->stalled) {
 		status = PL_STATUS_STALLED;
 		detail = b->stalled_shard;
+	} else if (b->drain_stalled) {
+		status = PL_STATUS_DRAIN_STALLED;
+		detail = b->drain_shard;
 	} else if (b->want_paused) {
 		status = PL_STATUS_PAUSED;
 		more = 1;
@@ -199,13 +147,20 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	pl__plan_info(info, b->n, more, status, detail, b->blocked);
 }
 
+/* One tick, in the order of placement/broker.h: placing and leader drains;
+ * replica drains; zone repair; leader balance; replica balance. The moves
+ * before balance note their own waits (paused, limits, in flight). */
 static void tick(pl__bk *b)
 {
 	pl__bk_place(b);
+	if (!b->full)
+		pl__bk_drain_replicas(b);
+	if (!b->full)
+		pl__bk_zone_repair(b);
 	if (b->full)
 		return;
 	if (b->cfg->paused || b->budget == 0) {
-		if (pl__bk_any_wanted(b)) {
+		if (pl__bk_any_wanted(b) || (!b->rep_hold && pl__bk_replicas_wanted(b))) {
 			if (b->cfg->paused)
 				b->want_paused = 1;
 			else
@@ -213,7 +168,15 @@ static void tick(pl__bk *b)
 		}
 		return;
 	}
-	pl__bk_balance(b);
+	int held = pl__bk_balance(b);
+	if (b->full || !b->cfg->replica_balance)
+		return;
+	if (held || b->rep_hold) {
+		if (pl__bk_replicas_wanted(b))
+			b->want_flight = 1; /* after the leaders, drains and repairs settle */
+		return;
+	}
+	pl__bk_rbalance(b);
 }
 
 int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
@@ -239,19 +202,66 @@ int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, u
 		return rc;
 	pl__bk b;
 	uint32_t n = 0, t = 0;
+	int settled = 0; /* the view was settled before this tick */
 	for (;;) {
 		start(&b, v, cfg, out ? out + n : NULL, cap - n);
 		tick(&b);
 		n += b.n;
 		if (b.n > 0)
 			t++;
-		if (b.n == 0 || b.full)
+		if (b.full)
+			break;
+		/* A tick that emits nothing ends the run, unless moves are in
+		 * flight (the snapshot's own): they settle, and the next tick
+		 * may start what waited on them. */
+		if (b.n == 0 && (settled || (v->n_moving == 0 && !b.want_flight)))
 			break;
 		pl_view_settle(v);
+		settled = 1;
 	}
 	b.n = n; /* the whole sequence, for finish() */
 	finish(&b, info);
 	if (ticks)
 		*ticks = t;
+	return (int)n;
+}
+
+int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap, uint32_t *total, pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	uint32_t n = 0, all = 0;
+	if (v->n_live > v->n_elig)
+		for (uint32_t r = 0; r < v->nk; r++) {
+			uint32_t k = v->k_order[r];
+			const pl__shard_state *st = &v->st[k];
+			/* Its replicas on draining members, in id order. */
+			uint32_t last = PL_NONE;
+			for (;;) {
+				uint32_t d = PL_NONE;
+				for (uint32_t j = 0; j < st->nrep; j++) {
+					uint32_t m = st->rep[j];
+					if (!pl__live(v, m) || pl__eligible(v, m))
+						continue;
+					if (last != PL_NONE && v->m_rank[m] <= v->m_rank[last])
+						continue;
+					if (d == PL_NONE || v->m_rank[m] < v->m_rank[d])
+						d = m;
+				}
+				if (d == PL_NONE)
+					break;
+				last = d;
+				uint32_t why = pl__bk_stall_reason(v, k, d);
+				if (!why)
+					continue;
+				if (n < cap)
+					out[n++] = (pl_broker_stall){k, d, why, 0};
+				all++;
+			}
+		}
+	if (total)
+		*total = all;
 	return (int)n;
 }

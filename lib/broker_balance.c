@@ -62,7 +62,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	l.max = PL_MAX_REPLICAS;
 	l.per_zone = 1;
 	pl__bk_dests(b, sc, &l, &w);
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
 		uint32_t k = v->by_stream[j], ka;
 		const pl__shard_state *st = &v->st[k];
@@ -161,7 +161,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			pl__bk_seen_limit(&w, a);
 			continue;
 		}
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0};
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 		for (uint32_t k = 0; k < v->nk; k++) {
 			const pl__shard_state *st = &v->st[k];
 			if (st->leader != a)
@@ -268,7 +268,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 			mark[x] |= PL__BK_MARK;
 	}
 	uint32_t a = PL_NONE, ka = 0;
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
 		a = next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)
@@ -338,17 +338,6 @@ static int cluster_move(pl__bk *b, const pl__scope *sc)
 
 /* ---- both passes ---------------------------------------------------------- */
 
-static void block(pl__bk *b, int rc, uint32_t scope_id)
-{
-	if (rc == PL__BK_BLOCK_CAPS)
-		b->block_caps++;
-	else
-		b->block_zones++;
-	if (b->block_caps + b->block_zones == 1)
-		b->block_scope = scope_id;
-	b->blocked++;
-}
-
 int pl__bk_any_wanted(const pl__bk *b)
 {
 	const pl_view *v = b->v;
@@ -395,7 +384,7 @@ static uint32_t next_streams(const pl__bk *b, uint64_t below, uint32_t *pick, ui
 	return n;
 }
 
-void pl__bk_balance(pl__bk *b)
+int pl__bk_balance(pl__bk *b)
 {
 	int held = 0; /* a stream moved or waits: the cluster pass waits too */
 	pl__scope sc;
@@ -411,7 +400,7 @@ void pl__bk_balance(pl__bk *b)
 				break;
 			if (b->budget == 0) {
 				pl__bk_wait_limit(b, PL_NONE);
-				return;
+				return 1;
 			}
 			if (!projected) {
 				pl__bk_project(b); /* only once a stream wants a move */
@@ -423,11 +412,11 @@ void pl__bk_balance(pl__bk *b)
 				continue;
 			}
 			if (rc == PL__BK_FULL)
-				return;
+				return 1;
 			if (rc == PL__BK_WAIT)
 				held = 1;
 			else if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-				block(b, rc, s);
+				pl__bk_block(b, rc, s);
 			break;
 		}
 		if (i + 1 == n && n == NEXT) {
@@ -441,21 +430,24 @@ void pl__bk_balance(pl__bk *b)
 		pl__bk_scope_cluster(b, &sc);
 		if (sc.over || sc.under)
 			b->want_flight = 1;
-		return;
+		return 1;
 	}
+	int moved = 0;
 	for (;;) {
 		pl__bk_scope_cluster(b, &sc);
 		if (!sc.over && !sc.under)
-			return;
+			return moved;
 		if (b->budget == 0) {
 			pl__bk_wait_limit(b, PL_NONE);
-			return;
+			return 1;
 		}
 		int rc = cluster_move(b, &sc);
-		if (rc == PL__BK_MOVED)
+		if (rc == PL__BK_MOVED) {
+			moved = 1;
 			continue;
+		}
 		if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-			block(b, rc, PL_NONE);
-		return;
+			pl__bk_block(b, rc, PL_NONE);
+		return moved || rc == PL__BK_FULL || rc == PL__BK_WAIT;
 	}
 }

@@ -1,7 +1,18 @@
 /*
- * broker_int.h - what the broker policy's sources share (broker.c,
- * broker_place.c, broker_scope.c, broker_balance.c). See placement/broker.h
- * for the rules.
+ * broker_int.h - what the broker policy's sources share. See
+ * placement/broker.h for the rules.
+ *
+ * The call graph goes one way, top to bottom; no source calls a layer above
+ * its own:
+ *  1. entry points (broker.c): configuration, argument checks, one tick, the
+ *     dry run, the drain stall entries;
+ *  2. passes: placing, failover and leader drains (broker_place.c), replica
+ *     drains and zone repair (broker_drain.c), leader balance
+ *     (broker_balance.c), replica balance (broker_replica.c);
+ *  3. scope: scopes, keys, ranking, destination lists, offers and the move
+ *     they choose (broker_scope.c); the tier function (broker_tier.c);
+ *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
+ *     writing actions.
  */
 #ifndef PLACEMENT_BROKER_INT_H
 #define PLACEMENT_BROKER_INT_H
@@ -27,6 +38,10 @@ typedef struct pl__bk {
 	uint32_t block_caps, block_zones; /* scopes whose wanted moves are blocked */
 	uint32_t block_scope;             /* the first blocked scope (stream or PL_NONE) */
 	uint32_t blocked;                 /* shards stalled + scopes blocked */
+	uint32_t drain_stalled, drain_shard; /* draining members' replicas with nowhere to go */
+	uint32_t rep_hold;                /* a replica drain or zone repair moved or waits */
+	uint32_t rep_total;               /* replicas in the view, on every member */
+	uint32_t lead_elig;               /* leaders on eligible members */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -36,18 +51,22 @@ typedef struct pl__bk {
 #define PL__BK_ALL 0u       /* every eligible member */
 #define PL__BK_FOLLOWERS 1u /* the shard's eligible replicas other than its leader */
 #define PL__BK_KEEP_ZONES 2u /* eligible members whose taking `from`'s place keeps the zone count */
+#define PL__BK_NEW_ZONE 3u   /* eligible members in a zone none of the shard's replicas is in */
+#define PL__BK_SET 0xfu      /* the set, of the bits above */
+#define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
 
 /* What the tier function chose, with the numbers that decided it. */
 typedef struct pl__pick {
 	uint32_t member;  /* PL_NONE when no candidate */
 	uint32_t tier;    /* 1..5 */
-	uint32_t count;   /* its leaders of the shard's stream */
-	uint32_t floor, ceiling; /* the stream's bounds for it (over the stream's shards) */
-	uint32_t total;   /* its leaders in total */
-	uint32_t share;   /* its cluster share (over all shards) */
+	uint32_t count;   /* its leaders (replicas) of the shard's stream */
+	uint32_t floor, ceiling; /* the stream's bounds for it (over the stream's shards, or replicas) */
+	uint32_t total;   /* its leaders (replicas) in total */
+	uint32_t share;   /* its cluster share (over all shards, or all replicas) */
+	uint32_t stream_total; /* what the stream's bounds were counted over */
 } pl__pick;
 
-/* ---- shared helpers (broker.c) ------------------------------------------ */
+/* ---- 4. shared helpers (broker_common.c) --------------------------------- */
 
 /* x_a / w_a compared with x_b / w_b: -1, 0 or 1. */
 static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64_t xb, uint32_t b)
@@ -75,17 +94,35 @@ int pl__bk_emit_move(pl__bk *b, const pl_action *a);
 /* Note why a wanted move waits. */
 void pl__bk_wait_limit(pl__bk *b, uint32_t member);
 
-/* ---- placing (broker_place.c) ------------------------------------------- */
+/* Does a move of one from a (count ca) to d (count cd), in a scope whose
+ * bounds are counted over `total`, keep a at or above its floor and d at or
+ * below its ceiling, and the scope's potential (distance to the bounds,
+ * then the sum of count^2/weight) from rising? */
+int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+/* The potential alone: does that move keep it from rising? */
+int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+
+/* Note a scope whose wanted moves are all blocked (rc: PL__BK_BLOCK_*). */
+void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id);
+
+/* Note a draining member's replica of shard k with nowhere to go. */
+void pl__bk_drain_stall(pl__bk *b, uint32_t k);
+
+/* ---- 3. the tier function (broker_tier.c) -------------------------------- */
 
 /* The tier choice for shard k among the candidate set `set` (PL__BK_*);
  * `from` is the member whose place is taken (KEEP_ZONES), `limit_in` skips
  * members at their max_moves_in. */
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p);
 
-/* The placing pass: new shards, failovers, drains, in key order. */
-void pl__bk_place(pl__bk *b);
+/* The tier choice among the members that keep the zone count when one of
+ * them has room; else among every eligible member when one of those has
+ * room; else (all at their caps) the zone keepers' tier 5 when there are
+ * any. No member passes its cap while a candidate of the widened set has
+ * room. */
+void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p);
 
-/* ---- scopes, ranking and offers (broker_scope.c) ------------------------ */
+/* ---- 3. scopes, ranking and offers (broker_scope.c) --------------------- */
 
 /* How a search of a scope ended. */
 #define PL__BK_MOVED 0
@@ -95,14 +132,16 @@ void pl__bk_place(pl__bk *b);
 #define PL__BK_BLOCK_ZONES 4
 #define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
 
-/* A scope: one stream's leaders (s = the stream) or all leaders (PL_NONE). */
+/* A scope: one stream's leaders (s = the stream) or all leaders (PL_NONE);
+ * with rep, the replicas held instead of the leaders. */
 typedef struct pl__scope {
 	uint32_t s;
+	uint32_t rep;      /* 1: replicas held, not leaders */
 	uint32_t L;        /* leaders counted on eligible members */
 	uint32_t fl, ce;   /* the bounds, when weights are equal */
 	int over, under;   /* some member over its ceiling, under its floor */
 	uint32_t hot;      /* how far its furthest member is over its ceiling */
-	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread */
+	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread, 3 even (replicas) */
 } pl__scope;
 
 /* A mark on a member, kept in the scratch's high bits beside the projection
@@ -125,13 +164,19 @@ typedef struct pl__seen {
 /* A candidate move, and the best so far. */
 typedef struct pl__best {
 	int have;
-	uint32_t k, a, d, ka, kd, follower;
+	uint32_t k, a, d, ka, kd;
+	uint32_t follower; /* leaders: 1 d holds a replica (no copy); replicas: 2 a follows,
+			    * 1 a leads and its leadership goes with it, 0 a's leadership
+			    * goes to the follower `via` first */
 	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
+	uint32_t via; /* replicas: see follower */
 } pl__best;
 
-/* Member m's leaders in the scope. */
+/* Member m's leaders (replicas) in the scope. */
 static inline uint32_t pl__bk_count(const pl_view *v, const pl__scope *sc, uint32_t m)
 {
+	if (sc->rep)
+		return sc->s == PL_NONE ? v->m_replicas[m] : pl__rcell_get(v, sc->s, m);
 	return sc->s == PL_NONE ? v->m_leaders[m] : pl__cell_get(v, sc->s, m);
 }
 
@@ -163,9 +208,20 @@ static inline void pl__bk_seen_limit(pl__seen *w, uint32_t m)
 /* Leaders of stream s on eligible members. */
 uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s);
 
-/* Fill a stream's scope, or the cluster's. */
+/* Replicas of stream s on eligible members; on every member. */
+uint32_t pl__bk_stream_replicas(const pl_view *v, uint32_t s);
+uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s);
+
+/* Fill a stream's scope, or the cluster's: of leaders, or of replicas. */
 void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc);
 void pl__bk_scope_cluster(const pl__bk *b, pl__scope *sc);
+void pl__bk_rscope_stream(const pl__bk *b, uint32_t s, pl__scope *sc);
+void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc);
+
+/* May the leadership of shard k go from a to d with a replica move: its
+ * stream's leaders (when stream_balance) and the leaders in total keep
+ * their bounds on both and their potentials (pl__bk_keeps())? */
+int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d);
 
 /* Is eligible member m a source (a destination) of the scope at its level?
  * *key says how far over (under) it is. */
@@ -185,23 +241,62 @@ int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint3
  * limits and caps in w. */
 void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w);
 
-/* Offer the move of shard k from a (key ka) to d (key kd; follower: d holds
- * a replica) to the best so far, x. */
-void pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
-		  uint32_t follower, uint32_t k);
+/* Offer the move of shard k from a (key ka) to d (key kd; follower: see
+ * pl__best) to the best so far, x: 1 when it is the best now. */
+int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
+		 uint32_t follower, uint32_t k);
 
-/* Write and apply the best move: PL__BK_MOVED, or PL__BK_FULL. */
+/* Write and apply the best move (MOVE_LEADER in a scope of leaders,
+ * MOVE_REPLICA in one of replicas): PL__BK_MOVED, or PL__BK_FULL. */
 int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
 
 /* What a search that found no move ends with (noting waits in b). */
 int pl__bk_outcome(pl__bk *b, const pl__seen *w);
 
-/* ---- rebalancing (broker_balance.c) -------------------------------------- */
+/* ---- 2. passes: placing (broker_place.c) --------------------------------- */
 
-/* The stream pass, then the cluster pass when no stream wants a move. */
-void pl__bk_balance(pl__bk *b);
+/* The placing pass: new shards, failovers, drains, in key order. */
+void pl__bk_place(pl__bk *b);
+
+/* ---- 2. passes: leader balance (broker_balance.c) ------------------------ */
+
+/* The stream pass, then the cluster pass when no stream wants a move.
+ * 1 when a leader moved or a wanted move waits (the replica passes wait
+ * for the next tick), else 0. */
+int pl__bk_balance(pl__bk *b);
 
 /* Does any scope want a move (used when no move may start, for the status)? */
 int pl__bk_any_wanted(const pl__bk *b);
+
+/* ---- 2. passes: replica drains and zone repair (broker_drain.c) -------- */
+
+/* Every replica a draining member holds as a follower moves (MOVE_REPLICA,
+ * STAGE_FIRST) to the tier choice counted on replicas among the members
+ * that keep the zone count, with room; else it stalls (DRAIN_STALLED). */
+void pl__bk_drain_replicas(pl__bk *b);
+
+/* Why member d's replica of shard k cannot be drained (PL_BROKER_STALL_*),
+ * or 0 when some eligible member may take it. */
+uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d);
+
+/* Shards spanning fewer zones than they could get a replica moved into a
+ * zone they do not span. */
+void pl__bk_zone_repair(pl__bk *b);
+
+/* Zones shard k's replicas span, and (when could is not NULL) how many
+ * they could span: min(replicas, zones of its replicas and of eligible
+ * members with room). room_zone: PL__BK_MARK set on m_scratch[z] for each
+ * zone z with an eligible member with room (pl__bk_room_zones()). */
+uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_t *could);
+/* Mark the zones with an eligible member with room; how many there are. */
+uint32_t pl__bk_room_zones(const pl_view *v);
+
+/* ---- 2. passes: replica balance (broker_replica.c) ----------------------- */
+
+/* The replica stream pass, then the replica cluster pass. */
+void pl__bk_rbalance(pl__bk *b);
+
+/* Does a replica scope want a move (for the status, when none may start)? */
+int pl__bk_replicas_wanted(const pl__bk *b);
 
 #endif /* PLACEMENT_BROKER_INT_H */

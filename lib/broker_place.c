@@ -1,16 +1,11 @@
 /*
- * broker_place.c - the tier function, and the pass that gives every shard a
- * live leader: new shards, failovers and drain hand-offs.
+ * broker_place.c - the pass that gives every shard a live leader: new
+ * shards, failovers and drain hand-offs. The tier function they choose with
+ * is in broker_tier.c.
  *
- * How it works. pl__bk_tier() rates every candidate of a set with the same
- * five tiers (placement/broker.h): under the stream floor, under the stream
- * ceiling (both preferring a member under the cluster share), under the
- * cluster share, with room under max_shards, least loaded. The best is the
- * lowest tier, then the preference, then the highest rendezvous draw (ties on
- * the smaller id, as pl__draw_gt() orders them). Placing, promoting and
- * draining differ only in the set handed in: every eligible member, the
- * shard's eligible followers, or the eligible members that keep the shard's
- * zone count.
+ * Placing, promoting and draining differ only in the candidate set handed to
+ * the tier function: every eligible member, the shard's eligible followers,
+ * or the eligible members that keep the shard's zone count.
  *
  * The pass walks the shards in key order and applies each choice at once, so
  * the tallies the next shard is rated on include it: that is what makes a new
@@ -21,106 +16,14 @@
  * skips the walk when no shard needs a leader.
  *
  * Caps. Tiers 1 to 4 need room, so no member passes its max_shards while any
- * candidate has room. A new shard or a failover with no candidate under its
+ * candidate has room; a set that keeps the zone count is widened to every
+ * eligible member when none of it has room (pl__bk_tier_widened()), in
+ * failover and drain alike. A new shard or a failover with no candidate under its
  * cap still gets a leader (tier 5, the least loaded): a shard without one
  * serves nothing. A drain hand-off is a move and never passes a cap; with
  * nowhere to go the shard is stalled.
  */
 #include "broker_int.h"
-
-typedef struct cand {
-	uint32_t m, tier, pref;
-	uint32_t count, floor, ceiling, total, share;
-	pl__draw d;
-} cand;
-
-static void rate(const pl__bk *b, uint32_t k, uint32_t m, cand *c)
-{
-	const pl_view *v = b->v;
-	uint32_t s = v->snap.shards[k].stream, cfloor;
-	int streams = s != PL_NONE && b->cfg->stream_balance;
-	c->m = m;
-	c->total = v->m_leaders[m];
-	pl__bounds(v, v->nk, m, &cfloor, &c->share);
-	c->count = c->floor = c->ceiling = 0;
-	if (s != PL_NONE) {
-		c->count = pl__cell_get(v, s, m);
-		pl__bounds(v, v->s_shards[s], m, &c->floor, &c->ceiling);
-	}
-	int under_share = c->total < c->share;
-	if (!pl__room(v, m, k))
-		c->tier = 5;
-	else if (streams && c->count < c->floor)
-		c->tier = 1;
-	else if (streams && c->count < c->ceiling)
-		c->tier = 2;
-	else if (under_share)
-		c->tier = 3;
-	else
-		c->tier = 4;
-	c->pref = c->tier <= 2 && under_share;
-	c->d = pl__view_draw(v, v->k_hash[k], m);
-}
-
-static int better(const pl_view *v, const cand *a, const cand *b)
-{
-	if (a->tier != b->tier)
-		return a->tier < b->tier;
-	if (a->pref != b->pref)
-		return a->pref > b->pref;
-	if (a->tier == 5) {
-		int c = pl__bk_cmp_w(v, a->total, a->m, b->total, b->m);
-		if (c)
-			return c < 0;
-		c = pl__bk_cmp_w(v, v->m_replicas[a->m], a->m, v->m_replicas[b->m], b->m);
-		if (c)
-			return c < 0;
-	}
-	return pl__draw_gt(a->d, b->d);
-}
-
-static void consider(const pl__bk *b, uint32_t k, uint32_t m, cand *best, int *have)
-{
-	cand c;
-	rate(b, k, m, &c);
-	if (!*have || better(b->v, &c, best)) {
-		*best = c;
-		*have = 1;
-	}
-}
-
-void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p)
-{
-	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
-	cand best;
-	int have = 0;
-	memset(&best, 0, sizeof best);
-	if (set == PL__BK_FOLLOWERS) {
-		for (uint32_t j = 0; j < st->nrep; j++) {
-			uint32_t m = st->rep[j];
-			if (m == st->leader || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
-				continue;
-			consider(b, k, m, &best, &have);
-		}
-	} else {
-		for (uint32_t e = 0; e < v->n_elig; e++) {
-			uint32_t m = v->elig[e];
-			if (m == from || (limit_in && !pl__bk_in_ok(b, m)))
-				continue;
-			if (set == PL__BK_KEEP_ZONES && !pl__bk_zones_ok(v, k, from, m))
-				continue;
-			consider(b, k, m, &best, &have);
-		}
-	}
-	p->member = have ? best.m : PL_NONE;
-	p->tier = best.tier;
-	p->count = best.count;
-	p->floor = best.floor;
-	p->ceiling = best.ceiling;
-	p->total = best.total;
-	p->share = best.share;
-}
 
 /* An action placing (or moving) k's leader on p->member, with its numbers. */
 static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from, const pl__pick *p)
@@ -222,9 +125,7 @@ static void failover(pl__bk *b, uint32_t k)
 		return;
 	}
 	if (from != PL_NONE) {
-		pl__bk_tier(b, k, PL__BK_KEEP_ZONES, from, 0, &p);
-		if (p.member == PL_NONE)
-			pl__bk_tier(b, k, PL__BK_ALL, from, 0, &p);
+		pl__bk_tier_widened(b, k, from, 0, &p);
 		pl_action a = placed(b, PL_ACTION_MOVE_LEADER, PL_REASON_FAILOVER, k, from, &p);
 		pl__bk_emit(b, &a);
 		return;
@@ -269,16 +170,13 @@ static void drain(pl__bk *b, uint32_t k)
 		return;
 	}
 	pl__pick p;
-	uint32_t set = PL__BK_KEEP_ZONES;
-	pl__bk_tier(b, k, set, from, 0, &p);
-	if (p.member == PL_NONE)
-		set = PL__BK_ALL;
-	uint32_t first = p.member;
+	pl__bk_tier_widened(b, k, from, 0, &p);
+	uint32_t first = p.member != PL_NONE && p.tier < 5 ? p.member : PL_NONE;
 	if (b->limits)
-		pl__bk_tier(b, k, set, from, 1, &p);
+		pl__bk_tier_widened(b, k, from, 1, &p);
 	if (p.member == PL_NONE || p.tier == 5) {
-		if (p.member == PL_NONE && first != PL_NONE)
-			pl__bk_wait_limit(b, first);
+		if (first != PL_NONE)
+			pl__bk_wait_limit(b, first); /* the member with room is at its limit */
 		else
 			stall(b, k); /* every candidate is at its cap */
 		return;

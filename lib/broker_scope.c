@@ -27,31 +27,61 @@ static void set_equal_bounds(const pl_view *v, pl__scope *sc)
 		pl__bounds(v, sc->L, v->elig[0], &sc->fl, &sc->ce);
 }
 
-uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s)
+/* Sum of a stream's cells (leaders, or with rep replicas): on eligible
+ * members only when elig. */
+static uint32_t cells_sum(const pl_view *v, uint32_t s, int rep, int elig)
 {
-	const pl__cell *c = v->cells + v->s_cell_first[s];
-	uint32_t L = 0;
-	for (uint32_t i = 0; i < v->s_cell_count[s]; i++)
-		if (pl__eligible(v, c[i].member))
+	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
+	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], L = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!elig || pl__eligible(v, c[i].member))
 			L += c[i].leaders;
 	return L;
 }
 
-void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
+uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s)
+{
+	return cells_sum(v, s, 0, 1);
+}
+
+uint32_t pl__bk_stream_replicas(const pl_view *v, uint32_t s)
+{
+	return cells_sum(v, s, 1, 1);
+}
+
+uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s)
+{
+	return cells_sum(v, s, 1, 0);
+}
+
+static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	const pl__cell *c = v->cells + v->s_cell_first[s];
-	uint32_t n = v->s_cell_count[s], ne = 0;
+	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
+	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], ne = 0;
+	uint32_t cmax = 0, cmin = UINT32_MAX;
+	int all = v->n_elig == v->nm; /* no cell needs the eligibility test */
 	sc->s = s;
+	sc->rep = rep;
 	sc->L = 0;
 	sc->over = sc->under = sc->level = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (pl__eligible(v, c[i].member)) {
-			sc->L += c[i].leaders;
+		if (all || pl__eligible(v, c[i].member)) {
+			uint32_t x = c[i].leaders;
+			sc->L += x;
 			ne++;
+			cmax = x > cmax ? x : cmax;
+			cmin = x < cmin ? x : cmin;
 		}
 	set_equal_bounds(v, sc);
 	sc->hot = 0;
+	if (!v->weighted) {
+		/* One bound for every member: the extremes say it all. */
+		sc->over = ne > 0 && cmax > sc->ce;
+		sc->hot = sc->over ? cmax - sc->ce : 0;
+		sc->under = (ne > 0 && cmin < sc->fl) || (ne < v->n_elig && sc->fl > 0);
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = c[i].member, fl, ce;
 		if (!pl__eligible(v, m))
@@ -64,37 +94,65 @@ void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
 	}
 	if (sc->under || ne == v->n_elig)
 		return;
-	/* Some eligible member leads none of the stream: under when its floor
+	/* Some eligible member holds none of the stream: under when its floor
 	 * is above zero. */
-	if (!v->weighted) {
-		sc->under = sc->fl > 0;
-		return;
-	}
 	if ((uint64_t)sc->L * b->w_max < v->weight_elig)
 		return; /* every floor is zero */
 	for (uint32_t e = 0; e < v->n_elig && !sc->under; e++) {
 		uint32_t m = v->elig[e], fl, ce;
 		pl__bk_bounds(v, sc, m, &fl, &ce);
-		sc->under = fl > 0 && pl__cell_get(v, s, m) == 0;
+		sc->under = fl > 0 && pl__bk_count(v, sc, m) == 0;
+	}
+}
+
+void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	scope_stream(b, s, 0, sc);
+}
+
+void pl__bk_rscope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	scope_stream(b, s, 1, sc);
+}
+
+static void scope_cluster(const pl__bk *b, uint32_t rep, pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	const uint32_t *cnt = rep ? v->m_replicas : v->m_leaders;
+	sc->s = PL_NONE;
+	sc->rep = rep;
+	sc->L = 0;
+	sc->hot = 0;
+	sc->over = sc->under = sc->level = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		sc->L += cnt[v->elig[e]];
+	set_equal_bounds(v, sc);
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], fl, ce;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		sc->over |= cnt[m] > ce;
+		sc->under |= cnt[m] < fl;
 	}
 }
 
 void pl__bk_scope_cluster(const pl__bk *b, pl__scope *sc)
 {
+	scope_cluster(b, 0, sc);
+}
+
+void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc)
+{
+	scope_cluster(b, 1, sc);
+}
+
+int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
+{
 	const pl_view *v = b->v;
-	sc->s = PL_NONE;
-	sc->L = 0;
-	sc->hot = 0;
-	sc->over = sc->under = sc->level = 0;
-	for (uint32_t e = 0; e < v->n_elig; e++)
-		sc->L += v->m_leaders[v->elig[e]];
-	set_equal_bounds(v, sc);
-	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t m = v->elig[e], fl, ce;
-		pl__bk_bounds(v, sc, m, &fl, &ce);
-		sc->over |= v->m_leaders[m] > ce;
-		sc->under |= v->m_leaders[m] < fl;
-	}
+	uint32_t s = v->snap.shards[k].stream;
+	if (s != PL_NONE && b->cfg->stream_balance &&
+	    !pl__bk_keeps(v, pl__bk_stream_leaders(v, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d)))
+		return 0;
+	return pl__bk_keeps(v, b->lead_elig, a, v->m_leaders[a], d, v->m_leaders[d]);
 }
 
 /* ---- sources and destinations --------------------------------------------- */
@@ -110,6 +168,10 @@ int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_
 {
 	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
 	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 3) {
+		*key = c;
+		return c > 0;
+	}
 	if (sc->level == 1) {
 		*key = c > ce ? WIDE + (c - ce) : c > fl ? c - fl : 0;
 		return c > fl;
@@ -130,7 +192,7 @@ int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t 
 		*key = c < fl ? WIDE + (fl - c) : c < ce ? ce - c : 0;
 		return c < ce;
 	}
-	if (sc->level == 2) {
+	if (sc->level >= 2) {
 		*key = WIDE - (c < WIDE ? c : WIDE - 1);
 		return 1;
 	}
@@ -140,7 +202,9 @@ int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t 
 }
 
 /* May source a (key ka) hand a shard to destination d (key kd)? Always in
- * the first search. In the wide fallback when a is over its ceiling or d
+ * the first search. In the even fallback of the replica passes (level 3:
+ * any member to any member) when the move keeps the distance from rising
+ * and lowers the sum of count^2 / weight, as the spread fallback's. In the wide fallback when a is over its ceiling or d
  * under its floor: the move lowers the distance. In the spread fallback
  * (a is over its ceiling) when the move lowers the sum over members of
  * count^2 / weight, (2 c_a - 1) w_d > (2 c_d + 1) w_a: with equal weights,
@@ -152,6 +216,18 @@ int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t k
 	if (sc->level == 1)
 		return ka >= WIDE || kd >= WIDE;
 	uint64_t ca = pl__bk_count(v, sc, a), cd = pl__bk_count(v, sc, d);
+	if (sc->level == 3) {
+		/* The distance must not rise: a's and d's parts of it. */
+		uint32_t fa, ea, fd, ed;
+		pl__bk_bounds(v, sc, a, &fa, &ea);
+		pl__bk_bounds(v, sc, d, &fd, &ed);
+		int64_t before = (ca > ea ? (int64_t)(ca - ea) : ca < fa ? (int64_t)(fa - ca) : 0) +
+				 (cd > ed ? (int64_t)(cd - ed) : cd < fd ? (int64_t)(fd - cd) : 0);
+		int64_t after = (ca - 1 > ea ? (int64_t)(ca - 1 - ea) : ca - 1 < fa ? (int64_t)(fa - ca + 1) : 0) +
+				(cd + 1 > ed ? (int64_t)(cd + 1 - ed) : cd + 1 < fd ? (int64_t)(fd - cd - 1) : 0);
+		if (after > before)
+			return 0;
+	}
 	return (2 * ca - 1) * v->m_weight[d] > (2 * cd + 1) * v->m_weight[a];
 }
 
@@ -230,7 +306,9 @@ static void reproject(const pl__bk *b, const pl__scope *sc, uint32_t a, uint32_t
 static int tie(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t b)
 {
 	int c = 0;
-	if (sc->s != PL_NONE) {
+	if (sc->rep)
+		c = pl__bk_cmp_w(v, v->m_replicas[a], a, v->m_replicas[b], b);
+	else if (sc->s != PL_NONE) {
 		int64_t pa = v->m_scratch[a] & (PL__BK_MARK - 1), pb = v->m_scratch[b] & (PL__BK_MARK - 1);
 		c = pl__bk_cmp_w(v, (uint64_t)pa, a, (uint64_t)pb, b);
 	}
@@ -321,22 +399,22 @@ static int64_t gain(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
 
 /* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
  * before a copy, the larger rise in rendezvous draw, key order. */
-void pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
-		  uint32_t follower, uint32_t k)
+int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
+		 uint32_t follower, uint32_t k)
 {
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
 		if (a != x->a) {
 			if (!pl__bk_source_before(v, sc, ka, a, x->ka, x->a))
-				return;
+				return 0;
 		} else if (d != x->d) {
 			if (!pl__bk_dest_before(v, sc, kd, d, x->kd, x->d))
-				return;
+				return 0;
 		} else if (follower != x->follower) {
 			if (follower < x->follower)
-				return;
+				return 0;
 		} else if (g < x->gain || (g == x->gain && v->k_rank[k] > v->k_rank[x->k])) {
-			return;
+			return 0;
 		}
 	}
 	x->have = 1;
@@ -347,11 +425,46 @@ void pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a
 	x->follower = follower;
 	x->k = k;
 	x->gain = g;
+	x->via = PL_NONE;
+	return 1;
+}
+
+/* A replica move: the holder x->a's replica to x->d (x->follower: a does
+ * not lead the shard; else the leadership goes with it). */
+static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
+{
+	const pl_view *v = b->v;
+	pl_action a;
+	uint32_t reason = sc->s == PL_NONE ? PL_REASON_REPLICA_CLUSTER_SKEW : PL_REASON_REPLICA_STREAM_SKEW;
+	if (x->via != PL_NONE) {
+		/* The leadership goes to a follower first (no copy); the
+		 * replica, a follower's then, moves on a later tick. */
+		pl__action_init(&a, PL_ACTION_MOVE_LEADER, reason, x->k, v->snap.shards[x->k].stream, x->a, x->via);
+		a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
+		a.from_count = pl__bk_count(v, sc, x->a);
+		a.to_count = pl__bk_count(v, sc, x->d);
+		pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+		a.share = sc->s == PL_NONE ? a.ceiling : 0;
+		a.total = sc->L;
+		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
+	}
+	pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, x->k, v->snap.shards[x->k].stream, x->a, x->d);
+	a.flags = PL_ACTION_STAGE_FIRST | (x->follower == 2 ? 0 : PL_ACTION_CARRIES_LEADER);
+	a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
+	a.from_count = pl__bk_count(v, sc, x->a);
+	a.to_count = pl__bk_count(v, sc, x->d);
+	pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+	if (sc->s == PL_NONE)
+		a.share = a.ceiling;
+	a.total = sc->L;
+	return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
 }
 
 int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x)
 {
 	const pl_view *v = b->v;
+	if (sc->rep)
+		return emit_replica(b, sc, x);
 	pl_action a;
 	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
 			x->k, v->snap.shards[x->k].stream, x->a, x->d);

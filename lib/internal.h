@@ -183,6 +183,11 @@ struct pl_view {
 	uint32_t *s_cell_first; /* [ns + 1] offsets into cells */
 	uint32_t *s_cell_count; /* live cells of the stream */
 	pl__cell *cells;
+	/* Replica cells: (member, replicas of the stream it holds), the same
+	 * way, with room for min(PL_MAX_REPLICAS x its shards, members). */
+	uint32_t *s_rcell_first; /* [ns + 1] offsets into rcells */
+	uint32_t *s_rcell_count;
+	pl__cell *rcells;
 
 	/* shards */
 	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
@@ -273,6 +278,11 @@ uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pic
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+
+/* Replicas of stream s that member m holds (the cell's `leaders` field
+ * holds the count), and +1 or -1 to it. */
+uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m);
+void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 
 /* Floor and ceiling of `count` shared over eligible weight, for member m. */
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);

@@ -167,6 +167,42 @@ static void placement(out *o, const names *n)
 	}
 }
 
+/* The numbers of a broker replica drain: the tier that chose `to`, its
+ * replicas of the stream against the stream's replica bounds, and its
+ * replicas in total (in `load`) against its replica share. */
+static void replica_placement(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	put(o, ": tier %u, ", a->tier);
+	member(o, n, a->to);
+	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM_REPLICAS) {
+		put(o, " holds %u replicas of stream ", a->to_count);
+		stream(o, n);
+		if (a->tier == 1)
+			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
+		else if (a->tier == 2)
+			put(o, ", under its ceiling %u (floor %u),", a->ceiling, a->floor);
+		else
+			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
+		put(o, " and %llu in total", (unsigned long long)a->load);
+	} else {
+		put(o, " holds %llu replicas in total", (unsigned long long)a->load);
+	}
+	put(o, a->load < a->share ? ", under its replica share %u" : ", replica share %u", a->share);
+	if (a->tier == 4)
+		put(o, "; it has room under its max_shards");
+}
+
+/* The leadership that moves with a replica. */
+static void carry_note(out *o, const names *n)
+{
+	if (!(n->a->flags & PL_ACTION_CARRIES_LEADER))
+		return;
+	put(o, "; ");
+	member(o, n, n->a->from);
+	put(o, " leads it, and the leadership moves with it within the leaders' bounds");
+}
+
 /* A leader move to a member without a replica copies the shard first. */
 static void copy_note(out *o, const names *n)
 {
@@ -248,6 +284,76 @@ static void explain(out *o, const names *n)
 			put(o, " is at its share and hands one on next (a relay)");
 		}
 		copy_note(o, n);
+		return;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_DRAIN:
+		shard_from_to(o, n, "move replica of ", " (draining) to ");
+		put(o, ", staging a copy first");
+		replica_placement(o, n);
+		put(o, "; the shard keeps its zones");
+		return;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_ZONE_REPAIR:
+		shard_from_to(o, n, "move replica of ", " to ");
+		put(o, ", staging a copy first: its replicas span %u %s and could span %u; ", a->from_count,
+		    plural(a->from_count, "zone", "zones"), a->total);
+		member(o, n, a->to);
+		put(o, " is in zone ");
+		put_bytes(o, n->s->members[a->to].zone);
+		put(o, ", which none of them is in, and ");
+		member(o, n, a->from);
+		put(o, " shares its zone with another replica; ");
+		member(o, n, a->to);
+		put(o, " holds %llu replicas, replica share %u", (unsigned long long)a->load, a->share);
+		return;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_STREAM_SKEW:
+		shard_from_to(o, n, "move replica of ", " to ");
+		put(o, ", staging a copy first: stream ");
+		if (a->stream != PL_NONE)
+			stream(o, n);
+		put(o, " holds %u replicas on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		carry_note(o, n);
+		return;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
+		shard_from_to(o, n, "move replica of ", " to ");
+		put(o, ", staging a copy first: cluster holds %u replicas on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", share %u", a->share);
+		if (a->stream != PL_NONE) {
+			put(o, "; stream ");
+			stream(o, n);
+			put(o, " is no less even after it");
+		}
+		if (a->share && a->to_count >= a->share) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " is at its share and hands one on next (a relay)");
+		}
+		carry_note(o, n);
+		return;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
+		shard_from_to(o, n, "hand leader of ", " to its follower ");
+		put(o, " first, so that the replica on ");
+		member(o, n, a->from);
+		put(o, " can move next: ");
+		if (a->reason == PL_REASON_REPLICA_STREAM_SKEW) {
+			put(o, "stream ");
+			if (a->stream != PL_NONE)
+				stream(o, n);
+			put(o, " holds %u replicas on ", a->from_count);
+			member(o, n, a->from);
+			put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		} else {
+			put(o, "cluster holds %u replicas on ", a->from_count);
+			member(o, n, a->from);
+			put(o, ", share %u", a->share);
+		}
+		put(o, "; the leadership could not go with the replica within the leaders' bounds");
 		return;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_NEWEST_PEER:
 		shard_from_to(o, n, "hand primary of ", " to its newest peer ");

@@ -4,7 +4,7 @@
  * How it works. Every policy, and pl_view_apply() for the caller, changes a
  * view through pl__view_apply(): it checks the action against the shard's
  * state, then updates the state and every tally the change touches (leaders
- * and replicas in total, the stream's leader cells, the fleet's owned and
+ * and replicas in total, the stream's leader and replica cells, the fleet's owned and
  * lag-held counts when they are computed), so a later decision in the same
  * call sees it.
  * Moves stay "in flight" (the shard is not moved again) until
@@ -18,10 +18,10 @@
  */
 #include "internal.h"
 
-static uint32_t cell_pos(const pl_view *v, uint32_t s, uint32_t m, int *found)
+/* Where member m's cell is (or goes) among the n cells at c, sorted by member. */
+static uint32_t cell_pos(const pl__cell *c, uint32_t n, uint32_t m, int *found)
 {
-	const pl__cell *c = v->cells + v->s_cell_first[s];
-	uint32_t lo = 0, hi = v->s_cell_count[s];
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (c[mid].member < m)
@@ -29,42 +29,64 @@ static uint32_t cell_pos(const pl_view *v, uint32_t s, uint32_t m, int *found)
 		else
 			hi = mid;
 	}
-	*found = lo < v->s_cell_count[s] && c[lo].member == m;
+	*found = lo < n && c[lo].member == m;
 	return lo;
 }
 
-uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
+static uint32_t cell_get(const pl__cell *c, uint32_t n, uint32_t m)
 {
 	int found;
-	uint32_t p = cell_pos(v, s, m, &found);
-	return found ? v->cells[v->s_cell_first[s] + p].leaders : 0;
+	uint32_t p = cell_pos(c, n, m, &found);
+	return found ? c[p].leaders : 0;
 }
 
-void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
+/* +1 or -1 to member m's count among the *n cells at c (room cells). */
+static void cell_add(pl__cell *c, uint32_t *n, uint32_t room, uint32_t m, int delta)
 {
 	int found;
-	uint32_t p = cell_pos(v, s, m, &found);
-	pl__cell *c = v->cells + v->s_cell_first[s];
-	uint32_t n = v->s_cell_count[s];
+	uint32_t p = cell_pos(c, *n, m, &found);
 	if (delta > 0) {
 		if (found) {
 			c[p].leaders++;
 			return;
 		}
-		PL_ASSERT(v->s_cell_first[s] + n < v->s_cell_first[s + 1]);
-		memmove(c + p + 1, c + p, (size_t)(n - p) * sizeof *c);
+		PL_ASSERT(*n < room);
+		(void)room;
+		memmove(c + p + 1, c + p, (size_t)(*n - p) * sizeof *c);
 		c[p].member = m;
 		c[p].leaders = 1;
-		v->s_cell_count[s] = n + 1;
+		(*n)++;
 		return;
 	}
 	PL_ASSERT(found && c[p].leaders > 0);
 	if (!found)
 		return;
 	if (--c[p].leaders == 0) {
-		memmove(c + p, c + p + 1, (size_t)(n - p - 1) * sizeof *c);
-		v->s_cell_count[s] = n - 1;
+		memmove(c + p, c + p + 1, (size_t)(*n - p - 1) * sizeof *c);
+		(*n)--;
 	}
+}
+
+uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
+{
+	return cell_get(v->cells + v->s_cell_first[s], v->s_cell_count[s], m);
+}
+
+void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
+{
+	cell_add(v->cells + v->s_cell_first[s], &v->s_cell_count[s], v->s_cell_first[s + 1] - v->s_cell_first[s], m,
+		 delta);
+}
+
+uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m)
+{
+	return cell_get(v->rcells + v->s_rcell_first[s], v->s_rcell_count[s], m);
+}
+
+void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
+{
+	cell_add(v->rcells + v->s_rcell_first[s], &v->s_rcell_count[s],
+		 v->s_rcell_first[s + 1] - v->s_rcell_first[s], m, delta);
 }
 
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil)
@@ -135,6 +157,23 @@ static void set_leader(pl_view *v, uint32_t k, uint32_t to)
 	}
 }
 
+/* Shard k's replica moves from `from` to `to` (either may be PL_NONE: a
+ * replica added or dropped): the totals and the stream's replica cells. */
+static void replica_moved(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
+{
+	uint32_t s = v->snap.shards[k].stream;
+	if (from != PL_NONE) {
+		v->m_replicas[from]--;
+		if (s != PL_NONE)
+			pl__rcell_add(v, s, from, -1);
+	}
+	if (to != PL_NONE) {
+		v->m_replicas[to]++;
+		if (s != PL_NONE)
+			pl__rcell_add(v, s, to, +1);
+	}
+}
+
 static void set_moving(pl_view *v, pl__shard_state *st)
 {
 	if (!st->moving) {
@@ -190,8 +229,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 			int j = pl__rep_index(st, a->from);
 			PL_ASSERT(j >= 0); /* a leader is always among the replicas */
 			st->rep[j] = a->to;
-			v->m_replicas[a->from]--;
-			v->m_replicas[a->to]++;
+			replica_moved(v, k, a->from, a->to);
 		}
 		set_leader(v, k, a->to);
 		set_moving(v, st);
@@ -199,14 +237,13 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	}
 	case PL_ACTION_ADD_REPLICA:
 		st->rep[st->nrep++] = a->to;
-		v->m_replicas[a->to]++;
+		replica_moved(v, k, PL_NONE, a->to);
 		set_moving(v, st);
 		break;
 	case PL_ACTION_MOVE_REPLICA: {
 		int j = pl__rep_index(st, a->from);
 		st->rep[j] = a->to;
-		v->m_replicas[a->from]--;
-		v->m_replicas[a->to]++;
+		replica_moved(v, k, a->from, a->to);
 		if (st->leader == a->from)
 			set_leader(v, k, a->to);
 		set_moving(v, st);

@@ -9,7 +9,9 @@
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
  * stream ranks; shard hashes and states, with in-flight moves applied as if
  * finished; the shards of each stream in key order (a counting sort over the
- * key order, so linear); and the per-stream leader cells.
+ * key order, so linear); the per-stream leader cells; and the per-stream
+ * replica cells (the same, with room for min(PL_MAX_REPLICAS x shards,
+ * members) per stream).
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only
@@ -24,6 +26,14 @@
 static uint32_t clampc(uint32_t n, uint32_t lim)
 {
 	return n > lim ? lim : n;
+}
+
+/* Room for the replica cells: min(PL_MAX_REPLICAS x shards, members) per
+ * stream, so at most the smaller of the two sums. */
+static uint64_t rcell_room(uint32_t nm, uint32_t ns, uint32_t nk)
+{
+	uint64_t a = (uint64_t)PL_MAX_REPLICAS * nk, b = (uint64_t)ns * nm;
+	return a < b ? a : b;
 }
 
 /* Lay the view out after `base` (or just measure it when v is NULL). */
@@ -60,6 +70,9 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(cells, pl__cell, nk);
+	TAKE(s_rcell_first, uint32_t, (size_t)ns + 1);
+	TAKE(s_rcell_count, uint32_t, ns);
+	TAKE(rcells, pl__cell, rcell_room(nm, ns, nk));
 	/* The shard states share their room with the sort scratch of init. */
 	uint32_t mx = nm;
 	mx = ns > mx ? ns : mx;
@@ -200,6 +213,84 @@ static void init_cells(pl_view *v, uint64_t *scratch)
 	v->s_cell_first[v->ns] = sum;
 }
 
+/* Sort n cells by member (a heap sort: no allocation, no recursion). */
+static void sift(pl__cell *c, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, big = i;
+		if (l < n && c[l].member > c[big].member)
+			big = l;
+		if (l + 1 < n && c[l + 1].member > c[big].member)
+			big = l + 1;
+		if (big == i)
+			return;
+		pl__cell t = c[i];
+		c[i] = c[big];
+		c[big] = t;
+		i = big;
+	}
+}
+
+static void sort_cells(pl__cell *c, uint32_t n)
+{
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift(c, i, n);
+	for (uint32_t e = n; e-- > 1;) {
+		pl__cell t = c[0];
+		c[0] = c[e];
+		c[e] = t;
+		sift(c, 0, e);
+	}
+}
+
+/* Replica cells, from the shard states (in-flight moves already counted):
+ * stream by stream, the members met are listed in the stream's cells and
+ * counted in m_scratch (zeroed as they are read back), then put in member
+ * order: a heap sort of the few met, or a scan of every member when the
+ * stream meets many (more than one in eight), so O(d log d) or O(members)
+ * per stream, whichever is less. */
+static void init_rcells(pl_view *v)
+{
+	int64_t *acc = v->m_scratch;
+	for (uint32_t m = 0; m < v->nm; m++)
+		acc[m] = 0;
+	uint32_t sum = 0;
+	for (uint32_t s = 0; s < v->ns; s++) {
+		uint64_t room = (uint64_t)PL_MAX_REPLICAS * v->s_shards[s];
+		pl__cell *c = v->rcells + sum;
+		uint32_t d = 0;
+		v->s_rcell_first[s] = sum;
+		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
+#if defined(__GNUC__)
+			if (j + 16 < v->nk)
+				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
+#endif
+			const pl__shard_state *st = &v->st[v->by_stream[j]];
+			for (uint32_t r = 0; r < st->nrep; r++)
+				if (acc[st->rep[r]]++ == 0)
+					c[d++].member = st->rep[r];
+		}
+		if ((uint64_t)d * 8 > v->nm) {
+			/* Many members met: read them back in member order. */
+			uint32_t met = d;
+			d = 0;
+			for (uint32_t m = 0; d < met; m++) {
+				c[d].member = m; /* kept when m was met: no branch */
+				d += acc[m] != 0;
+			}
+		} else {
+			sort_cells(c, d);
+		}
+		for (uint32_t i = 0; i < d; i++) {
+			c[i].leaders = (uint32_t)acc[c[i].member];
+			acc[c[i].member] = 0;
+		}
+		v->s_rcell_count[s] = d;
+		sum += (uint32_t)(room < v->nm ? room : v->nm);
+	}
+	v->s_rcell_first[v->ns] = sum;
+}
+
 /* Shard hashes, states and totals, in index order (sequential reads); the
  * ranks from the key order. */
 static void init_shards(pl_view *v, const uint64_t *k_hash)
@@ -314,6 +405,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	}
 	init_cells(v, scratch);
 	init_shards(v, r.hashes ? old->k_hash : NULL);
+	init_rcells(v); /* after every replica the view counts is in the states */
 	v->homes_ready = 0;
 	v->reused = r.shards ? PL__REUSED_ORDERS : 0;
 	if (pl__reuse_homes(v, &r))
@@ -466,12 +558,7 @@ int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_
 	if (member >= v->nm)
 		return PL_E_MEMBER_RANGE;
 	t->leaders = pl__cell_get(v, stream, member);
-	t->replicas = 0;
-	for (uint32_t j = v->s_first[stream]; j < v->s_first[stream + 1]; j++) {
-		const pl__shard_state *st = &v->st[v->by_stream[j]];
-		for (uint32_t r = 0; r < st->nrep; r++)
-			t->replicas += st->rep[r] == member;
-	}
+	t->replicas = pl__rcell_get(v, stream, member);
 	t->shards = v->s_shards[stream];
 	pl__bounds(v, t->shards, member, &t->floor, &t->ceiling);
 	return 0;

@@ -22,9 +22,11 @@ typedef struct mirror {
 	uint32_t *lead; /* [k] */
 	uint32_t *moving;  /* [k]: moved since the last settle */
 	uint32_t *moved;   /* [k]: leader moves over the whole run */
+	uint32_t *touched; /* [k]: moves of any kind (leader or replica) over the run */
 	uint32_t *zone;    /* [m]: zone id (equal bytes share one) */
 	uint64_t W;        /* eligible weight */
 	uint8_t *relayed;  /* [s], [ns] for the cluster: the scope's last move was a relay */
+	uint8_t rrelayed;  /* the replica cluster scope's last move was a relay */
 	uint32_t relays;
 } mirror;
 
@@ -52,6 +54,7 @@ static inline void mr_init(mirror *x, const tl *t)
 	x->lead = calloc(x->nk + 1, sizeof *x->lead);
 	x->moving = calloc(x->nk + 1, sizeof *x->moving);
 	x->moved = calloc(x->nk + 1, sizeof *x->moved);
+	x->touched = calloc(x->nk + 1, sizeof *x->touched);
 	x->zone = calloc(x->nm + 1, sizeof *x->zone);
 	x->relayed = calloc(x->ns + 1, sizeof *x->relayed);
 	for (uint32_t m = 0; m < x->nm; m++) {
@@ -100,6 +103,7 @@ static inline void mr_free(mirror *x)
 	free(x->lead);
 	free(x->moving);
 	free(x->moved);
+	free(x->touched);
 	free(x->zone);
 	free(x->relayed);
 }
@@ -219,6 +223,48 @@ static inline void mr_set_leader(mirror *x, uint32_t k, uint32_t to)
 		x->cnt[s * x->nm + to]++;
 }
 
+/* Replicas of stream s (PL_NONE: all) that member m holds. */
+static inline uint32_t mr_rcount(const mirror *x, uint32_t s, uint32_t m)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < x->nk; k++)
+		if (s == PL_NONE || x->t->k[k].stream == s)
+			for (uint32_t j = 0; j < x->nrep[k]; j++)
+				n += x->rep[(size_t)k * PL_MAX_REPLICAS + j] == m;
+	return n;
+}
+
+/* A replica scope's potential: distance to its bounds, sum of count^2/weight. */
+static inline void mr_rpot(const mirror *x, uint32_t s, uint64_t *dist, double *wsq)
+{
+	uint32_t c[64], R = 0;
+	for (uint32_t m = 0; m < x->nm && m < 64; m++) {
+		c[m] = mr_elig(x, m) ? mr_rcount(x, s, m) : 0;
+		R += c[m];
+	}
+	*dist = 0;
+	*wsq = 0;
+	for (uint32_t m = 0; m < x->nm && m < 64; m++) {
+		if (!mr_elig(x, m))
+			continue;
+		uint32_t fl, ce;
+		mr_bounds(x, R, m, &fl, &ce);
+		*dist += c[m] > ce ? c[m] - ce : c[m] < fl ? fl - c[m] : 0;
+		*wsq += (double)c[m] * c[m] / mr_w(x, m);
+	}
+}
+
+/* (d1, q1) below (d0, q0)? no higher? */
+static inline int mr_pot_lt(uint64_t d1, double q1, uint64_t d0, double q0)
+{
+	return d1 < d0 || (d1 == d0 && q1 < q0 - 1e-9);
+}
+
+static inline int mr_pot_le(uint64_t d1, double q1, uint64_t d0, double q0)
+{
+	return d1 < d0 || (d1 == d0 && q1 < q0 + 1e-9);
+}
+
 /* What one run saw. */
 typedef struct run {
 	uint64_t seed;
@@ -226,10 +272,87 @@ typedef struct run {
 	uint32_t drains;
 	uint32_t ticks;
 	uint32_t twice;       /* shards whose leader moved more than once */
+	uint32_t twice_any;   /* shards moved more than once, leader or replica */
 	uint32_t status;      /* of the last tick */
 	uint32_t relays;      /* cluster moves that were relays */
+	uint32_t rmoves;      /* replica moves (balance, drain, zone repair) */
+	uint32_t repairs;     /* of those, zone repairs */
 	int converged;
 } run;
+
+/* Apply a MOVE_REPLICA to the mirror, checking what the rules promise:
+ * zones never lowered (a repair raises them by one), caps, the leaders'
+ * potentials never raised, the replica scope's potential lowered. */
+static inline void mr_apply_replica(mirror *x, const pl_action *a, const pl_broker_config *cfg, uint64_t seed)
+{
+	uint32_t k = a->shard, s = x->t->k[k].stream;
+	unsigned long long sd = (unsigned long long)seed;
+	ck_assert_msg(mr_holds(x, k, a->from) && !mr_holds(x, k, a->to), "seed %llu: move-replica of %u", sd, k);
+	ck_assert_msg(!x->moving[k], "seed %llu: shard %u moved while moving", sd, k);
+	ck_assert_msg(mr_elig(x, a->to), "seed %llu: replica to an ineligible member", sd);
+	ck_assert_msg(a->flags & PL_ACTION_STAGE_FIRST, "seed %llu: a replica move copies", sd);
+	int carries = x->lead[k] == a->from;
+	ck_assert_msg(carries == !!(a->flags & PL_ACTION_CARRIES_LEADER), "seed %llu: carries-leader flag", sd);
+	ck_assert_msg(!carries || a->reason == PL_REASON_REPLICA_STREAM_SKEW ||
+			      a->reason == PL_REASON_REPLICA_CLUSTER_SKEW,
+		      "seed %llu: a drain or repair moved a leader's replica", sd);
+	if (a->reason == PL_REASON_REPLICA_DRAIN)
+		ck_assert_msg(!(x->t->m[a->from].flags & PL_MEMBER_DOWN) && !mr_elig(x, a->from),
+			      "seed %llu: replica drain from a member not draining", sd);
+	else
+		ck_assert_msg(mr_elig(x, a->from), "seed %llu: replica move from an ineligible member", sd);
+	uint32_t zones = mr_zones(x, k);
+	uint64_t ld0 = 0, ld1 = 0, lc0 = mr_dist(x, PL_NONE), rd0, rd1, sd0 = 0, sd1 = 0;
+	double lq0 = 0, lq1 = 0, lcq0 = mr_wsq(x, PL_NONE), rq0, rq1, sq0 = 0, sq1 = 0;
+	if (s != PL_NONE) {
+		ld0 = mr_dist(x, s);
+		lq0 = mr_wsq(x, s);
+		mr_rpot(x, s, &sd0, &sq0);
+	}
+	mr_rpot(x, PL_NONE, &rd0, &rq0);
+	uint32_t *r = x->rep + (size_t)k * PL_MAX_REPLICAS;
+	for (uint32_t j = 0; j < x->nrep[k]; j++)
+		if (r[j] == a->from)
+			r[j] = a->to;
+	if (carries)
+		mr_set_leader(x, k, a->to);
+	x->moving[k] = 1;
+	if (carries)
+		x->moved[k]++;
+	uint32_t cap = x->t->m[a->to].max_shards;
+	ck_assert_msg(cap == 0 || mr_replicas(x, a->to) <= cap, "seed %llu: %u past its cap %u", sd, a->to, cap);
+	ck_assert_msg(mr_zones(x, k) >= zones + (a->reason == PL_REASON_ZONE_REPAIR), "seed %llu: shard %u zones %u -> %u",
+		      sd, k, zones, mr_zones(x, k));
+	if (carries) {
+		if (s != PL_NONE && cfg->stream_balance) {
+			ld1 = mr_dist(x, s);
+			lq1 = mr_wsq(x, s);
+			ck_assert_msg(mr_pot_le(ld1, lq1, ld0, lq0), "seed %llu: a replica move raised stream %u's leaders",
+				      sd, s);
+		}
+		ck_assert_msg(mr_pot_le(mr_dist(x, PL_NONE), mr_wsq(x, PL_NONE), lc0, lcq0),
+			      "seed %llu: a replica move raised the leaders' totals", sd);
+	}
+	if (s != PL_NONE)
+		mr_rpot(x, s, &sd1, &sq1);
+	mr_rpot(x, PL_NONE, &rd1, &rq1);
+	if (a->reason == PL_REASON_REPLICA_STREAM_SKEW)
+		ck_assert_msg(s != PL_NONE && mr_pot_lt(sd1, sq1, sd0, sq0),
+			      "seed %llu: stream %u replicas distance %llu -> %llu", sd, s, (unsigned long long)sd0,
+			      (unsigned long long)sd1);
+	if (a->reason == PL_REASON_REPLICA_CLUSTER_SKEW) {
+		/* Lower, or a relay: as it was, and not after another relay. */
+		int lower = mr_pot_lt(rd1, rq1, rd0, rq0), relay = !lower && !x->rrelayed && rd1 == rd0 &&
+								      rq1 < rq0 + 1e-9;
+		x->rrelayed = (uint8_t)relay;
+		x->relays += relay;
+		ck_assert_msg(lower || relay, "seed %llu: replicas distance %llu -> %llu", sd, (unsigned long long)rd0,
+			      (unsigned long long)rd1);
+		if (s != PL_NONE && cfg->stream_balance)
+			ck_assert_msg(mr_pot_le(sd1, sq1, sd0, sq0), "seed %llu: a cluster move raised stream %u's replicas",
+				      sd, s);
+	}
+}
 
 /* Apply one action to the mirror, checking what the rules promise. */
 static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_config *cfg, uint64_t seed)
@@ -250,6 +373,9 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 		return;
 	case PL_ACTION_MOVE_LEADER:
 		break;
+	case PL_ACTION_MOVE_REPLICA:
+		mr_apply_replica(x, a, cfg, seed);
+		return;
 	default:
 		ck_abort_msg("seed %llu: unexpected action kind %u", (unsigned long long)seed, a->kind);
 	}
@@ -277,10 +403,19 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 	mr_set_leader(x, k, a->to);
 	x->moving[k] = 1;
 	x->moved[k]++;
-	if (a->reason == PL_REASON_FAILOVER)
-		return;
-	/* Every move of a live leader keeps caps and zones. */
 	uint32_t cap = x->t->m[a->to].max_shards;
+	if (a->reason == PL_REASON_FAILOVER) {
+		/* A failover passes a cap only when every eligible member is at
+		 * its cap (the widened set has no room). */
+		if (!held && cap && mr_replicas(x, a->to) > cap)
+			for (uint32_t m = 0; m < x->nm; m++)
+				ck_assert_msg(!mr_elig(x, m) || mr_holds(x, k, m) || !x->t->m[m].max_shards ||
+						      mr_replicas(x, m) >= x->t->m[m].max_shards,
+					      "seed %llu: failover of %u past the cap of %u while %u has room",
+					      (unsigned long long)seed, k, a->to, m);
+		return;
+	}
+	/* Every move of a live leader keeps caps and zones. */
 	ck_assert_msg(held || cap == 0 || mr_replicas(x, a->to) <= cap, "seed %llu: %u past its cap %u",
 		      (unsigned long long)seed, a->to, cap);
 	if (a->reason != PL_REASON_DRAIN)
@@ -317,6 +452,15 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 					      "seed %llu: cluster move raised stream %u squares",
 					      (unsigned long long)seed, s);
 		}
+	} else if (a->reason == PL_REASON_REPLICA_STREAM_SKEW || a->reason == PL_REASON_REPLICA_CLUSTER_SKEW) {
+		/* The leadership goes to a follower first, so that the old
+		 * leader's replica can move: no copy, no leader potential up. */
+		ck_assert_msg(held, "seed %llu: a replica pass's leader move copies", (unsigned long long)seed);
+		if (s != PL_NONE && cfg->stream_balance)
+			ck_assert_msg(mr_pot_le(mr_dist(x, s), mr_wsq(x, s), d_before, w_before),
+				      "seed %llu: a hand-off raised stream %u's leaders", (unsigned long long)seed, s);
+		ck_assert_msg(mr_pot_le(mr_dist(x, PL_NONE), mr_wsq(x, PL_NONE), dt_before, wt_before),
+			      "seed %llu: a hand-off raised the leaders' totals", (unsigned long long)seed);
 	} else {
 		ck_assert_msg(a->reason == PL_REASON_DRAIN, "seed %llu: reason %u", (unsigned long long)seed, a->reason);
 	}
@@ -368,13 +512,19 @@ static inline run mr_run(tl *t, const pl_broker_config *cfg, uint64_t seed, uint
 				       (unsigned long long)mr_dist(&x, PL_NONE));
 			}
 			mr_apply(&x, a, cfg, seed);
-			if (a->kind != PL_ACTION_MOVE_LEADER || a->reason == PL_REASON_FAILOVER)
+			if ((a->kind != PL_ACTION_MOVE_LEADER && a->kind != PL_ACTION_MOVE_REPLICA) ||
+			    a->reason == PL_REASON_FAILOVER)
 				continue;
 			ck_assert_msg(!cfg->paused, "seed %llu: a move while paused", (unsigned long long)seed);
+			x.touched[a->shard]++;
 			moves++;
 			in[a->to]++;
 			outc[a->from]++;
-			if (a->reason == PL_REASON_DRAIN)
+			if (a->kind == PL_ACTION_MOVE_REPLICA || a->reason == PL_REASON_REPLICA_STREAM_SKEW ||
+			    a->reason == PL_REASON_REPLICA_CLUSTER_SKEW) {
+				r.rmoves++;
+				r.repairs += a->reason == PL_REASON_ZONE_REPAIR;
+			} else if (a->reason == PL_REASON_DRAIN)
 				r.drains++;
 			else
 				r.moves++;
@@ -393,12 +543,19 @@ static inline run mr_run(tl *t, const pl_broker_config *cfg, uint64_t seed, uint
 	/* The view agrees with the mirror. */
 	for (uint32_t m = 0; m < t->nm; m++) {
 		ck_assert_msg(bu_total(v, m) == x.tot[m], "seed %llu: totals drifted", (unsigned long long)seed);
-		for (uint32_t s = 0; s < t->ns; s++)
+		for (uint32_t s = 0; s < t->ns; s++) {
 			ck_assert_msg(bu_lead(v, s, m) == x.cnt[s * x.nm + m], "seed %llu: stream drifted",
 				      (unsigned long long)seed);
+			ck_assert_msg(tl_stream_tally(v, s, m).replicas == mr_rcount(&x, s, m),
+				      "seed %llu: stream replicas drifted", (unsigned long long)seed);
+		}
+		ck_assert_msg(tl_member_tally(v, m).replicas == mr_replicas(&x, m), "seed %llu: replicas drifted",
+			      (unsigned long long)seed);
 	}
-	for (uint32_t k = 0; k < t->nk; k++)
+	for (uint32_t k = 0; k < t->nk; k++) {
 		r.twice += x.moved[k] > 1;
+		r.twice_any += x.touched[k] > 1;
+	}
 	r.relays = x.relays;
 	free(out);
 	free(in);

@@ -97,6 +97,20 @@ static inline uint32_t bu_spread(const tl *t, const pl_view *v, uint32_t s)
 	return lo == UINT32_MAX ? 0 : hi - lo;
 }
 
+/* Max minus min replicas of stream s (PL_NONE: in total) over eligible members. */
+static inline uint32_t bu_rspread(const tl *t, const pl_view *v, uint32_t s)
+{
+	uint32_t lo = UINT32_MAX, hi = 0;
+	for (uint32_t m = 0; m < t->nm; m++) {
+		if (!bu_eligible(t, m))
+			continue;
+		uint32_t c = s == PL_NONE ? tl_member_tally(v, m).replicas : tl_stream_tally(v, s, m).replicas;
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	return lo == UINT32_MAX ? 0 : hi - lo;
+}
+
 /* One pl_broker_plan() on t's view (built first when there is none) into
  * an array of BU_PLAN_CAP actions the suite owns (the next call reuses it);
  * the test fails on an error. */

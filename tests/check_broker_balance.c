@@ -140,7 +140,7 @@ static int replay(int kind)
 				pl_view_stream_tally(v, st, m, &y);
 			else
 				pl_view_member_tally(v, m, &y);
-			printf(" %u [%u,%u]", y.leaders, y.floor, y.ceiling);
+			printf(" %u [%u,%u] r%u", y.leaders, y.floor, y.ceiling, y.replicas);
 		}
 		printf("\n");
 	}
@@ -149,16 +149,40 @@ static int replay(int kind)
 	return 1;
 }
 
+#define RATIO_MAX 4096
+
 typedef struct ratio {
-	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, layouts;
-	uint64_t worst_seed, big_seed;
+	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, twice_any, layouts;
+	uint64_t worst_seed, big_seed, twice_seed; /* twice_seed: the first layout moving a leader twice */
+	uint32_t excess[RATIO_MAX]; /* per layout: moves above the bound, in tenths of a percent */
 } ratio;
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The 99th percentile of the layouts' excess over the bound, in percent. */
+static double ratio_p99(const ratio *q)
+{
+	uint32_t n = q->layouts < RATIO_MAX ? q->layouts : RATIO_MAX, e[RATIO_MAX];
+	if (n == 0)
+		return 0;
+	memcpy(e, q->excess, n * sizeof *e);
+	qsort(e, n, sizeof *e, cmp_u32);
+	return e[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 10.0;
+}
 
 static void ratio_add(ratio *q, uint64_t s, uint32_t moves, uint32_t lb, uint32_t twice)
 {
+	if (q->layouts < RATIO_MAX)
+		q->excess[q->layouts] = lb ? (uint32_t)(((uint64_t)(moves - lb) * 1000) / lb) : 0;
 	q->layouts++;
 	q->moves += moves;
 	q->bound += lb;
+	if (twice && !q->twice)
+		q->twice_seed = s;
 	q->twice += twice > 0;
 	if (q->worst_lb == 0)
 		q->worst_lb = q->big_lb = 1;
@@ -178,11 +202,12 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 {
 	printf("broker: %u %s layouts (seed %llu): %u moves, lower bound %u, ratio %.3f; worst %u/%u = %.3f "
 	       "(layout %llu); of those needing 10 or more, worst %u/%u = %.3f (layout %llu); "
-	       "%u moved some shard twice\n",
+	       "%u moved some shard's leader twice (first: layout %llu), %u some shard twice (leader or replica); "
+	       "moves above the bound at p99: %.1f%%\n",
 	       q->layouts, what, (unsigned long long)seed, q->moves, q->bound,
 	       q->bound ? (double)q->moves / q->bound : 1.0, q->worst_n, q->worst_lb, (double)q->worst_n / q->worst_lb,
 	       (unsigned long long)q->worst_seed, q->big_n, q->big_lb, (double)q->big_n / q->big_lb,
-	       (unsigned long long)q->big_seed, q->twice);
+	       (unsigned long long)q->big_seed, q->twice, (unsigned long long)q->twice_seed, q->twice_any, ratio_p99(q));
 }
 
 /* Equal weights, no caps, no zones: every layout converges to every stream
@@ -191,7 +216,7 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 static ratio converge(int kind, uint64_t seed, uint32_t iters)
 {
 	uint64_t rng = seed;
-	ratio q;
+	static ratio q; /* big: kept off the stack */
 	memset(&q, 0, sizeof q);
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t s = tl_rand(&rng);
@@ -208,7 +233,14 @@ static ratio converge(int kind, uint64_t seed, uint32_t iters)
 		ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "layout %llu: %s", (unsigned long long)s, why);
 		ck_assert_msg(x.moves >= lb, "layout %llu: %u moves below the bound %llu", (unsigned long long)s,
 			      x.moves, (unsigned long long)lb);
+		/* Replicas too, per stream and in total, within one. */
+		for (uint32_t st = 0; st <= t->ns; st++) {
+			uint32_t sc = st < t->ns ? st : PL_NONE;
+			ck_assert_msg(bu_rspread(t, v, sc) <= 1, "layout %llu: %s %u replicas spread %u",
+				      (unsigned long long)s, st < t->ns ? "stream" : "totals", st, bu_rspread(t, v, sc));
+		}
 		ratio_add(&q, s, x.moves, (uint32_t)lb, x.twice);
+		q.twice_any += x.twice_any > 0;
 		tl_free(t);
 	}
 	return q;
@@ -249,7 +281,7 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 	if (replay(K_MIXED))
 		return;
 	uint64_t seed = tl_seed(0x5eedu), rng = seed;
-	uint32_t iters = tl_iters(400), blocked = 0, relays = 0;
+	uint32_t iters = tl_iters(400), blocked = 0, relays = 0, twice = 0, twice_any = 0;
 	const char *one = getenv("PL_TEST_ONE"); /* run one layout of this test by its seed */
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t s = one ? strtoull(one, NULL, 0) : tl_rand(&rng);
@@ -260,6 +292,8 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 		run x = mr_run(t, &cfg, s, 100000);
 		ck_assert_msg(x.converged, "layout %llu: no convergence", (unsigned long long)s);
 		relays += x.relays;
+		twice += x.twice > 0;
+		twice_any += x.twice_any > 0;
 		char why[128];
 		if (x.status == PL_STATUS_BALANCED)
 			ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "layout %llu (flags %u): %s",
@@ -281,8 +315,9 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 				      pl_status_name(x.status));
 		tl_free(t);
 	}
-	printf("broker: %u layouts with zones, caps, weights and churn (seed %llu): %u ended blocked, %u relays\n",
-	       iters, (unsigned long long)seed, blocked, relays);
+	printf("broker: %u layouts with zones, caps, weights and churn (seed %llu): %u ended blocked, %u relays; "
+	       "%u moved some shard's leader twice, %u some shard twice (leader or replica)\n",
+	       iters, (unsigned long long)seed, blocked, relays, twice, twice_any);
 }
 END_TEST
 

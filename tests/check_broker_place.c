@@ -235,7 +235,8 @@ START_TEST(a_new_stream_lands_within_one_whatever_the_others_lead)
 		uint32_t dn;
 		pl_action *d = bu_dry(t, &cfg, &dn, &info, NULL);
 		for (uint32_t i = 0; i < dn; i++)
-			ck_assert_msg(d[i].reason == PL_REASON_CLUSTER_SKEW || d[i].stream != fresh,
+			ck_assert_msg(d[i].kind != PL_ACTION_MOVE_LEADER || d[i].reason == PL_REASON_CLUSTER_SKEW ||
+					      d[i].stream != fresh,
 				      "seed %llu: the new stream wanted a move", (unsigned long long)s);
 		free(d);
 		tl_free(t);
@@ -418,6 +419,66 @@ START_TEST(placing_ignores_the_move_limit)
 }
 END_TEST
 
+/* ---- found on random layouts ------------------------------------------------ */
+
+/* No eligible member keeps the zone count and no per-member limit is set:
+ * the drain goes to all eligible members (it used to stall). */
+START_TEST(drain_with_no_zone_keeping_member_goes_to_any_eligible_one)
+{
+	for (uint32_t in = 0; in < 2; in++) {
+		tl *t = tl_new();
+		tl_member(t, "b0", "y");
+		tl_member(t, "b1", "z");
+		tl_member(t, "b2", "z");
+		uint32_t s = tl_stream(t, "s");
+		tl_shard(t, "s/0", s, 0, 2, 0u, 1u);
+		t->m[0].flags = PL_MEMBER_DRAINING;
+		t->m[1].flags = PL_MEMBER_DOWN;
+		tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves_in = in;
+		pl_plan_info info;
+		int n;
+		pl_action *a = bu_plan(t, &cfg, &n, &info);
+		ck_assert_msg(n >= 1, "max_moves_in %u: %d actions, status %s", in, n, pl_status_name(info.status));
+		ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_LEADER);
+		ck_assert_uint_eq(a[0].reason, PL_REASON_DRAIN);
+		ck_assert_uint_eq(a[0].to, 2);
+		tl_free(t);
+	}
+}
+END_TEST
+
+/* A failover with no eligible follower widens to every eligible member
+ * before it passes a cap: no member passes its max_shards while one of the
+ * widened set has room. */
+START_TEST(failover_never_passes_a_cap_while_a_wider_candidate_has_room)
+{
+	tl *t = tl_new();
+	tl_member(t, "b0", NULL);
+	tl_member(t, "b1", "z2");
+	tl_member(t, "b2", "z0");
+	tl_member(t, "b3", "z2");
+	uint32_t s = tl_stream(t, "s");
+	uint32_t k = tl_shard(t, "s/0", s, 0, 2, 0u, 1u);
+	tl_shard(t, "s/1", s, 2, 1, 2u);
+	t->m[0].flags = PL_MEMBER_DOWN;
+	t->m[1].flags = PL_MEMBER_DRAINING;
+	t->m[2].max_shards = 1;
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.replication_factor = 1;
+	pl_plan_info info;
+	int n;
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	const pl_action *l = leader_of(a, n, k);
+	ck_assert_uint_eq(l->reason, PL_REASON_FAILOVER);
+	ck_assert_msg(l->to == 3, "s/0 went to b%u (b2 is at its cap, b3 has room)", l->to);
+	ck_assert_uint_lt(l->tier, 5);
+	tl_free(t);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -443,6 +504,8 @@ Suite *suite(void)
 	c = tcase_create("drain");
 	tcase_add_test(c, drain_keeps_the_zone_count_when_it_can);
 	tcase_add_test(c, drain_is_a_move_limited_and_paused_and_never_past_a_cap);
+	tcase_add_test(c, drain_with_no_zone_keeping_member_goes_to_any_eligible_one);
+	tcase_add_test(c, failover_never_passes_a_cap_while_a_wider_candidate_has_room);
 	suite_add_tcase(s, c);
 	return s;
 }

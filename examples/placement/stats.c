@@ -69,6 +69,73 @@ static int by_rank(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Zone bytes of members, for qsort (no context argument in C11). */
+static const pl_member *zone_ctx;
+
+static int by_zone(const void *a, const void *b)
+{
+	const pl_bytes *x = &zone_ctx[*(const uint32_t *)a].zone, *y = &zone_ctx[*(const uint32_t *)b].zone;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = n ? memcmp(x->ptr, y->ptr, n) : 0;
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Shards whose replicas span fewer zones than they could: min(replicas,
+ * zones of its replicas and of eligible members with room for one more),
+ * as the broker policy's zone repair counts them. An empty zone is a zone
+ * of its own. */
+static void under_spread(pt_stats *st, const pl_view *v)
+{
+	const pl_snapshot *s = pl_view_snapshot(v);
+	uint32_t nm = s->n_members, *zid = pt_alloc(((size_t)nm + 1) * sizeof *zid);
+	uint32_t *ord = pt_alloc(((size_t)nm + 1) * sizeof *ord);
+	uint8_t *room = calloc(nm ? nm : 1, 1);
+	if (!room)
+		pt_oom();
+	for (uint32_t m = 0; m < nm; m++)
+		ord[m] = m;
+	zone_ctx = s->members;
+	qsort(ord, nm, sizeof *ord, by_zone);
+	for (uint32_t j = 0, id = 0; j < nm; j++) {
+		if (j > 0 && (s->members[ord[j]].zone.len == 0 || by_zone(&ord[j - 1], &ord[j]) != 0))
+			id++;
+		zid[ord[j]] = id;
+	}
+	uint32_t nroom = 0;
+	for (uint32_t m = 0; m < nm; m++) {
+		pl_tally t;
+		pl_view_member_tally(v, m, &t);
+		uint32_t cap = s->members[m].max_shards;
+		if (eligible(&s->members[m]) && (cap == 0 || t.replicas < cap) && !room[zid[m]]) {
+			room[zid[m]] = 1;
+			nroom++;
+		}
+	}
+	for (uint32_t r = 0; r < s->n_shards; r++) {
+		uint32_t k = (uint32_t)pl_view_at(v, PL_ELEM_SHARD, r), zones = 0, extra = 0;
+		pl_shard_state ss;
+		pl_view_shard_state(v, k, &ss);
+		for (uint32_t j = 0; j < ss.replica_count; j++) {
+			uint32_t z = zid[ss.replicas[j]], seen = 0;
+			for (uint32_t i = 0; i < j; i++)
+				seen |= zid[ss.replicas[i]] == z;
+			if (!seen) {
+				zones++;
+				extra += !room[z];
+			}
+		}
+		uint32_t could = nroom + extra < ss.replica_count ? nroom + extra : ss.replica_count;
+		if (zones < could) {
+			if (st->under_spread < PT_UNDER_SPREAD_SHOWN)
+				st->under_first[st->under_spread] = k;
+			st->under_spread++;
+		}
+	}
+	free(zid);
+	free(ord);
+	free(room);
+}
+
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
@@ -214,6 +281,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 	free(by);
 	free(m_row);
 	free(own);
+	under_spread(st, v);
 }
 
 void pt_stats_free(pt_stats *st)
@@ -375,6 +443,15 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 	pt_put(b, "cluster share %u (ceil(%u shard%s / %u eligible member%s)); %llu replicas on live members\n", c->share,
 	       c->shards, c->shards == 1 ? "" : "s", c->eligible, c->eligible == 1 ? "" : "s",
 	       (unsigned long long)st->live_replicas);
+	if (st->under_spread) {
+		pt_put(b, "%u shard%s span%s fewer zones than %s could:", st->under_spread, st->under_spread == 1 ? "" : "s",
+		       st->under_spread == 1 ? "s" : "", st->under_spread == 1 ? "it" : "they");
+		for (uint32_t i = 0; i < st->under_spread && i < PT_UNDER_SPREAD_SHOWN; i++) {
+			pt_put(b, i ? ", " : " ");
+			pt_put_name(b, s->shards[st->under_first[i]].key);
+		}
+		pt_put(b, "%s\n", st->under_spread > PT_UNDER_SPREAD_SHOWN ? ", ..." : "");
+	}
 	pt_put(b, "\n%-*s  %-8s %6s  %-8s %7s %8s", (int)w, "member", "zone", "weight", "state", "leaders", "replicas");
 	if (st->owned_valid)
 		pt_put(b, " %5s", "owned");
@@ -473,10 +550,15 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 	const pl_view_counts *c = &st->c;
 	pt_put(b, "{\"members\": %u, \"live\": %u, \"eligible\": %u, \"streams\": %u, \"shards\": %u, "
 		  "\"leaderless\": %u, \"moving\": %u, \"overrides\": %u, \"scorer\": \"%s\", \"share\": %u, "
-		  "\"live_replicas\": %llu, \"policy\": \"%s\", \"measure\": \"%s\",\n \"cluster\": [",
+		  "\"live_replicas\": %llu, \"policy\": \"%s\", \"measure\": \"%s\",\n \"under_spread\": {\"count\": %u, \"first\": [",
 	       c->members, c->live, c->eligible, c->streams, c->shards, c->leaderless, c->moving, c->overrides,
 	       c->scorer == PL_SCORER_LEGACY_FNV1A ? "legacy" : "xxh3", c->share, (unsigned long long)st->live_replicas,
-	       pt_policy_name(st->policy), measure_name(st->policy));
+	       pt_policy_name(st->policy), measure_name(st->policy), st->under_spread);
+	for (uint32_t i = 0; i < st->under_spread && i < PT_UNDER_SPREAD_SHOWN; i++) {
+		pt_put(b, i ? ", " : "");
+		pt_put_json_bytes(b, s->shards[st->under_first[i]].key);
+	}
+	pt_put(b, "]},\n \"cluster\": [");
 	for (uint32_t r = 0; r < st->nm; r++) {
 		const pt_member_row *row = &st->m[r];
 		const pl_member *m = &s->members[row->member];

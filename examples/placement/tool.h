@@ -257,6 +257,9 @@ typedef struct pt_cell_row {
 	uint32_t floor, ceiling;
 } pt_cell_row;
 
+/* How many under-spread shards stats names (the first by key). */
+#define PT_UNDER_SPREAD_SHOWN 5
+
 typedef struct pt_stats {
 	pl_view_counts c;
 	uint32_t policy;          /* whose measure the chart shows */
@@ -269,6 +272,8 @@ typedef struct pt_stats {
 	pt_cell_row *cells;       /* per stream: eligible members and any holding some of it */
 	size_t ncells;
 	uint32_t streams_uneven;  /* streams with a member outside [floor, ceiling] */
+	uint32_t under_spread;    /* shards spanning fewer zones than they could */
+	uint32_t under_first[PT_UNDER_SPREAD_SHOWN]; /* the first of them by key */
 } pt_stats;
 
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);

@@ -1,11 +1,14 @@
 /*
- * placement/broker.h - the broker policy: leaders per stream.
+ * placement/broker.h - the broker policy: leaders and replicas per stream.
  *
  * A broker cluster gives every shard one leader, the member that appends its
  * records; a stream's write capacity is the capacity of the members that lead
  * its shards. Balancing leaders in total is not enough: twelve shards of one
  * stream led 1/1/10 sit beside totals of 21/21/19. This policy counts leaders
- * per member in total and per stream, and keeps both even.
+ * per member in total and per stream, and keeps both even. It does the same
+ * for every replica, not only leaders: a draining member hands off all it
+ * holds, a shard spanning fewer zones than it could is repaired, and
+ * replicas per stream and in total are kept even.
  *
  * The numbers. For a stream whose leaders are counted over the eligible
  * members (live and not draining), a member's floor and ceiling are the count
@@ -27,12 +30,16 @@
  *  - a shard whose leader is down, or that has replicas but no leader:
  *    SET_LEADER (reason FAILOVER) to the tier choice among its live eligible
  *    followers; with none, the tier choice among all eligible members takes
- *    the dead leader's replica (MOVE_LEADER, STAGE_FIRST) or, with no leader
+ *    the dead leader's replica (MOVE_LEADER, STAGE_FIRST; among the members
+ *    that keep the zone count, widened to every eligible member when none of
+ *    those has room under max_shards) or, with no leader
  *    named, is added (ADD_REPLICA, then SET_LEADER). With no live replica to
  *    copy from, the shard is stalled (PL_STATUS_STALLED);
  *  - a shard led by a draining member: MOVE_LEADER (reason DRAIN) to the tier
  *    choice among the eligible members whose taking over keeps the shard's
- *    zone count (all eligible members when none does); STAGE_FIRST when the
+ *    zone count (all eligible members when none does, or none of those has
+ *    room under max_shards: no member passes its cap while a member of the
+ *    widened set has room); STAGE_FIRST when the
  *    destination held no replica. A drain hand-off is a move: it counts
  *    against max_moves and the per-member limits, and a paused policy starts
  *    none.
@@ -122,6 +129,65 @@
  * stream move lowers its stream's max(excess over the ceilings, deficit
  * under the floors) by one: the fewest moves that stream needs.
  *
+ * Decommission. After a draining member's leadership is handed off (above),
+ * every replica it holds as a follower moves: MOVE_REPLICA, STAGE_FIRST,
+ * reason REPLICA_DRAIN, to the tier choice counted on replicas (the tiers
+ * above with "leads" read as "holds replicas of", of the stream over the
+ * stream's replicas, in total over all replicas) among the eligible members
+ * that hold none of the shard, keep its zone count and have room. A replica
+ * drain never lowers a zone count and never passes a cap; with no such
+ * member it stalls: PL_STATUS_DRAIN_STALLED with the first such shard in
+ * detail; pl_broker_drain_stalls() lists every such replica and why. So a draining member ends holding nothing whenever each of its
+ * replicas has such a member. It is a move (limits, pause), one replica of
+ * a shard per tick.
+ *
+ * Zone repair. A shard spans fewer zones than it could when its replicas'
+ * zones number fewer than min(its replicas, the zones of its replicas and of
+ * the eligible members with room). Two of its replicas then share a zone,
+ * one of them a follower; that follower (eligible; of several, the one
+ * holding the most replicas of the stream, then in total, per weight, then
+ * the smaller id) moves to the tier choice among the eligible members with
+ * room in a zone the shard does not span: MOVE_REPLICA, reason ZONE_REPAIR,
+ * scope PL_SCOPE_ZONES (from_count, to_count: zones before and after;
+ * total: zones it could span). The leadership never moves with it.
+ *
+ * Replica balance (replica_balance, on by default). Replicas held per
+ * member, per stream and in total, are kept within the weighted floor and
+ * ceiling over the replicas eligible members hold, by the same two passes
+ * (streams first, then the totals, by the same keys, ranking and fallbacks,
+ * ties on replicas in total per weight, plus an "even" fallback: any pair
+ * whose move keeps the distance and lowers the sum of count^2/weight, such
+ * as two members under their floors in the one zone that can take them),
+ * with MOVE_REPLICA (STAGE_FIRST; reasons REPLICA_STREAM_SKEW and
+ * REPLICA_CLUSTER_SKEW; scopes PL_SCOPE_STREAM_REPLICAS and
+ * PL_SCOPE_REPLICAS). The shard: one the source holds and the destination
+ * does not, whose zone count the move keeps, the destination with room; a
+ * follower's replica before the leader's. The leader's replica carries the
+ * leadership (PL_ACTION_CARRIES_LEADER) only when the leadership's stream
+ * and the leaders in total keep their bounds on both members and their
+ * potentials do not rise; else the leadership first goes to a follower that
+ * keeps them (MOVE_LEADER, no copy, with the replica reason) and the
+ * replica, a follower's then, moves on a later tick. In the cluster pass the
+ * shard's stream's replica potential must not rise. Replica moves count
+ * against max_moves and the per-member limits; a paused policy starts none.
+ *
+ * The order in one tick, and why it cannot oscillate. A leadership transfer
+ * to an existing follower costs no copy; a replica move (and a leader move
+ * to a member without a replica) costs one. So one tick runs: placing and
+ * leader drains; replica drains; zone repair; leader balance (streams, then
+ * the totals); and replica balance only when no leader move, replica drain
+ * or zone repair was made in the tick or waits. The potentials are compared
+ * in the order (zones spanned, summed over the shards, higher first; the
+ * replicas and leaderships draining members hold; each leader scope's; each
+ * replica scope's): a zone repair raises the first and no move lowers it; a
+ * drain lowers the second and raises no zone count; a leader move lowers the
+ * leaders' part (it may change the replicas' freely: they come after); a
+ * replica move keeps the leaders' part from rising (the carry rule) and
+ * lowers its replica scope's, raising no other's. So every move lowers the
+ * whole, lexicographically (a relay's first hop, or a leadership handed to a
+ * follower for a replica move, is followed by the move that lowers it), and
+ * no move of one kind can undo one of the other.
+ *
  * Limits. It counts shards, not bytes: a stream whose traffic is lopsided
  * across its own shards stays lopsided. The stream pass is exact: a stream it
  * reports blocked has no move the rules allow. The cluster pass ranks at most
@@ -131,7 +197,8 @@
  * pair would not have had. With unequal weights and no relay possible, the
  * totals can end outside their bounds; the streams come first.
  *
- * Cost: one call is linear in the shards and the per-stream cells, plus
+ * Cost: one call is linear in the shards and the per-stream cells (leader
+ * and replica cells), plus
  * O(eligible members) per stream that wants a move; nothing scores every
  * (shard, member) pair. Nothing is allocated; per-member numbers live in the
  * view's scratch for the length of a call.
@@ -169,15 +236,17 @@ typedef struct pl_broker_config {
 	uint32_t paused;             /**< 4: 1 = start no move (placing still runs); 0 or 1 (default 0) */
 	uint32_t replication_factor; /**< 5: replicas of a new shard, 1..PL_MAX_REPLICAS, capped at the eligible members (default 3) */
 	uint32_t stream_balance;     /**< 6: 1 = per-stream tiers and stream pass (default); 0 = cluster totals only */
+	uint32_t replica_balance;    /**< 7: 1 = balance replicas per stream and in total (default); 0 = leaders only */
 } pl_broker_config;
 
 /**
- * The defaults. stream_balance 0 is the behaviour before per-stream counting:
+ * The defaults. replica_balance 0 balances leaders only (drains and zone
+ * repair still move replicas). stream_balance 0 is the behaviour before per-stream counting:
  * placing skips tiers 1 and 2, there is no stream pass, and the cluster pass
  * moves any shard. It exists to show (and test) what the per-stream rules fix:
  * beside totals of 21/21/19 a 12-shard stream led 1/1/10 stays lopsided.
  */
-#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u}
+#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u}
 
 /**
  * pl_broker_config_init - set a config to its defaults, the same bytes as
@@ -190,8 +259,8 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
 
 /**
  * pl_broker_plan - one tick of the broker policy: place what has no live
- * leader, hand off what draining members lead, then start rebalance moves up
- * to the limits. Every action is applied to the view as it is emitted.
+ * leader, hand off what draining members lead and hold, repair zones, then
+ * start rebalance moves (leaders, then replicas) up to the limits. Every action is applied to the view as it is emitted.
  *
  * @param v     the view (placement/view.h); changed by the actions emitted.
  * @param cfg   the configuration.
@@ -205,6 +274,10 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              it may go to (no live replica left to copy from), or a
  *              draining member's shard has no member with room; detail =
  *              the first such shard;
+ *              PL_STATUS_DRAIN_STALLED: a replica a draining member holds
+ *              as a follower has no member it may go to (none keeps the
+ *              zone count with room, or every other eligible member holds
+ *              the shard); detail = the first such shard;
  *              PL_STATUS_PAUSED: a move is wanted and the policy is paused;
  *              PL_STATUS_MOVE_LIMIT: a move waits on max_moves (detail
  *              PL_NONE) or on a member's max_moves_in/out (detail = that
@@ -218,7 +291,8 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              zone; detail = the first such stream, PL_NONE for the
  *              cluster;
  *              PL_STATUS_BALANCED: nothing more is wanted.
- *              blocked counts the stalled shards and the blocked scopes.
+ *              blocked counts the stalled shards (and drain-stalled
+ *              replicas) and the blocked scopes.
  * @param diag  optional; names the bad element on error.
  * @return how many actions were written; or PL_E_INVAL (NULL or dropped view:
  *         PL_ELEM_ARGUMENT 1; NULL cfg: 2; NULL out with cap > 0: 3),
@@ -236,8 +310,10 @@ PL_API int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *ou
 /**
  * pl_broker_dry_run - the whole sequence of actions from this view to a
  * balanced layout: pl_broker_plan(), then pl_view_settle() (every move
- * finishes), repeated until a tick emits nothing. This is what an operator
- * reviews before turning the balancer on.
+ * finishes), repeated until a tick on a settled view emits nothing (a first
+ * tick that emits nothing while the view has moves in flight settles them
+ * and goes on). This is what an operator reviews before turning the
+ * balancer on.
  *
  * @param v      the view; it ends holding the layout after the written
  *               actions (build a fresh view to plan for real).
@@ -248,7 +324,8 @@ PL_API int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *ou
  *               the last tick emitted nothing (PL_STATUS_BALANCED when the
  *               layout is balanced; PL_STATUS_PAUSED, a block, or STALLED
  *               otherwise) or PL_STATUS_FULL; blocked and detail as that
- *               tick reported.
+ *               tick reported. Never MOVE_LIMIT or IN_FLIGHT: the last
+ *               tick starts from a settled view.
  * @param ticks  optional: how many ticks emitted something (with max_moves
  *               1 and nothing to place, the number of moves).
  * @param diag   optional; names the bad element on error.
@@ -260,6 +337,43 @@ PL_API int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *ou
  */
 PL_API int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap,
 			     pl_plan_info *info, uint32_t *ticks, pl_diag *diag);
+
+/* pl_broker_stall.reason: why a draining member's replica cannot leave it. */
+#define PL_BROKER_STALL_HELD 1u  /**< every eligible member holds a replica of the shard already */
+#define PL_BROKER_STALL_ZONES 2u /**< every other eligible member would lower the shard's zone count */
+#define PL_BROKER_STALL_CAPS 3u  /**< every member that keeps the zone count is at its max_shards */
+
+/** A replica on a draining member with no member it may go to. */
+typedef struct pl_broker_stall {
+	uint32_t shard;    /**< index into shards */
+	uint32_t member;   /**< the draining member that holds it */
+	uint32_t reason;   /**< PL_BROKER_STALL_* */
+	uint32_t reserved; /**< 0 */
+} pl_broker_stall;
+
+/**
+ * pl_broker_drain_stalls - every replica a draining member holds that a
+ * drain cannot move, and why: the entries behind PL_STATUS_DRAIN_STALLED
+ * (and a leadership whose hand-off stalls for the same reasons). A replica
+ * can go to an eligible member that holds none of the shard, keeps its zone
+ * count and has room under max_shards; when none can take it the reason is
+ * the first that holds of: every eligible member holds the shard (HELD),
+ * none keeps the zone count (ZONES), all that keep it are at their caps
+ * (CAPS). Read-only: the view is not changed.
+ *
+ * @param v      the view (after the moves applied to it, as it is now).
+ * @param out    receives the entries, shards in key order, members in id
+ *               order; may be NULL when cap is 0.
+ * @param cap    room in out.
+ * @param total  optional: how many entries there are, even past cap.
+ * @param diag   optional; names the bad argument on error.
+ * @return how many entries were written, or PL_E_INVAL (NULL or dropped
+ *         view: PL_ELEM_ARGUMENT 1; NULL out with cap > 0: 2). On error
+ *         nothing is written, not total either. Cost: one walk over the
+ *         shards, O(eligible members) for each replica on a draining member.
+ */
+PL_API int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap, uint32_t *total,
+				  pl_diag *diag);
 
 #ifdef __cplusplus
 }

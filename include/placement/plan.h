@@ -55,7 +55,11 @@ extern "C" {
 	X(IDLE_MEMBER, 13, "idle-member")  /* a member below its fair share of replicas */ \
 	X(NEWEST_PEER, 14, "newest-peer")  /* primary follows the newest peer */           \
 	X(LOAD, 15, "load")                /* primary toward clearly less load */          \
-	X(NO_PRIMARY, 25, "no-primary")    /* region has no live primary */
+	X(NO_PRIMARY, 25, "no-primary")    /* region has no live primary */                \
+	X(ZONE_REPAIR, 16, "zone-repair")  /* broker: replicas span fewer zones than they could */ \
+	X(REPLICA_DRAIN, 17, "replica-drain") /* broker: a replica on a draining member */  \
+	X(REPLICA_STREAM_SKEW, 18, "replica-stream-skew") /* broker: a stream's replicas uneven */ \
+	X(REPLICA_CLUSTER_SKEW, 19, "replica-cluster-skew") /* broker: replicas in total uneven */
 
 /* X(NAME, value, name string) — why a call stopped emitting. */
 #define PL_STATUS_LIST(X)                                                               \
@@ -71,7 +75,8 @@ extern "C" {
 	X(PROPOSALS_OFF, 9, "proposals-off") /* add-peer proposals are switched off */     \
 	X(STALLED, 10, "stalled")            /* no ready candidate for some shard */       \
 	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */ \
-	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */
+	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */ \
+	X(DRAIN_STALLED, 13, "drain-stalled") /* broker: a draining member's replica has nowhere to go */
 
 enum pl_action_kind {
 #define PL__ENUM(name, value, str) PL_ACTION_##name = value,
@@ -96,6 +101,7 @@ enum pl_status {
 
 /* pl_action.flags */
 #define PL_ACTION_STAGE_FIRST 0x1u /**< copies data: stage on `to` first, then commit */
+#define PL_ACTION_CARRIES_LEADER 0x2u /**< MOVE_REPLICA of the leader's replica: `to` leads after it */
 
 /* pl_action.scope: where from_count/to_count/floor/ceiling were counted. */
 #define PL_SCOPE_NONE 0u
@@ -105,6 +111,8 @@ enum pl_status {
 #define PL_SCOPE_REPLICAS 4u /**< replicas held */
 #define PL_SCOPE_PRIMARIES 5u /**< primaries (leaders) held */
 #define PL_SCOPE_PEERS 6u   /**< peers of the shard (to_count = peers before, total = target RF) */
+#define PL_SCOPE_STREAM_REPLICAS 7u /**< replicas of the action's stream */
+#define PL_SCOPE_ZONES 8u   /**< zones the shard spans: from_count before, to_count after, total it could span */
 
 /**
  * One action. Indices name elements of the snapshot the view was built from.

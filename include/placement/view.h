@@ -215,8 +215,8 @@ PL_API int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t);
 
 /**
  * pl_view_stream_tally - a member's leaders and replicas in one stream, with
- * that stream's floor and ceiling for it. Leaders are looked up in O(log n);
- * replicas are counted over the stream's shards, O(shards of the stream).
+ * that stream's floor and ceiling for it. Leaders and replicas are looked up
+ * in O(log n) (sparse per-stream cells, kept current by every action).
  * @return 0, PL_E_INVAL (NULL), PL_E_STREAM_RANGE or PL_E_MEMBER_RANGE.
  */
 PL_API int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t);

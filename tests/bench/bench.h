@@ -43,6 +43,7 @@ void bench_hash(void);
 void bench_view(void);
 void bench_fleet(void);
 void bench_broker(void);
+void bench_broker_replica(void);
 void bench_region(void);
 void bench_reuse(void);
 

@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view, broker, fleet, region). */
+ * only the named ones (hash, view, broker, broker-replica, fleet, region). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -36,6 +36,7 @@ static const struct {
 	{"view", bench_view},
 	{"fleet", bench_fleet},
 	{"broker", bench_broker},
+	{"broker-replica", bench_broker_replica},
 	{"region", bench_region},
 	{"reuse", bench_reuse},
 };
