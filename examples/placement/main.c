@@ -10,8 +10,9 @@
  *                      [--svg OUT] [--out FILE] [--quiet] FILE
  *   placement [--json] format FILE
  *
- * Exit status: 0 success; 1 bad input (a message naming the file's line) or
- * a failed write; 2 a usage error. A command writes its whole output into a
+ * Exit status: 0 success (for plan: the end state is balanced, or --max cut
+ * it); 1 bad input (a message naming the file's line) or a failed write; 2 a
+ * usage error; 3 a plan that ends blocked or stalled (the blockers named). A command writes its whole output into a
  * buffer first and prints it only when it succeeded, so an error never
  * leaves a partial plan on standard output.
  */
@@ -46,6 +47,7 @@ static const char usage_text[] =
 	"\n"
 	"options: --json (JSON output with the same content), --timing (times on stderr),\n"
 	"         --help, --version. FILE may be - for standard input.\n"
+	"exit status: 0 done (plan: ends balanced), 1 bad input, 2 usage, 3 plan ends blocked or stalled.\n"
 	"See placement(1) and the file format in placement(5).\n";
 
 static int usage_error(const char *fmt, ...) PT_PRINTF(1, 2);
@@ -224,7 +226,7 @@ static int run(int argc, char **argv, pt_opts *op)
 	default: rc = pt_cmd_format(pos[0], &o, &out, &e); break;
 	}
 	const char *file = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
-	if (rc) {
+	if (rc < 0) {
 		if (e.line)
 			fprintf(stderr, "placement: %s:%llu: %s\n", file, (unsigned long long)e.line, e.msg);
 		else
@@ -249,7 +251,7 @@ static int run(int argc, char **argv, pt_opts *op)
 		perror("placement: standard output");
 		return 1;
 	}
-	return 0;
+	return rc; /* 0, or PT_EXIT_BLOCKED: a plan that ends blocked or stalled */
 }
 
 int main(int argc, char **argv)

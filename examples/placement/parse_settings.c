@@ -8,6 +8,12 @@
 
 #include "parse.h"
 
+/* the ranges below name these limits */
+_Static_assert(PL_MAX_REPLICAS == 8, "the range of rf= names PL_MAX_REPLICAS");
+#ifdef PL_BROKER_MAX_MOVES
+_Static_assert(PL_BROKER_MAX_MOVES == 256, "the range of max-moves= names PL_BROKER_MAX_MOVES");
+#endif
+
 const pt_setting_info pt_settings[PT_SET_COUNT] = {
 	[PT_SET_POLICY] = {"policy", PT_T_POLICY, 0, "broker, fleet or region: the policy plan and simulate run"},
 	[PT_SET_SCORER] = {"scorer", PT_T_SCORER, 0, "xxh3 (default) or legacy (FNV-1a over \"<key> <member>\")"},
@@ -15,21 +21,21 @@ const pt_setting_info pt_settings[PT_SET_COUNT] = {
 	[PT_SET_TICK] = {"tick", PT_T_NUM, UINT64_MAX, "clock units one tick advances"},
 	[PT_SET_TICKS] = {"ticks", PT_T_NUM, PT_MAX_TICKS, "ticks simulate runs"},
 	[PT_SET_SELF] = {"self", PT_T_MEMBER, 0, "fleet: the member that decides (default: every member)"},
-	[PT_SET_RF] = {"rf", PT_T_NUM, UINT32_MAX, "replication factor (broker, region)"},
-	[PT_SET_MAX_MOVES] = {"max-moves", PT_T_NUM, UINT32_MAX, "broker: concurrent moves"},
+	[PT_SET_RF] = {"rf", PT_T_NUM, UINT32_MAX, "replication factor (broker, region)", "1 to 8 (PL_MAX_REPLICAS)"},
+	[PT_SET_MAX_MOVES] = {"max-moves", PT_T_NUM, UINT32_MAX, "broker: concurrent moves", "1 to 256 (PL_BROKER_MAX_MOVES)"},
 	[PT_SET_MAX_MOVES_IN] = {"max-moves-in", PT_T_NUM, UINT32_MAX, "broker: moves into one member, 0 = any"},
 	[PT_SET_MAX_MOVES_OUT] = {"max-moves-out", PT_T_NUM, UINT32_MAX, "broker: moves out of one member, 0 = any"},
 	[PT_SET_PAUSED] = {"paused", PT_T_BOOL, 1, "broker: start no move"},
 	[PT_SET_STREAM_BALANCE] = {"stream-balance", PT_T_BOOL, 1, "broker: per-stream tiers and pass"},
 	[PT_SET_COOLDOWN] = {"cooldown", PT_T_NUM, UINT64_MAX, "fleet: time between two moves of a member"},
-	[PT_SET_MOVES_PER_DECISION] = {"moves-per-decision", PT_T_NUM, UINT32_MAX, "fleet: moves per decision"},
+	[PT_SET_MOVES_PER_DECISION] = {"moves-per-decision", PT_T_NUM, UINT32_MAX, "fleet: moves per decision", "1 or more"},
 	[PT_SET_SPREAD] = {"spread", PT_T_BOOL, 1, "fleet: close the spread below the floor"},
 	[PT_SET_RETURN_HOME_AGE] = {"return-home-age", PT_T_NUM, UINT64_MAX, "fleet: age of a lag override before it goes home"},
 	[PT_SET_COUNT_BALANCE] = {"count-balance", PT_T_BOOL, 1, "fleet: count balance"},
 	[PT_SET_ADD_PEER_PROPOSALS] = {"add-peer-proposals", PT_T_BOOL, 1, "region: add peers"},
 	[PT_SET_LOAD_BALANCE] = {"load-balance", PT_T_BOOL, 1, "region: primaries toward less load"},
-	[PT_SET_LOAD_THRESHOLD] = {"load-threshold", PT_T_NUM, UINT32_MAX, "region: percent of load difference"},
-	[PT_SET_MAX_ACTIONS] = {"max-actions", PT_T_NUM, UINT32_MAX, "region: actions per call"},
+	[PT_SET_LOAD_THRESHOLD] = {"load-threshold", PT_T_NUM, UINT32_MAX, "region: percent of load difference", "1 to 99 (percent)"},
+	[PT_SET_MAX_ACTIONS] = {"max-actions", PT_T_NUM, UINT32_MAX, "region: actions per call", "1 or more"},
 };
 
 const char *pt_policy_name(uint32_t p)

@@ -47,11 +47,13 @@ int pt_config_error(const pt_run *r, const char *policy, int rc, const pl_diag *
 	if (dg->kind == PL_ELEM_CONFIG && dg->index < nfields && fields[dg->index] < PT_SET_COUNT) {
 		uint32_t s = fields[dg->index];
 		const pt_set *set = &r->d->set[s];
+		const char *range = pt_settings[s].range;
 		if (set->given)
-			return pt_fail(e, set->line, "set %s=%llu: the %s policy refuses it: %s [PL_%s]", pt_settings[s].name,
-				       (unsigned long long)set->value, policy, pl_strerror(rc), pl_error_name(rc));
-		return pt_fail(e, 0, "the %s policy refuses %s (its default): %s [PL_%s]", policy, pt_settings[s].name,
-			       pl_strerror(rc), pl_error_name(rc));
+			return pt_fail(e, set->line, "set %s=%llu: the %s policy refuses it: %s%s%s [PL_%s]",
+				       pt_settings[s].name, (unsigned long long)set->value, policy, pl_strerror(rc),
+				       range ? "; allowed: " : "", range ? range : "", pl_error_name(rc));
+		return pt_fail(e, 0, "the %s policy refuses %s (its default): %s%s%s [PL_%s]", policy, pt_settings[s].name,
+			       pl_strerror(rc), range ? "; allowed: " : "", range ? range : "", pl_error_name(rc));
 	}
 	return pt_fail(e, 0, "the %s policy refuses its configuration (field %u): %s [PL_%s]", policy, dg->index,
 		       pl_strerror(rc), pl_error_name(rc));
@@ -71,6 +73,32 @@ int pt_policy_error(const pt_run *r, const char *what, int rc, const pl_diag *dg
 		return pt_fail(e, 0, "%s: no eligible member: every member is down or draining [PL_%s]", what,
 			       pl_error_name(rc));
 	return pt_fail(e, 0, "%s: %s [PL_%s]", what, pl_strerror(rc), pl_error_name(rc));
+}
+
+int pt_status_blocks(uint32_t status)
+{
+	switch (status) {
+	case PL_STATUS_PAUSED:
+	case PL_STATUS_MOVE_LIMIT:
+	case PL_STATUS_BLOCKED_ZONES:
+	case PL_STATUS_BLOCKED_CAPS:
+	case PL_STATUS_PROPOSALS_OFF:
+	case PL_STATUS_STALLED:
+	case PL_STATUS_IN_FLIGHT:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t stream, uint32_t member, const char *word)
+{
+	for (uint32_t i = 0; i < t->nwhy; i++)
+		if (t->why[i].status == status && t->why[i].shard == shard && t->why[i].stream == stream &&
+		    t->why[i].member == member)
+			return;
+	if (t->nwhy < PT_MAX_BLOCKERS)
+		t->why[t->nwhy++] = (pt_blocker){status, shard, stream, member, word};
 }
 
 int pt_tick_no_eligible(pt_tick *t)
@@ -364,6 +392,150 @@ void pt_config_words(pt_buf *b, const char *json, size_t n)
 	}
 }
 
+/* ---- what blocks a plan --------------------------------------------------------------- */
+
+/* The stream's row of the stats, or NULL. */
+static const pt_stream_row *stream_row(const pt_stats *st, uint32_t stream)
+{
+	for (uint32_t r = 0; r < st->ns; r++)
+		if (st->s[r].stream == stream)
+			return &st->s[r];
+	return NULL;
+}
+
+/* The members a blocker involves: a shard's replicas (leader first), a
+ * stream's eligible members outside its bounds, or the member named. */
+static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out,
+				uint32_t cap)
+{
+	const pl_snapshot *s = pl_view_snapshot(v);
+	uint32_t n = 0;
+	if (w->member != PL_NONE && n < cap)
+		out[n++] = w->member;
+	if (w->shard != PL_NONE) {
+		pl_shard_state ss;
+		pl_view_shard_state(v, w->shard, &ss);
+		if (ss.leader != PL_NONE && n < cap && ss.leader != w->member)
+			out[n++] = ss.leader;
+		for (uint32_t q = 0; q < ss.replica_count && n < cap; q++)
+			if (ss.replicas[q] != ss.leader && ss.replicas[q] != w->member)
+				out[n++] = ss.replicas[q];
+	} else if (w->stream != PL_NONE) {
+		const pt_stream_row *sr = stream_row(st, w->stream);
+		for (uint32_t q = 0; sr && q < sr->count && n < cap; q++) {
+			const pt_cell_row *c = &st->cells[sr->first + q];
+			const pl_member *m = &s->members[c->member];
+			if (!(m->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING)) &&
+			    (c->leaders > c->ceiling || c->leaders < c->floor))
+				out[n++] = c->member;
+		}
+	}
+	return n;
+}
+
+static void blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
+{
+	const pl_snapshot *s = pl_view_snapshot(v);
+	for (uint32_t i = 0; i < t->nwhy; i++) {
+		const pt_blocker *w = &t->why[i];
+		pt_put(b, "  %s:", pl_status_name(w->status));
+		if (w->shard != PL_NONE) {
+			pl_shard_state ss;
+			pl_view_shard_state(v, w->shard, &ss);
+			pt_put(b, " shard ");
+			pt_put_name(b, s->shards[w->shard].key);
+			if (w->stream != PL_NONE) {
+				pt_put(b, " of stream ");
+				pt_put_name(b, s->streams[w->stream].id);
+			}
+			pt_put(b, " (leader ");
+			if (ss.leader != PL_NONE)
+				pt_put_name(b, s->members[ss.leader].id);
+			else
+				pt_put(b, "none");
+			pt_put(b, ", replicas ");
+			for (uint32_t q = 0; q < ss.replica_count; q++) {
+				if (q)
+					pt_putc(b, ',');
+				pt_put_name(b, s->members[ss.replicas[q]].id);
+			}
+			if (ss.replica_count == 0)
+				pt_put(b, "none");
+			pt_putc(b, ')');
+		} else if (w->stream != PL_NONE) {
+			pt_put(b, " stream ");
+			pt_put_name(b, s->streams[w->stream].id);
+			const pt_stream_row *sr = stream_row(st, w->stream);
+			int first = 1;
+			for (uint32_t q = 0; sr && q < sr->count; q++) {
+				const pt_cell_row *c = &st->cells[sr->first + q];
+				const pl_member *m = &s->members[c->member];
+				if (m->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING))
+					continue;
+				if (c->leaders <= c->ceiling && c->leaders >= c->floor)
+					continue;
+				pt_put(b, "%s ", first ? ":" : ",");
+				first = 0;
+				pt_put_name(b, m->id);
+				if (c->leaders > c->ceiling)
+					pt_put(b, "=%u over its ceiling %u", c->leaders, c->ceiling);
+				else
+					pt_put(b, "=%u under its floor %u", c->leaders, c->floor);
+			}
+		} else if (w->member == PL_NONE) {
+			pt_put(b, " the cluster as a whole");
+		}
+		if (w->word)
+			pt_put(b, ": %s", w->word);
+		if (w->member != PL_NONE) {
+			pt_put(b, "%s member ", w->shard != PL_NONE || w->stream != PL_NONE || w->word ? "," : "");
+			pt_put_name(b, s->members[w->member].id);
+		}
+		pt_putc(b, '\n');
+	}
+}
+
+static void json_index(pt_buf *b, const pl_snapshot *s, uint32_t kind, uint32_t i)
+{
+	if (i == PL_NONE)
+		pt_put(b, "null");
+	else if (kind == PL_ELEM_SHARD)
+		pt_put_json_bytes(b, s->shards[i].key);
+	else if (kind == PL_ELEM_STREAM)
+		pt_put_json_bytes(b, s->streams[i].id);
+	else
+		pt_put_json_bytes(b, s->members[i].id);
+}
+
+static void blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
+{
+	const pl_snapshot *s = pl_view_snapshot(v);
+	pt_putc(b, '[');
+	for (uint32_t i = 0; i < t->nwhy; i++) {
+		const pt_blocker *w = &t->why[i];
+		pt_put(b, "%s{\"status\": \"%s\", \"shard\": ", i ? ", " : "", pl_status_name(w->status));
+		json_index(b, s, PL_ELEM_SHARD, w->shard);
+		pt_put(b, ", \"stream\": ");
+		json_index(b, s, PL_ELEM_STREAM, w->stream);
+		pt_put(b, ", \"member\": ");
+		json_index(b, s, PL_ELEM_MEMBER, w->member);
+		uint32_t ms[PL_MAX_REPLICAS + 65];
+		uint32_t n = blocker_members(w, st, v, ms, (uint32_t)(sizeof ms / sizeof ms[0]));
+		pt_put(b, ", \"why\": ");
+		if (w->word)
+			pt_put_json_str(b, w->word, strlen(w->word));
+		else
+			pt_put(b, "null");
+		pt_put(b, ", \"members\": [");
+		for (uint32_t q = 0; q < n; q++) {
+			pt_put(b, "%s", q ? ", " : "");
+			json_index(b, s, PL_ELEM_MEMBER, ms[q]);
+		}
+		pt_put(b, "]}");
+	}
+	pt_putc(b, ']');
+}
+
 /* ---- plan ------------------------------------------------------------------------------ */
 
 static void config_words(pt_buf *b, const pt_run *r, int json)
@@ -403,6 +575,8 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	int stopped_max = 0, stopped_ticks = 0;
 	char note[192] = "";
 	int note_only = 0;
+	pt_tick last_tick;
+	memset(&last_tick, 0, sizeof last_tick);
 	double t0 = pt_now();
 	for (;;) {
 		pt_tick t;
@@ -413,6 +587,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			goto out;
 		pl_view_settle(r.v);
 		status = t.status;
+		last_tick = t;
 		note_only = t.note_only;
 		memcpy(note, t.note, sizeof note);
 		if (t.written) {
@@ -459,6 +634,11 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	}
 	const pl_snapshot *s = &r.snap;
 	const char *why = stopped_max ? "max" : stopped_ticks ? "ticks" : "quiet";
+	/* A plan that ends with moves still wanted and none it may make is
+	 * blocked (exit 3); one cut at --max did what was asked. */
+	int blocked = !stopped_max && (stopped_ticks || pt_status_blocks(status));
+	if (!blocked)
+		last_tick.nwhy = 0;
 	if (o->json) {
 		pt_put(out, "{\"policy\": \"%s\", \"config\": ", pt_policy_name(policy));
 		config_words(out, &r, 1);
@@ -472,6 +652,8 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_put(out, "],\n \"count\": %zu, \"ticks\": %u, \"stopped\": \"%s\", \"status\": \"%s\", \"note\": ", r.nacts,
 		       active, why, pl_status_name(status));
 		pt_put_json_str(out, note, strlen(note));
+		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
+		blockers_json(out, &last_tick, &after, r.v);
 		pt_put(out, ",\n \"before\": ");
 		pt_stats_json(out, &before, r.v);
 		pt_put(out, ", \"after\": ");
@@ -508,9 +690,15 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_put(out, "then nothing more: %s%s%s%s\n", note_only && note[0] ? note : pl_status_name(status),
 			       !note_only && note[0] ? " (" : "", !note_only && note[0] ? note : "",
 			       !note_only && note[0] ? ")" : "");
+		if (blocked)
+			pt_put(out, "the plan ends blocked: the end state is not balanced%s\n",
+			       last_tick.nwhy ? "; what the policy named:" : "");
+		blockers_text(out, &last_tick, &after, r.v);
 		pt_spread_text(out, &before, r.v, &after, r.v);
 	}
 	pt_stats_free(&after);
+	if (blocked)
+		rc = PT_EXIT_BLOCKED;
 out:
 	pt_stats_free(&before);
 	pt_run_free(&r);

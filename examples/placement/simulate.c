@@ -162,12 +162,15 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			actions_words(&lines, &r, first);
 			pt_put(&lines, " | ");
 			pt_stats_line(&lines, &st, r.v);
+			/* the status says where the policy stopped: after the
+			 * tick's actions when it emitted some */
+			const char *after = tk.written ? "then " : "";
 			if (tk.note_only && tk.note[0])
-				pt_put(&lines, " | %s", tk.note);
+				pt_put(&lines, " | %s%s", after, tk.note);
 			else if (tk.note[0])
-				pt_put(&lines, " | %s (%s)", pl_status_name(tk.status), tk.note);
+				pt_put(&lines, " | %s%s (%s)", after, pl_status_name(tk.status), tk.note);
 			else
-				pt_put(&lines, " | %s", pl_status_name(tk.status));
+				pt_put(&lines, " | %s%s", after, pl_status_name(tk.status));
 			pt_putc(&lines, '\n');
 			const char *body = strchr(lines.p + start, ':');
 			size_t blen = (size_t)(lines.p + lines.len - body);

@@ -147,6 +147,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 			pl_shard_state ss;
 			pl_view_shard_state(v, k, &ss);
 			if (ss.leader != PL_NONE) {
+				sr->led_eligible += eligible(&s->members[ss.leader]);
 				if (!mark[ss.leader])
 					mark[ss.leader] = 1, touched[nt++] = ss.leader;
 				cl[ss.leader]++;
@@ -301,26 +302,67 @@ static void bar(pt_buf *b, uint32_t val, uint32_t fl, uint32_t ce, uint32_t scal
 		pt_put(b, " under by %u", fl - val);
 }
 
-/* "10/1/1" over eligible members (canonical order), or "min 1, max 10". */
+/* "b3=2(draining)": a count named by its member, and a member that is not
+ * held to the bounds says why. */
+static void named_count(pt_buf *b, const pl_member *m, uint32_t val, int held)
+{
+	pt_put_name(b, m->id);
+	pt_put(b, "=%u", val);
+	if (!held)
+		pt_put(b, "(%s)", m->flags & PL_MEMBER_DOWN ? "down" : "draining");
+}
+
+/* Named counts of a list past PT_NAMED: "min 1 (b3), max 10 (b2) over 40". */
+#define PT_NAMED 16u
+
+static void named_range(pt_buf *b, const pl_snapshot *s, uint32_t mn, uint32_t mn_m, uint32_t mx, uint32_t mx_m,
+			uint32_t n)
+{
+	pt_put(b, "min %u (", mn);
+	pt_put_name(b, s->members[mn_m].id);
+	pt_put(b, "), max %u (", mx);
+	pt_put_name(b, s->members[mx_m].id);
+	pt_put(b, ") over %u members", n);
+}
+
+/* "b0=10 b1=1 b2=1" over the stream's rows (canonical order), or the
+ * range over its eligible members. */
 static void spread_words(pt_buf *b, const pt_stats *st, const pl_snapshot *s, const pt_stream_row *sr)
 {
-	uint32_t n = 0;
-	for (uint32_t q = 0; q < sr->count; q++)
-		n += eligible(&s->members[st->cells[sr->first + q].member]) != 0;
-	if (st->c.eligible <= 12 && n == st->c.eligible) {
-		int first = 1;
+	if (sr->count == 0) {
+		pt_put(b, "-");
+		return;
+	}
+	if (sr->count <= PT_NAMED) {
 		for (uint32_t q = 0; q < sr->count; q++) {
 			const pt_cell_row *c = &st->cells[sr->first + q];
-			if (!eligible(&s->members[c->member]))
-				continue;
-			pt_put(b, "%s%u", first ? "" : "/", c->leaders);
-			first = 0;
+			if (q)
+				pt_putc(b, ' ');
+			named_count(b, &s->members[c->member], c->leaders, eligible(&s->members[c->member]));
 		}
-		if (first)
-			pt_put(b, "-");
-	} else {
-		pt_put(b, "min %u, max %u", sr->min_leaders, sr->max_leaders);
+		return;
 	}
+	uint32_t mn = UINT32_MAX, mx = 0, mn_m = 0, mx_m = 0, n = 0;
+	for (uint32_t q = 0; q < sr->count; q++) {
+		const pt_cell_row *c = &st->cells[sr->first + q];
+		if (!eligible(&s->members[c->member]))
+			continue;
+		n++;
+		if (c->leaders < mn)
+			mn = c->leaders, mn_m = c->member;
+		if (c->leaders > mx)
+			mx = c->leaders, mx_m = c->member;
+	}
+	if (n == 0) {
+		pt_put(b, "-");
+		return;
+	}
+	/* eligible members that hold none of it are not rows: the minimum is 0 */
+	if (sr->min_leaders < mn)
+		pt_put(b, "min %u, max %u (", sr->min_leaders, mx), pt_put_name(b, s->members[mx_m].id),
+			pt_put(b, ") over %u members", st->c.eligible);
+	else
+		named_range(b, s, mn, mn_m, mx, mx_m, st->c.eligible);
 }
 
 void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr)
@@ -328,27 +370,39 @@ void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_s
 	spread_words(b, st, pl_view_snapshot(v), sr);
 }
 
+/* Whether a member is held to the bounds of the chart's measure. */
+static int held(const pt_stats *st, const pl_member *m)
+{
+	return st->policy == PT_POLICY_REGION ? !(m->flags & PL_MEMBER_DOWN) : eligible(m);
+}
+
 void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
-	uint32_t n = 0, mn = UINT32_MAX, mx = 0, shown = 0;
-	for (uint32_t r = 0; r < st->nm; r++)
-		n += eligible(&s->members[st->m[r].member]) != 0;
+	uint32_t n = 0, mn = UINT32_MAX, mx = 0, mn_m = 0, mx_m = 0;
 	pt_put(b, "%s ", measure_name(st->policy));
 	for (uint32_t r = 0; r < st->nm; r++) {
 		uint32_t val, fl, ce;
-		if (!eligible(&s->members[st->m[r].member]))
-			continue;
+		const pl_member *m = &s->members[st->m[r].member];
 		total_measure(st, s, &st->m[r], &val, &fl, &ce);
-		mn = val < mn ? val : mn;
-		mx = val > mx ? val : mx;
-		if (n <= 12)
-			pt_put(b, "%s%u", shown++ ? "/" : "", val);
+		if (st->nm <= PT_NAMED) {
+			if (r)
+				pt_putc(b, ' ');
+			named_count(b, m, val, held(st, m));
+			continue;
+		}
+		if (!held(st, m))
+			continue;
+		n++;
+		if (val < mn)
+			mn = val, mn_m = st->m[r].member;
+		if (val > mx)
+			mx = val, mx_m = st->m[r].member;
 	}
-	if (n == 0)
+	if (st->nm == 0 || (st->nm > PT_NAMED && n == 0))
 		pt_put(b, "-");
-	else if (n > 12)
-		pt_put(b, "min %u max %u", mn, mx);
+	else if (st->nm > PT_NAMED)
+		named_range(b, s, mn, mn_m, mx, mx_m, n);
 	if (st->policy != PT_POLICY_FLEET && st->ns) {
 		pt_put(b, "; streams outside their bounds: %u", st->streams_uneven);
 		/* the widest stream, the first in id order among equals */
@@ -436,6 +490,13 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 		spread_words(b, st, s, sr);
 		if (c->weight == c->eligible)
 			pt_put(b, ", floor %u, ceiling %u", fl, ce);
+		if (c->weight == c->eligible && !st->owned_valid && sr->led_eligible != sr->shards) {
+			/* the broker's stream pass counts only what eligible
+			 * members lead; its reasons give these bounds */
+			uint32_t lf, lc;
+			bounds(sr->led_eligible, 1, c->eligible, 1, &lf, &lc);
+			pt_put(b, " (the %u led by eligible members: floor %u, ceiling %u)", sr->led_eligible, lf, lc);
+		}
 		if (sr->over || sr->under)
 			pt_put(b, "; %u over the ceiling, %u under the floor\n", sr->over, sr->under);
 		else

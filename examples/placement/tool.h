@@ -94,6 +94,7 @@ typedef struct pt_setting_info {
 	uint32_t type;
 	uint64_t max;     /* PT_T_NUM: the largest value the field holds */
 	const char *what; /* a few words for --help and messages */
+	const char *range; /* what the policies allow, when narrower than the type: "1 to 99" */
 } pt_setting_info;
 
 extern const pt_setting_info pt_settings[PT_SET_COUNT];
@@ -249,6 +250,7 @@ typedef struct pt_stream_row {
 	uint32_t first, count;    /* rows in cells[] */
 	uint32_t min_leaders, max_leaders; /* over eligible members */
 	uint32_t over, under;     /* eligible members past the ceiling / below the floor */
+	uint32_t led_eligible;    /* shards led by eligible members: what the broker's stream pass balances */
 } pt_stream_row;
 
 typedef struct pt_cell_row {
@@ -325,6 +327,22 @@ typedef struct pt_act {
 	uint32_t pad_;
 } pt_act;
 
+/* What stops a policy: a shard, a stream or a member (PL_NONE where the
+ * policy named none of them), and the status that named it. */
+typedef struct pt_blocker {
+	uint32_t status;
+	uint32_t shard, stream, member;
+	const char *word; /* the policy's word for it ("no-source"), or NULL */
+} pt_blocker;
+
+#define PT_MAX_BLOCKERS 8u
+
+/* The exit status of a plan that ends blocked or stalled (placement(1)). */
+#define PT_EXIT_BLOCKED 3
+
+/* Statuses that end a plan with moves still wanted: the plan is blocked. */
+int pt_status_blocks(uint32_t status);
+
 /* What one tick of a policy did, for the tick's line. */
 typedef struct pt_tick {
 	uint32_t written;  /* actions this tick */
@@ -335,7 +353,12 @@ typedef struct pt_tick {
 	int note_only;     /* the note says it all (fleet: each member's status, counted) */
 	uint64_t wait_until; /* a quiet tick before this clock is not the end (a lag
 			      * override that may go home once it is old enough) */
+	pt_blocker why[PT_MAX_BLOCKERS]; /* what the policy named as blocked or stalled */
+	uint32_t nwhy;
 } pt_tick;
+
+/* Add a blocker to a tick (kept when there is room, never twice). */
+void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t stream, uint32_t member, const char *word);
 
 typedef struct pt_run pt_run;
 

@@ -13,7 +13,8 @@
 #  4. limits and garbage: a line, a member count and a file past their
 #     limits are refused by name; a few hundred mangled and random inputs
 #     never crash the tool (exit status 0 or 1, no sanitizer report);
-#  5. usage errors exit 2; --help and --version exit 0.
+#  5. usage errors exit 2; --help and --version exit 0; the exit status of
+#     every outcome (0 done, 1 bad input, 2 usage, 3 a plan that ends blocked).
 #
 # Usage: tests/placement/run.sh PLACEMENT [--update]
 #   --update rewrites the expected files from the tool's output (review the
@@ -44,6 +45,9 @@ bad() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
 snapshots=""
 while read -r expected args; do
 	case "$expected" in '' | '#'*) continue ;; esac
+	# EXPECTED:N: the command must exit N (a blocked plan exits 3)
+	want_rc=0
+	case "$expected" in *:[0-9]) want_rc=${expected##*:} expected=${expected%:*} ;; esac
 	out="$tmp/stdout"
 	# shellcheck disable=SC2086
 	set -- $args
@@ -57,8 +61,8 @@ while read -r expected args; do
 	eval "\"\$bin\" $argv" > "$out" 2> "$tmp/stderr"
 	rc=$?
 	case "$args" in *@OUT@*) got="$tmp/written" ;; *) got="$out" ;; esac
-	if [ $rc -ne 0 ]; then
-		bad "placement $args: exit $rc: $(head -3 "$tmp/stderr")"
+	if [ $rc -ne "$want_rc" ]; then
+		bad "placement $args: exit $rc, want $want_rc: $(head -3 "$tmp/stderr")"
 	elif [ $update = 1 ]; then
 		cp "$got" "$expected"
 		ok
@@ -152,7 +156,9 @@ done
 grep -E '^[^#][^ ]* +(plan|simulate) ' cases | grep -v -e '--max' -e '--ticks' -e '--member' -e '--json' -e '@OUT@' |
 while read -r expected cmd rest; do
 	f=${rest##* }
-	if ! eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"; then
+	eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
 		echo "FAIL: $cmd --out on $f: $(head -3 "$tmp/stderr")"
 		echo x >> "$tmp/end-failures"
 		continue
@@ -228,7 +234,9 @@ for seed in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 				"$bin" "$c1" "$tmp/mangled.txt" > /dev/null 2> "$tmp/stderr"
 			fi
 			rc=$?
-			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
+			# 0 or 1, and 3 for a plan that ends blocked
+			if { [ $rc -gt 1 ] && { [ "$c1" != plan ] || [ $rc -ne 3 ]; }; } ||
+				grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
 				cp "$tmp/mangled.txt" "$tmp/../pl-tool-crash-$seed.txt" 2> /dev/null
 				bad "$c1 on a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
 			else
@@ -272,6 +280,18 @@ usage 2 stats --bogus golden/felix.txt
 usage 2 stats -x golden/felix.txt
 usage 1 stats --policy nobody golden/felix.txt
 usage 0 check -- golden/felix.txt
+# the exit status, case by case (placement(1), EXIT STATUS)
+usage 0 plan golden/felix.txt                  # ends balanced
+usage 0 plan --max 1 golden/broker-caps.txt    # cut where asked
+usage 3 plan golden/broker-caps.txt            # ends blocked (caps)
+usage 3 plan golden/region-stalls.txt          # ends stalled
+usage 3 --json plan golden/broker-caps.txt
+usage 0 simulate golden/broker-caps.txt        # simulate reports, it does not judge
+usage 0 stats golden/broker-caps.txt
+usage 1 plan errors/number-bad.txt             # bad input
+usage 2 plan                                   # usage
+"$bin" plan golden/broker-caps.txt > "$tmp/stdout" 2>&1
+if grep -q "^  blocked-caps: stream s: b0=4 over its ceiling 2" "$tmp/stdout"; then ok; else bad "a blocked plan names its stream and members"; fi
 "$bin" check - < golden/felix.txt > "$tmp/stdout" 2>&1
 if grep -q "^<stdin>: ok" "$tmp/stdout"; then ok; else bad "check - (standard input): $(cat "$tmp/stdout")"; fi
 
