@@ -9,7 +9,7 @@
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check)
-#   make deps       libxxhash-dev, check and pkg-config from Debian's packages when missing
+#   make deps       libxxhash-dev, check, pkg-config and mandoc from Debian's packages when missing
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define PL_VERSION_MINOR \([0-9]*\).*/\1/p' include/placement/version.h)
@@ -94,9 +94,11 @@ $(PC): libplacement.pc.in FORCE
 FORCE:
 
 # ---- dependencies -----------------------------------------------------------
-DEB_PACKAGES := libxxhash-dev check pkg-config
+# xxhash and Check to build and test, mandoc for make lint-man.
+DEB_PACKAGES := libxxhash-dev check pkg-config mandoc
 deps:
-	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check; then \
+	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check && \
+	    command -v mandoc >/dev/null 2>&1; then \
 		exit 0; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 		echo "deps: installing $(DEB_PACKAGES)"; \
@@ -105,7 +107,7 @@ deps:
 		{ $$SUDO apt-get update -q >/dev/null && \
 		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PACKAGES) >/dev/null; }; \
 	else \
-		echo "deps: no apt-get here; install xxhash (0.8 or later), Check and pkg-config, then run make again" >&2; \
+		echo "deps: no apt-get here; install xxhash (0.8 or later), Check, pkg-config and mandoc, then run make again" >&2; \
 		exit 1; \
 	fi
 
@@ -164,8 +166,12 @@ $(TOOL): $(TOOL_SRCS) $(TOOL_HDRS) $(STATIC)
 
 # The library's scenarios (examples/demo), then the tool's simulator on the
 # example layouts shipped in examples/placement/scenarios/.
+# The build's command lines go to a log, so the first screen is the first
+# story; a failed build prints its log.
 demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/demo $(TOOL)
+	@mkdir -p $(BUILD)
+	@$(MAKE) --no-print-directory $(BUILD)/demo $(TOOL) > $(BUILD)/demo-build.log 2>&1 || \
+		{ cat $(BUILD)/demo-build.log; exit 1; }
 	@./$(BUILD)/demo
 	@for f in $(SCENARIOS); do \
 		p=$$(sed -n 's/^set policy=\([a-z]*\).*/\1/p' $$f | head -1); \
@@ -227,7 +233,15 @@ STAGE := $(abspath $(BUILD)/stage)
 install-test: deps
 	rm -rf $(STAGE)
 	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr/local
-	@set -e; export PKG_CONFIG_PATH=$(STAGE)/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE); \
+	@# The library needs no xxhash symbol at link time (xxhash is inlined), so
+	@# its .pc requires nothing: pkg-config sees only the staged .pc here.
+	@undef=$$(nm -u $(STAGE)/usr/local/lib/libplacement.a | grep -i xxh; \
+		nm -D --undefined-only $(STAGE)/usr/local/lib/libplacement.so | grep -i xxh); \
+	if [ -n "$$undef" ]; then echo "install-test: the library needs xxhash symbols:"; echo "$$undef"; exit 1; fi; \
+	if grep -q '^Requires' $(STAGE)/usr/local/lib/pkgconfig/libplacement.pc; then \
+		echo "install-test: libplacement.pc has a Requires line"; exit 1; fi; \
+	echo "install-test: no xxhash symbol needed at link time (nm), and the .pc requires nothing"
+	@set -e; export PKG_CONFIG_LIBDIR=$(STAGE)/usr/local/lib/pkgconfig PKG_CONFIG_PATH= PKG_CONFIG_SYSROOT_DIR=$(STAGE); \
 	flags="$$($(PKG_CONFIG) --cflags --libs libplacement)"; echo "pkg-config: $$flags"; \
 	mkdir -p $(BUILD)/staged; \
 	for e in $(EXAMPLES); do \
@@ -290,7 +304,7 @@ fuzz: deps
 		grep -E "stat::number_of_executed_units|Done" $$c.log; \
 	done
 
-lint-man:
+lint-man: deps
 	@command -v mandoc >/dev/null || { echo "lint-man: mandoc is needed (apt-get install mandoc)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -W warning $(MAN_ALL) 2>&1); \
 	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN_ALL)) pages clean"

@@ -192,6 +192,16 @@ expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = non
 }
 { echo "member b0"; awk 'BEGIN { s = "member "; for (i = 0; i < 70000; i++) s = s "x"; print s }'; } > "$tmp/long-line.txt"
 expect_fail "$tmp/long-line.txt" 2 "past the limit of 65536 bytes for a line"
+# An endless line is refused once it passes the limit, not read to the end.
+if [ -r /dev/zero ] && command -v timeout > /dev/null 2>&1; then
+	timeout 20 "$bin" check /dev/zero > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^placement: /dev/zero:1: the line is more than 65536 bytes" "$tmp/stderr"; then
+		ok
+	else
+		bad "check /dev/zero: exit $rc, want 1 and the line limit: $(head -c 300 "$tmp/stderr")"
+	fi
+fi
 awk 'BEGIN { for (i = 0; i <= 1048576; i++) printf "member m%d\n", i }' > "$tmp/members.txt"
 expect_fail "$tmp/members.txt" 1048577 "past the limit of 1048576 members (PL_MAX_MEMBERS)"
 rm -f "$tmp/members.txt"
