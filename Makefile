@@ -8,7 +8,7 @@
 #   make sanitize   the suites under -fsanitize=address,undefined
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
-#   make bench      the benchmark program (not part of check)
+#   make bench      the benchmark program (not part of check); BENCH=tool runs one section
 #   make deps       libxxhash-dev, check, pkg-config and mandoc from Debian's packages when missing
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define PL_VERSION_MAJOR \([0-9]*\).*/\1/p' include/placement/version.h)
@@ -197,8 +197,8 @@ $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(STATIC)
 	$(CC) -std=c11 $(WARN) -O2 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib $(XXH_CFLAGS) -o $@ $(BENCH_SRCS) $(STATIC) $(LDFLAGS)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench
-	./$(BUILD)/bench
+	@$(MAKE) --no-print-directory $(BUILD)/bench $(TOOL)
+	PLACEMENT_BIN=$(TOOL) ./$(BUILD)/bench $(BENCH)
 
 # ---- install ----------------------------------------------------------------
 install: lib $(TOOL)

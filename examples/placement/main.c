@@ -39,6 +39,7 @@ static const char usage_text[] =
 	"      --member ID     fleet: only this member decides (default: every member)\n"
 	"      --max N         stop after N actions\n"
 	"      --out FILE      write the layout after the plan as a snapshot file\n"
+	"      --summary       only the totals and the spread before and after, per stream\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
@@ -89,7 +90,7 @@ static int allowed(int cmd, const char *opt)
 		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE || cmd == C_CHECK;
 	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)
 		return cmd == C_PLAN || cmd == C_SIMULATE;
-	if (strcmp(opt, "--max") == 0)
+	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--ticks") == 0 || strcmp(opt, "--event") == 0 || strcmp(opt, "--quiet") == 0)
 		return cmd == C_SIMULATE;
@@ -132,6 +133,12 @@ static int run(int argc, char **argv, pt_opts *op)
 			}
 			if (strcmp(name, "--timing") == 0) {
 				o.timing = 1;
+				continue;
+			}
+			if (strcmp(name, "--summary") == 0) {
+				o.summary = 1;
+				if (cmd && !allowed(cmd, name))
+					return usage_error("--summary is not an option of %s", cmd_name);
 				continue;
 			}
 			if (strcmp(name, "--quiet") == 0) {
@@ -209,6 +216,8 @@ static int run(int argc, char **argv, pt_opts *op)
 			return usage_error("this option is not one of the command's: %s", checks[k]);
 	if (o.quiet && !allowed(cmd, "--quiet"))
 		return usage_error("--quiet is not an option of %s", cmd_name);
+	if (o.summary && !allowed(cmd, "--summary"))
+		return usage_error("--summary is not an option of %s", cmd_name);
 	int want = cmd == C_OWNER ? 2 : 1;
 	if (npos != want)
 		return usage_error(cmd == C_OWNER ? "%s needs FILE and KEY" : "%s needs one FILE", cmd_name);

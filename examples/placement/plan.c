@@ -188,8 +188,10 @@ void pt_run_free(pt_run *r)
 
 void pt_run_add(pt_run *r, const pl_action *a, uint32_t member)
 {
-	r->acts = pt_grow(r->acts, &r->acts_cap, sizeof *r->acts, r->nacts + 1);
-	pt_act *x = &r->acts[r->nacts++];
+	size_t slot = r->nacts - r->acts_base;
+	r->acts = pt_grow(r->acts, &r->acts_cap, sizeof *r->acts, slot + 1);
+	pt_act *x = &r->acts[slot];
+	r->nacts++;
 	x->a = *a;
 	x->tick = r->tickno;
 	x->member = member;
@@ -333,7 +335,7 @@ void pt_act_short(pt_buf *b, const pl_snapshot *s, const pl_action *a)
 
 /* ---- the spread before and after --------------------------------------------------- */
 
-void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy)
+void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy, int all)
 {
 	pt_put(b, "\nspread before and after\n  before: ");
 	pt_stats_line(b, x, vx);
@@ -350,7 +352,7 @@ void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_st
 			      a->under != c->under;
 		if (!changed && !(c->over || c->under))
 			continue;
-		if (shown == 40) {
+		if (shown == 40 && !all) {
 			more++;
 			continue;
 		}
@@ -550,6 +552,35 @@ static void config_words(pt_buf *b, const pt_run *r, int json)
 	pt_buf_free(&t);
 }
 
+/* Text mode: what is in out goes to standard output now, so a long plan
+ * shows its ticks as they are planned (the file was read and checked
+ * before the first one). */
+static void flush_out(pt_buf *out, const pt_opts *o)
+{
+	pt_progress_done(o); /* the progress line is not left inside the plan */
+	if (out->len && fwrite(out->p, 1, out->len, stdout) == out->len)
+		out->len = 0;
+	fflush(stdout);
+}
+
+static void plan_header(pt_buf *out, const pt_run *r, uint32_t policy)
+{
+	const pl_snapshot *s = &r->snap;
+	pt_put(out, "plan: the %s policy (", pt_policy_name(policy));
+	config_words(out, r, 0);
+	pt_put(out, ")");
+	if (policy == PT_POLICY_FLEET) {
+		if (r->self != PL_NONE) {
+			pt_put(out, "; only ");
+			pt_put_name(out, s->members[r->self].id);
+			pt_put(out, " decides");
+		} else {
+			pt_put(out, "; every live member decides for itself, each tick");
+		}
+	}
+	pt_put(out, "\n");
+}
+
 int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {
 	pt_doc d;
@@ -573,15 +604,23 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	uint64_t budget = o->max_given ? o->max : 0;
 	uint32_t quiet = 0, active = 0, status = PL_STATUS_BALANCED;
 	int stopped_max = 0, stopped_ticks = 0;
+	/* text: ticks are written as they are planned, and (without JSON or
+	 * a Kafka file, which need them all) not kept */
+	int streaming = !o->json, keep = o->json;
 	char note[192] = "";
 	int note_only = 0;
 	pt_tick last_tick;
 	memset(&last_tick, 0, sizeof last_tick);
+	if (streaming) {
+		plan_header(out, &r, policy);
+		flush_out(out, o);
+	}
 	double t0 = pt_now();
 	for (;;) {
 		pt_tick t;
 		memset(&t, 0, sizeof t);
 		r.tickno++;
+		size_t first = r.nacts;
 		rc = r.ops->tick(&r, budget ? budget - r.nacts : 0, &t, e);
 		if (rc)
 			goto out;
@@ -596,6 +635,15 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		} else if (r.now >= t.wait_until) {
 			quiet++;
 		}
+		if (streaming && !o->summary && r.nacts > first) {
+			pt_put(out, "tick %llu\n", (unsigned long long)r.tickno);
+			for (size_t i = first; i < r.nacts; i++)
+				pt_act_text(out, &r.snap, &r.acts[i - r.acts_base], i + 1);
+			flush_out(out, o);
+		}
+		if (!keep)
+			r.acts_base = r.nacts; /* written: the array is reused */
+		pt_progress(o, "planned tick %llu, %zu actions so far", (unsigned long long)r.tickno, r.nacts);
 		if ((budget && r.nacts >= budget) || t.full_stop) {
 			stopped_max = 1;
 			break;
@@ -608,6 +656,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		}
 		r.now += r.tick_len;
 	}
+	pt_progress_done(o);
 	if (o->timing)
 		fprintf(stderr, "timing: plan %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r.nacts,
 			(unsigned long long)r.tickno);
@@ -644,12 +693,17 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		config_words(out, &r, 1);
 		pt_put(out, ", \"member\": ");
 		json_member(out, s, r.self);
-		pt_put(out, ",\n \"actions\": [");
-		for (size_t i = 0; i < r.nacts; i++) {
-			pt_put(out, "%s\n  ", i ? "," : "");
-			pt_act_json(out, s, &r.acts[i], i + 1);
+		if (o->summary) {
+			pt_put(out, ",\n \"summary\": true");
+		} else {
+			pt_put(out, ",\n \"actions\": [");
+			for (size_t i = 0; i < r.nacts; i++) {
+				pt_put(out, "%s\n  ", i ? "," : "");
+				pt_act_json(out, s, &r.acts[i], i + 1);
+			}
+			pt_put(out, "]");
 		}
-		pt_put(out, "],\n \"count\": %zu, \"ticks\": %u, \"stopped\": \"%s\", \"status\": \"%s\", \"note\": ", r.nacts,
+		pt_put(out, ",\n \"count\": %zu, \"ticks\": %u, \"stopped\": \"%s\", \"status\": \"%s\", \"note\": ", r.nacts,
 		       active, why, pl_status_name(status));
 		pt_put_json_str(out, note, strlen(note));
 		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
@@ -660,27 +714,6 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_stats_json(out, &after, r.v);
 		pt_put(out, "}\n");
 	} else {
-		pt_put(out, "plan: the %s policy (", pt_policy_name(policy));
-		config_words(out, &r, 0);
-		pt_put(out, ")");
-		if (policy == PT_POLICY_FLEET) {
-			if (r.self != PL_NONE) {
-				pt_put(out, "; only ");
-				pt_put_name(out, s->members[r.self].id);
-				pt_put(out, " decides");
-			} else {
-				pt_put(out, "; every live member decides for itself, each tick");
-			}
-		}
-		pt_put(out, "\n");
-		uint64_t last = 0;
-		for (size_t i = 0; i < r.nacts; i++) {
-			if (r.acts[i].tick != last) {
-				last = r.acts[i].tick;
-				pt_put(out, "tick %llu\n", (unsigned long long)last);
-			}
-			pt_act_text(out, s, &r.acts[i], i + 1);
-		}
 		pt_put(out, "%zu action%s in %u tick%s; ", r.nacts, r.nacts == 1 ? "" : "s", active, active == 1 ? "" : "s");
 		if (stopped_max)
 			pt_put(out, "stopped at --max %llu; the policy had more to do\n", (unsigned long long)budget);
@@ -694,12 +727,13 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_put(out, "the plan ends blocked: the end state is not balanced%s\n",
 			       last_tick.nwhy ? "; what the policy named:" : "");
 		blockers_text(out, &last_tick, &after, r.v);
-		pt_spread_text(out, &before, r.v, &after, r.v);
+		pt_spread_text(out, &before, r.v, &after, r.v, o->summary);
 	}
 	pt_stats_free(&after);
-	if (blocked)
+	if (rc == 0 && blocked)
 		rc = PT_EXIT_BLOCKED;
 out:
+	pt_progress_done(o);
 	pt_stats_free(&before);
 	pt_run_free(&r);
 	pt_doc_free(&d);

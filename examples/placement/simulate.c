@@ -127,6 +127,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			goto out;
 		}
 		pl_view_settle(r.v);
+		pt_progress(o, "simulated tick %llu, %zu actions so far", (unsigned long long)t, r.nacts);
 		quiet = tk.written ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
 		pt_stats st;
 		pt_stats_compute(&st, r.v, policy);
@@ -203,6 +204,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		}
 		r.now += r.tick_len;
 	}
+	pt_progress_done(o);
 	if (o->timing)
 		fprintf(stderr, "timing: simulate %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r.nacts,
 			(unsigned long long)r.tickno);

@@ -299,6 +299,7 @@ typedef struct pt_opts {
 	const char **events;  /* --event TEXT ... */
 	int nevents;
 	int quiet;            /* simulate: no per-tick lines */
+	int summary;          /* plan: only the totals and the spread before and after */
 } pt_opts;
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
@@ -307,6 +308,12 @@ int pt_cmd_owner(const char *path, const char *key, const pt_opts *o, pt_buf *ou
 int pt_cmd_format(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+
+/* Progress on standard error, when it is a terminal (or PLACEMENT_PROGRESS
+ * is set): one line, rewritten at most a few times a second. */
+void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
+/* The progress line is cleared. */
+void pt_progress_done(const pt_opts *o);
 
 /* Load and validate a file: read, parse, --event lines, view. */
 int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);
@@ -399,6 +406,7 @@ struct pt_run {
 	size_t nacts, acts_cap;
 	void *cfg;                /* the adapter's */
 	void *scratch;            /* the adapter's */
+	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
 };
 
 /* The adapters; NULL where the library has no such policy yet. */
@@ -422,7 +430,7 @@ void pt_act_short(pt_buf *b, const pl_snapshot *s, const pl_action *a);
 /* A config's JSON object as words: "max-moves 1, paused off". */
 void pt_config_words(pt_buf *b, const char *json, size_t n);
 /* "before: ... / after: ..." and the streams that changed. */
-void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy);
+void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy, int all);
 /* A refused config field (PL_E_CONFIG/PL_E_VERSION, PL_ELEM_CONFIG index)
  * mapped to its setting: fields[i] is the setting of field i (PT_SET_COUNT
  * for none). */

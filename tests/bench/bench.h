@@ -44,5 +44,6 @@ void bench_view(void);
 void bench_fleet(void);
 void bench_broker(void);
 void bench_region(void);
+void bench_tool(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view, broker, fleet, region). */
+ * only the named ones (hash, view, broker, fleet, region, tool). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -37,6 +37,7 @@ static const struct {
 	{"fleet", bench_fleet},
 	{"broker", bench_broker},
 	{"region", bench_region},
+	{"tool", bench_tool},
 };
 
 int main(int argc, char **argv)

@@ -300,6 +300,13 @@ usage 0 simulate golden/broker-caps.txt        # simulate reports, it does not j
 usage 0 stats golden/broker-caps.txt
 usage 1 plan errors/number-bad.txt             # bad input
 usage 2 plan                                   # usage
+usage 2 stats --summary golden/felix.txt
+# progress on standard error (forced: stderr is not a terminal here), never on stdout
+PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
+if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr" &&
+	cmp -s "$tmp/stdout" golden/felix.plan; then ok; else bad "plan progress: $(head -c 200 "$tmp/stderr")"; fi
+"$bin" plan golden/felix.txt 2> "$tmp/stderr" > /dev/null
+if [ -s "$tmp/stderr" ]; then bad "plan writes progress to a stderr that is not a terminal"; else ok; fi
 "$bin" plan golden/broker-caps.txt > "$tmp/stdout" 2>&1
 if grep -q "^  blocked-caps: stream s: b0=4 over its ceiling 2" "$tmp/stdout"; then ok; else bad "a blocked plan names its stream and members"; fi
 "$bin" check - < golden/felix.txt > "$tmp/stdout" 2>&1
