@@ -592,6 +592,8 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		rc = pt_policy_of(&d, o, &policy, e);
 	if (rc == 0)
 		rc = pt_run_init(&r, &d, policy, o->member, e);
+	if (rc == 0 && (o->kafka_reassignment || o->kafka_election))
+		rc = pt_kafka_check(&d, e);
 	if (rc) {
 		pt_run_free(&r);
 		pt_doc_free(&d);
@@ -661,6 +663,13 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		fprintf(stderr, "timing: plan %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r.nacts,
 			(unsigned long long)r.tickno);
 	pt_stats_compute(&after, r.v, policy);
+	if (o->kafka_reassignment || o->kafka_election) {
+		rc = pt_kafka_write(&d, r.v, o, e);
+		if (rc) {
+			pt_stats_free(&after);
+			goto out;
+		}
+	}
 	if (o->out) {
 		pt_buf f = {0};
 		pt_doc copy = d;

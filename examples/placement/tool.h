@@ -300,6 +300,9 @@ typedef struct pt_opts {
 	int nevents;
 	int quiet;            /* simulate: no per-tick lines */
 	int summary;          /* plan: only the totals and the spread before and after */
+	const char *kafka_reassignment; /* plan: --kafka-reassignment OUT.json */
+	const char *kafka_election;     /* plan: --kafka-election OUT.json */
+	const char *racks;    /* import kafka: --racks FILE */
 } pt_opts;
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
@@ -314,6 +317,15 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
 /* The progress line is cleared. */
 void pt_progress_done(const pt_opts *o);
+
+/* Kafka (kafka.c): import kafka-topics.sh --describe output as a snapshot
+ * file, and write the reassignment and election files of a plan: every
+ * shard whose replicas or leader differ between the document and the view. */
+int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *e);
+/* Whether every member is a broker id and every shard TOPIC/N, so the plan
+ * can be written back (checked before the plan starts). */
+int pt_kafka_check(const pt_doc *d, pt_err *e);
 
 /* Load and validate a file: read, parse, --event lines, view. */
 int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);

@@ -10,6 +10,9 @@
 #  3. round trip: every snapshot in the cases, written by `format` (text),
 #     reads back to the same snapshot (format is idempotent), the same stats
 #     and the same plan;
+#  3c. Kafka: import kafka-topics.sh --describe output, plan it, apply the
+#     reassignment and election files as Kafka would (kafka_apply.py), and
+#     get what plan --out writes;
 #  4. limits and garbage: a line, a member count and a file past their
 #     limits are refused by name; a few hundred mangled and random inputs
 #     never crash the tool (exit status 0 or 1, no sanitizer report);
@@ -176,6 +179,60 @@ done
 [ -f "$tmp/end-checks" ] && checks=$((checks + $(wc -l < "$tmp/end-checks")))
 [ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
 
+# ---- 3c. Kafka's round trip -----------------------------------------------------------
+# Import what kafka-topics.sh --describe printed, plan it, do to the imported
+# layout what Kafka would do with the reassignment and election files, and
+# get plan --out: the same leader and replicas for every shard.
+for f in kafka/*.describe; do
+	racks=${f%.describe}.list
+	racks=$(echo "$racks" | sed 's|describe-|racks-|')
+	set -- import kafka "$f"
+	[ -f "$racks" ] && set -- "$@" --racks "$racks"
+	if ! "$bin" "$@" > "$tmp/imported.txt" 2> "$tmp/stderr"; then
+		bad "import kafka $f: $(cat "$tmp/stderr")"
+		continue
+	fi
+	"$bin" plan --out "$tmp/after.txt" --kafka-reassignment "$tmp/r.json" --kafka-election "$tmp/e.json" \
+		"$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+		bad "plan of the import of $f: exit $rc: $(cat "$tmp/stderr")"
+	elif ! command -v python3 > /dev/null 2>&1; then
+		echo "note: no python3 here; the Kafka round trip of $f is not checked"
+	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" > "$tmp/diff" 2>&1; then
+		ok
+	else
+		bad "Kafka round trip of $f: the reassignment and election files do not give plan --out:"
+		head -10 "$tmp/diff"
+	fi
+done
+
+# What import kafka refuses, by line; what a Kafka file of a plan needs.
+printf 'Topic: t\tPartition: 0\tLeader: 9\tReplicas: 1,2\tIsr: 1,2\n' > "$tmp/k1.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\n\nTopic: t\tPartition: x\tReplicas: 1\n' > "$tmp/k2.describe"
+printf 'Topic:t\tPartitionCount:1\tReplicationFactor:1\tConfigs:\nnot kafka\n' > "$tmp/k3.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,a\n' > "$tmp/k4.describe"
+printf 'Topic: t\tPartition: 0\tReplicas: 1\nTopic: t\tPartition: 0\tReplicas: 2\n' > "$tmp/k5.describe"
+for c in "k1:1:Leader: 9 is not among the partition's Replicas" "k2:3:Partition: 'x' is not a partition number" \
+	"k3:2:'not' is not a field of kafka-topics.sh --describe" "k4:1:Replicas: 'a' is not a broker id" \
+	"k5:2:partition 0 of t is described twice (first at line 1)"; do
+	f=${c%%:*} rest=${c#*:} line=${rest%%:*} msg=${rest#*:}
+	"$bin" import kafka "$tmp/$f.describe" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -qF "$tmp/$f.describe:$line: $msg" "$tmp/stderr"; then
+		ok
+	else
+		bad "import kafka $f: exit $rc, want 1 and line $line: $msg: $(cat "$tmp/stderr")"
+	fi
+done
+"$bin" plan --kafka-reassignment "$tmp/r.json" golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "member 'b0' is not a Kafka broker id" "$tmp/stderr"; then
+	ok
+else
+	bad "plan --kafka-reassignment of a layout with no broker ids: exit $rc: $(cat "$tmp/stderr")"
+fi
+
 # ---- 4. limits and garbage --------------------------------------------------------
 expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
 	"$bin" check "$1" > "$tmp/stdout" 2> "$tmp/stderr"
@@ -301,6 +358,11 @@ usage 0 stats golden/broker-caps.txt
 usage 1 plan errors/number-bad.txt             # bad input
 usage 2 plan                                   # usage
 usage 2 stats --summary golden/felix.txt
+usage 2 import kafka
+usage 2 import
+usage 2 stats --racks x golden/felix.txt
+usage 2 check --kafka-election x golden/felix.txt
+usage 1 import orc kafka/describe-old.describe
 # progress on standard error (forced: stderr is not a terminal here), never on stdout
 PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
 if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr" &&
