@@ -278,6 +278,16 @@ void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
 void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title);
+/* Not down and not draining: held to the bounds and may receive. */
+int pt_eligible(const pl_member *m);
+/* Whether a member is held to the bounds of the chart's measure (the region
+ * policy's fair share counts a draining member). */
+int pt_held(const pt_stats *st, const pl_member *m);
+/* The chart's measure: "leaders", "owned" or "replicas". */
+const char *pt_measure_name(uint32_t policy);
+/* A member's value on the totals chart, and the bounds it is held to. */
+void pt_total_measure(const pt_stats *st, const pl_snapshot *s, const pt_member_row *r, uint32_t *val, uint32_t *fl,
+		      uint32_t *ce);
 /* A stream's leaders (owned) per eligible member: "10/1/1", or "min 1, max 10". */
 void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr);
 /* One line: the chart's measure per member ("leaders 10/1/1 (ceiling 4)"). */
@@ -334,7 +344,7 @@ int pt_write_file(const char *path, const pt_buf *b, pt_err *e);
 /* The policy in force: --policy, else `set policy`, else broker. */
 int pt_policy_of(const pt_doc *d, const pt_opts *o, uint32_t *policy, pt_err *e);
 
-/* ---- running a policy (plan.c, simulate.c, and one adapter per policy) ---- */
+/* ---- running a policy (run.c, plan.c, simulate.c, one adapter per policy) ---- */
 
 /* An action as the run keeps it: the tick it was emitted in, and (fleet) the
  * member that decided it. Member and shard indices stay valid for the whole
@@ -435,6 +445,8 @@ void pt_run_capture(pt_run *r);
 int pt_run_rebuild(pt_run *r, pt_err *e);
 /* Both. */
 int pt_run_sync(pt_run *r, pt_err *e);
+/* A member's id as JSON, null for PL_NONE. */
+void pt_json_member(pt_buf *b, const pl_snapshot *s, uint32_t m);
 /* Actions as text and JSON (n counts from 1), and in a few words. */
 void pt_act_json(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
 void pt_act_text(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
