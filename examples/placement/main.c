@@ -5,7 +5,7 @@
  *   placement [--json] check FILE
  *   placement [--json] stats [--policy P] [--svg OUT] FILE
  *   placement [--json] owner FILE KEY
- *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] FILE
+ *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] [--svg OUT] FILE
  *   placement [--json] simulate [--policy P] [--member ID] [--ticks N] [--event EV]...
  *                      [--svg OUT] [--out FILE] [--quiet] FILE
  *   placement [--json] format FILE
@@ -40,6 +40,7 @@ static const char usage_text[] =
 	"      --member ID     fleet: only this member decides (default: every member)\n"
 	"      --max N         stop after N actions\n"
 	"      --out FILE      write the layout after the plan as a snapshot file\n"
+	"      --svg OUT       the spread before and after as an SVG picture\n"
 	"      --summary       only the totals and the spread before and after, per stream\n"
 	"      --kafka-reassignment OUT.json  the moves for kafka-reassign-partitions.sh --execute\n"
 	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
@@ -90,7 +91,7 @@ enum { C_CHECK = 1, C_STATS, C_OWNER, C_PLAN, C_SIMULATE, C_FORMAT, C_IMPORT };
 static int allowed(int cmd, const char *opt)
 {
 	if (strcmp(opt, "--svg") == 0)
-		return cmd == C_STATS || cmd == C_SIMULATE;
+		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE;
 	if (strcmp(opt, "--policy") == 0)
 		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE || cmd == C_CHECK;
 	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)

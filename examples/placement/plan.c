@@ -359,6 +359,8 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		blockers_text(out, &last_tick, &after, r.v);
 		pt_spread_text(out, &before, r.v, &after, r.v, o->summary);
 	}
+	if (rc == 0 && o->svg)
+		rc = pt_plan_svg(o->svg, d.path, &before, &after, r.v, e);
 	pt_stats_free(&after);
 	if (rc == 0 && blocked)
 		rc = PT_EXIT_BLOCKED;

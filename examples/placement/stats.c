@@ -92,6 +92,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		pt_member_row *row = &st->m[r];
 		memset(row, 0, sizeof *row);
 		row->member = i;
+		row->flags = s->members[i].flags;
 		row->leaders = t.leaders;
 		row->replicas = t.replicas;
 		row->floor = t.floor;

@@ -242,6 +242,7 @@ typedef struct pt_member_row {
 	uint32_t leaders, replicas, owned;
 	uint32_t floor, ceiling;  /* over all shards, for this member */
 	uint32_t r_floor, r_ceiling; /* replicas: live replicas over eligible members */
+	uint32_t flags;           /* the member's PL_MEMBER_* when counted */
 } pt_member_row;
 
 typedef struct pt_stream_row {
@@ -278,6 +279,20 @@ void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
 void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title);
+/* A member's measure over the ticks of a simulation (v[tick * nm + member],
+ * PT_SERIES_NONE before it joined), and the events to mark. */
+#define PT_SERIES_NONE UINT32_MAX
+typedef struct pt_series {
+	uint32_t *v;
+	uint32_t ticks, nm;
+	uint32_t *ev_tick;
+	char **ev_text;
+	uint32_t nev;
+} pt_series;
+/* Two states side by side (plan, simulate), with the series when given; the
+ * names come from v's snapshot, which holds every member of both. */
+void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
+			 const char *title, const char *before_label, const char *after_label, const pt_series *se);
 /* Not down and not draining: held to the bounds and may receive. */
 int pt_eligible(const pl_member *m);
 /* Whether a member is held to the bounds of the chart's measure (the region
@@ -298,7 +313,7 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v);
 typedef struct pt_opts {
 	int json;
 	int timing;
-	const char *svg;      /* stats, simulate: --svg OUT */
+	const char *svg;      /* stats, plan, simulate: --svg OUT */
 	const char *out;      /* plan, simulate: --out FILE (the layout after) */
 	const char *policy;   /* --policy NAME */
 	const char *member;   /* --member ID */
@@ -336,6 +351,10 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 /* Whether every member is a broker id and every shard TOPIC/N, so the plan
  * can be written back (checked before the plan starts). */
 int pt_kafka_check(const pt_doc *d, pt_err *e);
+
+/* Pictures (svg.c): the spread before and after a plan. */
+int pt_plan_svg(const char *path, const char *file, const pt_stats *before, const pt_stats *after, const pl_view *v,
+		pt_err *e);
 
 /* Load and validate a file: read, parse, --event lines, view. */
 int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);

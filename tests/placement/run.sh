@@ -13,6 +13,8 @@
 #  3c. Kafka: import kafka-topics.sh --describe output, plan it, apply the
 #     reassignment and election files as Kafka would (kafka_apply.py), and
 #     get what plan --out writes;
+#  3d. pictures: every SVG is well-formed XML and carries, row by row, the
+#     numbers of the same command's JSON (svg_check.py);
 #  4. limits and garbage: a line, a member count and a file past their
 #     limits are refused by name; a few hundred mangled and random inputs
 #     never crash the tool (exit status 0 or 1, no sanitizer report);
@@ -233,6 +235,39 @@ else
 	bad "plan --kafka-reassignment of a layout with no broker ids: exit $rc: $(cat "$tmp/stderr")"
 fi
 
+# ---- 3d. pictures -------------------------------------------------------------------
+# Every picture is well-formed XML and carries the numbers of the same
+# command's JSON, for every member in every panel and state (svg_check.py).
+if command -v python3 > /dev/null 2>&1; then
+	for f in golden/*.svg; do
+		if python3 -c 'import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])' "$f" 2> /dev/null; then
+			ok
+		else
+			bad "$f is not well-formed XML"
+		fi
+	done
+	for f in golden/broker-drain.txt golden/broker-caps.txt golden/mixed.txt golden/region-stalls.txt \
+		golden/felix.txt ../../examples/placement/scenarios/*.txt; do
+		for cmd in stats plan "simulate --quiet"; do
+			# shellcheck disable=SC2086
+			"$bin" $cmd --svg "$tmp/pic.svg" "$f" > /dev/null 2> "$tmp/stderr"
+			rc=$?
+			# shellcheck disable=SC2086
+			"$bin" --json $cmd "$f" > "$tmp/pic.json" 2>> "$tmp/stderr"
+			if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+				bad "$cmd --svg $f: exit $rc: $(head -3 "$tmp/stderr")"
+			elif python3 svg_check.py "$tmp/pic.svg" "$tmp/pic.json" > "$tmp/diff" 2>&1; then
+				ok
+			else
+				bad "$cmd --svg $f: the picture does not carry the JSON's numbers:"
+				head -10 "$tmp/diff"
+			fi
+		done
+	done
+else
+	echo "note: no python3 here; the pictures are not checked"
+fi
+
 # ---- 4. limits and garbage --------------------------------------------------------
 expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
 	"$bin" check "$1" > "$tmp/stdout" 2> "$tmp/stderr"
@@ -340,6 +375,7 @@ usage 2 check golden/felix.txt golden/felix.txt
 usage 2 owner golden/felix.txt
 usage 2 check --max 3 golden/felix.txt
 usage 2 --svg x.svg check golden/felix.txt
+usage 2 --svg x.svg owner golden/felix.txt k
 usage 2 plan --max 0 golden/felix.txt
 usage 2 plan --max=x golden/felix.txt
 usage 2 simulate --ticks 0 golden/felix.txt
