@@ -435,6 +435,27 @@ int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf
 			pt_putc(out, '\n');
 		}
 	}
+	if (rc == 0 && o->json) {
+		/* the snapshot the text describes, as format --json writes it */
+		pt_doc d;
+		pl_view *v = NULL;
+		void *mem = NULL;
+		pt_doc_init(&d, path);
+		char *copy = pt_alloc(out->len + 1);
+		memcpy(copy, out->p, out->len + 1);
+		size_t n = out->len;
+		out->len = 0;
+		pl_snapshot snap = {0};
+		rc = pt_parse(&d, copy, n, e);
+		if (rc == 0) {
+			snap = pt_doc_snapshot(&d);
+			rc = pt_view(&d, &snap, &v, &mem, e);
+		}
+		if (rc == 0)
+			pt_format_json(out, &d, &snap, d.m_last_move, v, 1);
+		free(mem);
+		pt_doc_free(&d);
+	}
 	free(k.t);
 	free(k.p);
 	free(k.ints);
