@@ -73,17 +73,20 @@ int pt_policy_error(const pt_run *r, const char *what, int rc, const pl_diag *dg
 
 int pt_status_blocks(uint32_t status)
 {
+	/* The statuses that end a call with nothing wanted, or with moves
+	 * only waiting on time (cooldown, a member's turn) or room in this
+	 * call; any other, those a library adds later included, still wants a
+	 * move it may not make. */
 	switch (status) {
-	case PL_STATUS_PAUSED:
-	case PL_STATUS_MOVE_LIMIT:
-	case PL_STATUS_BLOCKED_ZONES:
-	case PL_STATUS_BLOCKED_CAPS:
-	case PL_STATUS_PROPOSALS_OFF:
-	case PL_STATUS_STALLED:
-	case PL_STATUS_IN_FLIGHT:
-		return 1;
-	default:
+	case PL_STATUS_BALANCED:
+	case PL_STATUS_FULL:
+	case PL_STATUS_COOLDOWN:
+	case PL_STATUS_WAITING:
+	case PL_STATUS_NOT_LIVE:
+	case PL_STATUS_ACTION_CAP:
 		return 0;
+	default:
+		return 1;
 	}
 }
 
