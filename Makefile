@@ -291,6 +291,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_HDRS) $(SRCS) $(HDRS)
 FUZZ_PARSE_SRCS := $(filter-out examples/placement/main.c,$(TOOL_SRCS))
 $(BUILD)/fuzz/fuzz_parse: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
 $(BUILD)/fuzz/fuzz_parse: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
+# The import of kafka-topics.sh --describe output, with the same sources.
+$(BUILD)/fuzz/fuzz_kafka: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
+$(BUILD)/fuzz/fuzz_kafka: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 
 # A smoke run of every harness: FUZZ_TIME seconds each, from the corpus kept
 # in build/ (empty on a clean clone). Any crash or sanitizer report fails it.

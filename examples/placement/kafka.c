@@ -229,6 +229,13 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 	if (x.nrep == 0 || x.nrep > PL_MAX_REPLICAS)
 		return pt_fail(e, line, "partition %llu has %u replicas: a shard has 1 to %u (PL_MAX_REPLICAS)",
 			       (unsigned long long)pn, x.nrep, PL_MAX_REPLICAS);
+	for (uint32_t j = 0; j < x.nrep; j++)
+		for (uint32_t q = 0; q < j; q++)
+			if (k->ints[x.first + j] == k->ints[x.first + q])
+				return pt_fail(e, line, "Replicas: broker %u is listed twice", k->ints[x.first + j]);
+	if (topic.n + 12 > PL_MAX_ID_LEN)
+		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
+			       topic.n, PL_MAX_ID_LEN);
 	if (has_isr && id_list(k, isr, line, "Isr", &x.ifirst, &x.nisr, e))
 		return -1;
 	x.has_isr = has_isr;
@@ -351,12 +358,22 @@ int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf
 {
 	if (strcmp(format, "kafka") != 0)
 		return pt_fail(e, 0, "import %s: unknown format (the one known is kafka)", format);
+	char *text = NULL;
+	size_t len;
+	if (pt_read_file(path, &text, &len, e))
+		return -1;
+	int rc = pt_kafka_import(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, o, out, e);
+	free(text);
+	return rc;
+}
+
+int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
+{
 	kafka k;
 	memset(&k, 0, sizeof k);
-	char *text = NULL, *racks = NULL;
-	size_t len;
-	int rc = pt_read_file(path, &text, &len, e);
-	const char *p = text, *end = text + (rc == 0 ? len : 0);
+	char *racks = NULL;
+	int rc = 0;
+	const char *p = text, *end = text + len;
 	uint64_t line = 0;
 	while (rc == 0 && p < end) {
 		line++;
@@ -380,9 +397,10 @@ int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf
 			rf = k.t[i].rf > rf ? k.t[i].rf : rf;
 		for (size_t i = 0; i < k.np; i++)
 			rf = k.p[i].nrep > rf ? k.p[i].nrep : rf;
-		pt_put(out, "# imported by placement import kafka from %s: %zu topic%s, %zu partition%s, %zu broker%s\n",
-		       strcmp(path, "-") == 0 ? "<stdin>" : path, k.nt, k.nt == 1 ? "" : "s", k.np, k.np == 1 ? "" : "s",
-		       k.nb, k.nb == 1 ? "" : "s");
+		pt_put(out, "# imported by placement import kafka from ");
+		pt_put_name(out, (pl_bytes){path, (uint64_t)strlen(path)}); /* one line, whatever its bytes */
+		pt_put(out, ": %zu topic%s, %zu partition%s, %zu broker%s\n", k.nt, k.nt == 1 ? "" : "s", k.np,
+		       k.np == 1 ? "" : "s", k.nb, k.nb == 1 ? "" : "s");
 		pt_put(out, "set policy=broker rf=%u\n", rf);
 		for (size_t i = 0; i < k.nb; i++) {
 			pt_put(out, "member %u", k.brokers[i]);
@@ -462,7 +480,6 @@ int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf
 	free(k.brokers);
 	free(k.racks);
 	free(racks);
-	free(text);
 	return rc;
 }
 

@@ -215,9 +215,10 @@ printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\n\nTopic: t\tPartition:
 printf 'Topic:t\tPartitionCount:1\tReplicationFactor:1\tConfigs:\nnot kafka\n' > "$tmp/k3.describe"
 printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,a\n' > "$tmp/k4.describe"
 printf 'Topic: t\tPartition: 0\tReplicas: 1\nTopic: t\tPartition: 0\tReplicas: 2\n' > "$tmp/k5.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 3\tReplicas: 3,1,3\n' > "$tmp/k6.describe"
 for c in "k1:1:Leader: 9 is not among the partition's Replicas" "k2:3:Partition: 'x' is not a partition number" \
 	"k3:2:'not' is not a field of kafka-topics.sh --describe" "k4:1:Replicas: 'a' is not a broker id" \
-	"k5:2:partition 0 of t is described twice (first at line 1)"; do
+	"k5:2:partition 0 of t is described twice (first at line 1)" "k6:1:Replicas: broker 3 is listed twice"; do
 	f=${c%%:*} rest=${c#*:} line=${rest%%:*} msg=${rest#*:}
 	"$bin" import kafka "$tmp/$f.describe" > "$tmp/stdout" 2> "$tmp/stderr"
 	rc=$?
