@@ -186,7 +186,9 @@ demo: deps
 	@echo; echo "Try it on your own layout (the format is in placement(5), man/man5/placement.5):"; \
 	echo "  $(TOOL) check my.txt          # validate; every error names its line"; \
 	echo "  $(TOOL) stats my.txt          # spread per member and per stream (--svg out.svg)"; \
-	echo "  $(TOOL) plan my.txt           # every move the policy would make, and why"; \
+	echo "  $(TOOL) plan my.txt           # every move the policy would make, and why (--svg, --summary)"; \
+	echo "  $(TOOL) import kafka describe.txt --racks racks.txt > my.txt   # from kafka-topics.sh --describe"; \
+	echo "  $(TOOL) plan --kafka-reassignment move.json --kafka-election lead.json my.txt"; \
 	echo "  $(TOOL) owner my.txt KEY      # who owns a key: scores, ring home, override"; \
 	echo "  $(TOOL) simulate my.txt       # ticks with scripted joins, drains, failures"; \
 	echo "Start from a copy of examples/placement/scenarios/*.txt."
