@@ -30,7 +30,8 @@
 #define COL_W 420u    /* a column: bars and their labels */
 #define ROW_H 32u
 #define MAX_STREAM_PANELS 24u
-#define MAX_ROWS 64u
+#define MAX_ROWS 256u
+#define MAX_ROWS_ALL 512u /* rows of all the stream panels */
 
 static void xml_text(pt_buf *b, const char *s, size_t n)
 {
@@ -421,6 +422,26 @@ static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t wid
 
 /* ---- the picture ------------------------------------------------------------------- */
 
+/* qsort has no context argument in C11: the stream rows for by_spread(). */
+static const pt_stream_row *sort_rows;
+
+/* The widest spread first; among equals, the canonical order (the rows'). */
+static int by_spread(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t wx = sort_rows[x].max_leaders - sort_rows[x].min_leaders;
+	uint32_t wy = sort_rows[y].max_leaders - sort_rows[y].min_leaders;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void picture(pt_buf *out, const pic *p, const char *title, const pt_series *se)
 {
 	const pl_snapshot *s = p->s;
@@ -445,18 +466,28 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 	if (se)
 		y = chart(&body, p, se, lay.width, y);
 	y = panel(&body, p, &lay, y, 0, 0);
-	uint32_t shown = 0;
-	for (uint32_t r = 0; r < p->last->ns; r++) {
-		if (shown == MAX_STREAM_PANELS) {
-			pt_put(&body, "<text x=\"10\" y=\"%u\" class=\"n\">... and %u more streams (placement stats lists "
-				      "them all)</text>\n",
-			       y + 12, p->last->ns - r);
-			y += 24;
-			break;
-		}
-		shown++;
-		y = panel(&body, p, &lay, y, 1, p->last->s[r].stream);
+	/* the streams, the widest first (in id order among equals), as many as
+	 * keep the picture under MAX_ROWS_ALL rows */
+	uint32_t rows = p->last->nm < MAX_ROWS ? p->last->nm : MAX_ROWS;
+	uint32_t limit = MAX_ROWS_ALL / (rows ? rows : 1);
+	limit = limit < 1 ? 1 : limit > MAX_STREAM_PANELS ? MAX_STREAM_PANELS : limit;
+	uint32_t ns = p->last->ns, *pick = pt_alloc(((size_t)ns + 1) * sizeof *pick);
+	for (uint32_t r = 0; r < ns; r++)
+		pick[r] = r;
+	sort_rows = p->last->s;
+	qsort(pick, ns, sizeof *pick, by_spread);
+	uint32_t shown = ns < limit ? ns : limit;
+	/* the ones shown, in id order */
+	qsort(pick, shown, sizeof *pick, by_index);
+	for (uint32_t r = 0; r < shown; r++)
+		y = panel(&body, p, &lay, y, 1, p->last->s[pick[r]].stream);
+	if (shown < ns) {
+		pt_put(&body, "<text x=\"10\" y=\"%u\" class=\"n\">... and %u more streams, less uneven (placement stats "
+			      "lists them all)</text>\n",
+		       y + 12, ns - shown);
+		y += 24;
 	}
+	free(pick);
 	pt_put(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\">\n"
 		    "<style>text{font:12px monospace;fill:#222}.h{font-weight:bold}.k{font-weight:bold;fill:#555}"
