@@ -28,13 +28,15 @@ const pt_setting_info pt_settings[PT_SET_COUNT] = {
 	[PT_SET_PAUSED] = {"paused", PT_T_BOOL, 1, "broker: start no move"},
 	[PT_SET_STREAM_BALANCE] = {"stream-balance", PT_T_BOOL, 1, "broker: per-stream tiers and pass"},
 	[PT_SET_COOLDOWN] = {"cooldown", PT_T_NUM, UINT64_MAX, "fleet: time between two moves of a member"},
-	[PT_SET_MOVES_PER_DECISION] = {"moves-per-decision", PT_T_NUM, UINT32_MAX, "fleet: moves per decision", "1 or more"},
+	[PT_SET_MOVES_PER_DECISION] = {"moves-per-decision", PT_T_NUM, UINT32_MAX, "fleet: moves per decision",
+				       "1 or more"},
 	[PT_SET_SPREAD] = {"spread", PT_T_BOOL, 1, "fleet: close the spread below the floor"},
 	[PT_SET_RETURN_HOME_AGE] = {"return-home-age", PT_T_NUM, UINT64_MAX, "fleet: age of a lag override before it goes home"},
 	[PT_SET_COUNT_BALANCE] = {"count-balance", PT_T_BOOL, 1, "fleet: count balance"},
 	[PT_SET_ADD_PEER_PROPOSALS] = {"add-peer-proposals", PT_T_BOOL, 1, "region: add peers"},
 	[PT_SET_LOAD_BALANCE] = {"load-balance", PT_T_BOOL, 1, "region: primaries toward less load"},
-	[PT_SET_LOAD_THRESHOLD] = {"load-threshold", PT_T_NUM, UINT32_MAX, "region: percent of load difference", "1 to 99 (percent)"},
+	[PT_SET_LOAD_THRESHOLD] = {"load-threshold", PT_T_NUM, UINT32_MAX, "region: percent of load difference",
+				   "1 to 99 (percent)"},
 	[PT_SET_MAX_ACTIONS] = {"max-actions", PT_T_NUM, UINT32_MAX, "region: actions per call", "1 or more"},
 };
 
