@@ -10,9 +10,9 @@
 #   make determinism  byte-identical plans from gcc -O0/-O2, clang -O2, -march=native
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
-#   make bench      the benchmark program (not part of check)
+#   make bench      the benchmark program (not part of check); BENCH=NAME runs one section
 #   make check-rust the Rust crate (lib/rust): cargo test, cargo doc, the example
-#   make deps       libxxhash-dev, check and pkg-config from Debian's packages when missing
+#   make deps       libxxhash-dev, check, pkg-config and mandoc from Debian's packages when missing
 #                   (and cargo, for the bindings, when none is found)
 #   BINDINGS=0      check, deps and bench leave the language bindings out
 #   make check-python  the Python package's tests (tests/python; part of check unless BINDINGS=0)
@@ -121,10 +121,12 @@ $(PC): libplacement.pc.in FORCE
 FORCE:
 
 # ---- dependencies -----------------------------------------------------------
-DEB_PACKAGES := libxxhash-dev check pkg-config
+# xxhash and Check to build and test, mandoc for make lint-man.
+DEB_PACKAGES := libxxhash-dev check pkg-config mandoc
 PY_DEB_PACKAGES := python3 python3-pytest python3-hypothesis
 deps:
-	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check; then \
+	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check && \
+	    command -v mandoc >/dev/null 2>&1; then \
 		exit 0; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 		echo "deps: installing $(DEB_PACKAGES)"; \
@@ -133,7 +135,7 @@ deps:
 		{ $$SUDO apt-get update -q >/dev/null && \
 		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEB_PACKAGES) >/dev/null; }; \
 	else \
-		echo "deps: no apt-get here; install xxhash (0.8 or later), Check and pkg-config, then run make again" >&2; \
+		echo "deps: no apt-get here; install xxhash (0.8 or later), Check, pkg-config and mandoc, then run make again" >&2; \
 		exit 1; \
 	fi
 	@if [ "$(BINDINGS)" != 0 ] && ! $(PYTHON) -c 'import pytest, hypothesis' >/dev/null 2>&1; then \
@@ -294,8 +296,12 @@ $(TOOL): $(TOOL_SRCS) $(TOOL_HDRS) $(STATIC)
 
 # The library's scenarios (examples/demo), then the tool's simulator on the
 # example layouts shipped in examples/placement/scenarios/.
+# The build's command lines go to a log, so the first screen is the first
+# story; a failed build prints its log.
 demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/demo $(TOOL)
+	@mkdir -p $(BUILD)
+	@$(MAKE) --no-print-directory $(BUILD)/demo $(TOOL) > $(BUILD)/demo-build.log 2>&1 || \
+		{ cat $(BUILD)/demo-build.log; exit 1; }
 	@./$(BUILD)/demo
 	@for f in $(SCENARIOS); do \
 		p=$$(sed -n 's/^set policy=\([a-z]*\).*/\1/p' $$f | head -1); \
@@ -310,7 +316,9 @@ demo: deps
 	@echo; echo "Try it on your own layout (the format is in placement(5), man/man5/placement.5):"; \
 	echo "  $(TOOL) check my.txt          # validate; every error names its line"; \
 	echo "  $(TOOL) stats my.txt          # spread per member and per stream (--svg out.svg)"; \
-	echo "  $(TOOL) plan my.txt           # every move the policy would make, and why"; \
+	echo "  $(TOOL) plan my.txt           # every move the policy would make, and why (--svg, --summary)"; \
+	echo "  $(TOOL) import kafka describe.txt --racks racks.txt > my.txt   # from kafka-topics.sh --describe"; \
+	echo "  $(TOOL) plan --kafka-reassignment move.json --kafka-election lead.json my.txt"; \
 	echo "  $(TOOL) owner my.txt KEY      # who owns a key: scores, ring home, override"; \
 	echo "  $(TOOL) simulate my.txt       # ticks with scripted joins, drains, failures"; \
 	echo "Start from a copy of examples/placement/scenarios/*.txt."
@@ -321,8 +329,8 @@ $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(STATIC)
 	$(CC) -std=c11 $(WARN) -O2 -g -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib $(XXH_CFLAGS) -o $@ $(BENCH_SRCS) $(STATIC) $(LDFLAGS)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench
-	./$(BUILD)/bench
+	@$(MAKE) --no-print-directory $(BUILD)/bench $(TOOL)
+	PLACEMENT_BIN=$(TOOL) ./$(BUILD)/bench $(BENCH)
 	@if [ "$(BINDINGS)" != 0 ]; then \
 		PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/bench/python_bench.py; \
 		echo; echo "== lib/rust: the safe API against the same C call through sys"; \
@@ -375,7 +383,15 @@ STAGE := $(abspath $(BUILD)/stage)
 install-test: deps
 	rm -rf $(STAGE)
 	@$(MAKE) --no-print-directory install DESTDIR=$(STAGE) PREFIX=/usr/local PYTHONDIR=$(call py_purelib,/usr/local)
-	@set -e; export PKG_CONFIG_PATH=$(STAGE)/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(STAGE); \
+	@# The library needs no xxhash symbol at link time (xxhash is inlined), so
+	@# its .pc requires nothing: pkg-config sees only the staged .pc here.
+	@undef=$$(nm -u $(STAGE)/usr/local/lib/libplacement.a | grep -i xxh; \
+		nm -D --undefined-only $(STAGE)/usr/local/lib/libplacement.so | grep -i xxh); \
+	if [ -n "$$undef" ]; then echo "install-test: the library needs xxhash symbols:"; echo "$$undef"; exit 1; fi; \
+	if grep -q '^Requires' $(STAGE)/usr/local/lib/pkgconfig/libplacement.pc; then \
+		echo "install-test: libplacement.pc has a Requires line"; exit 1; fi; \
+	echo "install-test: no xxhash symbol needed at link time (nm), and the .pc requires nothing"
+	@set -e; export PKG_CONFIG_LIBDIR=$(STAGE)/usr/local/lib/pkgconfig PKG_CONFIG_PATH= PKG_CONFIG_SYSROOT_DIR=$(STAGE); \
 	flags="$$($(PKG_CONFIG) --cflags --libs libplacement)"; echo "pkg-config: $$flags"; \
 	mkdir -p $(BUILD)/staged; \
 	for e in $(EXAMPLES); do \
@@ -439,6 +455,10 @@ $(BUILD)/fuzz/fuzz_parse: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 $(BUILD)/fuzz/fuzz_commands: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
 $(BUILD)/fuzz/fuzz_commands: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 
+# The import of kafka-topics.sh --describe output, with the same sources.
+$(BUILD)/fuzz/fuzz_kafka: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
+$(BUILD)/fuzz/fuzz_kafka: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
+
 # A smoke run of every harness: FUZZ_TIME seconds each, FUZZ_JOBS at a time,
 # from the seed corpus committed in tests/fuzz/corpus/NAME/ and what earlier
 # runs found (kept in build/fuzz/corpus-NAME/). Any crash, failed assertion
@@ -484,7 +504,7 @@ fuzz-merge:
 		echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
 	done
 
-lint-man:
+lint-man: deps
 	@command -v mandoc >/dev/null || { echo "lint-man: mandoc is needed (apt-get install mandoc)" >&2; exit 1; }
 	@out=$$(mandoc -Tlint -W warning $(MAN_ALL) 2>&1); \
 	if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; echo "lint-man: $(words $(MAN_ALL)) pages clean"

@@ -166,7 +166,9 @@ int demo_fleet(void)
 	demo_title("Fleet count balance: the seed's fleet on the legacy ring");
 	printf("Each member owns its ring homes unless an override says otherwise. A member\n"
 	       "over the share (ceil(64 / members)) moves one shard per 5 s cooldown to a\n"
-	       "member below it; all compute the same places, so no target overfills.\n\n");
+	       "member below it; all compute the same places, so no target overfills.\n"
+	       "(streams-1 ... are the seed's names for the fleet's members, instances of\n"
+	       "its streams service, not streams; the legacy ring scores those names.)\n\n");
 	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
 	cfg.cooldown = 5;
 	f->nm = 4;

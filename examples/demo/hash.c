@@ -60,7 +60,8 @@ int demo_hash(void)
 	demo_title("Rendezvous scoring: the legacy FNV-1a ring beside the default");
 	printf("Member names that differ in one digit score in step under FNV-1a over\n"
 	       "\"<shard> <member>\", so one member takes far more than its share. XXH3\n"
-	       "hashes mixed per pair stay near the balls-into-bins spread.\n\n");
+	       "hashes mixed per pair stay near the balls-into-bins spread. The members\n"
+	       "are the seed fleet's instances, streams-1 ... (names, not streams).\n\n");
 	static const uint32_t members[] = {4, 8}, shards[] = {64, 4096};
 	for (int s = 0; s < 2; s++)
 		for (int mi = 0; mi < 2; mi++) {

@@ -72,6 +72,18 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 	}
 	t->status = info.status;
 	t->blocked = info.blocked;
+	/* what info.detail names, by status (placement/broker.h) */
+	if (info.detail != PL_NONE) {
+		if (info.status == PL_STATUS_STALLED && info.detail < r->snap.n_shards)
+			pt_tick_blocker(t, info.status, info.detail, r->snap.shards[info.detail].stream, PL_NONE, NULL);
+		else if ((info.status == PL_STATUS_BLOCKED_CAPS || info.status == PL_STATUS_BLOCKED_ZONES) &&
+			 info.detail < r->snap.n_streams)
+			pt_tick_blocker(t, info.status, PL_NONE, info.detail, PL_NONE, NULL);
+		else if (info.status == PL_STATUS_MOVE_LIMIT && info.detail < r->snap.n_members)
+			pt_tick_blocker(t, info.status, PL_NONE, PL_NONE, info.detail, NULL);
+	} else if (pt_status_blocks(info.status)) {
+		pt_tick_blocker(t, info.status, PL_NONE, PL_NONE, PL_NONE, NULL); /* the cluster as a whole */
+	}
 	if (info.blocked)
 		snprintf(t->note, sizeof t->note, "%u blocked", info.blocked);
 	return 0;

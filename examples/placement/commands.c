@@ -5,10 +5,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tool.h"
 
@@ -24,6 +26,50 @@ double pt_cpu(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+static int progress_on(const pt_opts *o)
+{
+	static int on = -1;
+	if (o == NULL || o->timing)
+		return 0;
+	if (on < 0) {
+		const char *env = getenv("PLACEMENT_PROGRESS");
+		on = env && *env ? strcmp(env, "0") != 0 : isatty(STDERR_FILENO);
+	}
+	return on;
+}
+
+static double progress_last;
+static int progress_shown;
+
+void pt_progress(const pt_opts *o, const char *fmt, ...)
+{
+	if (!progress_on(o))
+		return;
+	double t = pt_now();
+	if (progress_shown && t - progress_last < 0.25)
+		return;
+	progress_last = t;
+	progress_shown = 1;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("\rplacement: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\033[K", stderr);
+	va_end(ap);
+	fflush(stderr);
+}
+
+void pt_progress_done(const pt_opts *o)
+{
+	if (!progress_on(o) || !progress_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	progress_shown = 0;
 }
 
 int pt_write_file(const char *path, const pt_buf *b, pt_err *e)
@@ -49,9 +95,11 @@ int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e)
 	if (pt_read_file(path, &text, &len, e))
 		return -1;
 	double t1 = pt_now(), c1 = pt_cpu();
+	pt_progress(o, "read %zu bytes, parsing", len);
 	if (pt_parse(d, text, len, e))
 		return -1;
 	double t2 = pt_now(), c2 = pt_cpu();
+	pt_progress(o, "parsed %u members, %u streams, %u shards", d->nm, d->ns, d->nk);
 	for (int i = 0; o && i < o->nevents; i++)
 		if (pt_parse_event(d, o->events[i], e)) {
 			char msg[sizeof e->msg];

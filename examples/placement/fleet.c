@@ -117,8 +117,15 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 		if (n < 0)
 			return pt_policy_error(r, "the fleet policy", n, &dg, e);
 		counts[info.status < 32 ? info.status : 31]++;
-		if (info.status != PL_STATUS_BALANCED && t->status == PL_STATUS_BALANCED)
+		/* the tick's status: the first that blocks, else the first that
+		 * is not balanced */
+		if (pt_status_blocks(info.status)) {
+			if (!pt_status_blocks(t->status))
+				t->status = info.status;
+			pt_tick_blocker(t, info.status, PL_NONE, PL_NONE, m, NULL);
+		} else if (info.status != PL_STATUS_BALANCED && t->status == PL_STATUS_BALANCED) {
 			t->status = info.status;
+		}
 		t->blocked += info.blocked;
 		int any = 0;
 		for (int i = 0; i < n; i++) {

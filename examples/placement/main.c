@@ -5,13 +5,15 @@
  *   placement [--json] check FILE
  *   placement [--json] stats [--policy P] [--svg OUT] FILE
  *   placement [--json] owner FILE KEY
- *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] FILE
+ *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] [--svg OUT] FILE
  *   placement [--json] simulate [--policy P] [--member ID] [--ticks N] [--event EV]...
  *                      [--svg OUT] [--out FILE] [--quiet] FILE
  *   placement [--json] format FILE
+ *   placement import kafka FILE [--racks FILE]
  *
- * Exit status: 0 success; 1 bad input (a message naming the file's line) or
- * a failed write; 2 a usage error. A command writes its whole output into a
+ * Exit status: 0 success (for plan: the end state is balanced, or --max cut
+ * it); 1 bad input (a message naming the file's line) or a failed write; 2 a
+ * usage error; 3 a plan that ends blocked or stalled (the blockers named). A command writes its whole output into a
  * buffer first and prints it only when it succeeded, so an error never
  * leaves a partial plan on standard output.
  */
@@ -38,14 +40,21 @@ static const char usage_text[] =
 	"      --member ID     fleet: only this member decides (default: every member)\n"
 	"      --max N         stop after N actions\n"
 	"      --out FILE      write the layout after the plan as a snapshot file\n"
+	"      --svg OUT       the spread before and after as an SVG picture\n"
+	"      --summary       only the totals and the spread before and after, per stream\n"
+	"      --kafka-reassignment OUT.json  the moves for kafka-reassign-partitions.sh --execute\n"
+	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
 	"      --policy P, --member ID, --svg OUT, --out FILE as above; --quiet: no line per tick\n"
 	"  format FILE         the snapshot rewritten in canonical form (round trip)\n"
+	"  import kafka FILE   kafka-topics.sh --describe output as a snapshot file\n"
+	"      --racks FILE    lines BROKER RACK: each broker's zone (and brokers that hold nothing)\n"
 	"\n"
 	"options: --json (JSON output with the same content), --timing (times on stderr),\n"
 	"         --help, --version. FILE may be - for standard input.\n"
+	"exit status: 0 done (plan: ends balanced), 1 bad input, 2 usage, 3 plan ends blocked or stalled.\n"
 	"See placement(1) and the file format in placement(5).\n";
 
 static int usage_error(const char *fmt, ...) PT_PRINTF(1, 2);
@@ -76,18 +85,22 @@ static int parse_count(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-enum { C_CHECK = 1, C_STATS, C_OWNER, C_PLAN, C_SIMULATE, C_FORMAT };
+enum { C_CHECK = 1, C_STATS, C_OWNER, C_PLAN, C_SIMULATE, C_FORMAT, C_IMPORT };
 
 /* Which command takes which option. */
 static int allowed(int cmd, const char *opt)
 {
 	if (strcmp(opt, "--svg") == 0)
-		return cmd == C_STATS || cmd == C_SIMULATE;
+		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE;
 	if (strcmp(opt, "--policy") == 0)
 		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE || cmd == C_CHECK;
 	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)
 		return cmd == C_PLAN || cmd == C_SIMULATE;
-	if (strcmp(opt, "--max") == 0)
+	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0)
+		return cmd == C_PLAN;
+	if (strcmp(opt, "--racks") == 0)
+		return cmd == C_IMPORT;
+	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--ticks") == 0 || strcmp(opt, "--event") == 0 || strcmp(opt, "--quiet") == 0)
 		return cmd == C_SIMULATE;
@@ -132,14 +145,22 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.timing = 1;
 				continue;
 			}
+			if (strcmp(name, "--summary") == 0) {
+				o.summary = 1;
+				if (cmd && !allowed(cmd, name))
+					return usage_error("--summary is not an option of %s", cmd_name);
+				continue;
+			}
 			if (strcmp(name, "--quiet") == 0) {
 				o.quiet = 1;
 				if (cmd && !allowed(cmd, name))
 					return usage_error("--quiet is not an option of %s", cmd_name);
 				continue;
 			}
-			static const char *const valued[] = {"--svg", "--out", "--policy", "--member", "--max", "--ticks",
-							     "--event"};
+			static const char *const valued[] = {"--svg",   "--out",   "--policy",
+							     "--member", "--max",  "--ticks",
+							     "--event", "--racks", "--kafka-reassignment",
+							     "--kafka-election"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
@@ -161,6 +182,12 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.policy = val;
 			else if (strcmp(name, "--member") == 0)
 				o.member = val;
+			else if (strcmp(name, "--racks") == 0)
+				o.racks = val;
+			else if (strcmp(name, "--kafka-reassignment") == 0)
+				o.kafka_reassignment = val;
+			else if (strcmp(name, "--kafka-election") == 0)
+				o.kafka_election = val;
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
 					return usage_error("--max %s: write a number of actions from 1", val);
@@ -181,12 +208,13 @@ static int run(int argc, char **argv, pt_opts *op)
 		if (!dashdash && a[0] == '-' && a[1] != '\0')
 			return usage_error("unknown option '%s'", a);
 		if (cmd == 0) {
-			static const char *const names[] = {"check", "stats", "owner", "plan", "simulate", "format"};
-			for (int c = 0; c < 6; c++)
+			static const char *const names[] = {"check", "stats", "owner", "plan", "simulate", "format", "import"};
+			for (int c = 0; c < 7; c++)
 				if (strcmp(a, names[c]) == 0)
 					cmd = c + 1;
 			if (cmd == 0)
-				return usage_error("unknown command '%s' (check, stats, owner, plan, simulate, format)", a);
+				return usage_error("unknown command '%s' (check, stats, owner, plan, simulate, format, import)",
+						   a);
 			cmd_name = a;
 			continue;
 		}
@@ -199,17 +227,24 @@ static int run(int argc, char **argv, pt_opts *op)
 		return 2;
 	}
 	/* options given before the command */
-	static const char *const checks[] = {"--svg", "--policy", "--member", "--out", "--max", "--ticks", "--event"};
-	const int given[] = {o.svg != NULL, o.policy != NULL, o.member != NULL, o.out != NULL, o.max_given,
-			     o.ticks_given, o.nevents > 0};
-	for (int k = 0; k < 7; k++)
+	static const char *const checks[] = {"--svg",   "--policy", "--member", "--out",
+					     "--max",   "--ticks",  "--event",  "--racks",
+					     "--kafka-reassignment", "--kafka-election"};
+	const int given[] = {o.svg != NULL,   o.policy != NULL, o.member != NULL, o.out != NULL,
+			     o.max_given,     o.ticks_given,    o.nevents > 0,    o.racks != NULL,
+			     o.kafka_reassignment != NULL, o.kafka_election != NULL};
+	for (int k = 0; k < 10; k++)
 		if (given[k] && !allowed(cmd, checks[k]))
 			return usage_error("this option is not one of the command's: %s", checks[k]);
 	if (o.quiet && !allowed(cmd, "--quiet"))
 		return usage_error("--quiet is not an option of %s", cmd_name);
-	int want = cmd == C_OWNER ? 2 : 1;
+	if (o.summary && !allowed(cmd, "--summary"))
+		return usage_error("--summary is not an option of %s", cmd_name);
+	int want = cmd == C_OWNER || cmd == C_IMPORT ? 2 : 1;
 	if (npos != want)
-		return usage_error(cmd == C_OWNER ? "%s needs FILE and KEY" : "%s needs one FILE", cmd_name);
+		return usage_error("%s needs %s", cmd_name,
+				   cmd == C_OWNER ? "FILE and KEY" : cmd == C_IMPORT ? "a FORMAT and a FILE (import kafka FILE)"
+										      : "one FILE");
 
 	pt_buf out = {0};
 	pt_err e;
@@ -221,10 +256,12 @@ static int run(int argc, char **argv, pt_opts *op)
 	case C_OWNER: rc = pt_cmd_owner(pos[0], pos[1], &o, &out, &e); break;
 	case C_PLAN: rc = pt_cmd_plan(pos[0], &o, &out, &e); break;
 	case C_SIMULATE: rc = pt_cmd_simulate(pos[0], &o, &out, &e); break;
+	case C_IMPORT: rc = pt_cmd_import(pos[0], pos[1], &o, &out, &e); break;
 	default: rc = pt_cmd_format(pos[0], &o, &out, &e); break;
 	}
-	const char *file = strcmp(pos[0], "-") == 0 ? "<stdin>" : pos[0];
-	if (rc) {
+	const char *named = cmd == C_IMPORT ? pos[1] : pos[0];
+	const char *file = strcmp(named, "-") == 0 ? "<stdin>" : named;
+	if (rc < 0) {
 		if (e.line)
 			fprintf(stderr, "placement: %s:%llu: %s\n", file, (unsigned long long)e.line, e.msg);
 		else
@@ -249,7 +286,7 @@ static int run(int argc, char **argv, pt_opts *op)
 		perror("placement: standard output");
 		return 1;
 	}
-	return 0;
+	return rc; /* 0, or PT_EXIT_BLOCKED: a plan that ends blocked or stalled */
 }
 
 int main(int argc, char **argv)

@@ -63,6 +63,10 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 			pt_run_add(r, &buf[i], PL_NONE);
 		t->written += (uint32_t)n;
 		nstalls += info.blocked;
+		for (uint32_t q = 0; q < info.blocked && q < STALLS; q++)
+			if (stalls[q].shard < r->snap.n_shards)
+				pt_tick_blocker(t, PL_STATUS_STALLED, stalls[q].shard, r->snap.shards[stalls[q].shard].stream,
+						stalls[q].member, pl_region_stall_name(stalls[q].reason));
 		if (info.blocked && first_stall == PL_NONE) {
 			first_stall = stalls[0].shard;
 			first_reason = stalls[0].reason;
@@ -77,6 +81,8 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 	}
 	t->status = info.status;
 	t->blocked = nstalls;
+	if (info.status == PL_STATUS_PROPOSALS_OFF && info.detail < r->snap.n_shards)
+		pt_tick_blocker(t, info.status, info.detail, r->snap.shards[info.detail].stream, PL_NONE, NULL);
 	if (first_stall != PL_NONE) {
 		pt_buf w = {0};
 		pt_put(&w, "%u stalled, first ", nstalls);

@@ -95,6 +95,23 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	pt_buf ticks_json = {0}, lines = {0}, last_body = {0};
 	size_t run_start = 0;
 	uint64_t run_len = 0;
+	/* the picture: the start, and each member's measure tick by tick */
+	pt_stats first_stats;
+	pt_stats_compute(&first_stats, r.v, policy);
+	pt_series se;
+	memset(&se, 0, sizeof se);
+	size_t se_cap = 0, ev_cap = 0, ev_text_cap = 0;
+	se.nm = (uint32_t)r.m_cap;
+	if (o->svg) {
+		se.v = pt_grow(NULL, &se_cap, sizeof *se.v, se.nm);
+		for (uint32_t m = 0; m < se.nm; m++)
+			se.v[m] = PT_SERIES_NONE;
+		for (uint32_t q = 0; q < first_stats.nm; q++) {
+			uint32_t val, fl, ce;
+			pt_total_measure(&first_stats, &r.snap, &first_stats.m[q], &val, &fl, &ce);
+			se.v[first_stats.m[q].member] = val;
+		}
+	}
 	double t0 = pt_now();
 	for (uint64_t t = 1;; t++) {
 		r.tickno = t;
@@ -109,6 +126,22 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 				pt_put(&evj, "%s{\"event\": \"%s\", \"member\": ", evj.len ? ", " : "", pt_event_name(x->kind));
 				pt_put_json_bytes(&evj, x->name);
 				pt_putc(&evj, '}');
+				if (o->svg && se.nev && se.ev_tick[se.nev - 1] == t && strlen(se.ev_text[se.nev - 1]) < 160) {
+					/* the tick's events make one mark */
+					pt_buf w = {0};
+					pt_put(&w, "%s, %s ", se.ev_text[se.nev - 1], pt_event_name(x->kind));
+					pt_put_name(&w, x->name);
+					free(se.ev_text[se.nev - 1]);
+					se.ev_text[se.nev - 1] = w.p;
+				} else if (o->svg && se.nev < 64) {
+					pt_buf w = {0};
+					pt_put(&w, "tick %llu: %s ", (unsigned long long)t, pt_event_name(x->kind));
+					pt_put_name(&w, x->name);
+					se.ev_tick = pt_grow(se.ev_tick, &ev_cap, sizeof *se.ev_tick, se.nev + 1);
+					se.ev_text = pt_grow(se.ev_text, &ev_text_cap, sizeof *se.ev_text, se.nev + 1);
+					se.ev_tick[se.nev] = (uint32_t)t;
+					se.ev_text[se.nev++] = w.p;
+				}
 			}
 			rc = pt_run_rebuild(&r, e);
 			if (rc) {
@@ -127,9 +160,24 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			goto out;
 		}
 		pl_view_settle(r.v);
+		pt_progress(o, "simulated tick %llu, %zu actions so far", (unsigned long long)t, r.nacts);
 		quiet = tk.written ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
 		pt_stats st;
 		pt_stats_compute(&st, r.v, policy);
+		/* the tick's measure per member, for the picture (up to a bound
+		 * on its size: the chart then ends there) */
+		if (o->svg && (uint64_t)(se.ticks + 2) * se.nm <= (UINT64_C(1) << 24)) {
+			size_t base = (size_t)(se.ticks + 1) * se.nm;
+			se.v = pt_grow(se.v, &se_cap, sizeof *se.v, base + se.nm);
+			for (uint32_t m = 0; m < se.nm; m++)
+				se.v[base + m] = PT_SERIES_NONE;
+			for (uint32_t q = 0; q < st.nm; q++) {
+				uint32_t val, fl, ce;
+				pt_total_measure(&st, &r.snap, &st.m[q], &val, &fl, &ce);
+				se.v[base + st.m[q].member] = val;
+			}
+			se.ticks++;
+		}
 		if (o->json) {
 			pt_put(&ticks_json, "%s\n  {\"tick\": %llu, \"now\": %llu, \"events\": [%s], \"actions\": [",
 			       t > 1 ? "," : "", (unsigned long long)t, (unsigned long long)r.now, evj.p ? evj.p : "");
@@ -162,12 +210,15 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			actions_words(&lines, &r, first);
 			pt_put(&lines, " | ");
 			pt_stats_line(&lines, &st, r.v);
+			/* the status says where the policy stopped: after the
+			 * tick's actions when it emitted some */
+			const char *after = tk.written ? "then " : "";
 			if (tk.note_only && tk.note[0])
-				pt_put(&lines, " | %s", tk.note);
+				pt_put(&lines, " | %s%s", after, tk.note);
 			else if (tk.note[0])
-				pt_put(&lines, " | %s (%s)", pl_status_name(tk.status), tk.note);
+				pt_put(&lines, " | %s%s (%s)", after, pl_status_name(tk.status), tk.note);
 			else
-				pt_put(&lines, " | %s", pl_status_name(tk.status));
+				pt_put(&lines, " | %s%s", after, pl_status_name(tk.status));
 			pt_putc(&lines, '\n');
 			const char *body = strchr(lines.p + start, ':');
 			size_t blen = (size_t)(lines.p + lines.len - body);
@@ -200,6 +251,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		}
 		r.now += r.tick_len;
 	}
+	pt_progress_done(o);
 	if (o->timing)
 		fprintf(stderr, "timing: simulate %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r.nacts,
 			(unsigned long long)r.tickno);
@@ -208,9 +260,10 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	if (o->svg) {
 		pt_buf svg = {0};
 		char title[512];
-		snprintf(title, sizeof title, "placement simulate %s: after tick %llu", d.path,
-			 (unsigned long long)r.tickno);
-		pt_stats_svg(&svg, &fin, r.v, title);
+		char after[64];
+		snprintf(title, sizeof title, "placement simulate %s: %llu ticks", d.path, (unsigned long long)r.tickno);
+		snprintf(after, sizeof after, "after tick %llu", (unsigned long long)r.tickno);
+		pt_svg_before_after(&svg, &first_stats, &fin, r.v, title, "at the start", after, &se);
 		rc = pt_write_file(o->svg, &svg, e);
 		pt_buf_free(&svg);
 	}
@@ -277,6 +330,12 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	}
 	pt_stats_free(&fin);
 out:
+	pt_stats_free(&first_stats);
+	free(se.v);
+	for (uint32_t i = 0; i < se.nev; i++)
+		free(se.ev_text[i]);
+	free(se.ev_text);
+	free(se.ev_tick);
 	pt_buf_free(&ticks_json);
 	pt_buf_free(&lines);
 	pt_buf_free(&last_body);

@@ -2,7 +2,7 @@
  * stats.c - the spread of a layout: leaders, replicas and (for a fleet)
  * shards owned per member, in total and per stream, with the floor and
  * ceiling that apply to each member; as a table with a terminal bar chart,
- * as JSON, and as an SVG picture.
+ * and as JSON (the pictures are svg.c's).
  *
  * How it works. Totals come from the view (pl_view_member_tally()). Per
  * stream, the shards are grouped by stream with a counting sort and each
@@ -27,7 +27,7 @@
 #define PT_STREAM_ROWS 64u
 #define PT_BAR 40u
 
-static int eligible(const pl_member *m)
+int pt_eligible(const pl_member *m)
 {
 	return !(m->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
@@ -51,7 +51,7 @@ static void owners(const pl_view *v, uint32_t *own)
 	for (uint32_t k = 0; k < s->n_shards; k++) {
 		pl_shard_state ss;
 		pl_view_shard_state(v, k, &ss);
-		if (ss.override_member != PL_NONE && eligible(&s->members[ss.override_member])) {
+		if (ss.override_member != PL_NONE && pt_eligible(&s->members[ss.override_member])) {
 			own[k] = ss.override_member;
 			continue;
 		}
@@ -106,7 +106,7 @@ static void under_spread(pt_stats *st, const pl_view *v)
 		pl_tally t;
 		pl_view_member_tally(v, m, &t);
 		uint32_t cap = s->members[m].max_shards;
-		if (eligible(&s->members[m]) && (cap == 0 || t.replicas < cap) && !room[zid[m]]) {
+		if (pt_eligible(&s->members[m]) && (cap == 0 || t.replicas < cap) && !room[zid[m]]) {
 			room[zid[m]] = 1;
 			nroom++;
 		}
@@ -159,6 +159,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		pt_member_row *row = &st->m[r];
 		memset(row, 0, sizeof *row);
 		row->member = i;
+		row->flags = s->members[i].flags;
 		row->leaders = t.leaders;
 		row->replicas = t.replicas;
 		row->floor = t.floor;
@@ -195,7 +196,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		pt_oom();
 	uint32_t *elig = pt_alloc((size_t)st->nm * sizeof *elig), nelig = 0;
 	for (uint32_t r = 0; r < st->nm; r++)
-		if (eligible(&s->members[st->m[r].member]))
+		if (pt_eligible(&s->members[st->m[r].member]))
 			elig[nelig++] = st->m[r].member;
 	uint8_t *mark = calloc(st->nm ? st->nm : 1, 1);
 	if (!mark)
@@ -214,6 +215,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 			pl_shard_state ss;
 			pl_view_shard_state(v, k, &ss);
 			if (ss.leader != PL_NONE) {
+				sr->led_eligible += pt_eligible(&s->members[ss.leader]);
 				if (!mark[ss.leader])
 					mark[ss.leader] = 1, touched[nt++] = ss.leader;
 				cl[ss.leader]++;
@@ -254,7 +256,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		uint32_t lim = all ? st->nm : (uint32_t)nt;
 		for (uint32_t q = 0; q < lim; q++) {
 			uint32_t m = all ? st->m[q].member : touched[q];
-			int el = eligible(&s->members[m]);
+			int el = pt_eligible(&s->members[m]);
 			if (!mark[m] && !el)
 				continue;
 			st->cells = pt_grow(st->cells, &cells_cap, sizeof *st->cells, st->ncells + 1);
@@ -294,14 +296,14 @@ void pt_stats_free(pt_stats *st)
 
 /* ---- the chart's measure ------------------------------------------------------- */
 
-static const char *measure_name(uint32_t policy)
+const char *pt_measure_name(uint32_t policy)
 {
 	return policy == PT_POLICY_FLEET ? "owned" : policy == PT_POLICY_REGION ? "replicas" : "leaders";
 }
 
 /* A member's value on the totals chart, and the bounds it is held to. */
-static void total_measure(const pt_stats *st, const pl_snapshot *s, const pt_member_row *r, uint32_t *val,
-			  uint32_t *fl, uint32_t *ce)
+void pt_total_measure(const pt_stats *st, const pl_snapshot *s, const pt_member_row *r, uint32_t *val,
+		      uint32_t *fl, uint32_t *ce)
 {
 	if (st->policy == PT_POLICY_FLEET) {
 		*val = r->owned;
@@ -369,26 +371,67 @@ static void bar(pt_buf *b, uint32_t val, uint32_t fl, uint32_t ce, uint32_t scal
 		pt_put(b, " under by %u", fl - val);
 }
 
-/* "10/1/1" over eligible members (canonical order), or "min 1, max 10". */
+/* "b3=2(draining)": a count named by its member, and a member that is not
+ * held to the bounds says why. */
+static void named_count(pt_buf *b, const pl_member *m, uint32_t val, int held)
+{
+	pt_put_name(b, m->id);
+	pt_put(b, "=%u", val);
+	if (!held)
+		pt_put(b, "(%s)", m->flags & PL_MEMBER_DOWN ? "down" : "draining");
+}
+
+/* Named counts of a list past PT_NAMED: "min 1 (b3), max 10 (b2) over 40". */
+#define PT_NAMED 16u
+
+static void named_range(pt_buf *b, const pl_snapshot *s, uint32_t mn, uint32_t mn_m, uint32_t mx, uint32_t mx_m,
+			uint32_t n)
+{
+	pt_put(b, "min %u (", mn);
+	pt_put_name(b, s->members[mn_m].id);
+	pt_put(b, "), max %u (", mx);
+	pt_put_name(b, s->members[mx_m].id);
+	pt_put(b, ") over %u members", n);
+}
+
+/* "b0=10 b1=1 b2=1" over the stream's rows (canonical order), or the
+ * range over its eligible members. */
 static void spread_words(pt_buf *b, const pt_stats *st, const pl_snapshot *s, const pt_stream_row *sr)
 {
-	uint32_t n = 0;
-	for (uint32_t q = 0; q < sr->count; q++)
-		n += eligible(&s->members[st->cells[sr->first + q].member]) != 0;
-	if (st->c.eligible <= 12 && n == st->c.eligible) {
-		int first = 1;
+	if (sr->count == 0) {
+		pt_put(b, "-");
+		return;
+	}
+	if (sr->count <= PT_NAMED) {
 		for (uint32_t q = 0; q < sr->count; q++) {
 			const pt_cell_row *c = &st->cells[sr->first + q];
-			if (!eligible(&s->members[c->member]))
-				continue;
-			pt_put(b, "%s%u", first ? "" : "/", c->leaders);
-			first = 0;
+			if (q)
+				pt_putc(b, ' ');
+			named_count(b, &s->members[c->member], c->leaders, pt_eligible(&s->members[c->member]));
 		}
-		if (first)
-			pt_put(b, "-");
-	} else {
-		pt_put(b, "min %u, max %u", sr->min_leaders, sr->max_leaders);
+		return;
 	}
+	uint32_t mn = UINT32_MAX, mx = 0, mn_m = 0, mx_m = 0, n = 0;
+	for (uint32_t q = 0; q < sr->count; q++) {
+		const pt_cell_row *c = &st->cells[sr->first + q];
+		if (!pt_eligible(&s->members[c->member]))
+			continue;
+		n++;
+		if (c->leaders < mn)
+			mn = c->leaders, mn_m = c->member;
+		if (c->leaders > mx)
+			mx = c->leaders, mx_m = c->member;
+	}
+	if (n == 0) {
+		pt_put(b, "-");
+		return;
+	}
+	/* eligible members that hold none of it are not rows: the minimum is 0 */
+	if (sr->min_leaders < mn)
+		pt_put(b, "min %u, max %u (", sr->min_leaders, mx), pt_put_name(b, s->members[mx_m].id),
+			pt_put(b, ") over %u members", st->c.eligible);
+	else
+		named_range(b, s, mn, mn_m, mx, mx_m, st->c.eligible);
 }
 
 void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr)
@@ -396,27 +439,39 @@ void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_s
 	spread_words(b, st, pl_view_snapshot(v), sr);
 }
 
+/* Whether a member is held to the bounds of the chart's measure. */
+int pt_held(const pt_stats *st, const pl_member *m)
+{
+	return st->policy == PT_POLICY_REGION ? !(m->flags & PL_MEMBER_DOWN) : pt_eligible(m);
+}
+
 void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
-	uint32_t n = 0, mn = UINT32_MAX, mx = 0, shown = 0;
-	for (uint32_t r = 0; r < st->nm; r++)
-		n += eligible(&s->members[st->m[r].member]) != 0;
-	pt_put(b, "%s ", measure_name(st->policy));
+	uint32_t n = 0, mn = UINT32_MAX, mx = 0, mn_m = 0, mx_m = 0;
+	pt_put(b, "%s ", pt_measure_name(st->policy));
 	for (uint32_t r = 0; r < st->nm; r++) {
 		uint32_t val, fl, ce;
-		if (!eligible(&s->members[st->m[r].member]))
+		const pl_member *m = &s->members[st->m[r].member];
+		pt_total_measure(st, s, &st->m[r], &val, &fl, &ce);
+		if (st->nm <= PT_NAMED) {
+			if (r)
+				pt_putc(b, ' ');
+			named_count(b, m, val, pt_held(st, m));
 			continue;
-		total_measure(st, s, &st->m[r], &val, &fl, &ce);
-		mn = val < mn ? val : mn;
-		mx = val > mx ? val : mx;
-		if (n <= 12)
-			pt_put(b, "%s%u", shown++ ? "/" : "", val);
+		}
+		if (!pt_held(st, m))
+			continue;
+		n++;
+		if (val < mn)
+			mn = val, mn_m = st->m[r].member;
+		if (val > mx)
+			mx = val, mx_m = st->m[r].member;
 	}
-	if (n == 0)
+	if (st->nm == 0 || (st->nm > PT_NAMED && n == 0))
 		pt_put(b, "-");
-	else if (n > 12)
-		pt_put(b, "min %u max %u", mn, mx);
+	else if (st->nm > PT_NAMED)
+		named_range(b, s, mn, mn_m, mx, mx_m, n);
 	if (st->policy != PT_POLICY_FLEET && st->ns) {
 		pt_put(b, "; streams outside their bounds: %u", st->streams_uneven);
 		/* the widest stream, the first in id order among equals */
@@ -455,7 +510,7 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 	pt_put(b, "\n%-*s  %-8s %6s  %-8s %7s %8s", (int)w, "member", "zone", "weight", "state", "leaders", "replicas");
 	if (st->owned_valid)
 		pt_put(b, " %5s", "owned");
-	pt_put(b, " %5s %7s  (of %s)\n", "floor", "ceiling", measure_name(st->policy));
+	pt_put(b, " %5s %7s  (of %s)\n", "floor", "ceiling", pt_measure_name(st->policy));
 	for (uint32_t r = 0; r < st->nm; r++) {
 		const pt_member_row *row = &st->m[r];
 		const pl_member *m = &s->members[row->member];
@@ -477,27 +532,27 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 		if (st->owned_valid)
 			pt_put(b, " %5u", row->owned);
 		uint32_t val, fl, ce;
-		total_measure(st, s, row, &val, &fl, &ce);
+		pt_total_measure(st, s, row, &val, &fl, &ce);
 		pt_put(b, " %5u %7u\n", fl, ce);
 	}
 	/* the chart */
 	uint32_t scale = 1;
 	for (uint32_t r = 0; r < st->nm; r++) {
 		uint32_t val, fl, ce;
-		total_measure(st, s, &st->m[r], &val, &fl, &ce);
+		pt_total_measure(st, s, &st->m[r], &val, &fl, &ce);
 		scale = val > scale ? val : scale;
 		scale = ce > scale ? ce : scale;
 	}
-	pt_put(b, "\n%s per member (| marks the %s)\n", measure_name(st->policy),
+	pt_put(b, "\n%s per member (| marks the %s)\n", pt_measure_name(st->policy),
 	       st->policy == PT_POLICY_REGION ? "fair share, rounded up" : "ceiling");
 	for (uint32_t r = 0; r < st->nm; r++) {
 		uint32_t val, fl, ce;
 		const pl_member *m = &s->members[st->m[r].member];
-		total_measure(st, s, &st->m[r], &val, &fl, &ce);
+		pt_total_measure(st, s, &st->m[r], &val, &fl, &ce);
 		pt_put(b, "  ");
 		put_padded_name(b, m->id, w);
 		pt_put(b, " %5u", val);
-		int in = st->policy == PT_POLICY_REGION ? !(m->flags & PL_MEMBER_DOWN) : eligible(m);
+		int in = st->policy == PT_POLICY_REGION ? !(m->flags & PL_MEMBER_DOWN) : pt_eligible(m);
 		bar(b, val, fl, ce, scale, in);
 		pt_putc(b, '\n');
 	}
@@ -513,6 +568,13 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 		spread_words(b, st, s, sr);
 		if (c->weight == c->eligible)
 			pt_put(b, ", floor %u, ceiling %u", fl, ce);
+		if (c->weight == c->eligible && !st->owned_valid && sr->led_eligible != sr->shards) {
+			/* the broker's stream pass counts only what eligible
+			 * members lead; its reasons give these bounds */
+			uint32_t lf, lc;
+			bounds(sr->led_eligible, 1, c->eligible, 1, &lf, &lc);
+			pt_put(b, " (the %u led by eligible members: floor %u, ceiling %u)", sr->led_eligible, lf, lc);
+		}
 		if (sr->over || sr->under)
 			pt_put(b, "; %u over the ceiling, %u under the floor\n", sr->over, sr->under);
 		else
@@ -534,7 +596,7 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 			pt_put(b, " %7u %8u", cr->leaders, cr->replicas);
 			if (weighted)
 				pt_put(b, "  %5u %7u", cr->floor, cr->ceiling);
-			bar(b, cr->leaders, cr->floor, cr->ceiling, sc, eligible(m));
+			bar(b, cr->leaders, cr->floor, cr->ceiling, sc, pt_eligible(m));
 			pt_putc(b, '\n');
 		}
 		if (sr->count < c->eligible)
@@ -553,7 +615,7 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 		  "\"live_replicas\": %llu, \"policy\": \"%s\", \"measure\": \"%s\",\n \"under_spread\": {\"count\": %u, \"first\": [",
 	       c->members, c->live, c->eligible, c->streams, c->shards, c->leaderless, c->moving, c->overrides,
 	       c->scorer == PL_SCORER_LEGACY_FNV1A ? "legacy" : "xxh3", c->share, (unsigned long long)st->live_replicas,
-	       pt_policy_name(st->policy), measure_name(st->policy), st->under_spread);
+	       pt_policy_name(st->policy), pt_measure_name(st->policy), st->under_spread);
 	for (uint32_t i = 0; i < st->under_spread && i < PT_UNDER_SPREAD_SHOWN; i++) {
 		pt_put(b, i ? ", " : "");
 		pt_put_json_bytes(b, s->shards[st->under_first[i]].key);
@@ -573,7 +635,7 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 		if (st->owned_valid)
 			pt_put(b, ", \"owned\": %u", row->owned);
 		uint32_t val, fl, ce;
-		total_measure(st, s, row, &val, &fl, &ce);
+		pt_total_measure(st, s, row, &val, &fl, &ce);
 		pt_put(b, ", \"measure\": {\"value\": %u, \"floor\": %u, \"ceiling\": %u}}", val, fl, ce);
 	}
 	pt_put(b, "],\n \"streams\": [");
@@ -593,120 +655,4 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 		pt_put(b, "]}");
 	}
 	pt_put(b, "]}\n");
-}
-
-/* ---- SVG --------------------------------------------------------------------------------- */
-
-static void xml_text(pt_buf *b, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&': pt_put(b, "&amp;"); break;
-		case '<': pt_put(b, "&lt;"); break;
-		case '>': pt_put(b, "&gt;"); break;
-		case '"': pt_put(b, "&quot;"); break;
-		case '\'': pt_put(b, "&apos;"); break;
-		default: pt_putc(b, s[i]); break;
-		}
-	}
-}
-
-static void xml_name(pt_buf *b, pl_bytes id)
-{
-	pt_buf t = {0};
-	pt_put_name(&t, id);
-	xml_text(b, t.p ? t.p : "", t.len);
-	pt_buf_free(&t);
-}
-
-#define SVG_W 760
-#define SVG_LABEL 170
-#define SVG_BARW 440
-#define SVG_ROW 18
-
-/* One panel: a title and a bar per row. Returns the new y. */
-typedef struct svg_row {
-	pl_bytes name;
-	uint32_t val, fl, ce;
-	int in; /* held to the bounds */
-} svg_row;
-
-static uint32_t svg_panel(pt_buf *b, uint32_t y, const char *title, pl_bytes title_id, const svg_row *rows,
-			  uint32_t n)
-{
-	uint32_t scale = 1;
-	for (uint32_t i = 0; i < n; i++) {
-		scale = rows[i].val > scale ? rows[i].val : scale;
-		scale = rows[i].ce > scale ? rows[i].ce : scale;
-	}
-	pt_put(b, "<text x=\"10\" y=\"%u\" class=\"h\">", y + 14);
-	xml_text(b, title, strlen(title));
-	if (title_id.len)
-		xml_name(b, title_id);
-	pt_put(b, "</text>\n");
-	y += 24;
-	for (uint32_t i = 0; i < n; i++) {
-		const svg_row *r = &rows[i];
-		uint32_t wv = (uint32_t)((uint64_t)r->val * SVG_BARW / scale);
-		const char *cls = !r->in ? "x" : r->val > r->ce ? "o" : r->val < r->fl ? "u" : "b";
-		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"l\">", SVG_LABEL - 6, y + 13);
-		xml_name(b, r->name);
-		pt_put(b, "</text><rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" class=\"%s\"/>", SVG_LABEL, y + 2, wv,
-		       SVG_ROW - 4, cls);
-		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"v\">%u</text>", SVG_LABEL + wv + 4, y + 13, r->val);
-		if (r->in && r->ce) {
-			uint32_t xf = SVG_LABEL + (uint32_t)((uint64_t)r->fl * SVG_BARW / scale);
-			uint32_t xc = SVG_LABEL + (uint32_t)((uint64_t)r->ce * SVG_BARW / scale);
-			pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"f\"/>", xf, y, xf, y + SVG_ROW);
-			pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"c\"/>", xc, y, xc, y + SVG_ROW);
-		}
-		pt_putc(b, '\n');
-		y += SVG_ROW;
-	}
-	return y + 10;
-}
-
-void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title)
-{
-	const pl_snapshot *s = pl_view_snapshot(v);
-	pt_buf body = {0};
-	svg_row *rows = pt_alloc(((size_t)st->nm + 1) * sizeof *rows);
-	uint32_t y = 44;
-	char t[128];
-	for (uint32_t r = 0; r < st->nm; r++) {
-		const pl_member *m = &s->members[st->m[r].member];
-		rows[r].name = m->id;
-		total_measure(st, s, &st->m[r], &rows[r].val, &rows[r].fl, &rows[r].ce);
-		rows[r].in = st->policy == PT_POLICY_REGION ? !(m->flags & PL_MEMBER_DOWN) : eligible(m);
-	}
-	snprintf(t, sizeof t, "%s per member, %u shard%s", measure_name(st->policy), st->c.shards,
-		 st->c.shards == 1 ? "" : "s");
-	y = svg_panel(&body, y, t, (pl_bytes){NULL, 0}, rows, st->nm);
-	for (uint32_t r = 0; r < st->ns; r++) {
-		const pt_stream_row *sr = &st->s[r];
-		svg_row *sr_rows = pt_alloc(((size_t)sr->count + 1) * sizeof *sr_rows);
-		for (uint32_t q = 0; q < sr->count; q++) {
-			const pt_cell_row *c = &st->cells[sr->first + q];
-			sr_rows[q] = (svg_row){s->members[c->member].id, c->leaders, c->floor, c->ceiling,
-					       eligible(&s->members[c->member])};
-		}
-		snprintf(t, sizeof t, "%s, %u shard%s: stream ", st->owned_valid ? "owned" : "leaders", sr->shards,
-			 sr->shards == 1 ? "" : "s");
-		y = svg_panel(&body, y, t, s->streams[sr->stream].id, sr_rows, sr->count);
-		free(sr_rows);
-	}
-	free(rows);
-	pt_put(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\">\n"
-		  "<style>text{font:12px monospace}.h{font-weight:bold}.l{text-anchor:end}.v{fill:#333}"
-		  ".b{fill:#4a7ab0}.o{fill:#c0392b}.u{fill:#e69f00}.x{fill:#aaa}"
-		  ".f{stroke:#555;stroke-dasharray:2,2}.c{stroke:#000;stroke-width:2}</style>\n"
-		  "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" class=\"h\">",
-	       SVG_W, y, SVG_W, y);
-	xml_text(b, title, strlen(title));
-	pt_put(b, "</text>\n<text x=\"10\" y=\"36\">bar: the count; dashed line: the floor; solid line: the ceiling; "
-		  "red: over the ceiling, orange: under the floor, grey: not held to them</text>\n");
-	pt_putn(b, body.p ? body.p : "", body.len);
-	pt_put(b, "</svg>\n");
-	pt_buf_free(&body);
 }

@@ -94,6 +94,7 @@ typedef struct pt_setting_info {
 	uint32_t type;
 	uint64_t max;     /* PT_T_NUM: the largest value the field holds */
 	const char *what; /* a few words for --help and messages */
+	const char *range; /* what the policies allow, when narrower than the type: "1 to 99" */
 } pt_setting_info;
 
 extern const pt_setting_info pt_settings[PT_SET_COUNT];
@@ -241,6 +242,7 @@ typedef struct pt_member_row {
 	uint32_t leaders, replicas, owned;
 	uint32_t floor, ceiling;  /* over all shards, for this member */
 	uint32_t r_floor, r_ceiling; /* replicas: live replicas over eligible members */
+	uint32_t flags;           /* the member's PL_MEMBER_* when counted */
 } pt_member_row;
 
 typedef struct pt_stream_row {
@@ -249,6 +251,7 @@ typedef struct pt_stream_row {
 	uint32_t first, count;    /* rows in cells[] */
 	uint32_t min_leaders, max_leaders; /* over eligible members */
 	uint32_t over, under;     /* eligible members past the ceiling / below the floor */
+	uint32_t led_eligible;    /* shards led by eligible members: what the broker's stream pass balances */
 } pt_stream_row;
 
 typedef struct pt_cell_row {
@@ -281,6 +284,30 @@ void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
 void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title);
+/* A member's measure over the ticks of a simulation (v[tick * nm + member],
+ * PT_SERIES_NONE before it joined), and the events to mark. */
+#define PT_SERIES_NONE UINT32_MAX
+typedef struct pt_series {
+	uint32_t *v;
+	uint32_t ticks, nm;
+	uint32_t *ev_tick;
+	char **ev_text;
+	uint32_t nev;
+} pt_series;
+/* Two states side by side (plan, simulate), with the series when given; the
+ * names come from v's snapshot, which holds every member of both. */
+void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
+			 const char *title, const char *before_label, const char *after_label, const pt_series *se);
+/* Not down and not draining: held to the bounds and may receive. */
+int pt_eligible(const pl_member *m);
+/* Whether a member is held to the bounds of the chart's measure (the region
+ * policy's fair share counts a draining member). */
+int pt_held(const pt_stats *st, const pl_member *m);
+/* The chart's measure: "leaders", "owned" or "replicas". */
+const char *pt_measure_name(uint32_t policy);
+/* A member's value on the totals chart, and the bounds it is held to. */
+void pt_total_measure(const pt_stats *st, const pl_snapshot *s, const pt_member_row *r, uint32_t *val, uint32_t *fl,
+		      uint32_t *ce);
 /* A stream's leaders (owned) per eligible member: "10/1/1", or "min 1, max 10". */
 void pt_stream_words(pt_buf *b, const pt_stats *st, const pl_view *v, const pt_stream_row *sr);
 /* One line: the chart's measure per member ("leaders 10/1/1 (ceiling 4)"). */
@@ -291,7 +318,7 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v);
 typedef struct pt_opts {
 	int json;
 	int timing;
-	const char *svg;      /* stats, simulate: --svg OUT */
+	const char *svg;      /* stats, plan, simulate: --svg OUT */
 	const char *out;      /* plan, simulate: --out FILE (the layout after) */
 	const char *policy;   /* --policy NAME */
 	const char *member;   /* --member ID */
@@ -302,6 +329,10 @@ typedef struct pt_opts {
 	const char **events;  /* --event TEXT ... */
 	int nevents;
 	int quiet;            /* simulate: no per-tick lines */
+	int summary;          /* plan: only the totals and the spread before and after */
+	const char *kafka_reassignment; /* plan: --kafka-reassignment OUT.json */
+	const char *kafka_election;     /* plan: --kafka-election OUT.json */
+	const char *racks;    /* import kafka: --racks FILE */
 } pt_opts;
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
@@ -311,6 +342,27 @@ int pt_cmd_format(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 
+/* Progress on standard error, when it is a terminal (or PLACEMENT_PROGRESS
+ * is set): one line, rewritten at most a few times a second. */
+void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
+/* The progress line is cleared. */
+void pt_progress_done(const pt_opts *o);
+
+/* Kafka (kafka.c): import kafka-topics.sh --describe output as a snapshot
+ * file, and write the reassignment and election files of a plan: every
+ * shard whose replicas or leader differ between the document and the view. */
+int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+/* The same from bytes in memory (path names them in the output's comment). */
+int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *e);
+/* Whether every member is a broker id and every shard TOPIC/N, so the plan
+ * can be written back (checked before the plan starts). */
+int pt_kafka_check(const pt_doc *d, pt_err *e);
+
+/* Pictures (svg.c): the spread before and after a plan. */
+int pt_plan_svg(const char *path, const char *file, const pt_stats *before, const pt_stats *after, const pl_view *v,
+		pt_err *e);
+
 /* Load and validate a file: read, parse, --event lines, view. */
 int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);
 /* Write a buffer to a file (for --svg and --out); 0 or -1 with e filled. */
@@ -318,7 +370,7 @@ int pt_write_file(const char *path, const pt_buf *b, pt_err *e);
 /* The policy in force: --policy, else `set policy`, else broker. */
 int pt_policy_of(const pt_doc *d, const pt_opts *o, uint32_t *policy, pt_err *e);
 
-/* ---- running a policy (plan.c, simulate.c, and one adapter per policy) ---- */
+/* ---- running a policy (run.c, plan.c, simulate.c, one adapter per policy) ---- */
 
 /* An action as the run keeps it: the tick it was emitted in, and (fleet) the
  * member that decided it. Member and shard indices stay valid for the whole
@@ -330,6 +382,22 @@ typedef struct pt_act {
 	uint32_t pad_;
 } pt_act;
 
+/* What stops a policy: a shard, a stream or a member (PL_NONE where the
+ * policy named none of them), and the status that named it. */
+typedef struct pt_blocker {
+	uint32_t status;
+	uint32_t shard, stream, member;
+	const char *word; /* the policy's word for it ("no-source"), or NULL */
+} pt_blocker;
+
+#define PT_MAX_BLOCKERS 8u
+
+/* The exit status of a plan that ends blocked or stalled (placement(1)). */
+#define PT_EXIT_BLOCKED 3
+
+/* Statuses that end a plan with moves still wanted: the plan is blocked. */
+int pt_status_blocks(uint32_t status);
+
 /* What one tick of a policy did, for the tick's line. */
 typedef struct pt_tick {
 	uint32_t written;  /* actions this tick */
@@ -340,7 +408,12 @@ typedef struct pt_tick {
 	int note_only;     /* the note says it all (fleet: each member's status, counted) */
 	uint64_t wait_until; /* a quiet tick before this clock is not the end (a lag
 			      * override that may go home once it is old enough) */
+	pt_blocker why[PT_MAX_BLOCKERS]; /* what the policy named as blocked or stalled */
+	uint32_t nwhy;
 } pt_tick;
+
+/* Add a blocker to a tick (kept when there is room, never twice). */
+void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t stream, uint32_t member, const char *word);
 
 typedef struct pt_run pt_run;
 
@@ -381,6 +454,7 @@ struct pt_run {
 	size_t nacts, acts_cap;
 	void *cfg;                /* the adapter's */
 	void *scratch;            /* the adapter's */
+	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
 };
 
 /* The adapters; NULL where the library has no such policy yet. */
@@ -397,6 +471,8 @@ void pt_run_capture(pt_run *r);
 int pt_run_rebuild(pt_run *r, pt_err *e);
 /* Both. */
 int pt_run_sync(pt_run *r, pt_err *e);
+/* A member's id as JSON, null for PL_NONE. */
+void pt_json_member(pt_buf *b, const pl_snapshot *s, uint32_t m);
 /* Actions as text and JSON (n counts from 1), and in a few words. */
 void pt_act_json(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
 void pt_act_text(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n);
@@ -404,7 +480,7 @@ void pt_act_short(pt_buf *b, const pl_snapshot *s, const pl_action *a);
 /* A config's JSON object as words: "max-moves 1, paused off". */
 void pt_config_words(pt_buf *b, const char *json, size_t n);
 /* "before: ... / after: ..." and the streams that changed. */
-void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy);
+void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_stats *y, const pl_view *vy, int all);
 /* A refused config field (PL_E_CONFIG/PL_E_VERSION, PL_ELEM_CONFIG index)
  * mapped to its setting: fields[i] is the setting of field i (PT_SET_COUNT
  * for none). */

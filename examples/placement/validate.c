@@ -3,7 +3,10 @@
  * snapshot it holds, mapped back to the file's lines.
  *
  * The file is read whole into one buffer that grows as it reads (a regular
- * file is sized by fstat first), refused by name past PT_MAX_FILE. Once the
+ * file is sized by fstat first), refused by name past PT_MAX_FILE. Reads
+ * are at most 16 line limits long, and after each one the line it ended in
+ * is measured, so a line past PT_MAX_LINE (a file with no newline, such as
+ * /dev/zero) is refused having buffered at most 17 limits of it. Once the
  * parser has built the snapshot, pl_view_init() validates it with the
  * library's own rules; its pl_diag names an element by kind and index, and
  * the document's per-element line numbers turn that into "file:line", with
@@ -29,7 +32,7 @@ int pt_read_file(const char *path, char **out, size_t *len, pt_err *e)
 	if (fd < 0)
 		return pt_fail(e, 0, "cannot open: %s", strerror(errno));
 	struct stat sb;
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 16, n = 0, line_start = 0;
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		if ((uint64_t)sb.st_size > PT_MAX_FILE) {
 			if (fd)
@@ -76,9 +79,11 @@ int pt_read_file(const char *path, char **out, size_t *len, pt_err *e)
 			p = q;
 			cap = nc;
 		}
+		/* at most a few line limits a read, so a line past the limit is
+		 * refused before much more of it is buffered */
 		size_t want = cap - 1 - n;
-		if (want > (size_t)1 << 30)
-			want = (size_t)1 << 30;
+		if (want > (size_t)PT_MAX_LINE * 16)
+			want = (size_t)PT_MAX_LINE * 16;
 		ssize_t r = read(fd, p + n, want);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -91,7 +96,23 @@ int pt_read_file(const char *path, char **out, size_t *len, pt_err *e)
 		}
 		if (r == 0)
 			break;
+		/* the line the read ended in: where it starts, found from the end */
+		size_t q = n + (size_t)r;
+		while (q > n && p[q - 1] != '\n')
+			q--;
+		if (q > n)
+			line_start = q;
 		n += (size_t)r;
+		if (n - line_start > PT_MAX_LINE + 1) { /* + 1: a CR before the LF */
+			uint64_t line = 1;
+			for (const char *c = p; (c = memchr(c, '\n', line_start - (size_t)(c - p))) != NULL; c++)
+				line++;
+			free(p);
+			if (fd)
+				close(fd);
+			return pt_fail(e, line, "the line is more than %u bytes, past the limit of %u bytes for a line",
+				       PT_MAX_LINE, PT_MAX_LINE);
+		}
 	}
 	if (fd)
 		close(fd);

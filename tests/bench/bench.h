@@ -46,5 +46,6 @@ void bench_broker(void);
 void bench_broker_replica(void);
 void bench_region(void);
 void bench_reuse(void);
+void bench_tool(void);
 
 #endif

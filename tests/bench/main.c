@@ -1,5 +1,6 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view, broker, broker-replica, fleet, region). */
+ * only the named ones (hash, view, broker, broker-replica, fleet, region, reuse,
+ * tool). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -39,6 +40,7 @@ static const struct {
 	{"broker-replica", bench_broker_replica},
 	{"region", bench_region},
 	{"reuse", bench_reuse},
+	{"tool", bench_tool},
 };
 
 int main(int argc, char **argv)

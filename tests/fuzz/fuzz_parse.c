@@ -1,6 +1,6 @@
 /*
  * fuzz_parse.c - libFuzzer harness for placement(1)'s snapshot file parser
- * (examples/placement/parse.c): any bytes are parsed; a file that parses
+ * (examples/placement/parse*.c): any bytes are parsed; a file that parses
  * is validated by the library (pl_view_init(), errors mapped back to lines),
  * and a valid one is written back by the tool's own text writer, parsed
  * again, and must format to the same bytes (the round trip), in text and in

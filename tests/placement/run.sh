@@ -10,10 +10,16 @@
 #  3. round trip: every snapshot in the cases, written by `format` (text),
 #     reads back to the same snapshot (format is idempotent), the same stats
 #     and the same plan;
+#  3c. Kafka: import kafka-topics.sh --describe output, plan it, apply the
+#     reassignment and election files as Kafka would (kafka_apply.py), and
+#     get what plan --out writes;
+#  3d. pictures: every SVG is well-formed XML and carries, row by row, the
+#     numbers of the same command's JSON (svg_check.py);
 #  4. limits and garbage: a line, a member count and a file past their
 #     limits are refused by name; a few hundred mangled and random inputs
 #     never crash the tool (exit status 0 or 1, no sanitizer report);
-#  5. usage errors exit 2; --help and --version exit 0.
+#  5. usage errors exit 2; --help and --version exit 0; the exit status of
+#     every outcome (0 done, 1 bad input, 2 usage, 3 a plan that ends blocked).
 #
 # Usage: tests/placement/run.sh PLACEMENT [--update]
 #   --update rewrites the expected files from the tool's output (review the
@@ -44,6 +50,9 @@ bad() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
 snapshots=""
 while read -r expected args; do
 	case "$expected" in '' | '#'*) continue ;; esac
+	# EXPECTED:N: the command must exit N (a blocked plan exits 3)
+	want_rc=0
+	case "$expected" in *:[0-9]) want_rc=${expected##*:} expected=${expected%:*} ;; esac
 	out="$tmp/stdout"
 	# shellcheck disable=SC2086
 	set -- $args
@@ -57,8 +66,8 @@ while read -r expected args; do
 	eval "\"\$bin\" $argv" > "$out" 2> "$tmp/stderr"
 	rc=$?
 	case "$args" in *@OUT@*) got="$tmp/written" ;; *) got="$out" ;; esac
-	if [ $rc -ne 0 ]; then
-		bad "placement $args: exit $rc: $(head -3 "$tmp/stderr")"
+	if [ $rc -ne "$want_rc" ]; then
+		bad "placement $args: exit $rc, want $want_rc: $(head -3 "$tmp/stderr")"
 	elif [ $update = 1 ]; then
 		cp "$got" "$expected"
 		ok
@@ -152,7 +161,9 @@ done
 grep -E '^[^#][^ ]* +(plan|simulate) ' cases | grep -v -e '--max' -e '--ticks' -e '--member' -e '--json' -e '@OUT@' |
 while read -r expected cmd rest; do
 	f=${rest##* }
-	if ! eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"; then
+	eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
 		echo "FAIL: $cmd --out on $f: $(head -3 "$tmp/stderr")"
 		echo x >> "$tmp/end-failures"
 		continue
@@ -170,6 +181,94 @@ done
 [ -f "$tmp/end-checks" ] && checks=$((checks + $(wc -l < "$tmp/end-checks")))
 [ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
 
+# ---- 3c. Kafka's round trip -----------------------------------------------------------
+# Import what kafka-topics.sh --describe printed, plan it, do to the imported
+# layout what Kafka would do with the reassignment and election files, and
+# get plan --out: the same leader and replicas for every shard.
+for f in kafka/*.describe; do
+	racks=${f%.describe}.list
+	racks=$(echo "$racks" | sed 's|describe-|racks-|')
+	set -- import kafka "$f"
+	[ -f "$racks" ] && set -- "$@" --racks "$racks"
+	if ! "$bin" "$@" > "$tmp/imported.txt" 2> "$tmp/stderr"; then
+		bad "import kafka $f: $(cat "$tmp/stderr")"
+		continue
+	fi
+	"$bin" plan --out "$tmp/after.txt" --kafka-reassignment "$tmp/r.json" --kafka-election "$tmp/e.json" \
+		"$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+		bad "plan of the import of $f: exit $rc: $(cat "$tmp/stderr")"
+	elif ! command -v python3 > /dev/null 2>&1; then
+		echo "note: no python3 here; the Kafka round trip of $f is not checked"
+	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" > "$tmp/diff" 2>&1; then
+		ok
+	else
+		bad "Kafka round trip of $f: the reassignment and election files do not give plan --out:"
+		head -10 "$tmp/diff"
+	fi
+done
+
+# What import kafka refuses, by line; what a Kafka file of a plan needs.
+printf 'Topic: t\tPartition: 0\tLeader: 9\tReplicas: 1,2\tIsr: 1,2\n' > "$tmp/k1.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\n\nTopic: t\tPartition: x\tReplicas: 1\n' > "$tmp/k2.describe"
+printf 'Topic:t\tPartitionCount:1\tReplicationFactor:1\tConfigs:\nnot kafka\n' > "$tmp/k3.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,a\n' > "$tmp/k4.describe"
+printf 'Topic: t\tPartition: 0\tReplicas: 1\nTopic: t\tPartition: 0\tReplicas: 2\n' > "$tmp/k5.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 3\tReplicas: 3,1,3\n' > "$tmp/k6.describe"
+for c in "k1:1:Leader: 9 is not among the partition's Replicas" "k2:3:Partition: 'x' is not a partition number" \
+	"k3:2:'not' is not a field of kafka-topics.sh --describe" "k4:1:Replicas: 'a' is not a broker id" \
+	"k5:2:partition 0 of t is described twice (first at line 1)" "k6:1:Replicas: broker 3 is listed twice"; do
+	f=${c%%:*} rest=${c#*:} line=${rest%%:*} msg=${rest#*:}
+	"$bin" import kafka "$tmp/$f.describe" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -qF "$tmp/$f.describe:$line: $msg" "$tmp/stderr"; then
+		ok
+	else
+		bad "import kafka $f: exit $rc, want 1 and line $line: $msg: $(cat "$tmp/stderr")"
+	fi
+done
+"$bin" plan --kafka-reassignment "$tmp/r.json" golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "member 'b0' is not a Kafka broker id" "$tmp/stderr"; then
+	ok
+else
+	bad "plan --kafka-reassignment of a layout with no broker ids: exit $rc: $(cat "$tmp/stderr")"
+fi
+
+# ---- 3d. pictures -------------------------------------------------------------------
+# Every picture is well-formed XML and carries the numbers of the same
+# command's JSON, for every member in every panel and state (svg_check.py).
+if command -v python3 > /dev/null 2>&1; then
+	for f in golden/*.svg; do
+		if python3 -c 'import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])' "$f" 2> /dev/null; then
+			ok
+		else
+			bad "$f is not well-formed XML"
+		fi
+	done
+	for f in golden/broker-drain.txt golden/broker-caps.txt golden/mixed.txt golden/region-stalls.txt \
+		golden/felix.txt ../../examples/placement/scenarios/*.txt; do
+		for cmd in stats plan "simulate --quiet"; do
+			# shellcheck disable=SC2086
+			"$bin" $cmd --svg "$tmp/pic.svg" "$f" > /dev/null 2> "$tmp/stderr"
+			rc=$?
+			# shellcheck disable=SC2086
+			"$bin" --json $cmd "$f" > "$tmp/pic.json" 2>> "$tmp/stderr"
+			if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+				bad "$cmd --svg $f: exit $rc: $(head -3 "$tmp/stderr")"
+			elif python3 svg_check.py "$tmp/pic.svg" "$tmp/pic.json" > "$tmp/diff" 2>&1; then
+				ok
+			else
+				bad "$cmd --svg $f: the picture does not carry the JSON's numbers:"
+				head -10 "$tmp/diff"
+			fi
+		done
+	done
+else
+	echo "note: no python3 here; the pictures are not checked"
+fi
+
 # ---- 4. limits and garbage --------------------------------------------------------
 expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
 	"$bin" check "$1" > "$tmp/stdout" 2> "$tmp/stderr"
@@ -186,6 +285,16 @@ expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = non
 }
 { echo "member b0"; awk 'BEGIN { s = "member "; for (i = 0; i < 70000; i++) s = s "x"; print s }'; } > "$tmp/long-line.txt"
 expect_fail "$tmp/long-line.txt" 2 "past the limit of 65536 bytes for a line"
+# An endless line is refused once it passes the limit, not read to the end.
+if [ -r /dev/zero ] && command -v timeout > /dev/null 2>&1; then
+	timeout 20 "$bin" check /dev/zero > /dev/null 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^placement: /dev/zero:1: the line is more than 65536 bytes" "$tmp/stderr"; then
+		ok
+	else
+		bad "check /dev/zero: exit $rc, want 1 and the line limit: $(head -c 300 "$tmp/stderr")"
+	fi
+fi
 awk 'BEGIN { for (i = 0; i <= 1048576; i++) printf "member m%d\n", i }' > "$tmp/members.txt"
 expect_fail "$tmp/members.txt" 1048577 "past the limit of 1048576 members (PL_MAX_MEMBERS)"
 rm -f "$tmp/members.txt"
@@ -228,7 +337,9 @@ for seed in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 				"$bin" "$c1" "$tmp/mangled.txt" > /dev/null 2> "$tmp/stderr"
 			fi
 			rc=$?
-			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
+			# 0 or 1, and 3 for a plan that ends blocked
+			if { [ $rc -gt 1 ] && { [ "$c1" != plan ] || [ $rc -ne 3 ]; }; } ||
+				grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
 				cp "$tmp/mangled.txt" "$tmp/../pl-tool-crash-$seed.txt" 2> /dev/null
 				bad "$c1 on a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
 			else
@@ -265,6 +376,7 @@ usage 2 check golden/felix.txt golden/felix.txt
 usage 2 owner golden/felix.txt
 usage 2 check --max 3 golden/felix.txt
 usage 2 --svg x.svg check golden/felix.txt
+usage 2 --svg x.svg owner golden/felix.txt k
 usage 2 plan --max 0 golden/felix.txt
 usage 2 plan --max=x golden/felix.txt
 usage 2 simulate --ticks 0 golden/felix.txt
@@ -272,6 +384,30 @@ usage 2 stats --bogus golden/felix.txt
 usage 2 stats -x golden/felix.txt
 usage 1 stats --policy nobody golden/felix.txt
 usage 0 check -- golden/felix.txt
+# the exit status, case by case (placement(1), EXIT STATUS)
+usage 0 plan golden/felix.txt                  # ends balanced
+usage 0 plan --max 1 golden/broker-caps.txt    # cut where asked
+usage 3 plan golden/broker-caps.txt            # ends blocked (caps)
+usage 3 plan golden/region-stalls.txt          # ends stalled
+usage 3 --json plan golden/broker-caps.txt
+usage 0 simulate golden/broker-caps.txt        # simulate reports, it does not judge
+usage 0 stats golden/broker-caps.txt
+usage 1 plan errors/number-bad.txt             # bad input
+usage 2 plan                                   # usage
+usage 2 stats --summary golden/felix.txt
+usage 2 import kafka
+usage 2 import
+usage 2 stats --racks x golden/felix.txt
+usage 2 check --kafka-election x golden/felix.txt
+usage 1 import orc kafka/describe-old.describe
+# progress on standard error (forced: stderr is not a terminal here), never on stdout
+PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
+if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr" &&
+	cmp -s "$tmp/stdout" golden/felix.plan; then ok; else bad "plan progress: $(head -c 200 "$tmp/stderr")"; fi
+"$bin" plan golden/felix.txt 2> "$tmp/stderr" > /dev/null
+if [ -s "$tmp/stderr" ]; then bad "plan writes progress to a stderr that is not a terminal"; else ok; fi
+"$bin" plan golden/broker-caps.txt > "$tmp/stdout" 2>&1
+if grep -q "^  blocked-caps: stream s: b0=4 over its ceiling 2" "$tmp/stdout"; then ok; else bad "a blocked plan names its stream and members"; fi
 "$bin" check - < golden/felix.txt > "$tmp/stdout" 2>&1
 if grep -q "^<stdin>: ok" "$tmp/stdout"; then ok; else bad "check - (standard input): $(cat "$tmp/stdout")"; fi
 

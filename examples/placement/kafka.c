@@ -1,0 +1,611 @@
+/*
+ * kafka.c - Kafka's formats: `import kafka` reads what
+ * `kafka-topics.sh --describe` prints and writes a snapshot file
+ * (placement(5)); `plan --kafka-reassignment` and `--kafka-election` write
+ * the files kafka-reassign-partitions.sh and kafka-leader-election.sh take.
+ *
+ * How it reads. Each line is split into words at spaces and tabs. A word
+ * "Key:value" is a field; a word "Key:" is a field whose value is the next
+ * word, unless that word is itself a key (an empty field, as "Configs:" or
+ * "Offline:" often are). That reads both of Kafka's styles: the older
+ * "Topic:t\tPartitionCount:3\tReplicationFactor:3\tConfigs:" with
+ * "\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3", and the
+ * newer "Topic: t\tTopicId: ...\tPartitionCount: 3 ..." whose partition lines
+ * may add Offline:, Elr: and LastKnownElr:. A line with a Partition field is a
+ * partition; one with PartitionCount is a topic's header (optional: every
+ * partition line names its topic); Configs and what follows it are skipped;
+ * blank lines and lines starting with '#' are ignored; any other line is an
+ * error that names it.
+ *
+ * What it writes. Topics become streams, partitions shards TOPIC/N, broker
+ * ids members (with a zone from --racks, lines "BROKER RACK"); a partition's
+ * replicas keep Kafka's order (the preferred leader first). What Kafka says
+ * and the snapshot cannot (a replica out of the ISR, one offline, no leader)
+ * is a comment on the shard's line: nothing is guessed from it.
+ *
+ * What a plan writes back. For every shard whose leader or replica list
+ * differs between the file and the end of the plan: the partition's new
+ * replica list with the intended leader first (reassignment), and, where the
+ * leader changed, the partition (a preferred-leader election, which makes
+ * the first replica lead).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+typedef struct kword {
+	const char *p;
+	size_t n;
+} kword;
+
+typedef struct kpart {
+	uint32_t topic;
+	uint32_t partition;
+	int64_t leader; /* -1: none */
+	uint32_t first, nrep;  /* replicas: ints[first ..] */
+	uint32_t ifirst, nisr; /* Isr */
+	uint32_t ofirst, noff; /* Offline */
+	int has_isr;
+	uint64_t line;
+} kpart;
+
+typedef struct ktopic {
+	kword name;
+	uint32_t rf;
+	uint64_t line;
+} ktopic;
+
+typedef struct kafka {
+	ktopic *t;
+	size_t nt, t_cap;
+	kpart *p;
+	size_t np, p_cap;
+	uint32_t *ints; /* broker ids of every list */
+	size_t ni, i_cap;
+	uint32_t *brokers; /* every broker seen, sorted, unique at the end */
+	size_t nb, b_cap;
+	kword *racks; /* parallel to brokers */
+} kafka;
+
+static int is_key(kword w)
+{
+	size_t i = 0;
+	while (i < w.n && ((w.p[i] >= 'A' && w.p[i] <= 'Z') || (w.p[i] >= 'a' && w.p[i] <= 'z')))
+		i++;
+	return i > 0 && i < w.n && w.p[i] == ':';
+}
+
+static int key_is(kword k, const char *s)
+{
+	return k.n == strlen(s) && memcmp(k.p, s, k.n) == 0;
+}
+
+static size_t split(const char *p, const char *end, kword *w, size_t cap)
+{
+	size_t n = 0;
+	while (p < end && n < cap) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		const char *s = p;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+			p++;
+		if (p > s)
+			w[n++] = (kword){s, (size_t)(p - s)};
+	}
+	return n;
+}
+
+static int parse_uint(kword w, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (w.n == 0)
+		return -1;
+	for (size_t i = 0; i < w.n; i++) {
+		if (w.p[i] < '0' || w.p[i] > '9' || v > (max - (uint64_t)(w.p[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(w.p[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static void add_broker(kafka *k, uint32_t id)
+{
+	k->brokers = pt_grow(k->brokers, &k->b_cap, sizeof *k->brokers, k->nb + 1);
+	k->brokers[k->nb++] = id;
+}
+
+/* "1,2,3" (or empty) appended to ints; its broker ids are noted. */
+static int id_list(kafka *k, kword w, uint64_t line, const char *field, uint32_t *first, uint32_t *n, pt_err *e)
+{
+	*first = (uint32_t)k->ni;
+	*n = 0;
+	const char *p = w.p, *end = w.p + w.n;
+	while (p < end) {
+		const char *c = memchr(p, ',', (size_t)(end - p));
+		kword x = {p, (size_t)((c ? c : end) - p)};
+		uint64_t v;
+		if (parse_uint(x, INT32_MAX, &v))
+			return pt_fail(e, line, "%s: '%.*s' is not a broker id (a number from 0)", field, (int)(x.n > 40 ? 40 : x.n),
+				       x.p);
+		k->ints = pt_grow(k->ints, &k->i_cap, sizeof *k->ints, k->ni + 1);
+		k->ints[k->ni++] = (uint32_t)v;
+		add_broker(k, (uint32_t)v);
+		(*n)++;
+		p = c ? c + 1 : end;
+	}
+	return 0;
+}
+
+static int64_t find_topic(const kafka *k, kword name)
+{
+	/* partition lines follow their header: look at the last topic first */
+	for (size_t i = k->nt; i-- > 0;)
+		if (k->t[i].name.n == name.n && memcmp(k->t[i].name.p, name.p, name.n) == 0)
+			return (int64_t)i;
+	return -1;
+}
+
+static uint32_t topic_of(kafka *k, kword name, uint64_t line)
+{
+	int64_t t = find_topic(k, name);
+	if (t >= 0)
+		return (uint32_t)t;
+	k->t = pt_grow(k->t, &k->t_cap, sizeof *k->t, k->nt + 1);
+	k->t[k->nt] = (ktopic){name, 0, line};
+	return (uint32_t)k->nt++;
+}
+
+#define KWORDS 64
+
+static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, pt_err *e)
+{
+	kword w[KWORDS];
+	size_t n = split(p, end, w, KWORDS);
+	if (n == 0 || w[0].p[0] == '#')
+		return 0;
+	kword topic = {NULL, 0}, part = {NULL, 0}, leader = {NULL, 0}, reps = {NULL, 0}, isr = {NULL, 0},
+	      off = {NULL, 0}, count = {NULL, 0}, rf = {NULL, 0};
+	int has_part = 0, has_reps = 0, has_isr = 0, has_off = 0, has_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_key(w[i]))
+			return pt_fail(e, line, "'%.*s' is not a field of kafka-topics.sh --describe (Key: value)",
+				       (int)(w[i].n > 40 ? 40 : w[i].n), w[i].p);
+		const char *colon = memchr(w[i].p, ':', w[i].n);
+		kword key = {w[i].p, (size_t)(colon - w[i].p)}, val = {colon + 1, w[i].n - key.n - 1};
+		if (val.n == 0 && i + 1 < n && !is_key(w[i + 1]))
+			val = w[++i];
+		if (key_is(key, "Configs"))
+			break; /* the topic's configs end the header line */
+		if (key_is(key, "Topic"))
+			topic = val;
+		else if (key_is(key, "Partition"))
+			part = val, has_part = 1;
+		else if (key_is(key, "Leader"))
+			leader = val;
+		else if (key_is(key, "Replicas"))
+			reps = val, has_reps = 1;
+		else if (key_is(key, "Isr"))
+			isr = val, has_isr = 1;
+		else if (key_is(key, "Offline"))
+			off = val, has_off = 1;
+		else if (key_is(key, "PartitionCount"))
+			count = val, has_count = 1;
+		else if (key_is(key, "ReplicationFactor"))
+			rf = val;
+		/* TopicId, Elr, LastKnownElr and fields to come: not needed */
+	}
+	if (topic.n == 0)
+		return pt_fail(e, line, "no Topic: on the line (kafka-topics.sh --describe names it on every line)");
+	if (!has_part && !has_count)
+		return pt_fail(e, line, "neither a topic's header (PartitionCount:) nor a partition (Partition:)");
+	uint32_t t = topic_of(k, topic, line);
+	if (!has_part) {
+		uint64_t v;
+		if (rf.n && parse_uint(rf, PL_MAX_REPLICAS, &v) == 0)
+			k->t[t].rf = (uint32_t)v;
+		else if (rf.n)
+			return pt_fail(e, line, "ReplicationFactor: '%.*s': write 1 to %u (PL_MAX_REPLICAS)",
+				       (int)(rf.n > 20 ? 20 : rf.n), rf.p, PL_MAX_REPLICAS);
+		(void)count;
+		return 0;
+	}
+	uint64_t pn;
+	if (parse_uint(part, INT32_MAX, &pn))
+		return pt_fail(e, line, "Partition: '%.*s' is not a partition number", (int)(part.n > 20 ? 20 : part.n), part.p);
+	if (!has_reps)
+		return pt_fail(e, line, "partition %llu of %.*s has no Replicas:", (unsigned long long)pn,
+			       (int)(topic.n > 80 ? 80 : topic.n), topic.p);
+	kpart x;
+	memset(&x, 0, sizeof x);
+	x.topic = t;
+	x.partition = (uint32_t)pn;
+	x.line = line;
+	x.leader = -1;
+	if (id_list(k, reps, line, "Replicas", &x.first, &x.nrep, e))
+		return -1;
+	if (x.nrep == 0 || x.nrep > PL_MAX_REPLICAS)
+		return pt_fail(e, line, "partition %llu has %u replicas: a shard has 1 to %u (PL_MAX_REPLICAS)",
+			       (unsigned long long)pn, x.nrep, PL_MAX_REPLICAS);
+	for (uint32_t j = 0; j < x.nrep; j++)
+		for (uint32_t q = 0; q < j; q++)
+			if (k->ints[x.first + j] == k->ints[x.first + q])
+				return pt_fail(e, line, "Replicas: broker %u is listed twice", k->ints[x.first + j]);
+	if (topic.n + 12 > PL_MAX_ID_LEN)
+		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
+			       topic.n, PL_MAX_ID_LEN);
+	if (has_isr && id_list(k, isr, line, "Isr", &x.ifirst, &x.nisr, e))
+		return -1;
+	x.has_isr = has_isr;
+	if (has_off && id_list(k, off, line, "Offline", &x.ofirst, &x.noff, e))
+		return -1;
+	uint64_t lv;
+	if (leader.n && parse_uint(leader, INT32_MAX, &lv) == 0) {
+		int found = 0;
+		for (uint32_t j = 0; j < x.nrep; j++)
+			found |= k->ints[x.first + j] == lv;
+		if (!found)
+			return pt_fail(e, line, "Leader: %llu is not among the partition's Replicas", (unsigned long long)lv);
+		x.leader = (int64_t)lv;
+	} else if (leader.n && !key_is(leader, "none") && !key_is(leader, "-1")) {
+		return pt_fail(e, line, "Leader: '%.*s' is not a broker id (nor none, nor -1)",
+			       (int)(leader.n > 20 ? 20 : leader.n), leader.p);
+	}
+	for (size_t i = 0; i < k->np; i++)
+		if (k->p[i].topic == t && k->p[i].partition == x.partition)
+			return pt_fail(e, line, "partition %u of %.*s is described twice (first at line %llu)", x.partition,
+				       (int)(topic.n > 80 ? 80 : topic.n), topic.p, (unsigned long long)k->p[i].line);
+	k->p = pt_grow(k->p, &k->p_cap, sizeof *k->p, k->np + 1);
+	k->p[k->np++] = x;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int64_t broker_at(const kafka *k, uint32_t id)
+{
+	size_t lo = 0, hi = k->nb;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (k->brokers[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->nb && k->brokers[lo] == id ? (int64_t)lo : -1;
+}
+
+static void unique_brokers(kafka *k)
+{
+	if (k->nb)
+		qsort(k->brokers, k->nb, sizeof *k->brokers, cmp_u32);
+	size_t n = 0;
+	for (size_t i = 0; i < k->nb; i++)
+		if (n == 0 || k->brokers[n - 1] != k->brokers[i])
+			k->brokers[n++] = k->brokers[i];
+	k->nb = n;
+}
+
+/* The racks file: "BROKER RACK" a line, '#' comments; a broker only there is
+ * a member that holds nothing yet (a new broker). */
+static int read_racks(kafka *k, const char *path, char **text, pt_err *e)
+{
+	size_t len;
+	if (pt_read_file(path, text, &len, e)) {
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "--racks %s: %.600s", path, e->msg);
+		memcpy(e->msg, msg, sizeof msg);
+		return -1;
+	}
+	const char *p = *text, *end = *text + len;
+	uint64_t line = 0;
+	/* first pass: the brokers, so the table has every member */
+	for (int pass = 0; pass < 2; pass++) {
+		p = *text;
+		line = 0;
+		if (pass == 1) {
+			unique_brokers(k);
+			k->racks = calloc(k->nb ? k->nb : 1, sizeof *k->racks);
+			if (k->racks == NULL)
+				pt_oom();
+		}
+		while (p < end) {
+			line++;
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+			const char *hash = memchr(p, '#', (size_t)(le - p));
+			kword w[3];
+			size_t n = split(p, hash ? hash : le, w, 3);
+			p = nl ? nl + 1 : end;
+			if (n == 0)
+				continue;
+			uint64_t id;
+			if (n != 2 || parse_uint(w[0], INT32_MAX, &id))
+				return pt_fail(e, 0, "--racks %s:%llu: write BROKER RACK (a broker id and its rack)", path,
+					       (unsigned long long)line);
+			if (pass == 0) {
+				add_broker(k, (uint32_t)id);
+				continue;
+			}
+			int64_t b = broker_at(k, (uint32_t)id);
+			if (k->racks[b].p)
+				return pt_fail(e, 0, "--racks %s:%llu: broker %llu is given twice", path, (unsigned long long)line,
+					       (unsigned long long)id);
+			k->racks[b] = w[1];
+		}
+	}
+	return 0;
+}
+
+static void put_ids(pt_buf *b, const uint32_t *ids, uint32_t n, char sep)
+{
+	for (uint32_t j = 0; j < n; j++)
+		pt_put(b, "%s%u", j ? (sep == ',' ? "," : " ") : "", ids[j]);
+}
+
+static void put_kword_id(pt_buf *b, kword w)
+{
+	pt_put_id(b, (pl_bytes){w.p, (uint64_t)w.n});
+}
+
+int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
+{
+	if (strcmp(format, "kafka") != 0)
+		return pt_fail(e, 0, "import %s: unknown format (the one known is kafka)", format);
+	char *text = NULL;
+	size_t len;
+	if (pt_read_file(path, &text, &len, e))
+		return -1;
+	int rc = pt_kafka_import(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, o, out, e);
+	free(text);
+	return rc;
+}
+
+int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
+{
+	kafka k;
+	memset(&k, 0, sizeof k);
+	char *racks = NULL;
+	int rc = 0;
+	const char *p = text, *end = text + len;
+	uint64_t line = 0;
+	while (rc == 0 && p < end) {
+		line++;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		rc = parse_line(&k, p, nl ? nl : end, line, e);
+		p = nl ? nl + 1 : end;
+	}
+	if (rc == 0 && k.np == 0)
+		rc = pt_fail(e, 0, "no partition: not the output of kafka-topics.sh --describe");
+	if (rc == 0 && o->racks)
+		rc = read_racks(&k, o->racks, &racks, e);
+	if (rc == 0 && !o->racks) {
+		unique_brokers(&k);
+		k.racks = calloc(k.nb ? k.nb : 1, sizeof *k.racks);
+		if (k.racks == NULL)
+			pt_oom();
+	}
+	if (rc == 0) {
+		uint32_t rf = 0;
+		for (size_t i = 0; i < k.nt; i++)
+			rf = k.t[i].rf > rf ? k.t[i].rf : rf;
+		for (size_t i = 0; i < k.np; i++)
+			rf = k.p[i].nrep > rf ? k.p[i].nrep : rf;
+		pt_put(out, "# imported by placement import kafka from ");
+		pt_put_name(out, (pl_bytes){path, (uint64_t)strlen(path)}); /* one line, whatever its bytes */
+		pt_put(out, ": %zu topic%s, %zu partition%s, %zu broker%s\n", k.nt, k.nt == 1 ? "" : "s", k.np,
+		       k.np == 1 ? "" : "s", k.nb, k.nb == 1 ? "" : "s");
+		pt_put(out, "set policy=broker rf=%u\n", rf);
+		for (size_t i = 0; i < k.nb; i++) {
+			pt_put(out, "member %u", k.brokers[i]);
+			if (k.racks[i].p) {
+				pt_put(out, " zone=");
+				put_kword_id(out, k.racks[i]);
+			}
+			pt_putc(out, '\n');
+		}
+		for (size_t i = 0; i < k.nt; i++) {
+			pt_put(out, "stream ");
+			put_kword_id(out, k.t[i].name);
+			pt_putc(out, '\n');
+		}
+		for (size_t i = 0; i < k.np; i++) {
+			const kpart *x = &k.p[i];
+			kword t = k.t[x->topic].name;
+			pt_put(out, "shard ");
+			put_kword_id(out, t);
+			pt_put(out, "/%u stream=", x->partition);
+			put_kword_id(out, t);
+			pt_put(out, " replicas=");
+			put_ids(out, k.ints + x->first, x->nrep, ',');
+			if (x->leader >= 0)
+				pt_put(out, " leader=%lld", (long long)x->leader);
+			/* what Kafka says that the snapshot does not: noted, not guessed */
+			pt_buf note = {0};
+			if (x->leader < 0)
+				pt_put(&note, "no leader");
+			uint32_t out_of[PL_MAX_REPLICAS], nout = 0;
+			for (uint32_t j = 0; j < x->nrep && x->has_isr; j++) {
+				uint32_t id = k.ints[x->first + j];
+				int in = 0;
+				for (uint32_t q = 0; q < x->nisr; q++)
+					in |= k.ints[x->ifirst + q] == id;
+				if (!in)
+					out_of[nout++] = id;
+			}
+			if (nout) {
+				pt_put(&note, "%snot in the ISR: ", note.len ? "; " : "");
+				put_ids(&note, out_of, nout, ' ');
+			}
+			if (x->noff) {
+				pt_put(&note, "%soffline: ", note.len ? "; " : "");
+				put_ids(&note, k.ints + x->ofirst, x->noff, ' ');
+			}
+			if (note.len)
+				pt_put(out, "  # %s", note.p);
+			pt_buf_free(&note);
+			pt_putc(out, '\n');
+		}
+	}
+	if (rc == 0 && o->json) {
+		/* the snapshot the text describes, as format --json writes it */
+		pt_doc d;
+		pl_view *v = NULL;
+		void *mem = NULL;
+		pt_doc_init(&d, path);
+		char *copy = pt_alloc(out->len + 1);
+		memcpy(copy, out->p, out->len + 1);
+		size_t n = out->len;
+		out->len = 0;
+		pl_snapshot snap = {0};
+		rc = pt_parse(&d, copy, n, e);
+		if (rc == 0) {
+			snap = pt_doc_snapshot(&d);
+			rc = pt_view(&d, &snap, &v, &mem, e);
+		}
+		if (rc == 0)
+			pt_format_json(out, &d, &snap, d.m_last_move, v, 1);
+		free(mem);
+		pt_doc_free(&d);
+	}
+	free(k.t);
+	free(k.p);
+	free(k.ints);
+	free(k.brokers);
+	free(k.racks);
+	free(racks);
+	return rc;
+}
+
+/* ---- what a plan writes back --------------------------------------------------- */
+
+/* A member id as a broker id. */
+static int broker_id(const pl_snapshot *s, uint32_t m, uint64_t *id, pt_err *e)
+{
+	kword w = {s->members[m].id.ptr, (size_t)s->members[m].id.len};
+	if (parse_uint(w, INT32_MAX, id))
+		return pt_fail(e, 0, "member '%.*s' is not a Kafka broker id (a number): no Kafka file for this layout",
+			       (int)(w.n > 80 ? 80 : w.n), w.p);
+	return 0;
+}
+
+/* A shard key TOPIC/N as the topic and the partition. */
+static int topic_partition(const pl_snapshot *s, uint32_t k, kword *topic, uint64_t *part, pt_err *e)
+{
+	kword key = {s->shards[k].key.ptr, (size_t)s->shards[k].key.len};
+	size_t i = key.n;
+	while (i > 0 && key.p[i - 1] != '/')
+		i--;
+	kword n = {key.p + i, key.n - i};
+	if (i < 2 || parse_uint(n, INT32_MAX, part))
+		return pt_fail(e, 0, "shard '%.*s' is not named TOPIC/PARTITION: no Kafka file for this layout",
+			       (int)(key.n > 80 ? 80 : key.n), key.p);
+	*topic = (kword){key.p, i - 1};
+	return 0;
+}
+
+int pt_kafka_check(const pt_doc *d, pt_err *e)
+{
+	pl_snapshot s = pt_doc_snapshot(d);
+	uint64_t x;
+	kword t;
+	for (uint32_t m = 0; m < s.n_members; m++)
+		if (broker_id(&s, m, &x, e))
+			return -1;
+	for (uint32_t k = 0; k < s.n_shards; k++)
+		if (topic_partition(&s, k, &t, &x, e))
+			return -1;
+	return 0;
+}
+
+static void put_topic_partition(pt_buf *b, kword topic, uint64_t part)
+{
+	pt_put(b, "{\"topic\": ");
+	pt_put_json_str(b, topic.p, topic.n);
+	pt_put(b, ", \"partition\": %llu", (unsigned long long)part);
+}
+
+int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *e)
+{
+	const pl_snapshot *s = pl_view_snapshot(v);
+	pt_buf re = {0}, el = {0};
+	size_t nre = 0, nel = 0;
+	int rc = 0;
+	pt_put(&re, "{\"version\": 1, \"partitions\": [");
+	pt_put(&el, "{\"partitions\": [");
+	/* in the order of the shards' keys, so the files do not depend on the
+	 * file's order */
+	uint32_t *order = pt_order(v, PL_ELEM_SHARD, s->n_shards);
+	for (uint32_t r = 0; rc == 0 && r < s->n_shards; r++) {
+		uint32_t k = order[r];
+		const pl_shard *was = &d->shards[k];
+		pl_shard_state now;
+		pl_view_shard_state(v, k, &now);
+		/* the replica set, and the leader, as the file had them */
+		uint32_t was_leader = was->moving_to != PL_NONE ? was->moving_to : was->leader;
+		int set_same = now.replica_count == was->replica_count;
+		for (uint32_t j = 0; set_same && j < now.replica_count; j++) {
+			int in = 0;
+			for (uint32_t q = 0; q < was->replica_count; q++)
+				in |= was->replicas[q] == now.replicas[j];
+			set_same = in;
+		}
+		int led = now.leader != PL_NONE && now.leader != was_leader;
+		/* a new leader must be first, the replica Kafka prefers */
+		int reorder = led && (was->replica_count == 0 || was->replicas[0] != now.leader);
+		if (set_same && !led)
+			continue;
+		/* the new list: the leader, then the file's replicas that stay, in
+		 * its order, then the new ones */
+		uint32_t list[PL_MAX_REPLICAS], n = 0;
+		if (now.leader != PL_NONE)
+			list[n++] = now.leader;
+		for (uint32_t q = 0; q < was->replica_count; q++)
+			for (uint32_t j = 0; j < now.replica_count; j++)
+				if (now.replicas[j] == was->replicas[q] && now.replicas[j] != now.leader)
+					list[n++] = now.replicas[j];
+		for (uint32_t j = 0; j < now.replica_count; j++) {
+			int old = now.replicas[j] == now.leader;
+			for (uint32_t q = 0; q < was->replica_count; q++)
+				old |= was->replicas[q] == now.replicas[j];
+			if (!old)
+				list[n++] = now.replicas[j];
+		}
+		int same = set_same && !reorder;
+		kword topic = {NULL, 0};
+		uint64_t part = 0, id = 0;
+		if ((rc = topic_partition(s, k, &topic, &part, e)) != 0)
+			break;
+		if (!same) {
+			pt_put(&re, "%s\n  ", nre++ ? "," : "");
+			put_topic_partition(&re, topic, part);
+			pt_put(&re, ", \"replicas\": [");
+			for (uint32_t j = 0; rc == 0 && j < n; j++) {
+				if ((rc = broker_id(s, list[j], &id, e)) == 0)
+					pt_put(&re, "%s%llu", j ? ", " : "", (unsigned long long)id);
+			}
+			pt_put(&re, "]}");
+		}
+		if (led) {
+			pt_put(&el, "%s\n  ", nel++ ? "," : "");
+			put_topic_partition(&el, topic, part);
+			pt_putc(&el, '}');
+		}
+	}
+	free(order);
+	pt_put(&re, "%s]}\n", nre ? "\n" : "");
+	pt_put(&el, "%s]}\n", nel ? "\n" : "");
+	if (rc == 0 && o->kafka_reassignment)
+		rc = pt_write_file(o->kafka_reassignment, &re, e);
+	if (rc == 0 && o->kafka_election)
+		rc = pt_write_file(o->kafka_election, &el, e);
+	pt_buf_free(&re);
+	pt_buf_free(&el);
+	return rc;
+}

@@ -1,0 +1,535 @@
+/*
+ * svg.c - the pictures of stats, plan and simulate (--svg), as SVG.
+ *
+ * A picture is panels: the cluster, then each stream. A panel has a row per
+ * member and a column per state (stats: now; plan and simulate: before and
+ * after, side by side), and in each cell two bars: the policy's measure
+ * (leaders, shards owned, or replicas for the region policy), held to the
+ * floor and ceiling drawn as lines, and below it the other count (replicas,
+ * or for the region policy leaders). Every member has its row in every
+ * panel: a zero is a visible stub labelled 0, and a member under its floor
+ * has its deficit drawn as a dashed box up to the floor, labelled; one over
+ * its ceiling is red and labelled. A member that is down or draining is
+ * labelled so and drawn grey. simulate adds a chart of each member's count
+ * over the ticks, with the events marked.
+ *
+ * Every row is a <g> whose data- attributes carry the numbers it draws
+ * (data-scope, data-state, data-member, data-value, data-other,
+ * data-floor, data-ceiling), so a test can check the picture against the
+ * JSON of the same command. Widths follow the longest name; the legend wraps
+ * to the picture's width.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+#define CH 7u         /* width of a 12px monospace character, rounded down */
+#define COL_BAR 300u  /* bar area of a column */
+#define COL_W 420u    /* a column: bars and their labels */
+#define ROW_H 32u
+#define MAX_STREAM_PANELS 24u
+#define MAX_ROWS 256u
+#define MAX_ROWS_ALL 512u /* rows of all the stream panels */
+
+static void xml_text(pt_buf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '&': pt_put(b, "&amp;"); break;
+		case '<': pt_put(b, "&lt;"); break;
+		case '>': pt_put(b, "&gt;"); break;
+		case '"': pt_put(b, "&quot;"); break;
+		case '\'': pt_put(b, "&apos;"); break;
+		default: pt_putc(b, s[i]); break;
+		}
+	}
+}
+
+static void xml_name(pt_buf *b, pl_bytes id)
+{
+	pt_buf t = {0};
+	pt_put_name(&t, id);
+	xml_text(b, t.p ? t.p : "", t.len);
+	pt_buf_free(&t);
+}
+
+static size_t name_chars(pl_bytes id)
+{
+	pt_buf t = {0};
+	pt_put_name(&t, id);
+	size_t n = t.len;
+	pt_buf_free(&t);
+	return n;
+}
+
+/* ---- one cell ------------------------------------------------------------------- */
+
+typedef struct cell {
+	int present;    /* the member is in this state's snapshot */
+	uint32_t val;   /* the measure */
+	uint32_t other; /* the other count */
+	uint32_t fl, ce;
+	int held;       /* held to fl and ce */
+	uint32_t flags; /* PL_MEMBER_* in that state */
+} cell;
+
+static uint32_t px(uint32_t v, uint32_t scale)
+{
+	return (uint32_t)((uint64_t)v * COL_BAR / (scale ? scale : 1));
+}
+
+static const char *state_word(uint32_t flags)
+{
+	return flags & PL_MEMBER_DOWN ? "down" : flags & PL_MEMBER_DRAINING ? "draining" : NULL;
+}
+
+static void draw_cell(pt_buf *b, const cell *c, uint32_t x0, uint32_t y, uint32_t scale, const char *scope,
+		      pl_bytes scope_id, const char *state, pl_bytes member, const char *other_name)
+{
+	pt_put(b, "<g data-scope=\"%s", scope);
+	if (scope_id.len) {
+		pt_putc(b, ':');
+		xml_name(b, scope_id);
+	}
+	pt_put(b, "\" data-state=\"%s\" data-member=\"", state);
+	xml_name(b, member);
+	if (!c->present) {
+		pt_put(b, "\" data-value=\"none\"><text x=\"%u\" y=\"%u\" class=\"n\">not a member here</text></g>\n", x0,
+		       y + 12);
+		return;
+	}
+	pt_put(b, "\" data-value=\"%u\" data-other=\"%u\" data-floor=\"%u\" data-ceiling=\"%u\">", c->val, c->other,
+	       c->fl, c->ce);
+	uint32_t wv = px(c->val, scale), wo = px(c->other, scale);
+	const char *cls = !c->held ? "x" : c->val > c->ce ? "o" : c->val < c->fl ? "u" : "b";
+	uint32_t right = wv;
+	if (c->val == 0)
+		pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"2\" height=\"12\" class=\"z\"/>", x0, y + 2);
+	else
+		pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"12\" class=\"%s\"/>", x0, y + 2, wv ? wv : 1, cls);
+	if (c->held && c->val < c->fl) {
+		/* the deficit: what is missing up to the floor */
+		uint32_t wf = px(c->fl, scale);
+		pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"12\" class=\"d\"/>", x0 + wv, y + 2, wf - wv);
+		right = wf > right ? wf : right;
+	}
+	if (c->held && c->ce) {
+		uint32_t xf = x0 + px(c->fl, scale), xc = x0 + px(c->ce, scale);
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"f\"/>", xf, y, xf, y + 16);
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"c\"/>", xc, y - 1, xc, y + 17);
+		right = px(c->ce, scale) > right ? px(c->ce, scale) : right;
+	}
+	/* the count, right of the bar, the deficit and the bounds */
+	pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"v\">%u", x0 + right + 5, y + 12, c->val);
+	if (c->held && c->val > c->ce)
+		pt_put(b, ", over by %u", c->val - c->ce);
+	else if (c->held && c->val < c->fl)
+		pt_put(b, ", under by %u", c->fl - c->val);
+	if (state_word(c->flags))
+		pt_put(b, "<tspan class=\"t\" dx=\"6\">%s</tspan>", state_word(c->flags));
+	pt_put(b, "</text>");
+	if (other_name) {
+		pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"6\" class=\"r\"/>", x0, y + 19, wo ? wo : 1);
+		/* "1 replica", "2 replicas" */
+		size_t on = strlen(other_name);
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"s\">%u %.*s</text>", x0 + (wo ? wo : 1) + 5, y + 26, c->other,
+		       (int)(c->other == 1 && on > 1 ? on - 1 : on), other_name);
+	}
+	pt_put(b, "</g>\n");
+}
+
+/* ---- the states of a picture ---------------------------------------------------- */
+
+typedef struct pic {
+	const pl_snapshot *s;  /* names (the last state's snapshot: members only grow) */
+	const pt_stats *const *st;
+	const char *const *label;
+	uint32_t n;            /* states */
+	uint32_t policy;
+	const pt_stats *last;  /* the order of rows: the last state's members */
+} pic;
+
+static const char *other_name(uint32_t policy)
+{
+	return policy == PT_POLICY_REGION ? "leaders" : policy == PT_POLICY_FLEET ? NULL : "replicas";
+}
+
+static int member_cell(const pic *p, uint32_t state, uint32_t member, cell *c)
+{
+	const pt_stats *st = p->st[state];
+	memset(c, 0, sizeof *c);
+	for (uint32_t r = 0; r < st->nm; r++) {
+		const pt_member_row *row = &st->m[r];
+		if (row->member != member)
+			continue;
+		pt_total_measure(st, p->s, row, &c->val, &c->fl, &c->ce);
+		c->other = p->policy == PT_POLICY_REGION ? row->leaders : row->replicas;
+		c->flags = row->flags;
+		c->held = p->policy == PT_POLICY_REGION ? !(row->flags & PL_MEMBER_DOWN)
+							: !(row->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+		c->present = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static const pt_stream_row *stream_of(const pt_stats *st, uint32_t stream)
+{
+	for (uint32_t r = 0; r < st->ns; r++)
+		if (st->s[r].stream == stream)
+			return &st->s[r];
+	return NULL;
+}
+
+static void stream_cell(const pic *p, uint32_t state, uint32_t stream, uint32_t member, cell *c)
+{
+	const pt_stats *st = p->st[state];
+	memset(c, 0, sizeof *c);
+	cell m;
+	if (!member_cell(p, state, member, &m))
+		return;
+	c->present = 1;
+	c->flags = m.flags;
+	c->held = !(m.flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+	const pt_stream_row *sr = stream_of(st, stream);
+	for (uint32_t q = 0; sr && q < sr->count; q++) {
+		const pt_cell_row *x = &st->cells[sr->first + q];
+		if (x->member != member)
+			continue;
+		c->val = x->leaders;
+		c->other = x->replicas;
+		c->fl = x->floor;
+		c->ce = x->ceiling;
+		return;
+	}
+	/* not a row of the stream: it holds none of it; its bounds are the
+	 * stream's (equal weights) or unknown */
+	if (sr && c->held) {
+		for (uint32_t q = 0; q < sr->count; q++) {
+			const pt_cell_row *x = &st->cells[sr->first + q];
+			if (pt_eligible(&p->s->members[x->member]) &&
+			    p->s->members[x->member].weight == p->s->members[member].weight) {
+				c->fl = x->floor;
+				c->ce = x->ceiling;
+				break;
+			}
+		}
+	}
+}
+
+/* ---- panels ----------------------------------------------------------------------- */
+
+typedef struct layout {
+	uint32_t label_w; /* the member column */
+	uint32_t width;
+} layout;
+
+static uint32_t panel(pt_buf *b, const pic *p, const layout *lay, uint32_t y, int stream_panel, uint32_t stream)
+{
+	const pl_snapshot *s = p->s;
+	const char *scope = stream_panel ? "stream" : "cluster";
+	pl_bytes sid = stream_panel ? s->streams[stream].id : (pl_bytes){NULL, 0};
+	/* the title and the column heads */
+	pt_put(b, "<text x=\"10\" y=\"%u\" class=\"h\">", y + 14);
+	if (stream_panel) {
+		const pt_stream_row *sr = stream_of(p->last, stream);
+		pt_put(b, "stream ");
+		xml_name(b, sid);
+		pt_put(b, ": %s per member, %u shard%s", p->policy == PT_POLICY_FLEET ? "owned" : "leaders",
+		       sr ? sr->shards : 0, sr && sr->shards == 1 ? "" : "s");
+	} else {
+		pt_put(b, "%s per member, %u shard%s", pt_measure_name(p->policy), p->last->c.shards,
+		       p->last->c.shards == 1 ? "" : "s");
+	}
+	pt_put(b, "</text>\n");
+	y += 22;
+	for (uint32_t k = 0; k < p->n; k++)
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"k\">%s</text>\n", lay->label_w + k * COL_W, y + 10, p->label[k]);
+	y += 16;
+	/* one scale for the panel, so before and after compare by eye */
+	uint32_t scale = 1, nrows = 0;
+	for (uint32_t r = 0; r < p->last->nm; r++)
+		for (uint32_t k = 0; k < p->n; k++) {
+			cell c;
+			uint32_t m = p->last->m[r].member;
+			if (stream_panel)
+				stream_cell(p, k, stream, m, &c);
+			else
+				member_cell(p, k, m, &c);
+			scale = c.val > scale ? c.val : scale;
+			scale = c.ce > scale ? c.ce : scale;
+			scale = c.fl > scale ? c.fl : scale;
+			if (!stream_panel || p->policy != PT_POLICY_FLEET)
+				scale = c.other > scale ? c.other : scale;
+		}
+	for (uint32_t r = 0; r < p->last->nm; r++) {
+		uint32_t m = p->last->m[r].member;
+		if (nrows == MAX_ROWS) {
+			pt_put(b, "<text x=\"10\" y=\"%u\" class=\"n\">... and %u more members (placement stats lists them "
+				  "all)</text>\n",
+			       y + 12, p->last->nm - r);
+			y += ROW_H;
+			break;
+		}
+		nrows++;
+		/* the member's name; its state (down, draining) is said in each
+		 * cell, as it was in that state */
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"l\">", lay->label_w - 8, y + 12);
+		xml_name(b, s->members[m].id);
+		pt_put(b, "</text>\n");
+		for (uint32_t k = 0; k < p->n; k++) {
+			cell c;
+			if (stream_panel)
+				stream_cell(p, k, stream, m, &c);
+			else
+				member_cell(p, k, m, &c);
+			const char *other = stream_panel ? (p->policy == PT_POLICY_FLEET ? NULL : "replicas")
+							 : other_name(p->policy);
+			draw_cell(b, &c, lay->label_w + k * COL_W, y, scale, scope, sid, p->label[k], s->members[m].id, other);
+		}
+		y += ROW_H;
+	}
+	return y + 12;
+}
+
+/* The legend, wrapped to the picture's width; returns the new y. */
+static uint32_t legend(pt_buf *b, const pic *p, uint32_t width, uint32_t y)
+{
+	char meas[64];
+	snprintf(meas, sizeof meas, "%s, within floor and ceiling", pt_measure_name(p->policy));
+	const char *other = other_name(p->policy);
+	char oth[64];
+	snprintf(oth, sizeof oth, "%s (not held to the bounds)", other ? other : "");
+	const struct {
+		const char *cls, *shape, *text;
+	} items[] = {
+		{"b", "rect", meas},
+		{"o", "rect", "over the ceiling"},
+		{"u", "rect", "under the floor"},
+		{"d", "rect", "the deficit up to the floor"},
+		{"z", "zero", "a zero"},
+		{"x", "rect", "down or draining: not held to the bounds"},
+		{"r", "rect", other ? oth : NULL},
+		{"f", "line", "floor"},
+		{"c", "line", "ceiling"},
+	};
+	uint32_t x = 10;
+	y += 4;
+	for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+		if (items[i].text == NULL)
+			continue;
+		uint32_t w = 22 + (uint32_t)strlen(items[i].text) * CH + 18;
+		if (x > 10 && x + w > width - 10) {
+			x = 10;
+			y += 18;
+		}
+		if (strcmp(items[i].shape, "line") == 0)
+			pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"%s\"/>", x + 7, y, x + 7, y + 12,
+			       items[i].cls);
+		else if (strcmp(items[i].shape, "zero") == 0)
+			pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"2\" height=\"12\" class=\"z\"/>", x + 6, y);
+		else
+			pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"16\" height=\"12\" class=\"%s\"/>", x, y, items[i].cls);
+		pt_put(b, "<text x=\"%u\" y=\"%u\">%s</text>\n", x + 22, y + 10, items[i].text);
+		x += w;
+	}
+	return y + 24;
+}
+
+/* ---- the chart over ticks (simulate) --------------------------------------------- */
+
+#define CHART_H 200u
+
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t width, uint32_t y)
+{
+	const pl_snapshot *s = p->s;
+	uint32_t x0 = 60, w = width - x0 - 20, top = y + 40, mx = 1;
+	pt_put(b, "<text x=\"10\" y=\"%u\" class=\"h\">%s per member over %u tick%s</text>\n", y + 14,
+	       pt_measure_name(p->policy), se->ticks, se->ticks == 1 ? "" : "s");
+	for (size_t i = 0; i < (size_t)(se->ticks + 1) * se->nm; i++)
+		if (se->v[i] != PT_SERIES_NONE && se->v[i] > mx)
+			mx = se->v[i];
+	uint32_t t1 = se->ticks ? se->ticks : 1;
+	/* axes, with the top and bottom values and the first and last tick */
+	pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"a\"/>", x0, top, x0, top + CHART_H);
+	pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"a\"/>\n", x0, top + CHART_H, x0 + w,
+	       top + CHART_H);
+	pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"l\">%u</text><text x=\"%u\" y=\"%u\" class=\"l\">0</text>\n", x0 - 4,
+	       top + 4, mx, x0 - 4, top + CHART_H + 4);
+	pt_put(b, "<text x=\"%u\" y=\"%u\">tick 0</text><text x=\"%u\" y=\"%u\" class=\"l\">tick %u</text>\n", x0,
+	       top + CHART_H + 16, x0 + w, top + CHART_H + 16, se->ticks);
+	/* the events */
+	for (uint32_t i = 0; i < se->nev; i++) {
+		uint32_t x = x0 + (uint32_t)((uint64_t)se->ev_tick[i] * w / t1);
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"f\"/>", x, top, x, top + CHART_H);
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"s\">", x + 2, top - 4 - (i % 2) * 11);
+		xml_text(b, se->ev_text[i], strlen(se->ev_text[i]));
+		pt_put(b, "</text>\n");
+	}
+	/* a line per member, in the order of the rows */
+	uint32_t lx = 10, ly = top + CHART_H + 30;
+	for (uint32_t r = 0; r < p->last->nm; r++) {
+		uint32_t m = p->last->m[r].member;
+		if (m >= se->nm)
+			continue;
+		const char *col = palette[r % (sizeof palette / sizeof palette[0])];
+		pt_put(b, "<polyline data-member=\"");
+		xml_name(b, s->members[m].id);
+		pt_put(b, "\" data-values=\"");
+		for (uint32_t t = 0; t <= se->ticks; t++) {
+			uint32_t v = se->v[(size_t)t * se->nm + m];
+			if (v == PT_SERIES_NONE)
+				pt_put(b, "%s-", t ? " " : "");
+			else
+				pt_put(b, "%s%u", t ? " " : "", v);
+		}
+		pt_put(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		/* members with equal counts would draw one line: each is moved
+		 * by up to 5 px, so every line shows */
+		int off = (int)(r % 6) * 2 - 5;
+		int first = 1;
+		for (uint32_t t = 0; t <= se->ticks; t++) {
+			uint32_t v = se->v[(size_t)t * se->nm + m];
+			if (v == PT_SERIES_NONE)
+				continue;
+			int yv = (int)(top + CHART_H - (uint32_t)((uint64_t)v * CHART_H / mx)) + off;
+			if (yv > (int)(top + CHART_H))
+				yv = (int)(top + CHART_H); /* never below the axis */
+			pt_put(b, "%s%u,%d", first ? "" : " ", x0 + (uint32_t)((uint64_t)t * w / t1), yv);
+			first = 0;
+		}
+		pt_put(b, "\"/>\n");
+		/* its key */
+		uint32_t kw = 30 + (uint32_t)name_chars(s->members[m].id) * CH + 14;
+		if (lx > 10 && lx + kw > width - 10) {
+			lx = 10;
+			ly += 18;
+		}
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" stroke=\"%s\" stroke-width=\"3\"/>", lx, ly - 4,
+		       lx + 22, ly - 4, col);
+		pt_put(b, "<text x=\"%u\" y=\"%u\">", lx + 28, ly);
+		xml_name(b, s->members[m].id);
+		pt_put(b, "</text>\n");
+		lx += kw;
+	}
+	return ly + 20;
+}
+
+/* ---- the picture ------------------------------------------------------------------- */
+
+/* qsort has no context argument in C11: the stream rows for by_spread(). */
+static const pt_stream_row *sort_rows;
+
+/* The widest spread first; among equals, the canonical order (the rows'). */
+static int by_spread(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t wx = sort_rows[x].max_leaders - sort_rows[x].min_leaders;
+	uint32_t wy = sort_rows[y].max_leaders - sort_rows[y].min_leaders;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void picture(pt_buf *out, const pic *p, const char *title, const pt_series *se)
+{
+	const pl_snapshot *s = p->s;
+	layout lay;
+	size_t longest = 6;
+	for (uint32_t r = 0; r < p->last->nm; r++) {
+		size_t n = name_chars(s->members[p->last->m[r].member].id);
+		longest = n > longest ? n : longest;
+	}
+	if (longest > 40)
+		longest = 40;
+	lay.label_w = 20 + (uint32_t)(longest > 20 ? longest : 20) * CH;
+	lay.width = lay.label_w + p->n * COL_W + 10;
+	if (lay.width < 760)
+		lay.width = 760;
+	size_t tl = strlen(title) * CH + 20;
+	if (tl > lay.width && tl < 4000)
+		lay.width = (uint32_t)tl;
+	pt_buf body = {0};
+	uint32_t y = 30;
+	y = legend(&body, p, lay.width, y);
+	if (se)
+		y = chart(&body, p, se, lay.width, y);
+	y = panel(&body, p, &lay, y, 0, 0);
+	/* the streams, the widest first (in id order among equals), as many as
+	 * keep the picture under MAX_ROWS_ALL rows */
+	uint32_t rows = p->last->nm < MAX_ROWS ? p->last->nm : MAX_ROWS;
+	uint32_t limit = MAX_ROWS_ALL / (rows ? rows : 1);
+	limit = limit < 1 ? 1 : limit > MAX_STREAM_PANELS ? MAX_STREAM_PANELS : limit;
+	uint32_t ns = p->last->ns, *pick = pt_alloc(((size_t)ns + 1) * sizeof *pick);
+	for (uint32_t r = 0; r < ns; r++)
+		pick[r] = r;
+	sort_rows = p->last->s;
+	qsort(pick, ns, sizeof *pick, by_spread);
+	uint32_t shown = ns < limit ? ns : limit;
+	/* the ones shown, in id order */
+	qsort(pick, shown, sizeof *pick, by_index);
+	for (uint32_t r = 0; r < shown; r++)
+		y = panel(&body, p, &lay, y, 1, p->last->s[pick[r]].stream);
+	if (shown < ns) {
+		pt_put(&body, "<text x=\"10\" y=\"%u\" class=\"n\">... and %u more streams, less uneven (placement stats "
+			      "lists them all)</text>\n",
+		       y + 12, ns - shown);
+		y += 24;
+	}
+	free(pick);
+	pt_put(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\">\n"
+		    "<style>text{font:12px monospace;fill:#222}.h{font-weight:bold}.k{font-weight:bold;fill:#555}"
+		    ".l{text-anchor:end}.t{font-size:11px;fill:#a00;font-weight:bold}.s{font-size:10px;fill:#555}"
+		    ".n{fill:#888;font-style:italic}.v{fill:#222}"
+		    ".b{fill:#4a7ab0}.o{fill:#c0392b}.u{fill:#e69f00}.x{fill:#aaa}.z{fill:#222}.r{fill:#9ecae1}"
+		    ".d{fill:none;stroke:#e69f00;stroke-width:1.5;stroke-dasharray:3,2}"
+		    ".f{stroke:#555;stroke-dasharray:2,2}.c{stroke:#000;stroke-width:2}.a{stroke:#444}</style>\n"
+		    "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" class=\"h\">",
+	       lay.width, y, lay.width, y);
+	xml_text(out, title, strlen(title));
+	pt_put(out, "</text>\n");
+	pt_putn(out, body.p ? body.p : "", body.len);
+	pt_put(out, "</svg>\n");
+	pt_buf_free(&body);
+}
+
+void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title)
+{
+	const pt_stats *sts[1] = {st};
+	const char *labels[1] = {"now"};
+	pic p = {pl_view_snapshot(v), sts, labels, 1, st->policy, st};
+	picture(b, &p, title, NULL);
+}
+
+void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
+			 const char *title, const char *before_label, const char *after_label, const pt_series *se)
+{
+	const pt_stats *sts[2] = {before, after};
+	const char *labels[2] = {before_label, after_label};
+	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after};
+	picture(b, &p, title, se);
+}
+
+int pt_plan_svg(const char *path, const char *file, const pt_stats *before, const pt_stats *after, const pl_view *v,
+		pt_err *e)
+{
+	pt_buf svg = {0};
+	char title[512];
+	snprintf(title, sizeof title, "placement plan %s: before and after", file);
+	pt_svg_before_after(&svg, before, after, v, title, "before", "after the plan", NULL);
+	int rc = pt_write_file(path, &svg, e);
+	pt_buf_free(&svg);
+	return rc;
+}

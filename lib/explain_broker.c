@@ -1,0 +1,247 @@
+/*
+ * explain_broker.c - the sentence of pl_action_explain() for the broker
+ * policy: placing, failing over, draining and balancing leaders.
+ *
+ * Part of plan.c's explanation, one file per action family; the numbers come
+ * from the action's own fields (see plan.c).
+ */
+#include "explain.h"
+
+/* The numbers of a broker placement (SET_LEADER or a drain or failover
+ * MOVE_LEADER): the tier that chose `to`, its count of the stream against
+ * the stream's bounds, and its leaders in total (in `load`) against its
+ * cluster share. */
+static void placement(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	put(o, ": tier %u, ", a->tier);
+	member(o, n, a->to);
+	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM) {
+		put(o, " leads %u of stream ", a->to_count);
+		stream(o, n);
+		if (a->tier == 1)
+			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
+		else if (a->tier == 2)
+			put(o, ", under its ceiling %u (floor %u),", a->ceiling, a->floor);
+		else
+			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
+		put(o, " and %llu in total", (unsigned long long)a->load);
+	} else {
+		put(o, " leads %llu in total", (unsigned long long)a->load);
+	}
+	switch (a->tier) {
+	case 1:
+	case 2:
+		put(o, a->load < a->share ? ", under the cluster share %u" : ", cluster share %u", a->share);
+		return;
+	case 3:
+		put(o, ", under the cluster share %u", a->share);
+		return;
+	case 4:
+		put(o, ", cluster share %u; it has room under its max_shards", a->share);
+		return;
+	case 5:
+		put(o, ", cluster share %u; every candidate is at its max_shards and it is the least loaded", a->share);
+		return;
+	default:
+		put(o, ", cluster share %u", a->share);
+		return;
+	}
+}
+
+/* The numbers of a broker replica drain: the tier that chose `to`, its
+ * replicas of the stream against the stream's replica bounds, and its
+ * replicas in total (in `load`) against its replica share. */
+static void replica_placement(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	put(o, ": tier %u, ", a->tier);
+	member(o, n, a->to);
+	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM_REPLICAS) {
+		put(o, " holds %u replicas of stream ", a->to_count);
+		stream(o, n);
+		if (a->tier == 1)
+			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
+		else if (a->tier == 2)
+			put(o, ", under its ceiling %u (floor %u),", a->ceiling, a->floor);
+		else
+			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
+		put(o, " and %llu in total", (unsigned long long)a->load);
+	} else {
+		put(o, " holds %llu replicas in total", (unsigned long long)a->load);
+	}
+	put(o, a->load < a->share ? ", under its replica share %u" : ", replica share %u", a->share);
+	if (a->tier == 4)
+		put(o, "; it has room under its max_shards");
+}
+
+/* The leadership that moves with a replica. */
+static void carry_note(out *o, const names *n)
+{
+	if (!(n->a->flags & PL_ACTION_CARRIES_LEADER))
+		return;
+	put(o, "; ");
+	member(o, n, n->a->from);
+	put(o, " leads it, and the leadership moves with it within the leaders' bounds");
+}
+
+/* A leader move to a member without a replica copies the shard first. */
+static void copy_note(out *o, const names *n)
+{
+	if (!(n->a->flags & PL_ACTION_STAGE_FIRST))
+		return;
+	put(o, "; ");
+	member(o, n, n->a->to);
+	put(o, " holds no replica, so a copy is staged first");
+}
+
+int pl__explain_broker(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	switch (a->kind * 100 + a->reason) {
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NEW:
+		shard_on(o, n, "place leader of ");
+		put(o, ": new shard");
+		placement(o, n);
+		return 1;
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_FAILOVER:
+		put(o, "promote ");
+		member(o, n, a->to);
+		put(o, " to lead ");
+		shard(o, n);
+		if (a->from == PL_NONE) {
+			put(o, ": it has no leader");
+		} else {
+			put(o, ": leader ");
+			member(o, n, a->from);
+			put(o, " is down");
+		}
+		placement(o, n);
+		return 1;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_FAILOVER:
+		shard_from_to(o, n, "move leader of ", " (down) to ");
+		put(o, ", staging a copy first: no live eligible follower");
+		placement(o, n);
+		return 1;
+	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_FAILOVER:
+		shard_on(o, n, "stage a copy of ");
+		put(o, ", then add it as a replica: no leader and no live eligible follower, %u of %u replicas",
+		    a->to_count, a->total);
+		return 1;
+	case PL_ACTION_SET_LEADER * 100 + PL_REASON_DRAIN:
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_DRAIN:
+		shard_from_to(o, n, "hand leader of ", " (draining) to ");
+		if (a->flags & PL_ACTION_STAGE_FIRST)
+			put(o, ", staging a copy first");
+		placement(o, n);
+		return 1;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_STREAM_SKEW:
+		shard_from_to(o, n, "move leader of ", " to ");
+		put(o, ": stream ");
+		if (a->stream != PL_NONE)
+			stream(o, n);
+		put(o, " leads %u on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		copy_note(o, n);
+		return 1;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
+		shard_from_to(o, n, "move leader of ", " to ");
+		put(o, ": cluster leads %u on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", share %u", a->share);
+		if (a->stream != PL_NONE) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " leads fewer of stream ");
+			stream(o, n);
+		}
+		if (a->share && a->to_count >= a->share) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " is at its share and hands one on next (a relay)");
+		}
+		copy_note(o, n);
+		return 1;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_DRAIN:
+		shard_from_to(o, n, "move replica of ", " (draining) to ");
+		put(o, ", staging a copy first");
+		replica_placement(o, n);
+		put(o, "; the shard keeps its zones");
+		return 1;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_ZONE_REPAIR:
+		shard_from_to(o, n, "move replica of ", " to ");
+		put(o, ", staging a copy first: its replicas span %u %s and could span %u; ", a->from_count,
+		    plural(a->from_count, "zone", "zones"), a->total);
+		member(o, n, a->to);
+		put(o, " is in zone ");
+		put_bytes(o, n->s->members[a->to].zone);
+		put(o, ", which none of them is in, and ");
+		member(o, n, a->from);
+		put(o, " shares its zone with another replica; ");
+		member(o, n, a->to);
+		put(o, " holds %llu replicas, replica share %u", (unsigned long long)a->load, a->share);
+		return 1;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_STREAM_SKEW:
+		shard_from_to(o, n, "move replica of ", " to ");
+		put(o, ", staging a copy first: stream ");
+		if (a->stream != PL_NONE)
+			stream(o, n);
+		put(o, " holds %u replicas on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		carry_note(o, n);
+		return 1;
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
+		shard_from_to(o, n, "move replica of ", " to ");
+		put(o, ", staging a copy first: cluster holds %u replicas on ", a->from_count);
+		member(o, n, a->from);
+		put(o, ", %u on ", a->to_count);
+		member(o, n, a->to);
+		put(o, ", share %u", a->share);
+		if (a->stream != PL_NONE) {
+			put(o, "; stream ");
+			stream(o, n);
+			put(o, " is no less even after it");
+		}
+		if (a->share && a->to_count >= a->share) {
+			put(o, "; ");
+			member(o, n, a->to);
+			put(o, " is at its share and hands one on next (a relay)");
+		}
+		carry_note(o, n);
+		return 1;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
+		shard_from_to(o, n, "hand leader of ", " to its follower ");
+		put(o, " first, so that the replica on ");
+		member(o, n, a->from);
+		put(o, " can move next: ");
+		if (a->reason == PL_REASON_REPLICA_STREAM_SKEW) {
+			put(o, "stream ");
+			if (a->stream != PL_NONE)
+				stream(o, n);
+			put(o, " holds %u replicas on ", a->from_count);
+			member(o, n, a->from);
+			put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		} else {
+			put(o, "cluster holds %u replicas on ", a->from_count);
+			member(o, n, a->from);
+			put(o, ", share %u", a->share);
+		}
+		put(o, "; the leadership could not go with the replica within the leaders' bounds");
+		return 1;
+	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
+		shard_on(o, n, "add a replica of ");
+		put(o, ": new shard, %u of %u replicas placed, zones spread first", a->to_count, a->total);
+		return 1;
+	default:
+		return 0;
+	}
+}

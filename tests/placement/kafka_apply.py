@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""kafka_apply.py - the Kafka round trip of placement(1), run by run.sh.
+
+  kafka_apply.py IMPORTED.txt REASSIGNMENT.json ELECTION.json AFTER.txt
+
+Does to the imported layout what Kafka would: every partition of the
+reassignment file gets its replica list (its leader stays while it is still
+a replica, else the first replica leads), then a preferred-leader election
+makes the first replica lead every partition of the election file. Then compares the result with AFTER.txt (placement plan
+--out) shard by shard: the same leader and the same set of replicas. Prints
+the differences and exits 1 if there are any.
+"""
+import json
+import sys
+
+
+def shards(path):
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            words = line.split("#", 1)[0].split()
+            if not words or words[0] != "shard":
+                continue
+            attrs = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+            reps = attrs.get("replicas", "")
+            out[words[1]] = [attrs.get("leader"), reps.split(",") if reps else []]
+    return out
+
+
+def main():
+    imported, reassign, elect, after = sys.argv[1:5]
+    layout = shards(imported)
+    with open(reassign, encoding="utf-8") as f:
+        r = json.load(f)
+    with open(elect, encoding="utf-8") as f:
+        e = json.load(f)
+    assert r["version"] == 1, "the reassignment file has version 1"
+    for p in r["partitions"]:
+        key = "%s/%d" % (p["topic"], p["partition"])
+        assert key in layout, "reassigns an unknown partition %s" % key
+        reps = [str(b) for b in p["replicas"]]
+        # a reassignment keeps the leader while it stays a replica
+        leader = layout[key][0] if layout[key][0] in reps else reps[0]
+        layout[key] = [leader, reps]
+    for p in e["partitions"]:
+        key = "%s/%d" % (p["topic"], p["partition"])
+        assert key in layout, "elects an unknown partition %s" % key
+        layout[key][0] = layout[key][1][0]
+    want = shards(after)
+    bad = 0
+    for key in sorted(set(layout) | set(want)):
+        a, b = layout.get(key), want.get(key)
+        if a is None or b is None or a[0] != b[0] or sorted(a[1]) != sorted(b[1]):
+            print("%s: Kafka's files give %s, plan --out %s" % (key, a, b))
+            bad = 1
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
