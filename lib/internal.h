@@ -134,6 +134,7 @@ static inline int pl__draw_gt(pl__draw a, pl__draw b)
 /* Per-shard state the policies change. */
 typedef struct pl__shard_state {
 	uint64_t ov_since;
+	uint64_t epoch;     /* the snapshot's, plus one per replica or leader action */
 	uint32_t leader;    /* effective leader or PL_NONE */
 	uint32_t ov_member; /* fleet override member or PL_NONE */
 	uint8_t nrep;

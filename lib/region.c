@@ -134,7 +134,7 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 		return pl__fail(diag, PL_E_NOT_IDEMPOTENT, PL_ELEM_SHARD, region, PL_NONE);
 	if (k->flags & PL_SHARD_TRANSFER_DEBT)
 		return pl__fail(diag, PL_E_TRANSFER_DEBT, PL_ELEM_SHARD, region, PL_NONE);
-	if (expected_epoch != k->epoch)
+	if (expected_epoch != v->st[region].epoch)
 		return pl__fail(diag, PL_E_EPOCH_STALE, PL_ELEM_SHARD, region, PL_NONE);
 	int rc = add_refusal(v, region, member);
 	if (rc)
@@ -167,7 +167,8 @@ int pl__region_emit(pl__region_ctx *c, const pl_action *a)
 	return 1;
 }
 
-void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member)
+void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member,
+		      uint32_t wanted)
 {
 	if (reason == PL_REGION_STALL_PROPOSALS_OFF) {
 		if (c->first_held == PL_NONE)
@@ -181,6 +182,7 @@ void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t s
 		s->reason = reason;
 		s->step = step;
 		s->member = member;
+		s->wanted = wanted;
 	}
 	c->blocked++;
 }
@@ -301,7 +303,7 @@ static void step_grow(pl__region_ctx *c)
 		}
 		if (lp >= c->rf) {
 			if (claim_stall)
-				pl__region_stall(c, k, claim_stall, 1, claim_m);
+				pl__region_stall(c, k, claim_stall, 1, claim_m, PL_REGION_WANT_PRIMARY);
 			continue;
 		}
 		uint32_t stall = 0, stall_m = PL_NONE, tier = 0, to = PL_NONE;
@@ -316,10 +318,14 @@ static void step_grow(pl__region_ctx *c)
 		if (to == PL_NONE) {
 			/* Held back, it still waits to grow: step 2 waits too. */
 			c->pending += stall == PL_REGION_STALL_PROPOSALS_OFF;
-			if (claim_stall)
-				pl__region_stall(c, k, claim_stall, 1, claim_m);
+			/* No live primary: a peer behind is what blocks the claim;
+			 * else the peer it would grow onto (and then hand the
+			 * primary) is. */
+			if (claim_stall == PL_REGION_STALL_NOT_READY)
+				pl__region_stall(c, k, claim_stall, 1, claim_m, PL_REGION_WANT_PRIMARY);
 			else
-				pl__region_stall(c, k, stall, 1, stall_m);
+				pl__region_stall(c, k, stall, 1, stall_m,
+						 claim_stall ? PL_REGION_WANT_PRIMARY : PL_REGION_WANT_PEER);
 			continue;
 		}
 		pl_action a;

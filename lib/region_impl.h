@@ -77,7 +77,8 @@ void pl__region_action(pl_action *a, uint32_t kind, uint32_t reason, const pl_vi
 		       uint32_t from, uint32_t to, uint32_t scope);
 /* Apply and write an action; 0 (and the call stops) when it does not fit. */
 int pl__region_emit(pl__region_ctx *c, const pl_action *a);
-void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member);
+void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member,
+		      uint32_t wanted);
 
 /* Steps 2, 3 and 4 (region_balance.c). */
 void pl__region_step_idle(pl__region_ctx *c);

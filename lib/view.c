@@ -216,6 +216,7 @@ static void init_shards(pl_view *v)
 		v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
 		memset(st, 0, sizeof *st);
 		st->ov_member = PL_NONE;
+		st->epoch = k->epoch;
 		st->nrep = (uint8_t)k->replica_count;
 		for (uint32_t j = 0; j < k->replica_count; j++)
 			st->rep[j] = k->replicas[j];
@@ -460,6 +461,7 @@ int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
 	out->override_member = st->ov_member;
 	out->override_origin = st->ov_member == PL_NONE ? 0 : st->ov_origin;
 	out->override_since = st->ov_member == PL_NONE ? 0 : st->ov_since;
+	out->epoch = st->epoch;
 	return 0;
 }
 

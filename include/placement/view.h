@@ -191,6 +191,8 @@ typedef struct pl_shard_state {
 	uint32_t override_member; /**< fleet override's member, or PL_NONE */
 	uint32_t override_origin; /**< PL_ORIGIN_* when override_member is set */
 	uint64_t override_since;
+	uint64_t epoch;           /**< the shard's epoch, advanced by one by every replica or
+				   *  leader action applied to the view, as its commit would */
 } pl_shard_state;
 
 /** pl_view_shard_state - fill st. @return 0, PL_E_INVAL (NULL) or PL_E_SHARD_RANGE. */
