@@ -128,6 +128,7 @@ typedef struct pl_view_counts {
 	uint32_t scorer;     /**< PL_SCORER_* the view scores with */
 	uint32_t share;      /**< ceil(shards / eligible members), 0 when none; per-member weighted shares: pl_view_member_tally() */
 	uint64_t weight;     /**< sum of eligible members' weights */
+	uint32_t copies;     /**< replica copies in flight in the snapshot (their shards are moving) */
 } pl_view_counts;
 
 /** pl_view_stats - fill st. @return 0 or PL_E_INVAL. */
