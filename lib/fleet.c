@@ -1,7 +1,8 @@
 /*
  * fleet.c - fleet ownership, and one member's decision: clean-up of void and
- * redundant overrides, lag moves, return home; count balance is in
- * fleet_balance.c.
+ * redundant overrides, lag moves, return home; the tick's plan, count
+ * balance, keeps and the status word are in fleet_balance.c, the pieces
+ * both use in fleet_common.c (calls go that way only).
  *
  * How it works. Every member runs pl_fleet_decide() on the same snapshot
  * with itself as cfg->self and acts only for itself. The view's ring homes
@@ -61,36 +62,6 @@ int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
 	for (uint32_t k = 0; k < v->nk; k++)
 		out[k] = pl__owner(v, k);
 	return (int)v->nk;
-}
-
-/* ---- emitting ------------------------------------------------------------- */
-
-pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
-			   uint32_t to)
-{
-	pl_action a;
-	pl__action_init(&a, kind, reason, k, v->snap.shards[k].stream, from, to);
-	a.scope = PL_SCOPE_OWNED;
-	a.total = v->nk;
-	a.from_count = from < v->nm ? v->m_owned[from] : 0;
-	a.to_count = to < v->nm ? v->m_owned[to] : 0;
-	if (to < v->nm)
-		pl__bounds(v, v->nk, to, &a.floor, &a.ceiling);
-	return a;
-}
-
-int pl__fleet_emit(pl__fleet_run *r, const pl_action *a)
-{
-	if (r->written == r->cap) {
-		r->full = 1;
-		return 1;
-	}
-	int rc = pl__view_apply(r->v, a);
-	PL_ASSERT(rc == 0); /* every fleet action is checked before it is made */
-	if (rc)
-		return 1;
-	r->out[r->written++] = *a;
-	return 0;
 }
 
 static uint64_t age_of(const pl__shard_state *st, uint64_t now)

@@ -51,32 +51,6 @@ static int active(const pl_view *v, uint32_t m)
 	return pl__eligible(v, m) && !pl__lagging(v, m);
 }
 
-uint32_t pl__fleet_released(const pl_view *v, uint32_t k)
-{
-	uint32_t x = pl__lag_holder(v, k);
-	if (x == PL_NONE || pl__lagging(v, x) || pl__lagging(v, v->k_home[k]))
-		return PL_NONE;
-	return x;
-}
-
-void pl__fleet_count(const pl_view *v, pl__fleet_count_t *out)
-{
-	int64_t *sc = v->m_scratch;
-	for (uint32_t m = 0; m < v->nm; m++)
-		sc[m] = 0;
-	out->released = 0;
-	if (v->n_overrides == 0)
-		return;
-	for (uint32_t k = 0; k < v->nk; k++) {
-		uint32_t x = pl__fleet_released(v, k);
-		if (x == PL_NONE)
-			continue;
-		sc[x] += 1;                         /* out: held for another */
-		sc[v->k_home[k]] += INT64_C(1) << 32; /* in: held elsewhere for it */
-		out->released++;
-	}
-}
-
 /* A member's numbers from the counts in m_scratch. */
 typedef struct acct {
 	uint32_t owned, eff, hi, movable;

@@ -294,7 +294,7 @@ static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason,
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
 		 uint32_t *k_stream, void *scratch, pl_diag *diag);
 
-/* ---- fleet (fleet.c, fleet_balance.c) ------------------------------------ */
+/* ---- fleet (fleet.c -> fleet_balance.c -> fleet_common.c) ---------------- */
 
 /* One fleet decision in progress: where its actions go. */
 typedef struct pl__fleet_run {
@@ -332,12 +332,14 @@ static inline int pl__lagging(const pl_view *v, uint32_t m)
 	return (v->snap.members[m].flags & PL_MEMBER_LAGGING) != 0;
 }
 
+/* fleet_common.c: */
 /* The member holding shard k through a lag override after the lag (it and
  * the shard's ring home not lagging), else PL_NONE (homes ready). */
 uint32_t pl__fleet_released(const pl_view *v, uint32_t k);
 /* Count the released lag overrides, per member held (out) and homed (in),
  * into m_scratch ((in << 32) | out). */
 void pl__fleet_count(const pl_view *v, pl__fleet_count_t *out);
+/* fleet_balance.c: */
 /* Fill the plan for self (homes ready); m_scratch then holds what
  * pl__fleet_balance() or pl__fleet_may_return() reads. */
 void pl__fleet_plan_tick(const pl_view *v, const pl_fleet_config *cfg, pl__fleet_plan *p);
@@ -353,6 +355,7 @@ int pl__fleet_may_return(const pl_view *v, const pl__fleet_plan *p, uint32_t k);
 uint32_t pl__fleet_status(const pl_view *v, const pl_fleet_config *cfg);
 /* Make self's count or spread moves: its places, in order. */
 void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p);
+/* fleet_common.c: */
 /* Append an action and apply it to the view; 0, or 1 when out is full. */
 int pl__fleet_emit(pl__fleet_run *r, const pl_action *a);
 /* An override action on shard k with the fleet's common fields filled. */
