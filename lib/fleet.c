@@ -201,7 +201,7 @@ static uint32_t oldest_returnable(const pl_view *v, const pl_fleet_config *cfg, 
 {
 	uint32_t best = PL_NONE;
 	uint64_t since = 0;
-	if (cfg->return_home_age == PL_FLEET_NEVER || v->n_overrides == 0 || p->reason != 0)
+	if (cfg->return_home_age == PL_FLEET_NEVER || v->n_lag == 0 || p->reason != 0)
 		return PL_NONE;
 	for (uint32_t i = 0; i < v->nk; i++) {
 		uint32_t k = v->k_order[i];

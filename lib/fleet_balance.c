@@ -210,7 +210,7 @@ static uint32_t keep_pass(const pl_view *v, const pl_fleet_config *cfg, uint32_t
 uint32_t pl__fleet_keep(const pl_view *v, const pl_fleet_config *cfg, pl__fleet_run *r, uint32_t *mine)
 {
 	*mine = 0;
-	if (!cfg->count_balance || v->n_overrides == 0)
+	if (!cfg->count_balance || v->n_lag == 0)
 		return 0;
 	fill_counted(v);
 	uint32_t n = keep_pass(v, cfg, PL_REASON_COUNT, r, mine);
@@ -228,7 +228,7 @@ static void plan_returns(const pl_view *v, const pl_fleet_config *cfg)
 {
 	int64_t *sc = v->m_scratch;
 	fill_counted(v);
-	for (uint32_t i = 0; i < v->nk && v->n_overrides > 0; i++) {
+	for (uint32_t i = 0; i < v->nk && v->n_lag > 0; i++) {
 		uint32_t k = v->k_order[i], x = pl__fleet_released(v, k);
 		if (x == PL_NONE || !return_fits(v, cfg, k, x))
 			continue;
@@ -350,13 +350,16 @@ static uint32_t pick(const pl_view *v, uint32_t self, uint32_t t, uint32_t *why)
 	uint32_t first_ov = PL_NONE, first_any = PL_NONE, first_keep = PL_NONE, first_home = PL_NONE;
 	for (uint32_t i = 0; i < v->nk; i++) {
 		uint32_t k = v->k_order[i];
-		if (first_keep == PL_NONE && v->k_home[k] == self && v->n_overrides > 0 &&
+		if (first_keep == PL_NONE && v->k_home[k] == self && v->n_lag > 0 &&
 		    pl__fleet_released(v, k) == t)
 			first_keep = k;
 		if (!movable(v, k, self))
 			continue;
-		if (v->k_home[k] == t && first_home == PL_NONE)
+		if (v->k_home[k] == t && first_home == PL_NONE) {
 			first_home = k;
+			if (v->n_lag == 0)
+				break; /* no shard to keep: nothing can beat it */
+		}
 		if (first_ov == PL_NONE && v->st[k].ov_member == self && v->st[k].ov_origin == PL_ORIGIN_COUNT)
 			first_ov = k;
 		if (first_any == PL_NONE)

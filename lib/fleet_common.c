@@ -51,7 +51,7 @@ void pl__fleet_count(const pl_view *v, pl__fleet_count_t *out)
 	for (uint32_t m = 0; m < v->nm; m++)
 		sc[m] = 0;
 	out->released = 0;
-	if (v->n_overrides == 0)
+	if (v->n_lag == 0)
 		return;
 	for (uint32_t k = 0; k < v->nk; k++) {
 		uint32_t x = pl__fleet_released(v, k);

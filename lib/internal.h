@@ -158,6 +158,7 @@ struct pl_view {
 	uint32_t n_live, n_elig;
 	uint32_t n_moving;
 	uint32_t n_overrides;     /* overrides in force */
+	uint32_t n_lag;           /* of those, of origin lag (fleet scans skip them when 0) */
 	uint32_t weighted;        /* eligible weights are not all equal */
 	uint64_t weight_elig;     /* sum of eligible weights */
 

@@ -210,11 +210,15 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	case PL_ACTION_SET_OVERRIDE:
 		if (st->ov_member == PL_NONE)
 			v->n_overrides++;
+		else
+			v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
+		v->n_lag += a->origin == PL_ORIGIN_LAG;
 		st->ov_member = a->to;
 		st->ov_origin = (uint8_t)a->origin;
 		st->ov_since = a->at;
 		break;
 	case PL_ACTION_DROP_OVERRIDE:
+		v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
 		st->ov_member = PL_NONE;
 		st->ov_origin = 0;
 		st->ov_since = 0;

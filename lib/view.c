@@ -278,8 +278,10 @@ static void init_shards(pl_view *v)
 			v->m_replicas[st->rep[j]]++;
 	}
 	v->n_overrides = s->n_overrides;
+	v->n_lag = 0;
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
 		pl__shard_state *st = &v->st[s->overrides[o].shard];
+		v->n_lag += s->overrides[o].origin == PL_ORIGIN_LAG;
 		st->ov_member = s->overrides[o].member;
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		st->ov_since = s->overrides[o].since;

@@ -351,6 +351,10 @@ START_TEST(return_home_rules)
 			ck_assert_uint_eq(a[0].shard, k);
 			ck_assert_uint_eq(a[0].from, x);
 			ck_assert_uint_eq(a[0].to, x);
+			char line[256];
+			ck_assert_int_gt(pl_action_explain(tl_snap(t), &a[0], line, sizeof line), 0);
+			ck_assert_msg(strstr(line, "keep k") && strstr(line, "counts 11 with the shards held for it"), "%s",
+				      line);
 			for (uint32_t o = 0; o < t->no; o++)
 				if (t->o[o].shard == k)
 					t->o[o].origin = PL_ORIGIN_COUNT;
