@@ -23,10 +23,14 @@
  *  - a region is placeable unless PL_SHARD_NOT_IDEMPOTENT (a rollup: a
  *    repeated copy would sum twice) or PL_SHARD_TRANSFER_DEBT is set. Every
  *    step skips the others entirely: they are never placed, grown, moved or
- *    handed a new primary. A region with a move in flight, or acted on since
- *    the view was built or last settled, is busy and skipped too: at most one
- *    action per region per call, since each action changes the region's
- *    epoch and a second one would fail its compare-and-set.
+ *    handed a new primary. A region with a move in flight (a leader move, or
+ *    a replica copy staged and not committed: the snapshot's copies, counted
+ *    as finished), or acted on since the view was built or last settled, is
+ *    busy and skipped too: at most one action per region per call, since
+ *    each action changes the region's epoch and a second one would fail its
+ *    compare-and-set; and a region whose copy is in flight is never staged
+ *    again, onto that member or another, until the copy leaves the snapshot
+ *    (committed: a peer; failed: the region may grow again).
  *  - c(m) = replicas member m holds, L(m) = primaries it leads, counted over
  *    every region with this call's earlier actions applied. Counts are not
  *    weighted: a member's weight only enters the rendezvous tie-break.
