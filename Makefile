@@ -177,6 +177,7 @@ check: deps
 	echo "== public headers"; tests/headers.sh $(CC) || fail=1; \
 	echo "== library symbols"; tests/symbols.sh $(BUILD) || fail=1; \
 	echo "== broker call graph"; tests/broker_layers.sh $(BUILD) || fail=1; \
+	echo "== one-way calls"; tests/layers.sh $(BUILD) || fail=1; \
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \

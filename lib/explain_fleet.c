@@ -26,6 +26,21 @@ int pl__explain_fleet(out *o, const names *n)
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_SPREAD:
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_COUNT:
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_SPREAD:
+		if (a->tier == PL_FLEET_PICK_KEEP) {
+			/* A holder keeps, by count, a shard it holds for its home
+			 * since a lag: no owner changes. */
+			put(o, "keep ");
+			shard(o, n);
+			put(o, " on ");
+			member(o, n, a->to);
+			const char *lim = a->reason == PL_REASON_COUNT ? "share" : "floor";
+			put(o, " by count, the lag over: its ring home counts %u with the shards held for it, over its %s %u; ",
+			    a->from_count, lim, a->share);
+			member(o, n, a->to);
+			put(o, " counts %u without them, below its %s %u", a->to_count, lim,
+			    a->reason == PL_REASON_COUNT ? a->ceiling : a->floor);
+			return 1;
+		}
 		if (a->kind == PL_ACTION_DROP_OVERRIDE) {
 			shard_from_to(o, n, "move ", " back to its ring home ");
 		} else {

@@ -1,7 +1,8 @@
 /*
  * fleet.c - fleet ownership, and one member's decision: clean-up of void and
- * redundant overrides, lag moves, return home; count balance is in
- * fleet_balance.c.
+ * redundant overrides, lag moves, return home; the tick's plan, count
+ * balance, keeps and the status word are in fleet_balance.c, the pieces
+ * both use in fleet_common.c (calls go that way only).
  *
  * How it works. Every member runs pl_fleet_decide() on the same snapshot
  * with itself as cfg->self and acts only for itself. The view's ring homes
@@ -64,36 +65,6 @@ int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
 	for (uint32_t k = 0; k < v->nk; k++)
 		out[k] = pl__owner(v, k);
 	return (int)v->nk;
-}
-
-/* ---- emitting ------------------------------------------------------------- */
-
-pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
-			   uint32_t to)
-{
-	pl_action a;
-	pl__action_init(&a, kind, reason, k, v->snap.shards[k].stream, from, to);
-	a.scope = PL_SCOPE_OWNED;
-	a.total = v->nk;
-	a.from_count = from < v->nm ? v->m_owned[from] : 0;
-	a.to_count = to < v->nm ? v->m_owned[to] : 0;
-	if (to < v->nm)
-		pl__bounds(v, v->nk, to, &a.floor, &a.ceiling);
-	return a;
-}
-
-int pl__fleet_emit(pl__fleet_run *r, const pl_action *a)
-{
-	if (r->written == r->cap) {
-		r->full = 1;
-		return 1;
-	}
-	int rc = pl__view_apply(r->v, a);
-	PL_ASSERT(rc == 0); /* every fleet action is checked before it is made */
-	if (rc)
-		return 1;
-	r->out[r->written++] = *a;
-	return 0;
 }
 
 static uint64_t age_of(const pl__shard_state *st, uint64_t now)
@@ -216,28 +187,28 @@ static int lag_moves(pl__fleet_run *r, uint32_t self)
 
 /* ---- 5. return home ---------------------------------------------------------- */
 
-/* Can self take shard k back home now? */
-static int returnable(const pl_view *v, const pl_fleet_config *cfg, uint32_t self, uint32_t k)
+/* Can self take shard k back home now? Its lag override after the lag is
+ * old enough by self's clock, and the fleet's plan lets it go home. */
+static int returnable(const pl_view *v, const pl_fleet_config *cfg, const pl__fleet_plan *p, uint32_t self,
+		      uint32_t k)
 {
-	if (v->k_home[k] != self)
-		return 0;
-	uint32_t x = pl__lag_holder(v, k);
-	if (x == PL_NONE || pl__lagging(v, x))
+	if (v->k_home[k] != self || !pl__fleet_may_return(v, p, k))
 		return 0;
 	const pl__shard_state *st = &v->st[k];
 	return cfg->now >= st->ov_since && cfg->now - st->ov_since >= cfg->return_home_age;
 }
 
 /* The oldest returnable lag override homed at self; ties to the smaller key. */
-static uint32_t oldest_returnable(const pl_view *v, const pl_fleet_config *cfg, uint32_t self)
+static uint32_t oldest_returnable(const pl_view *v, const pl_fleet_config *cfg, const pl__fleet_plan *p,
+				  uint32_t self)
 {
 	uint32_t best = PL_NONE;
 	uint64_t since = 0;
-	if (cfg->return_home_age == PL_FLEET_NEVER || v->n_overrides == 0)
+	if (cfg->return_home_age == PL_FLEET_NEVER || v->n_lag == 0 || p->reason != 0)
 		return PL_NONE;
 	for (uint32_t i = 0; i < v->nk; i++) {
 		uint32_t k = v->k_order[i];
-		if (!returnable(v, cfg, self, k))
+		if (!returnable(v, cfg, p, self, k))
 			continue;
 		if (best == PL_NONE || v->st[k].ov_since < since) {
 			best = k;
@@ -247,22 +218,20 @@ static uint32_t oldest_returnable(const pl_view *v, const pl_fleet_config *cfg, 
 	return best;
 }
 
-/* Room self keeps for returns: its share less what it owns and the places
- * count balance gives it this tick. */
-static uint32_t return_room(const pl_view *v, uint32_t self, const pl__fleet_plan *p)
+/* Room self keeps for returns: its share less what it owns. */
+static uint32_t return_room(const pl_view *v, uint32_t self)
 {
 	uint32_t floor, share;
 	pl__bounds(v, v->nk, self, &floor, &share);
-	uint64_t used = (uint64_t)v->m_owned[self] + p->taken_self;
-	return used < share ? (uint32_t)(share - used) : 0;
+	return v->m_owned[self] < share ? share - v->m_owned[self] : 0;
 }
 
 static void return_home(pl__fleet_run *r, uint32_t self, const pl__fleet_plan *p)
 {
 	pl_view *v = r->v;
-	uint32_t room = return_room(v, self, p);
+	uint32_t room = return_room(v, self);
 	while (room > 0 && r->moves < r->cfg->moves_per_decision && !r->full) {
-		uint32_t k = oldest_returnable(v, r->cfg, self);
+		uint32_t k = oldest_returnable(v, r->cfg, p, self);
 		if (k == PL_NONE)
 			return;
 		pl_action a = drop_action(v, PL_REASON_RETURN_HOME, k, r->cfg->now);
@@ -336,21 +305,25 @@ int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint
 			pl__fleet_plan p;
 			pl__fleet_plan_tick(v, cfg, &p);
 			waiting = p.waiting;
-			int returns = return_room(v, self, &p) > 0 && oldest_returnable(v, cfg, self) != PL_NONE;
-			if (p.take == 0 && !returns)
+			int returns = return_room(v, self) > 0 && oldest_returnable(v, cfg, &p, self) != PL_NONE;
+			if (p.take == 0 && p.keep_self == 0 && !returns) {
 				status = p.u_self > 0 ? PL_STATUS_WAITING : PL_STATUS_BALANCED;
-			else if (!cool)
+			} else if (!cool) {
 				status = PL_STATUS_COOLDOWN;
-			else {
-				if (p.take > 0)
-					pl__fleet_balance(&r, &p);
-				if (returns)
-					return_home(&r, self, &p);
+			} else if (p.take > 0) {
+				pl__fleet_balance(&r, &p);
+			} else if (p.keep_self > 0) {
+				uint32_t mine;
+				pl__fleet_keep(v, cfg, &r, &mine);
+			} else {
+				return_home(&r, self, &p);
 			}
 		}
 	}
 	if (r.full)
 		status = PL_STATUS_FULL;
+	else if (status == PL_STATUS_BALANCED)
+		status = pl__fleet_status(v, cfg); /* balanced only when every member is within bounds */
 	pl__plan_info(info, r.written, r.full ? 1u : 0u, status, PL_NONE, waiting);
 	return (int)r.written;
 }

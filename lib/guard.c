@@ -18,7 +18,7 @@
 uint32_t pl__past_limit(const pl_snapshot *s)
 {
 	const uint32_t cnt[5] = {s->n_members, s->n_streams, s->n_shards, s->n_overrides, s->n_copies};
-	const uint32_t lim[5] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS, PL_MAX_SHARDS};
+	const uint32_t lim[5] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS, PL_MAX_COPIES};
 	for (uint32_t a = 0; a < 5; a++)
 		if (cnt[a] > lim[a])
 			return a;

@@ -4,8 +4,9 @@
  *
  * How it works. pl_region_plan() validates everything first, then runs the
  * steps of placement/region.h over the view, in order, each a pass over the
- * regions in key order: step 1 here, steps 2 to 4 in region_balance.c. Every
- * action goes through emit(), which applies it to the view before the next
+ * regions in key order: step 1 here, steps 2 to 4 in region_balance.c, the
+ * rules and output both use in region_common.c (calls go that way only).
+ * Every action goes through pl__region_emit(), which applies it to the view before the next
  * decision is taken (pl__view_apply() updates the shard state and the
  * replica and leader tallies), and which stops the call at the first action
  * that does not fit under max_actions or in the caller's array. Nothing is
@@ -86,26 +87,6 @@ int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_dia
 	return (int)effective_rf(v, cfg);
 }
 
-/* ---- the shared rules ----------------------------------------------------- */
-
-uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st)
-{
-	uint32_t n = 0;
-	for (uint32_t j = 0; j < st->nrep; j++)
-		n += pl__live(v, st->rep[j]);
-	return n;
-}
-
-int pl__region_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t zone, uint32_t except)
-{
-	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t p = st->rep[j];
-		if (p != except && pl__live(v, p) && v->m_zone[p] == zone)
-			return 1;
-	}
-	return 0;
-}
-
 /* Member-level refusals of an add, in the documented order. */
 static int add_refusal(const pl_view *v, uint32_t k, uint32_t m)
 {
@@ -134,7 +115,7 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 		return pl__fail(diag, PL_E_NOT_IDEMPOTENT, PL_ELEM_SHARD, region, PL_NONE);
 	if (k->flags & PL_SHARD_TRANSFER_DEBT)
 		return pl__fail(diag, PL_E_TRANSFER_DEBT, PL_ELEM_SHARD, region, PL_NONE);
-	if (expected_epoch != k->epoch)
+	if (expected_epoch != v->st[region].epoch)
 		return pl__fail(diag, PL_E_EPOCH_STALE, PL_ELEM_SHARD, region, PL_NONE);
 	int rc = add_refusal(v, region, member);
 	if (rc)
@@ -142,56 +123,6 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 	if (v->st[region].nrep >= PL_MAX_REPLICAS)
 		return pl__fail(diag, PL_E_REPLICA_SET_FULL, PL_ELEM_SHARD, region, PL_NONE);
 	return 0;
-}
-
-/* ---- output ----------------------------------------------------------------- */
-
-int pl__region_emit(pl__region_ctx *c, const pl_action *a)
-{
-	PL_ASSERT(!c->stopped); /* every step stops calling once stopped */
-	if (c->written >= c->cfg->max_actions || c->written >= c->cap) {
-		c->stopped = 1;
-		c->stop_status = c->written >= c->cfg->max_actions ? PL_STATUS_ACTION_CAP : PL_STATUS_FULL;
-		c->stop_detail = a->shard;
-		return 0;
-	}
-	int rc = pl__view_apply(c->v, a);
-	PL_ASSERT(rc == 0); /* every step checks what apply checks */
-	if (rc) {
-		c->stopped = 1; /* never happens: stop rather than loop */
-		c->stop_status = PL_STATUS_BALANCED;
-		c->stop_detail = a->shard;
-		return 0;
-	}
-	c->out[c->written++] = *a;
-	return 1;
-}
-
-void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member)
-{
-	if (reason == PL_REGION_STALL_PROPOSALS_OFF) {
-		if (c->first_held == PL_NONE)
-			c->first_held = k;
-	} else if (c->first_stall == PL_NONE) {
-		c->first_stall = k;
-	}
-	if (c->blocked < c->stalls_cap) {
-		pl_region_stall *s = &c->stalls[c->blocked];
-		s->shard = k;
-		s->reason = reason;
-		s->step = step;
-		s->member = member;
-	}
-	c->blocked++;
-}
-
-void pl__region_action(pl_action *a, uint32_t kind, uint32_t reason, const pl_view *v, uint32_t k,
-		       uint32_t from, uint32_t to, uint32_t scope)
-{
-	pl__action_init(a, kind, reason, k, v->snap.shards[k].stream, from, to);
-	a->scope = scope;
-	if (kind == PL_ACTION_ADD_REPLICA || kind == PL_ACTION_MOVE_REPLICA)
-		a->flags = PL_ACTION_STAGE_FIRST;
 }
 
 /* ---- step 1: claim a primary, grow the peer set ------------------------------- */
@@ -301,7 +232,7 @@ static void step_grow(pl__region_ctx *c)
 		}
 		if (lp >= c->rf) {
 			if (claim_stall)
-				pl__region_stall(c, k, claim_stall, 1, claim_m);
+				pl__region_stall(c, k, claim_stall, 1, claim_m, PL_REGION_WANT_PRIMARY);
 			continue;
 		}
 		uint32_t stall = 0, stall_m = PL_NONE, tier = 0, to = PL_NONE;
@@ -316,10 +247,14 @@ static void step_grow(pl__region_ctx *c)
 		if (to == PL_NONE) {
 			/* Held back, it still waits to grow: step 2 waits too. */
 			c->pending += stall == PL_REGION_STALL_PROPOSALS_OFF;
-			if (claim_stall)
-				pl__region_stall(c, k, claim_stall, 1, claim_m);
+			/* No live primary: a peer behind is what blocks the claim;
+			 * else the peer it would grow onto (and then hand the
+			 * primary) is. */
+			if (claim_stall == PL_REGION_STALL_NOT_READY)
+				pl__region_stall(c, k, claim_stall, 1, claim_m, PL_REGION_WANT_PRIMARY);
 			else
-				pl__region_stall(c, k, stall, 1, stall_m);
+				pl__region_stall(c, k, stall, 1, stall_m,
+						 claim_stall ? PL_REGION_WANT_PRIMARY : PL_REGION_WANT_PEER);
 			continue;
 		}
 		pl_action a;

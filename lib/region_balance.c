@@ -170,7 +170,7 @@ void pl__region_step_idle(pl__region_ctx *c)
 			find_move(v, r, F, &floor, &mv, &nr);
 			if (mv.k == PL_NONE) {
 				if (nr.k != PL_NONE)
-					pl__region_stall(c, nr.k, PL_REGION_STALL_NOT_READY, 2, r);
+					pl__region_stall(c, nr.k, PL_REGION_STALL_NOT_READY, 2, r, PL_REGION_WANT_PEER);
 				break;
 			}
 			pl_action a;

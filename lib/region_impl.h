@@ -1,6 +1,8 @@
 /*
- * region_impl.h - what region.c and region_balance.c share: the rules of
+ * region_impl.h - what the region policy's sources share: the rules of
  * placement/region.h as small predicates, and the state of one call.
+ * Calls go one way: region.c (entry points, step 1) -> region_balance.c
+ * (steps 2 to 4) -> region_common.c (shared rules and output).
  */
 #ifndef PLACEMENT_REGION_IMPL_H
 #define PLACEMENT_REGION_IMPL_H
@@ -68,6 +70,7 @@ static inline int pl__region_newer(const pl_view *v, uint32_t a, uint32_t b)
 	return ja != jb ? ja > jb : v->m_rank[a] < v->m_rank[b];
 }
 
+/* region_common.c */
 uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st);
 /* Does a live peer other than `except` sit in `zone`? */
 int pl__region_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t zone, uint32_t except);
@@ -77,7 +80,8 @@ void pl__region_action(pl_action *a, uint32_t kind, uint32_t reason, const pl_vi
 		       uint32_t from, uint32_t to, uint32_t scope);
 /* Apply and write an action; 0 (and the call stops) when it does not fit. */
 int pl__region_emit(pl__region_ctx *c, const pl_action *a);
-void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member);
+void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member,
+		      uint32_t wanted);
 
 /* Steps 2, 3 and 4 (region_balance.c). */
 void pl__region_step_idle(pl__region_ctx *c);

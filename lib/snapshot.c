@@ -12,11 +12,12 @@
  */
 #include "internal.h"
 
-static uint32_t max4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+static uint32_t max5(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e)
 {
 	uint32_t m = a > b ? a : b;
 	m = m > c ? m : c;
-	return m > d ? m : d;
+	m = m > d ? m : d;
+	return m > e ? m : e;
 }
 
 static uint32_t clamp(uint32_t n, uint32_t lim)
@@ -30,9 +31,10 @@ size_t pl_snapshot_work_size(const pl_snapshot *s)
 		return 0;
 	uint32_t nm = clamp(s->n_members, PL_MAX_MEMBERS), ns = clamp(s->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clamp(s->n_shards, PL_MAX_SHARDS), no = clamp(s->n_overrides, PL_MAX_SHARDS);
+	uint32_t nc = clamp(s->n_copies, PL_MAX_COPIES);
 	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);
 	orders = (orders + 7) & ~(size_t)7;
-	return orders + PL__SORT_SCRATCH(max4(nm, ns, nk, no));
+	return orders + PL__SORT_SCRATCH(max5(nm, ns, nk, no, nc));
 }
 
 /* A byte range: NULL with a length, empty where not allowed, too long. */
@@ -93,6 +95,67 @@ static int check_shard(const pl_snapshot *s, const pl_shard *k)
 	if (k->flags & ~PL_SHARD_FLAGS_ALL)
 		return PL_E_FLAGS;
 	return 0;
+}
+
+/* A copy in flight, against its shard (indices already in range): the
+ * shard's replicas as the view counts them, its leader move finished. */
+static int check_copy(const pl_snapshot *s, const pl_copy *c)
+{
+	if (c->shard >= s->n_shards)
+		return PL_E_COPY_SHARD;
+	if (c->to >= s->n_members)
+		return PL_E_COPY_TO;
+	if (c->from != PL_NONE && c->from >= s->n_members)
+		return PL_E_COPY_FROM;
+	if (c->reserved != 0)
+		return PL_E_COPY_RESERVED;
+	const pl_shard *k = &s->shards[c->shard];
+	int to_held = 0, from_held = 0, mover_held = 0;
+	for (uint32_t r = 0; r < k->replica_count; r++) {
+		to_held |= k->replicas[r] == c->to;
+		from_held |= k->replicas[r] == c->from;
+		mover_held |= k->replicas[r] == k->moving_to;
+	}
+	if (k->moving_to != PL_NONE && !mover_held) {
+		/* The leader move counts finished: moving_to holds the old
+		 * leader's replica. */
+		to_held |= c->to == k->moving_to;
+		from_held &= c->from != k->leader;
+		from_held |= c->from == k->moving_to;
+	}
+	if (to_held)
+		return PL_E_COPY_TARGET;
+	if (c->from != PL_NONE && !from_held)
+		return PL_E_COPY_SOURCE;
+	if (c->from == PL_NONE && k->replica_count >= PL_MAX_REPLICAS)
+		return PL_E_COPY_FULL;
+	return 0;
+}
+
+/* Two elements naming one shard (a uint32 at `offset` in each of n records
+ * of `stride` bytes): (shard, index) as one integer, radix-sorted, so equal
+ * shards end up adjacent in index order. *best gets the smallest index
+ * whose shard an earlier one names, *other that earlier one. scratch holds
+ * 2 * n uint64. */
+static int first_dup(void *scratch, uint32_t n, const char *base, size_t stride, size_t offset, uint32_t *best,
+		     uint32_t *other)
+{
+	*best = *other = PL_NONE;
+	if (n < 2)
+		return 0;
+	uint64_t *a = scratch, *tmp = a + n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k;
+		memcpy(&k, base + (size_t)i * stride + offset, sizeof k);
+		a[i] = (uint64_t)k << 32 | i;
+	}
+	pl__radix_sort_u64(a, tmp, n);
+	for (uint32_t j = 1; j < n; j++)
+		if (a[j] >> 32 == a[j - 1] >> 32 && (uint32_t)a[j] < *best) {
+			*best = (uint32_t)a[j];
+			*other = (uint32_t)a[j - 1];
+		}
+	return *best != PL_NONE;
 }
 
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
@@ -166,22 +229,20 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_OVERRIDE, i, PL_NONE);
 	}
-	if (s->n_overrides > 1) {
-		/* (shard, index) as one integer: equal shards end up adjacent,
-		 * in index order. */
-		uint64_t *a = scratch, *tmp = a + s->n_overrides;
-		for (uint32_t i = 0; i < s->n_overrides; i++)
-			a[i] = (uint64_t)s->overrides[i].shard << 32 | i;
-		pl__radix_sort_u64(a, tmp, s->n_overrides);
-		uint32_t best = PL_NONE, best_other = PL_NONE;
-		for (uint32_t j = 1; j < s->n_overrides; j++)
-			if (a[j] >> 32 == a[j - 1] >> 32 && (uint32_t)a[j] < best) {
-				best = (uint32_t)a[j];
-				best_other = (uint32_t)a[j - 1];
-			}
-		if (best != PL_NONE)
-			return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, best, best_other);
+	uint32_t best, best_other;
+	if (first_dup(scratch, s->n_overrides, (const char *)s->overrides, sizeof(pl_override),
+		      offsetof(pl_override, shard), &best, &best_other))
+		return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, best, best_other);
+
+	/* 6. copies in flight */
+	for (uint32_t i = 0; i < s->n_copies; i++) {
+		int rc = check_copy(s, &s->copies[i]);
+		if (rc)
+			return pl__fail(d, rc, PL_ELEM_COPY, i, PL_NONE);
 	}
+	if (first_dup(scratch, s->n_copies, (const char *)s->copies, sizeof(pl_copy), offsetof(pl_copy, shard), &best,
+		      &best_other))
+		return pl__fail(d, PL_E_DUP_COPY, PL_ELEM_COPY, best, best_other);
 	return 0;
 }
 

@@ -252,11 +252,15 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	case PL_ACTION_SET_OVERRIDE:
 		if (st->ov_member == PL_NONE)
 			v->n_overrides++;
+		else
+			v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
+		v->n_lag += a->origin == PL_ORIGIN_LAG;
 		st->ov_member = a->to;
 		st->ov_origin = (uint8_t)a->origin;
 		st->ov_since = a->at;
 		break;
 	case PL_ACTION_DROP_OVERRIDE:
+		v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
 		st->ov_member = PL_NONE;
 		st->ov_origin = 0;
 		st->ov_since = 0;
@@ -265,6 +269,8 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	default:
 		break;
 	}
+	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
+		st->epoch++; /* a shard-map op: its commit advances the epoch */
 	st->touched = 1;
 	if (v->homes_ready) {
 		uint32_t owner_after = pl__owner(v, k);

@@ -37,7 +37,7 @@ static uint64_t rcell_room(uint32_t nm, uint32_t ns, uint32_t nk)
 }
 
 /* Lay the view out after `base` (or just measure it when v is NULL). */
-static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no)
+static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
 {
 	size_t off = ALIGN8(sizeof(pl_view));
 #define TAKE(field, type, count)                                 \
@@ -78,6 +78,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	mx = ns > mx ? ns : mx;
 	mx = nk > mx ? nk : mx;
 	mx = no > mx ? no : mx;
+	mx = nc > mx ? nc : mx;
 	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = PL__SORT_SCRATCH(mx);
 	if (v)
 		v->st = (pl__shard_state *)(void *)(base + off);
@@ -89,9 +90,10 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 size_t pl_view_size(const pl_snapshot *s)
 {
 	if (s == NULL || pl__past_limit(s) != PL_NONE)
-		return layout(NULL, NULL, 0, 0, 0, 0);
+		return layout(NULL, NULL, 0, 0, 0, 0, 0);
 	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
-		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS));
+		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS),
+		      clampc(s->n_copies, PL_MAX_COPIES));
 }
 
 int pl_view_options_init(pl_view_options *opt)
@@ -291,6 +293,38 @@ static void init_rcells(pl_view *v)
 	v->s_rcell_first[v->ns] = sum;
 }
 
+/* Copies in flight, counted finished: `to` holds a replica, `from` (when
+ * set) no longer does, and leads no more when it led (the stream's leader
+ * cell follows; init_cells() counted the snapshot's leader). The shard is
+ * moving. Validation checked each against the state it finds here. */
+static void apply_copies(pl_view *v)
+{
+	const pl_snapshot *s = &v->snap;
+	for (uint32_t c = 0; c < s->n_copies; c++) {
+		const pl_copy *cp = &s->copies[c];
+		pl__shard_state *st = &v->st[cp->shard];
+		if (cp->from == PL_NONE) {
+			st->rep[st->nrep++] = cp->to;
+		} else {
+			for (uint32_t j = 0; j < st->nrep; j++)
+				if (st->rep[j] == cp->from)
+					st->rep[j] = cp->to;
+			if (st->leader == cp->from) {
+				uint32_t stream = s->shards[cp->shard].stream;
+				if (stream != PL_NONE) {
+					pl__cell_add(v, stream, cp->from, -1);
+					pl__cell_add(v, stream, cp->to, +1);
+				}
+				st->leader = cp->to;
+			}
+		}
+		if (!st->moving) {
+			st->moving = 1;
+			v->n_moving++;
+		}
+	}
+}
+
 /* Shard hashes, states and totals, in index order (sequential reads); the
  * ranks from the key order. */
 static void init_shards(pl_view *v, const uint64_t *k_hash)
@@ -307,6 +341,7 @@ static void init_shards(pl_view *v, const uint64_t *k_hash)
 		v->k_hash[i] = k_hash ? k_hash[i] : pl__key_hash(v, k->key.ptr, k->key.len);
 		memset(st, 0, sizeof *st);
 		st->ov_member = PL_NONE;
+		st->epoch = k->epoch;
 		st->nrep = (uint8_t)k->replica_count;
 		for (uint32_t j = 0; j < k->replica_count; j++)
 			st->rep[j] = k->replicas[j];
@@ -324,14 +359,20 @@ static void init_shards(pl_view *v, const uint64_t *k_hash)
 			st->moving = 1;
 			v->n_moving++;
 		}
+	}
+	apply_copies(v);
+	for (uint32_t i = 0; i < v->nk; i++) {
+		const pl__shard_state *st = &v->st[i];
 		if (st->leader != PL_NONE)
 			v->m_leaders[st->leader]++;
 		for (uint32_t j = 0; j < st->nrep; j++)
 			v->m_replicas[st->rep[j]]++;
 	}
 	v->n_overrides = s->n_overrides;
+	v->n_lag = 0;
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
 		pl__shard_state *st = &v->st[s->overrides[o].shard];
+		v->n_lag += s->overrides[o].origin == PL_ORIGIN_LAG;
 		st->ov_member = s->overrides[o].member;
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		st->ov_since = s->overrides[o].since;
@@ -373,9 +414,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clampc(snap->n_shards, PL_MAX_SHARDS), no = clampc(snap->n_overrides, PL_MAX_SHARDS);
+	uint32_t nc = clampc(snap->n_copies, PL_MAX_COPIES);
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
-	layout(v, mem, nm, ns, nk, no);
+	layout(v, mem, nm, ns, nk, no, nc);
 	/* The shard states' room is the sort scratch until init_shards() fills
 	 * it; k_home holds the stream of each shard in key order until the end. */
 	void *scratch = v->st;
@@ -424,8 +466,8 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	if (out == NULL || mem == NULL || !pl__view_ok(src))
 		return PL_E_INVAL;
 	const pl_snapshot *s = &src->snap;
-	uint32_t no = clampc(s->n_overrides, PL_MAX_SHARDS);
-	size_t need = layout(NULL, NULL, src->nm, src->ns, src->nk, no);
+	uint32_t no = clampc(s->n_overrides, PL_MAX_SHARDS), nc = clampc(s->n_copies, PL_MAX_COPIES);
+	size_t need = layout(NULL, NULL, src->nm, src->ns, src->nk, no, nc);
 	if (size < need)
 		return PL_E_WORKSPACE;
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
@@ -436,7 +478,7 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	 * copy's arrays into its own memory with the one layout formula. */
 	memcpy(mem, src, need);
 	pl_view *v = mem;
-	layout(v, mem, v->nm, v->ns, v->nk, no);
+	layout(v, mem, v->nm, v->ns, v->nk, no, nc);
 	*out = v;
 	return 0;
 }
@@ -462,6 +504,7 @@ int pl_view_stats(const pl_view *v, pl_view_counts *st)
 	st->shards = v->nk;
 	st->overrides = v->n_overrides;
 	st->moving = v->n_moving;
+	st->copies = v->snap.n_copies;
 	for (uint32_t k = 0; k < v->nk; k++) {
 		uint32_t l = v->st[k].leader;
 		if (l == PL_NONE || !pl__live(v, l))
@@ -582,6 +625,7 @@ int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
 	out->override_member = st->ov_member;
 	out->override_origin = st->ov_member == PL_NONE ? 0 : st->ov_origin;
 	out->override_since = st->ov_member == PL_NONE ? 0 : st->ov_since;
+	out->epoch = st->epoch;
 	return 0;
 }
 

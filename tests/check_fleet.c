@@ -250,26 +250,43 @@ END_TEST
 START_TEST(count_move_never_takes_a_lag_override)
 {
 	tl *t = four();
-	/* m0 holds 6 lag overrides of other homes on top of its ring homes. */
+	/* m0 holds 6 lag overrides of m1's shards on top of its ring homes.
+	 * While m1 lags they stay where they are and count as m0's: m0 gives
+	 * its own shards. */
 	uint32_t lagged = 0;
 	for (uint32_t k = 0; k < t->nk && lagged < 6; k++)
-		if (home_of(t, k) != 0) {
+		if (home_of(t, k) == 1) {
 			tl_override(t, k, 0, PL_ORIGIN_LAG, 1);
 			lagged++;
 		}
-	uint32_t mine = owned_by(t, 0);
+	uint32_t mine = owned_by(t, 0), held = 0;
 	ck_assert_uint_gt(mine, 10);
+	for (uint32_t o = 0; o < t->no; o++)
+		held += (uint32_t)home_of(t, t->o[o].shard) == 1;
+	ck_assert_uint_gt(held, 0);
 	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
 	cfg.moves_per_decision = 40;
+	t->m[1].flags = PL_MEMBER_LAGGING; /* its shards on m0 stay m0's for now */
 	pl_view *v = tl_view(t, 0);
 	pl_action a[64];
 	int n = pl_fleet_decide(v, &cfg, a, 64, NULL, NULL);
-	ck_assert_int_eq(n, (int)(mine - 10));
+	ck_assert_int_eq(n > 0, owned_by(t, 2) < 10 || owned_by(t, 3) < 10);
 	for (int j = 0; j < n; j++) {
 		ck_assert_uint_eq(a[j].reason, PL_REASON_COUNT);
 		for (uint32_t o = 0; o < t->no; o++)
 			ck_assert_uint_ne(a[j].shard, t->o[o].shard);
 	}
+	/* Once the lag is over, m0 counts them at their homes: they go home
+	 * (or stay by count), and m0 gives only what it owns past its share
+	 * without them. */
+	t->m[1].flags = 0;
+	uint32_t own = mine - 6;
+	v = tl_view(t, 0);
+	n = pl_fleet_decide(v, &cfg, a, 64, NULL, NULL);
+	ck_assert_int_eq(n, own > 10 ? (int)(own - 10) : 0);
+	for (int j = 0; j < n; j++)
+		for (uint32_t o = 0; o < t->no; o++)
+			ck_assert_uint_ne(a[j].shard, t->o[o].shard);
 	/* Every shard m0 owns besides the lag overrides gone: nothing movable is
 	 * left, and the lag overrides stay. */
 	tl_free(t);
@@ -301,18 +318,20 @@ START_TEST(return_home_rules)
 	cfg.cooldown = 0;
 	pl_action a[8];
 	pl_plan_info info;
-	for (int scene = 0; scene < 7; scene++) {
+	for (int scene = 0; scene < 8; scene++) {
 		/* 38 shards over 4: share 10, floor 9. */
 		tl *t = sim_fleet(4, "m", 0, 0, 38, "k", 2);
 		uint32_t h = 0, k = homed_at(t, h, 0), x = 1, k2 = homed_at(t, h, k + 1);
 		tl_override(t, k, x, scene == 5 ? PL_ORIGIN_COUNT : PL_ORIGIN_LAG, 1000);
-		if (scene == 6) /* two aged lag overrides, room for one: the oldest first */
+		if (scene >= 6) /* two aged lag overrides: the oldest first */
 			tl_override(t, k2, 2, PL_ORIGIN_LAG, 900);
 		/* Nobody over the share or below the floor: no count places this
 		 * tick. The home at 9 has room for one; in scene 2 it is at its
 		 * share, and taking the shard back would pass it. */
-		uint32_t want[4] = {9, 10, 10, 9}, full[4] = {10, 10, 9, 9};
-		sim_force(t, 0, scene == 2 ? full : want);
+		uint32_t want[4] = {9, 10, 10, 9}, full[4] = {10, 10, 9, 9}, two[4] = {8, 10, 10, 10};
+		sim_force(t, 0, scene == 2 ? full : scene == 6 ? two : want);
+		if (scene == 7) /* no place for a count move: m3 lags */
+			t->m[3].flags = PL_MEMBER_LAGGING;
 		cfg.now = scene == 1 ? 1299 : scene == 5 ? 1000000 : 1300;
 		if (scene == 3)
 			t->m[h].flags = PL_MEMBER_LAGGING;
@@ -320,6 +339,27 @@ START_TEST(return_home_rules)
 			t->m[x].flags = PL_MEMBER_LAGGING;
 		uint32_t before = owned_by(t, h);
 		int n = sim_decide(t, cfg, h, a, 8, &info);
+		if (scene == 7) {
+			/* The home counts 11 with both, over its share 10, and nobody
+			 * has a place: m1, counting 9, keeps its one by count (no owner
+			 * changes); then the other goes home. */
+			ck_assert_msg(n == 1, "%d", n);
+			ck_assert_msg(a[0].kind == PL_ACTION_SET_OVERRIDE, "%s %s", pl_action_kind_name(a[0].kind),
+				      pl_reason_name(a[0].reason));
+			ck_assert_uint_eq(a[0].reason, PL_REASON_COUNT);
+			ck_assert_uint_eq(a[0].tier, PL_FLEET_PICK_KEEP);
+			ck_assert_uint_eq(a[0].shard, k);
+			ck_assert_uint_eq(a[0].from, x);
+			ck_assert_uint_eq(a[0].to, x);
+			char line[256];
+			ck_assert_int_gt(pl_action_explain(tl_snap(t), &a[0], line, sizeof line), 0);
+			ck_assert_msg(strstr(line, "keep k") && strstr(line, "counts 11 with the shards held for it"), "%s",
+				      line);
+			for (uint32_t o = 0; o < t->no; o++)
+				if (t->o[o].shard == k)
+					t->o[o].origin = PL_ORIGIN_COUNT;
+			n = sim_decide(t, cfg, h, a, 8, &info);
+		}
 		int returned = 0;
 		for (int j = 0; j < n; j++)
 			if (a[j].reason == PL_REASON_RETURN_HOME) {
@@ -327,15 +367,15 @@ START_TEST(return_home_rules)
 				ck_assert_uint_eq(a[j].kind, PL_ACTION_DROP_OVERRIDE);
 				ck_assert_uint_eq(a[j].to, h);
 				ck_assert_uint_eq(a[j].origin, PL_ORIGIN_LAG);
-				ck_assert_uint_eq(a[j].from, scene == 6 ? 2 : x);
-				ck_assert_uint_eq(a[j].shard, scene == 6 ? k2 : k);
-				ck_assert(a[j].at == (scene == 6 ? 400u : 300u));
+				ck_assert_uint_eq(a[j].from, scene >= 6 ? 2 : x);
+				ck_assert_uint_eq(a[j].shard, scene >= 6 ? k2 : k);
+				ck_assert(a[j].at == (scene >= 6 ? 400u : 300u));
 				ck_assert_uint_le(before + 1, 10);
 			}
 		/* 0: aged, home within share: back. 1: too young. 2: home at share.
 		 * 3: home lagging. 4: holder lagging. 5: a count override, never by
-		 * age. 6: the oldest of two. */
-		ck_assert_msg(returned == (scene == 0 || scene == 6), "scene %d: %d returns, %d actions, status %u, owned %u",
+		 * age. 6: the oldest of two. 7: one kept by its holder, the other home. */
+		ck_assert_msg(returned == (scene == 0 || scene >= 6), "scene %d: %d returns, %d actions, status %u, owned %u",
 			      scene, returned, n, info.status, before);
 		/* The holder never returns it itself. */
 		int m = sim_decide(t, cfg, x, a, 8, &info);
@@ -431,7 +471,7 @@ START_TEST(statuses)
 	ck_assert_uint_eq(info.status, PL_STATUS_COOLDOWN);
 	cfg.last_move = 5;
 	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 8, &info), 1);
-	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(info.status, PL_STATUS_MOVING); /* m0 still owns 12 of share 10 */
 	ck_assert_uint_eq(info.written, 1);
 	ck_assert_uint_eq(info.wanted, 1);
 	ck_assert_uint_eq(info.detail, PL_NONE);
@@ -444,6 +484,7 @@ START_TEST(statuses)
 	tl_free(t);
 }
 END_TEST
+
 
 /* Every fleet action reads as one sentence with the numbers that decided it. */
 START_TEST(actions_explain)

@@ -256,10 +256,12 @@ START_TEST(check_add_peer_refuses_each_case)
 	ck_assert_uint_eq(d.index, 2);
 	ck_assert_int_eq(pl_region_check_add_peer(v, r, t->nm, 9, &d), PL_E_MEMBER_RANGE);
 	ck_assert_uint_eq(d.index, 3);
-	/* It reads the view: once b is added there, b is a duplicate. */
+	/* It reads the view: once b is added there, the epoch is the add's
+	 * (a proposal against 9 is stale) and b is a duplicate. */
 	pl_action add = tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_UNDER_RF, r, PL_NONE, PL_NONE, b);
 	ck_assert_int_eq(pl_view_apply(v, &add), 0);
-	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 9, NULL), PL_E_PEER_DUPLICATE);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 9, NULL), PL_E_EPOCH_STALE);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, b, 10, NULL), PL_E_PEER_DUPLICATE);
 	tl_free(t);
 }
 END_TEST

@@ -136,7 +136,9 @@ START_TEST(member_behind_is_skipped_for_the_next)
 	for (int i = 0; i < 6; i++) {
 		uint32_t k = tk->a[i].shard;
 		ck_assert_uint_eq(tk->a[i].to, k == old ? b : c);
-		ck_assert_int_eq(pl_region_check_add_peer(v, k, tk->a[i].to, t->k[k].epoch, NULL), PL_E_PEER_DUPLICATE);
+		ck_assert_int_eq(pl_region_check_add_peer(v, k, tk->a[i].to, t->k[k].epoch, NULL), PL_E_EPOCH_STALE);
+		ck_assert_int_eq(pl_region_check_add_peer(v, k, tk->a[i].to, t->k[k].epoch + 1, NULL),
+				 PL_E_PEER_DUPLICATE);
 	}
 	ck_assert_uint_eq(tk->info.blocked, 0);
 	ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);

@@ -37,6 +37,7 @@ typedef struct sim {
 	void *copy;
 	size_t copy_size;
 	int verbose;
+	const uint64_t *skew; /* optional: added to member i's clock */
 } sim;
 
 static inline sim *sim_new(tl *t, uint32_t scorer, uint64_t seed)
@@ -71,6 +72,15 @@ static inline int sim_decide(tl *t, pl_fleet_config cfg, uint32_t self, pl_actio
 			     pl_plan_info *info)
 {
 	pl_view *v = tl_view(t, 0);
+	cfg.self = self;
+	return pl_fleet_decide(v, &cfg, out, cap, info, NULL);
+}
+
+/* The same with a scorer. */
+static inline int sim_decide_scored(tl *t, uint32_t scorer, pl_fleet_config cfg, uint32_t self, pl_action *out,
+				    uint32_t cap, pl_plan_info *info)
+{
+	pl_view *v = tl_view(t, scorer);
 	cfg.self = self;
 	return pl_fleet_decide(v, &cfg, out, cap, info, NULL);
 }
@@ -151,7 +161,7 @@ static inline uint32_t sim_tick(sim *s)
 	pl_view *v = tl_view(t, s->scorer);
 	uint32_t nm = t->nm ? t->nm : 1, nk = t->nk ? t->nk : 1;
 	uint32_t *owned = malloc(nm * 4), *fl = malloc(nm * 4), *sh = malloc(nm * 4), *got = calloc(nm, 4);
-	uint8_t *hit = calloc(nk, 1);
+	uint32_t *hit = calloc(nk, sizeof *hit); /* 1 + the action on it */
 	sim_counts(v, owned, fl, sh);
 	size_t size = pl_view_size(tl_snap(t));
 	if (size > s->copy_size) {
@@ -167,7 +177,7 @@ static inline uint32_t sim_tick(sim *s)
 		ck_assert_int_eq(pl_view_copy(&c, s->copy, s->copy_size, v), 0);
 		pl_fleet_config cfg = s->cfg;
 		cfg.self = i;
-		cfg.now = s->now;
+		cfg.now = s->now + (s->skew ? s->skew[i] : 0);
 		cfg.last_move = s->last[i];
 		pl_plan_info info;
 		int n = pl_fleet_decide(c, &cfg, buf, bcap, &info, NULL);
@@ -181,20 +191,22 @@ static inline uint32_t sim_tick(sim *s)
 				moved = 1;
 		}
 		if (moved)
-			s->last[i] = s->now;
+			s->last[i] = cfg.now;
 	}
 	for (uint32_t j = 0; j < s->nacts; j++) {
 		const pl_action *a = &s->acts[j];
-		ck_assert_msg(!hit[a->shard], "seed %llu tick %u: shard %u acted on twice", (unsigned long long)s->seed,
-			      s->ticks, a->shard);
-		hit[a->shard] = 1;
+		ck_assert_msg(!hit[a->shard] || s->actor[hit[a->shard] - 1] == s->actor[j], "seed %llu tick %u: shard %u acted on by two members: %s by %u, then %s by %u",
+			      (unsigned long long)s->seed, s->ticks, a->shard,
+			      hit[a->shard] ? pl_reason_name(s->acts[hit[a->shard] - 1].reason) : "", 
+			      hit[a->shard] ? s->actor[hit[a->shard] - 1] : 0, pl_reason_name(a->reason), s->actor[j]);
+		hit[a->shard] = j + 1;
 		ck_assert_msg(pl_view_apply(v, a) == 0, "seed %llu tick %u: an action does not apply",
 			      (unsigned long long)s->seed, s->ticks);
 		switch (a->reason) {
 		case PL_REASON_COUNT:
 		case PL_REASON_SPREAD:
 			s->moves++;
-			got[a->to]++;
+			got[a->to] += a->from != a->to; /* a holder keeping its shard changes no owner */
 			break;
 		case PL_REASON_RETURN_HOME:
 			s->returns++;

@@ -22,7 +22,8 @@ extern "C" {
 
 /* X(NAME, value, message). Codes -1 .. -39 belong to the foundation; the
  * policies append theirs in their own ranges: broker -40 .. -49, fleet and
- * route -50 .. -59, region -60 .. -69. */
+ * route -50 .. -59, region -60 .. -69; replica copies in flight (the
+ * snapshot's copies array) -70 .. -79. */
 #define PL_ERROR_LIST(X)                                                                  \
 	X(OK, 0, "success")                                                               \
 	X(E_INVAL, -1, "invalid argument")                                                \
@@ -67,7 +68,15 @@ extern "C" {
 	X(E_DOC_VERSION, -53, "unknown override document version")                       \
 	X(E_MEMBER_UNAVAILABLE, -60, "member is down, draining or lagging: it takes no new peer") \
 	X(E_MEMBER_FULL, -61, "member holds its max_shards replicas")                     \
-	X(E_REPLICA_SET_FULL, -62, "region already lists PL_MAX_REPLICAS peers")
+	X(E_REPLICA_SET_FULL, -62, "region already lists PL_MAX_REPLICAS peers")          \
+	X(E_COPY_SHARD, -70, "copy in flight names an unknown shard")                     \
+	X(E_COPY_TO, -71, "copy in flight onto an unknown member")                        \
+	X(E_COPY_FROM, -72, "copy in flight replaces an unknown member")                  \
+	X(E_COPY_RESERVED, -73, "copy in flight with its reserved field set")             \
+	X(E_COPY_TARGET, -74, "copy in flight onto a member that already holds a replica") \
+	X(E_COPY_SOURCE, -75, "copy in flight replaces a member that holds no replica")   \
+	X(E_COPY_FULL, -76, "copy in flight adds a replica to a full replica set")        \
+	X(E_DUP_COPY, -77, "two copies in flight for one shard")
 
 /** Error codes. Values are fixed; see PL_ERROR_LIST for the messages. */
 typedef enum pl_error {

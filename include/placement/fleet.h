@@ -40,61 +40,111 @@
  *     override when that member is the shard's ring home. No such member:
  *     STALLED.
  *  4. Not lagging: count balance (count_balance on).
- *     Movers are the eligible members that are not lagging and own more
- *     than their share, ranked by id; each offers u = min(owned - share,
+ *     What a member counts. A lag override is over when neither the member
+ *     holding it nor the shard's ring home lags: the shard is on its way
+ *     home. Each member counts c(m) = owned - held for others + its own
+ *     shards held by others, over the lag overrides that are over: the fleet
+ *     as it will be once they are home. No age enters c, so every member
+ *     computes the same counts whatever its clock.
+ *     Movers are the eligible members that are not lagging and count more
+ *     than their share, ranked by id; each offers u = min(c - share,
  *     moves_per_decision, movable) moves, where movable counts its shards
- *     with no override or a count override in force (never a lag override:
- *     a count move never undoes a lag move). Targets are the eligible
- *     members that are not lagging and own less than their share, in id
- *     order; each offers share - owned places, listed target by target. The
- *     k-th move of the ranking takes the k-th place: a member takes its u
- *     consecutive places, and one ranked past the last place waits
- *     (WAITING). Every member computes the same ranking and places from the
- *     same snapshot, so independent deciders never push a target past its
- *     share.
- *     With the spread pass on, while some target owns less than its floor,
- *     only places below the floor are offered (floor - owned each), so every
- *     count move closes a deficit while one remains, whichever members act
- *     in a tick; and when no mover offers a move, members at the share that
- *     are above their floor (u = min(owned - floor, moves, movable)) hand
- *     shards to the targets below the floor, ranked and placed the same way
- *     (reason SPREAD). Every member then ends within [floor, share], in
- *     exactly max(sum of excess over the share, sum of deficit under the
- *     floor) moves, which is the minimum. With it off (the seed's pass),
- *     exactly the sum of excess over the share.
- *     The shard a move takes, among self's movable shards, is the first of:
- *     (a) one whose ring home is the target (the move drops self's count
- *     override); (b) one whose next rendezvous choice is the target: the
- *     best-scoring eligible member other than self and the ring home;
- *     (c) one of self's count overrides (replacing it keeps the document
- *     from growing); (d) any; each in key order.
- *  5. Not lagging, and the places above handed out: return home. Self takes
- *     back lag overrides off its ring home (reason RETURN_HOME, a drop)
- *     older than return_home_age (now - since), oldest first (ties to the
- *     smaller key), while it stays within its share counting the places
- *     given to it this tick, and only when the override's member is not
- *     lagging (a lagging member hands its shards on by lag moves; this way
- *     no shard is acted on by two members in one tick). Count overrides are
- *     never dropped by age. A drop removes the override and its origin.
+ *     with no lag override (a count move never takes a lag override: it
+ *     never undoes a lag move, nor gives away a shard about to go home).
+ *     Targets are the eligible members that are not lagging and both own
+ *     and count less than their share, in id order; each offers share -
+ *     max(owned, c) places, listed target by target (so a holder of shards
+ *     about to leave is no target until they have left, and nobody is ever
+ *     pushed past its share by what it owns). The k-th move of the ranking
+ *     takes the k-th place: a member takes its u consecutive places, and one
+ *     ranked past the last place waits (WAITING). Every member computes the
+ *     same ranking and places from the same snapshot, so independent
+ *     deciders never push a target past its share.
+ *     With the spread pass on, while some target is below its floor, only
+ *     places below the floor are offered (floor - max(owned, c) each); and
+ *     when no mover offers a move, members counting above their floor (u =
+ *     min(c - floor, moves, movable)) hand shards to the targets below the
+ *     floor, ranked and placed the same way (reason SPREAD). With it off
+ *     (the seed's pass), only the count pass.
+ *     The shard a move takes is the first of: (0) one of self's own shards
+ *     the target holds through a lag override that is over (the target keeps
+ *     it: the override becomes a count one, no owner changes; tier
+ *     PL_FLEET_PICK_KEEP); then among self's movable shards (a) one whose
+ *     ring home is the target (the move drops self's count override); (b)
+ *     one whose next rendezvous choice is the target: the best-scoring
+ *     eligible member other than self and the ring home; (c) one of self's
+ *     count overrides (replacing it keeps the document from growing); (d)
+ *     any; each in key order. A shard of self held by another member is
+ *     never handed on to the target: its holder's count did not change with
+ *     it, so the holder could become a target and be handed it back.
+ *  5. Keep. When neither pass has a place and a move, the count (then the
+ *     spread) keep pass: shards held through a lag override that is over, in
+ *     key order, whose holder counts less than its share (floor) and whose
+ *     ring home counts more: the holder keeps it, by count (tier KEEP, no
+ *     owner changes), at most moves_per_decision per member and never past
+ *     either's limit. The same assignment for every member; the home writes
+ *     it.
+ *  6. Returns, only when no count, spread or keep move is wanted anywhere:
+ *     self takes back lag overrides that are over and homed at self, older
+ *     than return_home_age by self's clock (now - since), oldest first (ties
+ *     to the smaller key), while it stays within its share (reason
+ *     RETURN_HOME, a drop). From one holder, one return per tick in all the
+ *     fleet: its oldest lag override (since, then key; clock-free) whose home
+ *     has room and may take it. A home counting above its share (or above its
+ *     floor, with the spread pass) may take a shard back only from a holder
+ *     counting at least that limit. Count overrides are never dropped by
+ *     age. A drop removes the override and its origin.
  *
- * Why it terminates. Count and spread moves only go from above the share to
- * below it, or from above the floor to below it, so the sum of excess over
- * the share and of deficit under the floor falls by at least one with every
- * move; return home only takes a shard back within the share and consumes a
- * lag override, which only a lagging member makes; clean-up drops change no
- * owner. In a fleet with no lag and no membership change every member ends
- * within its share after sum(max(0, owned - share)) count moves (spread off)
- * and emits nothing after: no flapping.
+ * Why it terminates, and the bound. Let E be the sum over eligible members
+ * of max(0, c - share), D that of max(0, floor - c), and L the lag overrides
+ * in force off their ring homes. Returns leave every c unchanged (the holder
+ * owns one less and holds one less for others; the home owns one more and
+ * has one less held elsewhere). A count, spread or keep move takes one from
+ * a member counting above a limit and gives it to one counting below it,
+ * neither crossing it, so E + D falls by at least one with every move; a
+ * return consumes a lag override, which only a lagging member makes;
+ * clean-up drops change no owner. So once no member lags and membership no
+ * longer changes, the fleet emits at most E + D + L moves and returns, all
+ * counted on the first snapshot after the last change, then nothing: no
+ * flapping. Without lag overrides (L = 0, c = owned) every member ends
+ * within [floor, share] in exactly max(E, D) moves with the spread pass on,
+ * which is the minimum (each move changes one member's count by one on each
+ * side), and E with it off.
  *
- * A known limit, inherited from the seed's rules. After a lag episode a
- * member can hold shards only through lag overrides whose ring homes sit at
- * their share: count balance never moves a lag-overridden shard (so a count
- * move never undoes a lag move), and return home only brings a shard back
- * within its home's share, so such a member can stay one or more above its
- * share while another stays below it (seen: 9/8/8/8/8/8/7/8 after a lag on
- * 8 members). The lag overrides go home as their homes gain room; the caller
- * can also drop them (pl_view_apply() with DROP_OVERRIDE) once the lag is
- * over.
+ * Back within bounds. When nothing more is emitted (the lag overrides old
+ * enough), every member is within [floor, share] (with the spread pass on;
+ * within its share with it off): a member over its share would give, or
+ * hold a lag override whose home has room; one below the floor would be a
+ * target of a member counting above its floor.
+ *
+ * No A -> B -> A. Once no member lags and membership is stable, no shard
+ * moves from A to B and later back to A. A member that gives counts above a
+ * limit and never below it after; one that receives counts below it and
+ * never above it after (nobody crosses a limit, returns change no count).
+ * So a count or spread move is never reversed by another; a shard that went
+ * home by a return is given again only by its home, and a home that gives
+ * after a return only does so where the return did not open the place (the
+ * holder counts at least the limit, and is never a target) or not at all
+ * (a home at or below every limit never gives); a kept shard changes no
+ * owner. The fleet churn suite checks all of this tick by tick.
+ *
+ * Clocks. The plan (who moves, where, which lag overrides are on their way
+ * home, which keeps and which returns may happen) reads no time: only the
+ * override document and the flags. A member's clock decides when its own
+ * cooldown has passed and when a lag override homed at it is old enough to
+ * take back (at = its now). So members' clocks may disagree by any amount:
+ * the rules above hold whatever the skew; a member whose clock runs behind
+ * only takes its shards back later. The suite runs fleets whose members'
+ * now differ by three return-home ages.
+ *
+ * Statuses. BALANCED only when every eligible member owns within [floor,
+ * share]; otherwise, once self has nothing more to do: LAGGING (a member
+ * lags), MOVING (count, spread or keep moves are wanted: other members', or
+ * self's after this decision), RETURNING_HOME (lag overrides that are over
+ * wait to go home: too young, or their home in its cooldown), UNEVEN (out
+ * of bounds and no rule of this configuration moves it: the spread pass or
+ * count balance off). COOLDOWN, WAITING, NOT_LIVE, STALLED and FULL as
+ * before.
  *
  * Requirements on the caller. Every member must use the same config, apart
  * from self, now and last_move, on the same snapshot; apply the actions to
@@ -127,6 +177,8 @@ extern "C" {
 #define PL_FLEET_PICK_NEXT 2u       /**< the target is its next rendezvous choice */
 #define PL_FLEET_PICK_OVERRIDE 3u   /**< one of self's count overrides, key order */
 #define PL_FLEET_PICK_ANY 4u        /**< key order */
+#define PL_FLEET_PICK_KEEP 5u       /**< self's shard the target holds through a lag override
+				     *  after the lag: the target keeps it, by count */
 
 /**
  * One member's decision settings. Times are in the caller's units (the
@@ -199,6 +251,11 @@ PL_API int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *dia
  * scope PL_SCOPE_OWNED, from_count and to_count owned before the move,
  * floor and ceiling of the receiving member, share of self, total = shards,
  * tier = PL_FLEET_PICK_* for count and spread moves, load for lag moves.
+ * A keep (tier PL_FLEET_PICK_KEEP) is a SET_OVERRIDE of origin count with
+ * from = to = the holder, from_count = what self counts, to_count = what
+ * the holder counts, share = self's limit in that pass (share for reason
+ * COUNT, floor for SPREAD). From_count of a count or spread move is what
+ * self counts.
  *
  * @param v     the view of this tick's snapshot.
  * @param cfg   the config; cfg->self names the deciding member.
@@ -207,7 +264,8 @@ PL_API int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *dia
  *              info->status is PL_STATUS_FULL and wanted = written + 1; the
  *              view holds exactly the written actions.
  * @param info  optional: written, wanted, status (BALANCED, FULL, COOLDOWN,
- *              WAITING, NOT_LIVE, STALLED), detail (PL_NONE) and blocked
+ *              WAITING, NOT_LIVE, STALLED, LAGGING, MOVING, RETURNING_HOME,
+ *              UNEVEN: see Statuses above), detail (PL_NONE) and blocked
  *              (how many movers of the fleet wait for a place this tick).
  * @param diag  optional; names the bad argument or config field.
  * @return how many actions were written (0 or more), or: PL_E_INVAL (NULL
@@ -218,9 +276,15 @@ PL_API int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *dia
  *         9); PL_E_NO_ELIGIBLE (shards but no eligible member). On error
  *         nothing is written: not out, not info, not the view.
  *
- * Cost: the view's ring homes once (as pl_fleet_owners()), then O(members +
- * shards) per move, plus O(eligible members) per shard self examines for a
- * next-choice preference. No allocation.
+ * Cost: the first decision on a fresh view computes every shard's ring home
+ * (O(shards x eligible members), as pl_fleet_owners()), silently; later
+ * calls on the same view, and on copies of it (pl_view_copy()), reuse them.
+ * Every member of a fleet decides on the same snapshot, so build one view,
+ * fill its homes once (pl_fleet_owners(), or a first decision), and give
+ * each member a pl_view_copy() of it: one O(shards x members) pass per tick
+ * instead of one per member. Then O(members + shards) per move, plus
+ * O(eligible members) per shard self examines for a next-choice preference.
+ * No allocation.
  */
 PL_API int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint32_t cap,
 			   pl_plan_info *info, pl_diag *diag);

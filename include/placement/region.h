@@ -23,10 +23,14 @@
  *  - a region is placeable unless PL_SHARD_NOT_IDEMPOTENT (a rollup: a
  *    repeated copy would sum twice) or PL_SHARD_TRANSFER_DEBT is set. Every
  *    step skips the others entirely: they are never placed, grown, moved or
- *    handed a new primary. A region with a move in flight, or acted on since
- *    the view was built or last settled, is busy and skipped too: at most one
- *    action per region per call, since each action changes the region's
- *    epoch and a second one would fail its compare-and-set.
+ *    handed a new primary. A region with a move in flight (a leader move, or
+ *    a replica copy staged and not committed: the snapshot's copies, counted
+ *    as finished), or acted on since the view was built or last settled, is
+ *    busy and skipped too: at most one action per region per call, since
+ *    each action changes the region's epoch and a second one would fail its
+ *    compare-and-set; and a region whose copy is in flight is never staged
+ *    again, onto that member or another, until the copy leaves the snapshot
+ *    (committed: a peer; failed: the region may grow again).
  *  - c(m) = replicas member m holds, L(m) = primaries it leads, counted over
  *    every region with this call's earlier actions applied. Counts are not
  *    weighted: a member's weight only enters the rendezvous tie-break.
@@ -47,6 +51,13 @@
  *     whose listed peers are all down is not grown (there is nothing to copy
  *     from); a new region (no peers) is.
  *     With add_peer_proposals off, no ADD_REPLICA is emitted.
+ *     A region step 1 cannot serve is reported once, with what it wanted
+ *     (a primary when it has no live one, else a peer) and what blocked it:
+ *     for a region without a live primary, the claim's blocker when a peer
+ *     that may lead is behind (NOT_READY, that peer) or when the region is
+ *     not under R; else the blocker of the peer it would grow onto, which
+ *     would lead once added (NOT_READY with that member when the only
+ *     members it could grow onto are behind, not NO_MEMBER).
  *  2. Fill an idle member, only when step 1 leaves no region it is growing or
  *     waiting on: none is under R and busy (in flight, or acted on in this
  *     call) or held back by add_peer_proposals off (an add would serve it,
@@ -178,13 +189,18 @@ PL_API int pl_region_config_init(pl_region_config *cfg);
 #define PL_REGION_STALL_NO_SOURCE 4u     /**< every listed peer is down: nothing to copy from */
 #define PL_REGION_STALL_PROPOSALS_OFF 5u /**< held back: add-peer proposals are off */
 
+/* pl_region_stall.wanted: what the region was waiting for. */
+#define PL_REGION_WANT_PRIMARY 1u /**< a live primary (step 1: it has none) */
+#define PL_REGION_WANT_PEER 2u    /**< a peer: added (step 1) or moved onto an idle member (step 2) */
+
 /** A region the call wanted to act on and could not. */
 typedef struct pl_region_stall {
 	uint32_t shard;  /**< the region's index */
-	uint32_t reason; /**< PL_REGION_STALL_* */
+	uint32_t reason; /**< PL_REGION_STALL_*: what blocked it */
 	uint32_t step;   /**< 1 (a primary or a peer wanted) or 2 (an idle member could take it) */
 	uint32_t member; /**< NOT_READY: the member that would have been chosen; step 2:
 			  *  the idle member; else PL_NONE */
+	uint32_t wanted; /**< PL_REGION_WANT_PRIMARY or PL_REGION_WANT_PEER */
 } pl_region_stall;
 
 /**
@@ -211,8 +227,12 @@ PL_API int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg,
  * Checks, in this order, and returns the first that fails:
  *  PL_E_NOT_IDEMPOTENT   the region is a rollup (PL_SHARD_NOT_IDEMPOTENT);
  *  PL_E_TRANSFER_DEBT    it carries transfer debt (PL_SHARD_TRANSFER_DEBT);
- *  PL_E_EPOCH_STALE      expected_epoch is not the region's epoch: the
- *                        proposal was made against another map;
+ *  PL_E_EPOCH_STALE      expected_epoch is not the region's epoch in the
+ *                        view: the proposal was made against another map.
+ *                        Every ADD_REPLICA, MOVE_REPLICA, SET_LEADER and
+ *                        MOVE_LEADER applied to the view advances the
+ *                        region's epoch by one, as its commit would, so a
+ *                        proposal read before a planned action is stale;
  *  PL_E_PEER_DUPLICATE   member already is a peer;
  *  PL_E_MEMBER_UNAVAILABLE  member is down, draining or lagging;
  *  PL_E_NOT_READY        member's map_version is behind the region's epoch;

@@ -39,6 +39,7 @@ extern "C" {
 #define PL_MAX_ID_LEN 1024u                 /**< bytes in an id, zone or key */
 #define PL_MAX_REPLICAS 8u                  /**< replicas of one shard */
 #define PL_MAX_WEIGHT 65536u                /**< a member's relative weight */
+#define PL_MAX_COPIES PL_MAX_SHARDS         /**< copies in flight: at most one per shard */
 
 /** A byte range. It need not be NUL-terminated; len 0 means empty. */
 typedef struct pl_bytes {
@@ -114,8 +115,14 @@ typedef struct pl_override {
 
 /**
  * A replica copy in flight: staged on `to`, not yet committed. The view counts
- * it as finished (`to` holds a replica; `from`, when set, no longer does), and
- * no policy stages the same shard onto the same member again while it is listed.
+ * it as finished (`to` holds a replica; `from`, when set, no longer does, and
+ * when `from` led the shard `to` leads it), and marks the shard moving, as a
+ * leader move in flight does: a move in flight against the broker's limits,
+ * and a shard no policy acts on (no region is staged again, onto `to` or any
+ * other member) while it is listed. At most one copy per shard is in flight:
+ * each commit changes the shard's epoch, so a second would fail its
+ * compare-and-set. Listed against the snapshot's replicas, after a leader
+ * move in flight (moving_to) of the same shard is counted finished.
  */
 typedef struct pl_copy {
 	uint32_t shard;    /**< index into shards */
@@ -140,13 +147,15 @@ typedef struct pl_snapshot {
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
-#define PL_ELEM_SNAPSHOT 1u /**< an array of the snapshot: index 0..4 = members, streams, shards, overrides, copies */
+#define PL_ELEM_SNAPSHOT 1u /**< an array of the snapshot: index 0..4 = members, streams, shards,
+			     *  overrides, copies */
 #define PL_ELEM_MEMBER 2u
 #define PL_ELEM_STREAM 3u
 #define PL_ELEM_SHARD 4u
 #define PL_ELEM_OVERRIDE 5u
 #define PL_ELEM_CONFIG 6u   /**< a field of an options or config struct (index = its place, 0 = version) */
 #define PL_ELEM_ARGUMENT 7u /**< a function argument (index = its position, from 1) */
+#define PL_ELEM_COPY 8u     /**< a copy in flight (snapshot.copies) */
 
 /**
  * Which element of the input was bad. Filled only when a call fails; a call
@@ -176,8 +185,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * Checks, in this order, and stops at the first failure:
  *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
  *     index 0..4 for members, streams, shards, overrides, copies); a count
- *     past its limit (PL_E_LIMIT, same indices; copies, like overrides, to
- *     PL_MAX_SHARDS); both before the workspace arguments are looked at;
+ *     past its limit (PL_E_LIMIT, same indices; copies to PL_MAX_COPIES);
+ *     both before the workspace arguments are looked at;
  *  2. each member: id empty (PL_E_EMPTY_ID) or past PL_MAX_ID_LEN, zone past
  *     it (PL_E_LENGTH), a byte range with a NULL pointer and a non-zero
  *     length (PL_E_NULL, for every id, zone and key), unknown flags
@@ -192,7 +201,14 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *     then keys unique (PL_E_DUP_SHARD);
  *  5. each override: shard index (PL_E_OVERRIDE_SHARD), member index
  *     (PL_E_OVERRIDE_MEMBER), origin (PL_E_ORIGIN); two on one shard
- *     (PL_E_DUP_OVERRIDE).
+ *     (PL_E_DUP_OVERRIDE);
+ *  6. each copy in flight (PL_ELEM_COPY): shard index (PL_E_COPY_SHARD), `to`
+ *     index (PL_E_COPY_TO), `from` index or PL_NONE (PL_E_COPY_FROM),
+ *     reserved not 0 (PL_E_COPY_RESERVED); `to` already holds a replica
+ *     (PL_E_COPY_TARGET), `from` holds none (PL_E_COPY_SOURCE), both read
+ *     with the shard's leader move in flight counted finished; an added
+ *     replica (from PL_NONE) with the set at PL_MAX_REPLICAS (PL_E_COPY_FULL);
+ *     then two on one shard (PL_E_DUP_COPY).
  * For a duplicate, diag->index is the smallest index whose id an earlier
  * element already has, and diag->other that earlier element.
  *

@@ -167,6 +167,7 @@ typedef struct pl_view_counts {
 	uint32_t scorer;     /**< PL_SCORER_* the view scores with */
 	uint32_t share;      /**< ceil(shards / eligible members), 0 when none; per-member weighted shares: pl_view_member_tally() */
 	uint64_t weight;     /**< sum of eligible members' weights */
+	uint32_t copies;     /**< replica copies in flight in the snapshot (their shards are moving) */
 } pl_view_counts;
 
 /** pl_view_stats - fill st. @return 0 or PL_E_INVAL. */
@@ -230,6 +231,8 @@ typedef struct pl_shard_state {
 	uint32_t override_member; /**< fleet override's member, or PL_NONE */
 	uint32_t override_origin; /**< PL_ORIGIN_* when override_member is set */
 	uint64_t override_since;
+	uint64_t epoch;           /**< the shard's epoch, advanced by one by every replica or
+				   *  leader action applied to the view, as its commit would */
 } pl_shard_state;
 
 /** pl_view_shard_state - fill st. @return 0, PL_E_INVAL (NULL) or PL_E_SHARD_RANGE. */

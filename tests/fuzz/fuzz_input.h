@@ -93,6 +93,7 @@ typedef struct fuzz_snapshot {
 	pl_stream st[4];
 	pl_shard k[40];
 	pl_override o[6];
+	pl_copy c[4];
 } fuzz_snapshot;
 
 /* A general snapshot, often a malformed one: every field of every member,
@@ -140,7 +141,15 @@ static inline pl_snapshot read_snapshot(in *s, fuzz_snapshot *f)
 		k[i].load = take(s, 0);
 	}
 	read_overrides(s, o, no, nk, nm);
-	pl_snapshot snap = {m, st, k, o, NULL, nm, ns, nk, no, 0};
+	/* Copies in flight, any field possibly out of range. */
+	uint32_t nc = take(s, 5) % 5;
+	for (uint32_t i = 0; i < nc; i++) {
+		f->c[i].shard = take(s, nk + 1);
+		f->c[i].to = take(s, nm + 1);
+		f->c[i].from = take(s, 3) ? PL_NONE : take(s, nm + 1);
+		f->c[i].reserved = take(s, 9) == 8;
+	}
+	pl_snapshot snap = {m, st, k, o, nc ? f->c : NULL, nm, ns, nk, no, nc};
 	if (take(s, 50) == 0)
 		snap.shards = NULL;
 	return snap;
