@@ -60,6 +60,8 @@ int pl_action_explain(const pl_snapshot *snap, const pl_action *a, char *buf, si
 	if ((snap->n_shards && !snap->shards) || (snap->n_members && !snap->members) ||
 	    (snap->n_streams && !snap->streams))
 		return PL_E_INVAL;
+	if (pl__overlaps_snapshot(snap, buf, cap) || pl__overlap(buf, cap, a, sizeof *a))
+		return PL_E_OVERLAP;
 	out o = {buf, cap, 0};
 	names n = {snap, a};
 	explain(&o, &n);
