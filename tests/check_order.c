@@ -31,7 +31,7 @@ START_TEST(radix_order_matches_comparison_order)
 		uint64_t rng = seed + it;
 		uint32_t n = tl_below(&rng, 3000);
 		key *k = calloc(n + 1, sizeof *k);
-		char *pool = malloc((size_t)(n + 1) * 40);
+		char *pool = malloc((size_t)(n + 1) * 64);
 		uint32_t plen = tl_below(&rng, 20); /* shared prefix, often past 7 bytes */
 		/* Three kinds of key set: few values a byte (the packed first
 		 * level), any byte value (too many for 32 packed bits: the plain
@@ -39,7 +39,7 @@ START_TEST(radix_order_matches_comparison_order)
 		 * (long runs of equal first-level keys). */
 		uint32_t style = it % 3, same = tl_below(&rng, 8);
 		for (uint32_t i = 0; i < n; i++) {
-			char *p = pool + (size_t)i * 40;
+			char *p = pool + (size_t)i * 64; /* room for the longest key, 50 bytes */
 			uint32_t len = plen + tl_below(&rng, 12) + (style == 2 ? 20 : 0);
 			for (uint32_t j = 0; j < len; j++) {
 				if (j < plen)
