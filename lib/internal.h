@@ -322,7 +322,8 @@ static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason,
 
 struct pl__reuse;
 
-/* Validation core shared by pl_snapshot_validate() and pl_view_init(). Writes
+/* Validation core shared by pl_snapshot_validate() and pl_view_init(), which
+ * first check the arrays with pl__check_arrays() (step 1). Writes
  * the canonical orders of members, streams and shards, and (when k_stream is
  * not NULL) the stream of each shard in key order; scratch holds
  * PL__SORT_SCRATCH(max(n)) bytes. */

@@ -2,7 +2,9 @@
  * check_guard.c - what every entry point refuses before it writes anything:
  * an output or workspace that shares a byte with an input or with the view
  * (PL_E_OVERLAP, the argument named), and a snapshot whose counts pass the
- * documented limits (PL_E_LIMIT at no cost: the size calls answer small).
+ * documented limits (PL_E_LIMIT at no cost: the size calls answer small);
+ * and the refusals of the view's readers, pl_fleet_owners(),
+ * pl_action_explain() and pl_view_apply() that no other suite reaches.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -493,6 +495,137 @@ START_TEST(limit_before_workspace)
 }
 END_TEST
 
+/* ---- refusals of the readers and of pl_view_apply() ------------------------------ */
+
+START_TEST(view_readers_refuse_bad_arguments)
+{
+	fx *f = fx_new();
+	pl_tally t;
+	uint32_t out[PL_MAX_REPLICAS];
+	ck_assert_int_eq(pl_view_find(NULL, PL_ELEM_MEMBER, "b0", 2), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_find(f->v, PL_ELEM_OVERRIDE, "b0", 2), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_find(f->v, PL_ELEM_STREAM, "orders", 6), 0);
+	ck_assert_int_eq(pl_view_find(f->v, PL_ELEM_STREAM, "zz", 2), PL_E_NOT_FOUND);
+	ck_assert_int_eq(pl_view_at(NULL, PL_ELEM_MEMBER, 0), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_at(f->v, 99, 0), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_at(f->v, PL_ELEM_MEMBER, 3), PL_E_MEMBER_RANGE);
+	ck_assert_int_eq(pl_view_at(f->v, PL_ELEM_STREAM, 1), PL_E_STREAM_RANGE);
+	ck_assert_int_eq(pl_view_at(f->v, PL_ELEM_SHARD, 6), PL_E_SHARD_RANGE);
+	ck_assert_int_eq(pl_view_stream_tally(NULL, 0, 0, &t), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_stream_tally(f->v, 0, 0, NULL), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_stream_tally(f->v, 1, 0, &t), PL_E_STREAM_RANGE);
+	ck_assert_int_eq(pl_view_stream_tally(f->v, 0, 3, &t), PL_E_MEMBER_RANGE);
+	ck_assert_int_eq(pl_view_top(NULL, "k", 1, out, 1), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_top(f->v, "k", 1, NULL, 1), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_top(f->v, NULL, 1, out, 1), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_top(f->v, "k", PL_MAX_ID_LEN + 1, out, 1), PL_E_LENGTH);
+	fx_free(f);
+}
+END_TEST
+
+START_TEST(fleet_owners_refusals)
+{
+	fx *f = fx_new();
+	uint32_t out[6];
+	pl_diag d;
+	ck_assert_int_eq(pl_fleet_owners(NULL, out, 6, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.index, 1);
+	ck_assert_int_eq(pl_fleet_owners(f->v, NULL, 6, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.index, 2);
+	ck_assert_int_eq(pl_fleet_owners(f->v, out, 5, &d), PL_E_NOSPACE);
+	ck_assert_uint_eq(d.index, 3);
+	ck_assert_int_eq(pl_fleet_owners(f->v, out, 6, &d), 6);
+	for (uint32_t m = 0; m < 3; m++)
+		f->t->m[m].flags = PL_MEMBER_DOWN;
+	pl_view *v = tl_view(f->t, 0);
+	ck_assert_int_eq(pl_fleet_owners(v, out, 6, &d), PL_E_NO_ELIGIBLE);
+	fx_free(f);
+}
+END_TEST
+
+START_TEST(action_explain_refusals)
+{
+	fx *f = fx_new();
+	pl_action a = tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 1, 0, 0, 1);
+	char buf[64];
+	pl_snapshot s = *f->s;
+	ck_assert_int_eq(pl_action_explain(NULL, &a, buf, sizeof buf), PL_E_INVAL);
+	ck_assert_int_eq(pl_action_explain(&s, NULL, buf, sizeof buf), PL_E_INVAL);
+	ck_assert_int_eq(pl_action_explain(&s, &a, NULL, sizeof buf), PL_E_INVAL);
+	s.members = NULL;
+	ck_assert_int_eq(pl_action_explain(&s, &a, buf, sizeof buf), PL_E_INVAL);
+	s = *f->s;
+	s.streams = NULL;
+	ck_assert_int_eq(pl_action_explain(&s, &a, buf, sizeof buf), PL_E_INVAL);
+	s = *f->s;
+	s.shards = NULL;
+	ck_assert_int_eq(pl_action_explain(&s, &a, buf, sizeof buf), PL_E_INVAL);
+	pl_action bad = a;
+	bad.kind = 99;
+	ck_assert_int_eq(pl_action_explain(f->s, &bad, buf, sizeof buf), PL_E_INVAL);
+	bad = a;
+	bad.reason = 999;
+	ck_assert_int_eq(pl_action_explain(f->s, &bad, buf, sizeof buf), PL_E_INVAL);
+	bad = a;
+	bad.stream = 1;
+	ck_assert_int_eq(pl_action_explain(f->s, &bad, buf, sizeof buf), PL_E_INVAL);
+	bad = a;
+	bad.to = 3;
+	ck_assert_int_eq(pl_action_explain(f->s, &bad, buf, sizeof buf), PL_E_INVAL);
+	/* The whole length, whatever the buffer. */
+	int n = pl_action_explain(f->s, &a, NULL, 0);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(pl_action_explain(f->s, &a, buf, 4), n);
+	ck_assert_str_eq(buf, "mov");
+	fx_free(f);
+}
+END_TEST
+
+/* Every way an action can fail to fit the view: refused, the view's bytes
+ * unchanged. Shard 1 is led by member 0 and held by 0 and 2; shard 0 has an
+ * override on member 1. */
+START_TEST(view_apply_refusals)
+{
+	fx *f = fx_new();
+	const pl_action bad[] = {
+		tl_action(PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, 1, 0, 2, 2),   /* from is not the leader */
+		tl_action(PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, 1, 0, 0, 1),   /* to holds no replica */
+		tl_action(PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, 1, 0, 0, 0),   /* to already leads */
+		tl_action(PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, 1, 0, 0, 3),   /* to out of range */
+		tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 1, 0, 1, 2), /* wrong from */
+		tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 1, 0, 0, 0), /* onto itself */
+		tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 1, 0, 3, 1), /* from out of range */
+		tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_NEW, 1, 0, PL_NONE, 2),   /* replica already held */
+		tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_NEW, 1, 0, PL_NONE, 3),   /* to out of range */
+		tl_action(PL_ACTION_MOVE_REPLICA, PL_REASON_DRAIN, 1, 0, 1, 2),      /* from holds none */
+		tl_action(PL_ACTION_MOVE_REPLICA, PL_REASON_DRAIN, 1, 0, 0, 2),      /* to holds one */
+		tl_action(PL_ACTION_SET_OVERRIDE, PL_REASON_COUNT, 1, 0, 0, 3),      /* to out of range */
+		tl_action(PL_ACTION_DROP_OVERRIDE, PL_REASON_RETURN_HOME, 0, 0, 2, PL_NONE), /* on another member */
+		tl_action(PL_ACTION_DROP_OVERRIDE, PL_REASON_RETURN_HOME, 1, 0, PL_NONE, PL_NONE), /* no override */
+		tl_action(99, PL_REASON_NEW, 1, 0, 0, 1),                            /* unknown kind */
+		tl_action(PL_ACTION_SET_LEADER, PL_REASON_NEW, 6, 0, 0, 1),          /* shard out of range */
+	};
+	fx_keep(f);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_msg(pl_view_apply(f->v, &bad[i]) == PL_E_ACTION, "action %zu applied", i);
+		fx_unchanged(f);
+	}
+	pl_action origin = tl_action(PL_ACTION_SET_OVERRIDE, PL_REASON_COUNT, 1, 0, 0, 2);
+	origin.origin = 2; /* an unknown origin */
+	ck_assert_int_eq(pl_view_apply(f->v, &origin), PL_E_ACTION);
+	/* A full replica set takes no more. */
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < PL_MAX_REPLICAS + 1; m++)
+		tl_member(t, tl_str(t, "b%u", m), NULL);
+	tl_shard(t, "k", PL_NONE, 0, 8, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+	pl_view *v = tl_view(t, 0);
+	pl_action add = tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_UNDER_RF, 0, PL_NONE, PL_NONE, 8);
+	ck_assert_int_eq(pl_view_apply(v, &add), PL_E_ACTION);
+	tl_free(t);
+	fx_free(f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("guard");
@@ -523,6 +656,12 @@ static Suite *suite(void)
 	tcase_add_test(c, count_at_limit_is_sized);
 	tcase_add_test(c, copies_array_checked);
 	tcase_add_test(c, limit_before_workspace);
+	suite_add_tcase(s, c);
+	c = tcase_create("refusals");
+	tcase_add_test(c, view_readers_refuse_bad_arguments);
+	tcase_add_test(c, fleet_owners_refusals);
+	tcase_add_test(c, action_explain_refusals);
+	tcase_add_test(c, view_apply_refusals);
 	suite_add_tcase(s, c);
 	return s;
 }

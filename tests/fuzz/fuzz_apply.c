@@ -120,6 +120,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		a.at = take(&a_in, 0);
 		memcpy(copy, mem, size);
 		int rc = pl_view_apply(v, &a);
+		if (pl_strerror(rc)[0] == '\0' || pl_error_name(rc)[0] == '\0' || pl_error_name(-(int)take(&a_in, 70))[0] == '\0' ||
+		    pl_strerror(-(int)take(&a_in, 70))[0] == '\0')
+			abort(); /* every code has a name and a message */
 		if (rc != 0 && (rc != PL_E_ACTION || memcmp(copy, mem, size) != 0))
 			abort(); /* a refusal changed the view */
 		if (rc == 0)
@@ -139,6 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		if (take(&s, 8) == 0 && pl_view_settle(v) < 0)
 			abort();
 	}
+	if (pl_version_number() <= 0 || pl_version()[0] == '\0')
+		abort();
 	uint32_t top[PL_MAX_REPLICAS];
 	if (pl_view_top(v, "k/0001", 6, top, PL_MAX_REPLICAS) < 0)
 		abort();

@@ -22,6 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
 static char path[64], path2[64], svg[64], after[64];
 
+static void remove_files(void)
+{
+	remove(path);
+	remove(path2);
+	remove(svg);
+	remove(after);
+}
+
 static void must_say(int rc, const pt_err *e)
 {
 	if (rc != 0 && e->msg[0] == '\0')
@@ -36,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		snprintf(path2, sizeof path2, "%s/pl-fuzz-%d.fmt", dir, (int)getpid());
 		snprintf(svg, sizeof svg, "%s/pl-fuzz-%d.svg", dir, (int)getpid());
 		snprintf(after, sizeof after, "%s/pl-fuzz-%d.out", dir, (int)getpid());
+		atexit(remove_files);
 	}
 	if (len < 4)
 		return 0;

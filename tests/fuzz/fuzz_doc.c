@@ -27,7 +27,16 @@ static pl_override o1[FV_SHARDS], o2[FV_SHARDS];
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	in s = {data, len};
-	size_t text_len = take(&s, 0) % 1024;
+	/* half the inputs: the view's own document with a few bytes changed
+	 * (so most lines parse and the checks behind the syntax are reached);
+	 * the other half: raw bytes */
+	int edited = take(&s, 2);
+	uint32_t edits[8][2];
+	for (int i = 0; i < 8; i++) {
+		edits[i][0] = take(&s, 0);
+		edits[i][1] = take(&s, 256);
+	}
+	size_t text_len = edited ? 0 : take(&s, 0) % 1024;
 	if (text_len > s.n)
 		text_len = s.n;
 	const char *text = (const char *)s.p;
@@ -41,6 +50,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	pl_view *v = NULL;
 	if (pl_view_init(&v, mem, size, &snap, NULL, NULL) != 0)
 		goto done;
+	static char own[1 << 16];
+	if (edited) {
+		int w = pl_fleet_doc_format(v, own, sizeof own);
+		if (w < 0 || (size_t)w >= sizeof own)
+			goto done;
+		for (int i = 0; i < 8 && w > 0; i++)
+			if (edits[i][1] < 200)
+				own[edits[i][0] % (uint32_t)w] = (char)(edits[i][1] < 100 ? " \n#%lagcount9"[edits[i][1] % 14]
+											  : (char)edits[i][1]);
+		text = own;
+		text_len = (size_t)w;
+	}
 	/* any text */
 	pl_diag d = {0, 0, 0, 0};
 	uint32_t skipped = 0x5a5a5a5a;
