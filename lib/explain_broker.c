@@ -179,7 +179,8 @@ int pl__explain_broker(out *o, const names *n)
 		    plural(a->from_count, "zone", "zones"), a->total);
 		member(o, n, a->to);
 		put(o, " is in zone ");
-		put_bytes(o, n->s->members[a->to].zone);
+		if (a->to != PL_NONE)
+			put_bytes(o, n->s->members[a->to].zone);
 		put(o, ", which none of them is in, and ");
 		member(o, n, a->from);
 		put(o, " shares its zone with another replica; ");

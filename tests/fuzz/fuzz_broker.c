@@ -74,9 +74,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		for (int i = 0; i < rc; i++) {
 			const pl_action *a = &out[i];
 			if (a->kind != PL_ACTION_SET_LEADER && a->kind != PL_ACTION_MOVE_LEADER &&
-			    a->kind != PL_ACTION_ADD_REPLICA)
+			    a->kind != PL_ACTION_ADD_REPLICA && a->kind != PL_ACTION_MOVE_REPLICA)
 				abort();
-			if (a->reason < PL_REASON_NEW || a->reason > PL_REASON_CLUSTER_SKEW)
+			if ((a->reason < PL_REASON_NEW || a->reason > PL_REASON_CLUSTER_SKEW) &&
+			    (a->reason < PL_REASON_ZONE_REPAIR || a->reason > PL_REASON_REPLICA_CLUSTER_SKEW))
 				abort();
 			if (pl_action_explain(&snap, a, buf, sizeof buf) <= 0)
 				abort();
