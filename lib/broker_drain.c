@@ -173,10 +173,15 @@ void pl__bk_drain_replicas(pl__bk *b)
 		const pl__shard_state *st = &v->st[k];
 		if (st->leader == PL_NONE || !pl__live(v, st->leader))
 			continue; /* placing gives it a leader first */
+		/* Of its draining followers, the smallest id: not the first
+		 * listed, so the order of the replicas changes nothing. */
 		uint32_t from = PL_NONE;
-		for (uint32_t j = 0; j < st->nrep && from == PL_NONE; j++)
-			if (st->rep[j] != st->leader && pl__live(v, st->rep[j]) && !pl__eligible(v, st->rep[j]))
-				from = st->rep[j];
+		for (uint32_t j = 0; j < st->nrep; j++) {
+			uint32_t m = st->rep[j];
+			if (m != st->leader && pl__live(v, m) && !pl__eligible(v, m) &&
+			    (from == PL_NONE || v->m_rank[m] < v->m_rank[from]))
+				from = m;
+		}
 		if (from == PL_NONE)
 			continue;
 		if (st->moving || st->touched) {

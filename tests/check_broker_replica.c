@@ -422,6 +422,34 @@ START_TEST(every_shard_ends_spanning_the_zones_it_could)
 }
 END_TEST
 
+/* Two draining members hold followers of one shard: the one that moves
+ * first is the smaller id, whatever the order of the shard's replicas. */
+START_TEST(a_shard_with_two_draining_followers_drains_them_in_id_order)
+{
+	for (int order = 0; order < 2; order++) {
+		tl *t = tl_new();
+		bu_members(t, 5, NULL);
+		t->m[1].flags = t->m[2].flags = PL_MEMBER_DRAINING;
+		uint32_t s = tl_stream(t, "orders");
+		if (order == 0)
+			tl_shard(t, "orders/0", s, 0u, 3, 0u, 1u, 2u);
+		else
+			tl_shard(t, "orders/0", s, 0u, 3, 0u, 2u, 1u);
+		tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		pl_plan_info info;
+		int n;
+		pl_action *a = bu_plan(t, &cfg, &n, &info);
+		ck_assert_int_eq(n, 1);
+		ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
+		ck_assert_uint_eq(a[0].reason, PL_REASON_REPLICA_DRAIN);
+		ck_assert_msg(a[0].from == 1, "replicas listed %s: the drain moves b%u first", order ? "b0 b2 b1" : "b0 b1 b2",
+			      a[0].from);
+		tl_free(t);
+	}
+}
+END_TEST
+
 Suite *broker_replica_suite(void)
 {
 	Suite *s = suite_create("broker_replica");
@@ -431,6 +459,7 @@ Suite *broker_replica_suite(void)
 	tcase_add_test(c, drain_stalls_bad_input_writes_nothing);
 	tcase_add_test(c, a_stalled_drain_holds_nothing_up);
 	tcase_add_test(c, a_paused_policy_starts_no_replica_move_and_limits_hold);
+	tcase_add_test(c, a_shard_with_two_draining_followers_drains_them_in_id_order);
 	suite_add_tcase(s, c);
 	c = tcase_create("zones and balance");
 	tcase_add_test(c, zone_repair_moves_a_follower_into_a_zone_the_shard_lacks);

@@ -24,7 +24,7 @@ def test_version_is_the_library_version(root):
 
 def test_defaults_come_from_the_c_init_calls():
     assert pl.defaults("broker") == {"max_moves": 1, "max_moves_in": 0, "max_moves_out": 0, "paused": 0,
-                                     "replication_factor": 3, "stream_balance": 1}
+                                     "replication_factor": 3, "stream_balance": 1, "replica_balance": 1}
     assert pl.defaults("fleet") == {"now": 0, "last_move": None, "cooldown": 5, "moves_per_decision": 1,
                                     "spread": 1, "return_home_age": 300, "count_balance": 1}
     assert pl.defaults("region") == {"replication_factor": 3, "add_peer_proposals": 1, "load_balance": 0,
@@ -66,6 +66,7 @@ def test_view_queries():
     v = pl.View(s)
     c = v.counts()
     assert (c.members, c.live, c.eligible, c.streams, c.shards, c.scorer, c.share) == (3, 3, 3, 1, 6, "xxh3", 2)
+    assert c.copies == 0 and c.moving == 0
     assert v.member_tally("b2") == pl.Tally(6, 6, 2, 2, 6)
     assert v.stream_tally("s", "b0") == pl.Tally(0, 6, 2, 2, 6)
     assert v.find("member", "b1") == 1 and v.find("shard", "nope") is None
@@ -74,7 +75,7 @@ def test_view_queries():
     assert sorted(top) == ["b0", "b1", "b2"]
     assert v.top("s/00", 1) == [v.home("s/00")]
     st = v.shard_state("s/00")
-    assert st == pl.ShardState("b2", ("b0", "b1", "b2"), False, None)
+    assert st == pl.ShardState("b2", ("b0", "b1", "b2"), False, None, 0)
     assert pl.View(s, scorer="legacy").counts().scorer == "legacy"
     with pytest.raises(TypeError):
         v.home(0)  # by id, not by index
@@ -105,11 +106,20 @@ def test_dry_run_with_a_cap_stops_full_and_without_one_grows():
     plan = pl.broker_dry_run(s, cap=10)
     assert plan.status == "full" and len(plan.actions) == 8  # a new shard's 4 actions: all or none
     whole = pl.broker_dry_run(s)  # 600 new shards, 4 actions each: past the first 1,024 of room
-    assert whole.status == "balanced" and len(whole.actions) == 2400
+    # placing counts leaders, so the first tick leaves replicas a little
+    # uneven; replica balance (on by default) evens them in the later ticks
+    placing = [(a.kind, a.reason) for a in whole.actions[:2400]]
+    assert placing.count(("add-replica", "new")) == 1800 and placing.count(("set-leader", "new")) == 600
+    rest = whole.actions[2400:]
+    assert rest and all(a.kind == "move-replica" and a.reason.startswith("replica-") and a.stage_first for a in rest)
+    assert whole.status == "balanced"
     assert list(whole.actions)[:8] == list(plan.actions)
     v = pl.View(s)
-    assert len(pl.broker_dry_run(v).actions) == 2400
+    assert list(pl.broker_dry_run(v).actions) == list(whole.actions)
     assert sum(v.leaders().values()) == 600
+    assert [v.member_tally(m).replicas for m in v.order("member")] == [450] * 4
+    leaders_only = pl.broker_dry_run(s, replica_balance=False)
+    assert leaders_only.status == "balanced" and list(leaders_only.actions) == list(whole.actions)[:2400]
     assert len(pl.broker_plan(pl.View(s)).actions) == 2400  # one tick places every new shard
 
 
@@ -222,3 +232,86 @@ def test_a_view_built_with_the_previous_one_answers_as_a_fresh_one():
                      for a in pl.fleet_decide(reused, "m1", now=20).actions]
     with pytest.raises(TypeError):
         pl.View(two, reuse="not a view")
+
+
+# ---- replicas, drains, copies in flight, epochs ------------------------------------------
+
+def test_a_leaders_replica_carries_the_leadership():
+    m = [pl.Member("m0"), pl.Member("m1")]
+    lay = [("s/0", ["m0"], "m0"), ("s/1", ["m0"], "m0"), ("s/2", ["m1", "m0"], "m1"), ("s/3", ["m1", "m0"], "m1"),
+           ("s/4", ["m0", "m1"], "m0")]
+    s = pl.Snapshot(m, [pl.Shard(k, stream="s", replicas=r, leader=lead) for k, r, lead in lay])
+    (a,) = pl.broker_plan(s).actions
+    assert (a.kind, a.reason, a.scope, a.shard, a.from_member, a.to_member) == (
+        "move-replica", "replica-stream-skew", "stream-replicas", "s/0", "m0", "m1")
+    assert a.carries_leader and a.stage_first and a.flags == _ffi.PL_ACTION_STAGE_FIRST | _ffi.PL_ACTION_CARRIES_LEADER
+    assert "carries_leader=True" in repr(a) and "the leadership moves with it" in a.explain()
+    v = pl.View(s)
+    pl.broker_plan(v)
+    assert v.shard_state("s/0").leader == "m1"
+    # leaders only: replica balance off, and the leaders are even already
+    assert pl.broker_plan(s, replica_balance=False).status == "balanced"
+    assert not any(a.carries_leader for a in pl.broker_dry_run(s).actions if a.kind != "move-replica")
+
+
+def test_a_drain_that_cannot_finish_names_its_replicas():
+    M = pl.Member
+
+    def drain(members, shards):
+        s = pl.Snapshot(members, shards)
+        return pl.broker_plan(s), pl.broker_drain_stalls(s)
+
+    orders = pl.Shard("orders/0", stream="orders", replicas=["b1", "b0"], leader="b1")
+    base = [M("b0", zone="za", draining=True), M("b1", zone="zb"), M("b2", zone="zb")]
+    plan, stalls = drain(base, [orders])
+    assert (plan.status, plan.detail, plan.blocked, len(plan.actions)) == ("drain-stalled", "orders/0", 1, 0)
+    assert stalls == [pl.DrainStall("orders/0", "b0", "zones")]
+    assert (stalls[0].shard, stalls[0].member, stalls[0].reason) == ("orders/0", "b0", "zones")
+    # a member in za with room takes it
+    plan, stalls = drain(base + [M("b3", zone="za")], [orders])
+    assert [(a.kind, a.reason, a.to_member) for a in plan.actions] == [("move-replica", "replica-drain", "b3")]
+    assert stalls == []
+    # ... at its cap it cannot
+    plan, stalls = drain(base + [M("b3", zone="za", max_shards=1)], [orders, pl.Shard("other/0", replicas=["b3"])])
+    assert plan.status == "drain-stalled" and stalls == [pl.DrainStall("orders/0", "b0", "caps")]
+    # every eligible member holds it already
+    plan, stalls = drain(base, [pl.Shard("orders/0", stream="orders", replicas=["b1", "b0", "b2"], leader="b1")])
+    assert [s.reason for s in stalls] == ["held"]
+    # read-only: the view is as it was
+    v = pl.View(pl.Snapshot(base, [orders]))
+    assert len(pl.broker_drain_stalls(v)) == 1 and v.shard_state("orders/0").replicas == ("b1", "b0")
+
+
+def test_a_region_stall_says_what_was_wanted():
+    M = pl.Member
+    members = [M("a", down=True, joined_at=1), M("b", lagging=True, joined_at=2, map_version=7),
+               M("j", joined_at=3, map_version=6)]
+    plan = pl.region_plan(pl.Snapshot(members, [pl.Shard("r/0", replicas=["a", "b"], leader="a", epoch=7)]))
+    (st,) = plan.stalls
+    assert (st.shard, st.reason, st.step, st.member, st.wanted) == ("r/0", "not-ready", 1, "j", "primary")
+    members = [M("a", map_version=4, joined_at=2), M("b", map_version=4, joined_at=1),
+               M("j", map_version=3, joined_at=3)]
+    plan = pl.region_plan(pl.Snapshot(members, [pl.Shard("r/grow", replicas=["a", "b"], leader="a", epoch=4)]))
+    assert [(s.shard, s.reason, s.wanted) for s in plan.stalls] == [("r/grow", "not-ready", "peer")]
+    assert "wanted='peer'" in repr(plan.stalls[0])
+
+
+def test_epochs_advance_and_copies_in_flight_count():
+    s = pl.Snapshot([pl.Member("a"), pl.Member("b"), pl.Member("c")],
+                    [pl.Shard("k", replicas=["a"], leader="a", epoch=5), pl.Shard("q", replicas=["b"], leader="b")],
+                    copies=[pl.Copy("k", "c", from_member="a")])
+    v = pl.View(s)
+    c = v.counts()
+    assert (c.copies, c.moving) == (1, 1)
+    # the copy counts as finished: c holds k, and leads it since a did
+    assert v.shard_state("k") == pl.ShardState("c", ("c",), True, None, 5)
+    assert v.shard_state("q").epoch == 0
+    plan = pl.region_plan(v, replication_factor=1)
+    for a in plan.actions:
+        assert a.shard != "k"  # a shard with a copy in flight is not acted on
+    w = pl.View(pl.Snapshot(s.members, [pl.Shard("k", replicas=["a"], leader="a", epoch=5),
+                                        pl.Shard("q", replicas=["a"], leader="a")]))
+    assert w.counts().copies == 0
+    (x,) = pl.broker_plan(w, replication_factor=1).actions
+    assert w.shard_state(x.shard).epoch == {"k": 5, "q": 0}[x.shard] + 1
+    assert w.shard_state(({"k", "q"} - {x.shard}).pop()).epoch == {"k": 5, "q": 0}[({"k", "q"} - {x.shard}).pop()]

@@ -44,6 +44,16 @@ def _full_set():
     pl.region_check_add_peer(v, "r", "m8", 0)
 
 
+def _copies(*copies, replicas=("a",)):
+    # copies in flight against one shard k led by a; an error names the copy by its shard
+    return snap(shards=[pl.Shard("k", replicas=list(replicas), leader="a")], copies=list(copies))
+
+
+def _full_copy():
+    ids = ["m%d" % i for i in range(9)]
+    snap(ids, [pl.Shard("k", replicas=ids[:8], leader="m0")], copies=[pl.Copy("k", "m8")])
+
+
 # code name -> (what makes it happen, expected kind, expected id)
 TRIGGERS = {
     "E_INVAL": (lambda: pl.View(snap()).find("planet", "a"), None, None),
@@ -90,6 +100,13 @@ TRIGGERS = {
         [M("a"), M("b", max_shards=1)], [pl.Shard("r", replicas=["a"]), pl.Shard("q", replicas=["b"])])),
         "r", "b", 0), "member", "b"),
     "E_REPLICA_SET_FULL": (_full_set, "shard", "r"),
+    "E_COPY_SHARD": (lambda: _copies(pl.Copy("gone", "b")), "copy", "gone"),
+    "E_COPY_TO": (lambda: _copies(pl.Copy("k", "zz")), "copy", "k"),
+    "E_COPY_FROM": (lambda: _copies(pl.Copy("k", "b", from_member="zz")), "copy", "k"),
+    "E_COPY_TARGET": (lambda: _copies(pl.Copy("k", "a")), "copy", "k"),
+    "E_COPY_SOURCE": (lambda: _copies(pl.Copy("k", "b", from_member="c")), "copy", "k"),
+    "E_COPY_FULL": (_full_copy, "copy", "k"),
+    "E_DUP_COPY": (lambda: _copies(pl.Copy("k", "b"), pl.Copy("k", "c")), "copy", "k"),
 }
 
 # Codes the binding never makes the library return, by construction.
@@ -101,6 +118,7 @@ UNREACHABLE = {
     "E_OVERLAP": "every view, workspace and output array is memory the binding allocated for that call alone",
     "E_NOSPACE": "every output array is sized from the snapshot (fleet owners, document lines)",
     "E_VERSION": "every options struct comes from its own *_init(); no keyword sets version",
+    "E_COPY_RESERVED": "a Copy has no reserved field: the binding writes pl_copy.reserved as 0",
 }
 
 
@@ -152,6 +170,22 @@ def test_a_number_no_c_field_holds_is_refused_before_the_call():
         pl.broker_plan(snap(), max_move=1)
     with pytest.raises(TypeError):
         snap([M(3)])
+
+
+def test_copy_errors_name_the_copy():
+    """A bad copy in flight is named by kind "copy", its index in copies and
+    its shard's key; a duplicate names the earlier copy; an unknown id says
+    which."""
+    with pytest.raises(pl.PlacementError) as e:
+        _copies(pl.Copy("k", "b"), pl.Copy("k", "c", from_member="a"), pl.Copy("k", "c"))
+    assert (e.value.name, e.value.kind, e.value.index, e.value.id, e.value.other) == ("E_DUP_COPY", "copy", 1, "k", "k")
+    with pytest.raises(pl.PlacementError) as e:
+        _copies(pl.Copy("k", "b"), pl.Copy("nowhere", "b"))
+    assert (e.value.name, e.value.kind, e.value.index) == ("E_COPY_SHARD", "copy", 1)
+    assert "nowhere" in str(e.value)
+    with pytest.raises(pl.PlacementError) as e:
+        _copies(pl.Copy("k", "ghost"))
+    assert "ghost" in str(e.value)
 
 
 def test_doc_errors_name_the_line():

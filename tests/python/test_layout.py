@@ -23,9 +23,9 @@ def _constants():
     """(C expression, the Python value) for every mirrored constant."""
     out = [("PL_VERSION_MAJOR", _ffi.SONAME_MAJOR)]
     for name in ("PL_NONE", "PL_MAX_MEMBERS", "PL_MAX_STREAMS", "PL_MAX_SHARDS", "PL_MAX_ID_LEN", "PL_MAX_REPLICAS",
-                 "PL_MAX_WEIGHT", "PL_VIEW_ALIGN", "PL_MEMBER_DOWN", "PL_MEMBER_DRAINING", "PL_MEMBER_LAGGING",
+                 "PL_MAX_WEIGHT", "PL_MAX_COPIES", "PL_VIEW_ALIGN", "PL_MEMBER_DOWN", "PL_MEMBER_DRAINING", "PL_MEMBER_LAGGING",
                  "PL_MEMBER_UNMEASURED", "PL_SHARD_NOT_IDEMPOTENT", "PL_SHARD_TRANSFER_DEBT",
-                 "PL_ACTION_STAGE_FIRST", "PL_SCORER_XXH3", "PL_SCORER_LEGACY_FNV1A", "PL_FLEET_NEVER",
+                 "PL_ACTION_STAGE_FIRST", "PL_ACTION_CARRIES_LEADER", "PL_SCORER_XXH3", "PL_SCORER_LEGACY_FNV1A", "PL_FLEET_NEVER",
                  "PL_ROUTE_BODY_LIMIT"):
         out.append((name, getattr(_ffi, name)))
     out.append(("PL_MEMBER_FLAGS_ALL", _ffi.PL_MEMBER_DOWN | _ffi.PL_MEMBER_DRAINING | _ffi.PL_MEMBER_LAGGING
@@ -35,6 +35,8 @@ def _constants():
     out += [("PL_ELEM_" + up(w), v) for v, w in _ffi.ELEM_KINDS.items()]
     out += [("PL_ORIGIN_" + up(w), v) for v, w in _ffi.ORIGINS.items()]
     out += [("PL_SCOPE_" + up(w), v) for v, w in _ffi.SCOPES.items()]
+    out += [("PL_BROKER_STALL_" + up(w), v) for v, w in _ffi.BROKER_STALLS.items()]
+    out += [("PL_REGION_WANT_" + up(w), v) for v, w in _ffi.REGION_WANTS.items()]
     out += [("PL_SCORER_XXH3", _ffi.SCORERS["xxh3"]), ("PL_SCORER_LEGACY_FNV1A", _ffi.SCORERS["legacy"])]
     out += [("PL_ROUTE_ANSWER_" + up(w), v) for w, v in _ffi.ROUTE_ANSWERS.items()]
     out += [("PL_ROUTE_BODY_" + up(w), v) for w, v in _ffi.ROUTE_BODIES.items()]
@@ -93,6 +95,23 @@ def test_every_public_struct_is_mirrored(root):
         text = open(os.path.join(root, "include", "placement", h)).read()
         found |= set(re.findall(r"typedef struct (pl_[a-z_]+) \{", text))
     assert found - set(_ffi.STRUCTS) == set()
+
+
+_FAMILIES = {"PL_ELEM_": "ELEM_KINDS", "PL_ORIGIN_": "ORIGINS", "PL_SCOPE_": "SCOPES",
+             "PL_BROKER_STALL_": "BROKER_STALLS", "PL_REGION_WANT_": "REGION_WANTS"}
+
+
+def test_every_constant_of_a_mirrored_family_is_mirrored(root):
+    """A PL_SCOPE_*, PL_ELEM_*, ... a header adds and the package does not
+    mirror fails here (the values are checked by test_constant_matches_header)."""
+    import re
+    up = lambda w: w.upper().replace("-", "_")  # noqa: E731
+    for h in os.listdir(os.path.join(root, "include", "placement")):
+        text = open(os.path.join(root, "include", "placement", h)).read()
+        for prefix, table in _FAMILIES.items():
+            mirrored = {prefix + up(w) for w in getattr(_ffi, table).values()}
+            found = set(re.findall(r"#define (%s[A-Z_]+) " % prefix, text))
+            assert found - mirrored == set(), "%s: %s" % (h, table)
 
 
 @pytest.mark.parametrize("expr,value", _constants())

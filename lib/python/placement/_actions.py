@@ -22,9 +22,12 @@ class Action:
             ownership, or None.
         to_member: the id of the member receiving it, or None.
         stage_first: True when it copies data: stage on to_member, then commit.
+        carries_leader: True for a MOVE_REPLICA of the leader's replica
+            (PL_ACTION_CARRIES_LEADER): to_member leads the shard after it.
         origin: override actions: "lag" or "count"; None for other kinds.
         scope: where the counts were counted ("stream", "cluster", "owned",
-            "replicas", "primaries", "peers", "none").
+            "replicas", "primaries", "peers", "stream-replicas", "zones",
+            "none").
         tier, from_count, to_count, floor, ceiling, share, total, at, load:
             the numbers that decided it (see placement/plan.h).
         flags: the raw PL_ACTION_* flags.
@@ -32,7 +35,8 @@ class Action:
     str(action) and action.explain() give pl_action_explain()'s sentence.
     """
 
-    __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "origin", "scope",
+    __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "carries_leader",
+                 "origin", "scope",
                  "tier", "from_count", "to_count", "floor", "ceiling", "share", "total", "at", "load", "flags",
                  "_raw", "_snap")
 
@@ -48,6 +52,7 @@ class Action:
         self.to_member = s.member_id(raw.to)
         self.flags = raw.flags
         self.stage_first = bool(raw.flags & _ffi.PL_ACTION_STAGE_FIRST)
+        self.carries_leader = bool(raw.flags & _ffi.PL_ACTION_CARRIES_LEADER)
         self.origin = _ffi.ORIGINS.get(raw.origin, "unknown") if self.kind in _OVERRIDE_KINDS else None
         self.scope = _ffi.SCOPES.get(raw.scope, "unknown")
         self.tier = raw.tier
@@ -80,9 +85,9 @@ class Action:
         return isinstance(other, Action) and self.fields() == other.fields()
 
     def __repr__(self):
-        return "Action(%r, %r, shard=%r, from_member=%r, to_member=%r%s)" % (
+        return "Action(%r, %r, shard=%r, from_member=%r, to_member=%r%s%s)" % (
             self.kind, self.reason, self.shard, self.from_member, self.to_member,
-            ", stage_first=True" if self.stage_first else "")
+            ", stage_first=True" if self.stage_first else "", ", carries_leader=True" if self.carries_leader else "")
 
     def __str__(self):
         return self.explain()
@@ -133,24 +138,64 @@ class Stall:
         step: 1 (a primary or a peer wanted) or 2 (an idle member could take it).
         member: the member's id (the best candidate for "not-ready"; in step
             2 the idle member), or None.
+        wanted: what the region waited for (pl_region_stall.wanted):
+            "primary" (PL_REGION_WANT_PRIMARY: it has no live primary) or
+            "peer" (PL_REGION_WANT_PEER: a peer added, or moved onto an idle
+            member).
     """
 
-    __slots__ = ("shard", "reason", "step", "member")
+    __slots__ = ("shard", "reason", "step", "member", "wanted")
 
     def __init__(self, raw, snapshot):
         self.shard = snapshot.shard_key(raw.shard)
         self.reason = _ffi.STALLS.get(raw.reason, "unknown")
         self.step = raw.step
         self.member = snapshot.member_id(raw.member)
+        self.wanted = _ffi.REGION_WANTS.get(raw.wanted, "unknown")
 
     def __repr__(self):
-        return "Stall(%r, %r, step=%d, member=%r)" % (self.shard, self.reason, self.step, self.member)
+        return "Stall(%r, %r, step=%d, member=%r, wanted=%r)" % (self.shard, self.reason, self.step, self.member,
+                                                                 self.wanted)
+
+
+class DrainStall:
+    """A replica a draining broker member holds that a drain cannot move
+    (pl_broker_stall, from pl_broker_drain_stalls()).
+
+    Attributes:
+        shard: the shard's key.
+        member: the id of the draining member that holds the replica.
+        reason: why it cannot leave (PL_BROKER_STALL_*): "held" (every
+            eligible member holds a replica of the shard already), "zones"
+            (every other eligible member would lower the shard's zone
+            count) or "caps" (every member that keeps the zone count is at
+            its max_shards).
+    """
+
+    __slots__ = ("shard", "member", "reason")
+
+    def __init__(self, shard, member, reason):
+        self.shard = shard
+        self.member = member
+        self.reason = reason
+
+    @classmethod
+    def _from_c(cls, raw, snapshot):
+        return cls(snapshot.shard_key(raw.shard), snapshot.member_id(raw.member),
+                   _ffi.BROKER_STALLS.get(raw.reason, "unknown"))
+
+    def __eq__(self, other):
+        return isinstance(other, DrainStall) and (self.shard, self.member, self.reason) == (
+            other.shard, other.member, other.reason)
+
+    def __repr__(self):
+        return "DrainStall(%r, %r, reason=%r)" % (self.shard, self.member, self.reason)
 
 
 # What plan_info.detail names, by policy and status name; other statuses
 # leave it as the raw index (detail_index).
 _DETAIL = {
-    "broker": {"stalled": "shard", "move-limit": "member", "blocked-caps": "stream", "blocked-zones": "stream"},
+    "broker": {"stalled": "shard", "drain-stalled": "shard", "move-limit": "member", "blocked-caps": "stream", "blocked-zones": "stream"},
     "region": {"stalled": "shard", "proposals-off": "shard", "action-cap": "shard", "full": "shard"},
 }
 

@@ -1,9 +1,9 @@
-"""The broker policy: leaders per stream (placement/broker.h)."""
+"""The broker policy: leaders and replicas per stream (placement/broker.h)."""
 
 import ctypes
 
 from . import _config, _ffi
-from ._actions import ActionList, Plan
+from ._actions import ActionList, DrainStall, Plan
 from ._snapshot import new_diag
 from ._view import View, _config_namer, as_view
 
@@ -20,8 +20,8 @@ def _full():
 
 def broker_plan(target, scorer="xxh3", **config):
     """One tick of the broker policy (pl_broker_plan()): place what has no
-    live leader, hand off what draining members lead, then start rebalance
-    moves up to the limits. Every action is applied to the view as it is
+    live leader, hand off what draining members lead and hold, repair zones,
+    then start rebalance moves (leaders, then replicas) up to the limits. Every action is applied to the view as it is
     emitted.
 
     Args:
@@ -30,7 +30,10 @@ def broker_plan(target, scorer="xxh3", **config):
         scorer: for a Snapshot target: "xxh3" or "legacy".
         **config: fields of pl_broker_config, defaults from
             pl_broker_config_init(): max_moves, max_moves_in, max_moves_out,
-            paused, replication_factor, stream_balance.
+            paused, replication_factor, stream_balance, replica_balance
+            (True, the default: replicas per stream and in total are kept
+            even too; False: leaders only, drains and zone repair still move
+            replicas).
 
     Returns:
         a Plan: its actions, in the order to carry them out, and its status.
@@ -69,7 +72,8 @@ def broker_plan(target, scorer="xxh3", **config):
 def broker_dry_run(target, scorer="xxh3", cap=None, **config):
     """The whole sequence of actions from this layout to a balanced one
     (pl_broker_dry_run()): pl_broker_plan(), then pl_view_settle(), repeated
-    until a tick emits nothing. What an operator reviews before turning the
+    until a tick on a settled view emits nothing (moves in flight in the
+    snapshot are settled first). What an operator reviews before turning the
     balancer on.
 
     Args:
@@ -85,7 +89,8 @@ def broker_dry_run(target, scorer="xxh3", cap=None, **config):
 
     Returns:
         a Plan with the sequence, its status (why the last tick emitted
-        nothing: "balanced", a block, "stalled", ...) and ticks (how many
+        nothing: "balanced", a block, "stalled", "drain-stalled", ...;
+        never "move-limit" or "in-flight") and ticks (how many
         ticks emitted something).
 
     Raises:
@@ -116,3 +121,29 @@ def broker_dry_run(target, scorer="xxh3", cap=None, **config):
             view._restore(backup)
         size *= 4
     return Plan("broker", ActionList(arr, rc, snap), info, snap, ticks=ticks.value)
+
+
+def broker_drain_stalls(target):
+    """Every replica a draining member holds that a drain cannot move, and
+    why (pl_broker_drain_stalls()): the entries behind a plan's status
+    "drain-stalled". Read-only: the view is not changed.
+
+    Args:
+        target: a View (as it is now, after the actions applied to it) or a
+            Snapshot (a new View of it is built).
+
+    Returns:
+        a list of DrainStall (shard, member, reason: "held", "zones" or
+        "caps"), shards in key order, a shard's members in id order; empty
+        when every replica on a draining member has somewhere to go.
+    """
+    view, _ = as_view(target)
+    total = ctypes.c_uint32(0)
+    diag = new_diag()
+    rc = _ffi.lib.pl_broker_drain_stalls(view._v, None, 0, ctypes.byref(total), ctypes.byref(diag))
+    view.snapshot.raise_for(rc, diag)
+    n = total.value
+    arr = (_ffi.PlBrokerStall * max(n, 1))()
+    rc = _ffi.lib.pl_broker_drain_stalls(view._v, arr, n, ctypes.byref(total), ctypes.byref(diag))
+    view.snapshot.raise_for(rc, diag)
+    return [DrainStall._from_c(arr[i], view.snapshot) for i in range(rc)]

@@ -12,12 +12,13 @@ class PlacementError(Exception):
         code:    the negative PL_E* value.
         message: pl_strerror() of the code.
         kind:    the element kind of the pl_diag ("member", "stream", "shard",
-                 "override", "snapshot", "config", "argument", "none"), or
+                 "override", "copy", "snapshot", "config", "argument",
+                 "none"), or
                  None when the call takes no pl_diag.
         index:   the element's index in its array (or the config field's
                  place, or the argument's position), or None.
         id:      the element's id where it has one: a member or stream id, a
-                 shard key (an override's shard key), the config field's
+                 shard key (an override's or a copy's shard key), the config field's
                  name, the snapshot array's name; else None.
         other:   for a duplicate, the id of the earlier element it clashes
                  with (or its index when it has no id); else None.
@@ -65,7 +66,7 @@ def check(rc, diag=None, namer=None):
     ident = other = None
     if namer is not None and index is not None:
         ident = namer(kind, index)
-    if diag.other != _ffi.PL_NONE and kind in ("member", "stream", "shard", "override"):
+    if diag.other != _ffi.PL_NONE and kind in ("member", "stream", "shard", "override", "copy"):
         other = namer(kind, diag.other) if namer is not None else None
         if other is None:
             other = diag.other

@@ -33,6 +33,7 @@ PL_MAX_SHARDS = 1 << 26
 PL_MAX_ID_LEN = 1024
 PL_MAX_REPLICAS = 8
 PL_MAX_WEIGHT = 65536
+PL_MAX_COPIES = PL_MAX_SHARDS
 PL_VIEW_ALIGN = 8
 
 PL_MEMBER_DOWN = 0x1
@@ -42,6 +43,7 @@ PL_MEMBER_UNMEASURED = 0x8
 PL_SHARD_NOT_IDEMPOTENT = 0x1
 PL_SHARD_TRANSFER_DEBT = 0x2
 PL_ACTION_STAGE_FIRST = 0x1
+PL_ACTION_CARRIES_LEADER = 0x2
 
 PL_SCORER_XXH3 = 1
 PL_SCORER_LEGACY_FNV1A = 2
@@ -58,6 +60,7 @@ ELEM_KINDS = {
     5: "override",  # PL_ELEM_OVERRIDE
     6: "config",  # PL_ELEM_CONFIG
     7: "argument",  # PL_ELEM_ARGUMENT
+    8: "copy",  # PL_ELEM_COPY
 }
 ELEM_CODES = {v: k for k, v in ELEM_KINDS.items()}
 
@@ -74,7 +77,16 @@ SCOPES = {
     4: "replicas",
     5: "primaries",
     6: "peers",
+    7: "stream-replicas",
+    8: "zones",
 }
+
+#: PL_BROKER_STALL_*: why a draining member's replica cannot leave it
+#: (pl_broker_drain_stalls()); the library has no name function for them.
+BROKER_STALLS = {1: "held", 2: "zones", 3: "caps"}
+
+#: PL_REGION_WANT_*: what a stalled region waited for (pl_region_stall.wanted).
+REGION_WANTS = {1: "primary", 2: "peer"}
 
 #: Scorer words (PL_SCORER_*), as placement(5) spells them.
 SCORERS = {"xxh3": PL_SCORER_XXH3, "legacy": PL_SCORER_LEGACY_FNV1A}
@@ -197,6 +209,7 @@ class PlViewCounts(ctypes.Structure):
         ("scorer", u32),
         ("share", u32),
         ("weight", u64),
+        ("copies", u32),
     ]
 
 
@@ -213,6 +226,7 @@ class PlShardState(ctypes.Structure):
         ("override_member", u32),
         ("override_origin", u32),
         ("override_since", u64),
+        ("epoch", u64),
     ]
 
 
@@ -225,6 +239,7 @@ class PlBrokerConfig(ctypes.Structure):
         ("paused", u32),
         ("replication_factor", u32),
         ("stream_balance", u32),
+        ("replica_balance", u32),
     ]
 
 
@@ -255,7 +270,11 @@ class PlRegionConfig(ctypes.Structure):
 
 
 class PlRegionStall(ctypes.Structure):
-    _fields_ = [("shard", u32), ("reason", u32), ("step", u32), ("member", u32)]
+    _fields_ = [("shard", u32), ("reason", u32), ("step", u32), ("member", u32), ("wanted", u32)]
+
+
+class PlBrokerStall(ctypes.Structure):
+    _fields_ = [("shard", u32), ("member", u32), ("reason", u32), ("reserved", u32)]
 
 
 class PlRouteRequest(ctypes.Structure):
@@ -306,6 +325,7 @@ STRUCTS = {
     "pl_fleet_config": PlFleetConfig,
     "pl_region_config": PlRegionConfig,
     "pl_region_stall": PlRegionStall,
+    "pl_broker_stall": PlBrokerStall,
     "pl_route_request": PlRouteRequest,
     "pl_route_verdict": PlRouteVerdict,
     "pl_route_owner": PlRouteOwner,
@@ -416,6 +436,7 @@ _PROTOTYPES = {
     "pl_broker_config_init": (ci, [P(PlBrokerConfig)]),
     "pl_broker_plan": (ci, [vp, P(PlBrokerConfig), vp, u32, P(PlPlanInfo), P(PlDiag)]),
     "pl_broker_dry_run": (ci, [vp, P(PlBrokerConfig), vp, u32, P(PlPlanInfo), P(u32), P(PlDiag)]),
+    "pl_broker_drain_stalls": (ci, [vp, vp, u32, P(u32), P(PlDiag)]),
     "pl_fleet_config_init": (ci, [P(PlFleetConfig)]),
     "pl_fleet_owner": (ci, [vp, u32]),
     "pl_fleet_owners": (ci, [vp, P(u32), u32, P(PlDiag)]),

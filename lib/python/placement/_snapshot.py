@@ -456,6 +456,8 @@ class Snapshot:
                 return self.shard_keys[index]
             if kind == "override":
                 return _ref(self.overrides[index].shard, Shard, "key")
+            if kind == "copy":
+                return _ref(self.copies[index].shard, Shard, "key")
             if kind == "snapshot":
                 return _SNAPSHOT_ARRAYS[index]
         except IndexError:

@@ -14,13 +14,18 @@ Tally.__doc__ = """A member's counts, in total or in one stream (pl_tally): lead
 replicas (in-flight moves counted as finished), the floor and ceiling that
 apply to it, and how many shards were counted."""
 
-Counts = namedtuple("Counts", "members live eligible streams shards overrides moving leaderless scorer share weight")
-Counts.__doc__ = """Counts of a view (pl_view_counts); scorer is "xxh3" or "legacy"."""
+Counts = namedtuple("Counts",
+                    "members live eligible streams shards overrides moving leaderless scorer share weight copies")
+Counts.__doc__ = """Counts of a view (pl_view_counts); scorer is "xxh3" or "legacy"; copies
+is how many replica copies in flight the snapshot lists (their shards count
+as moving)."""
 
-ShardState = namedtuple("ShardState", "leader replicas moving override")
+ShardState = namedtuple("ShardState", "leader replicas moving override epoch")
 ShardState.__doc__ = """A shard as the view has it now (pl_shard_state): the leader's id or
-None, the replicas' ids, whether a move is in flight, and the fleet override
-in force as an Override, or None."""
+None, the replicas' ids, whether a move is in flight, the fleet override in
+force as an Override, or None, and the shard's epoch: the snapshot's,
+advanced by one by every replica or leader action applied to the view, as
+its commit would."""
 
 _SCORER_NAMES = {v: k for k, v in _ffi.SCORERS.items()}
 
@@ -149,7 +154,7 @@ class View:
         c = _ffi.PlViewCounts()
         check(_ffi.lib.pl_view_stats(self._v, ctypes.byref(c)))
         return Counts(c.members, c.live, c.eligible, c.streams, c.shards, c.overrides, c.moving, c.leaderless,
-                      _SCORER_NAMES.get(c.scorer, c.scorer), c.share, c.weight)
+                      _SCORER_NAMES.get(c.scorer, c.scorer), c.share, c.weight, c.copies)
 
     stats = counts
 
@@ -205,7 +210,7 @@ class View:
         if st.override_member != _ffi.PL_NONE:
             ov = Override(s.shard_keys[k], s.member_ids[st.override_member],
                           _ffi.ORIGINS.get(st.override_origin, "unknown"), st.override_since)
-        return ShardState(s.member_id(st.leader), reps, bool(st.moving), ov)
+        return ShardState(s.member_id(st.leader), reps, bool(st.moving), ov, st.epoch)
 
     # ---- changes ---------------------------------------------------------------------
 

@@ -25,6 +25,11 @@ pub enum Scope {
     Primaries,
     /// Peers of the shard (to_count = peers before, total = target RF).
     Peers,
+    /// Replicas of the action's stream (`PL_SCOPE_STREAM_REPLICAS`).
+    StreamReplicas,
+    /// Zones the shard spans (`PL_SCOPE_ZONES`): from_count before,
+    /// to_count after, total the zones it could span.
+    Zones,
     /// A scope this crate does not know yet.
     Other(u32),
 }
@@ -39,6 +44,8 @@ impl Scope {
             sys::PL_SCOPE_REPLICAS => Scope::Replicas,
             sys::PL_SCOPE_PRIMARIES => Scope::Primaries,
             sys::PL_SCOPE_PEERS => Scope::Peers,
+            sys::PL_SCOPE_STREAM_REPLICAS => Scope::StreamReplicas,
+            sys::PL_SCOPE_ZONES => Scope::Zones,
             other => Scope::Other(other),
         }
     }
@@ -68,12 +75,16 @@ pub struct Action {
     pub to_member: Option<String>,
     /// It copies data: stage on `to_member` first, then commit.
     pub stage_first: bool,
+    /// A `move-replica` of the leader's replica that takes the leadership
+    /// with it: `to_member` leads the shard after it
+    /// (`PL_ACTION_CARRIES_LEADER`).
+    pub carries_leader: bool,
     /// Override actions: the origin written or dropped.
     pub origin: Origin,
     /// Where the counts below were taken.
     pub scope: Scope,
     /// The placement tier (1..5) that chose `to_member`, or the fleet's
-    /// pick (1..4); 0 otherwise.
+    /// pick (1..5, `PL_FLEET_PICK_*`; 5 = keep); 0 otherwise.
     pub tier: u32,
     /// The giving member's count, before the action.
     pub from_count: u32,
@@ -119,6 +130,7 @@ impl Action {
             from_member: id_of(snap.member_ids(), a.from, ElementKind::Member)?,
             to_member: id_of(snap.member_ids(), a.to, ElementKind::Member)?,
             stage_first: a.flags & sys::PL_ACTION_STAGE_FIRST != 0,
+            carries_leader: a.flags & sys::PL_ACTION_CARRIES_LEADER != 0,
             origin: Origin::from_c(a.origin).unwrap_or(Origin::Lag),
             scope: Scope::from_c(a.scope),
             tier: a.tier,
@@ -209,6 +221,30 @@ pub struct Stall {
     /// The member it concerns (not-ready: the best candidate; step 2: the
     /// idle member).
     pub member: Option<String>,
+    /// What the region waited for.
+    pub wanted: Wanted,
+}
+
+/// What a stalled region waited for (`pl_region_stall.wanted`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Wanted {
+    /// A live primary: it has none (`PL_REGION_WANT_PRIMARY`).
+    Primary,
+    /// A peer, added or moved onto an idle member (`PL_REGION_WANT_PEER`).
+    Peer,
+    /// A `PL_REGION_WANT_*` value this crate does not know yet.
+    Other(u32),
+}
+
+impl Wanted {
+    pub(crate) fn from_c(v: u32) -> Wanted {
+        match v {
+            sys::PL_REGION_WANT_PRIMARY => Wanted::Primary,
+            sys::PL_REGION_WANT_PEER => Wanted::Peer,
+            other => Wanted::Other(other),
+        }
+    }
 }
 
 /// What a policy call did: the actions, in the order to carry them out,

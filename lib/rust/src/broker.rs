@@ -1,4 +1,5 @@
-//! The broker policy: leaders per stream and in total (`placement/broker.h`).
+//! The broker policy: leaders and replicas per stream and in total
+//! (`placement/broker.h`).
 
 use crate::action::Plan;
 use crate::error::Error;
@@ -8,13 +9,14 @@ use crate::sys::safe;
 use crate::view::View;
 
 /// The broker policy's configuration; `Default` is `pl_broker_config_init()`
-/// (one move at a time, RF 3, per-stream balance on).
+/// (one move at a time, RF 3, per-stream balance and replica balance on).
 ///
 /// ```
 /// use placement::BrokerConfig;
 /// let cfg = BrokerConfig::default().max_moves(4).replication_factor(2);
 /// assert_eq!(cfg.max_moves, 4);
-/// assert!(cfg.stream_balance);
+/// assert!(cfg.stream_balance && cfg.replica_balance);
+/// assert!(!cfg.replica_balance(false).replica_balance);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BrokerConfig {
@@ -30,6 +32,9 @@ pub struct BrokerConfig {
     pub replication_factor: u32,
     /// Per-stream tiers and stream pass; off = cluster totals only.
     pub stream_balance: bool,
+    /// Keep replicas even per stream and in total, not only leaders; off =
+    /// leaders only (drains and zone repair still move replicas).
+    pub replica_balance: bool,
     version: u32,
 }
 
@@ -43,6 +48,7 @@ impl Default for BrokerConfig {
             paused: c.paused != 0,
             replication_factor: c.replication_factor,
             stream_balance: c.stream_balance != 0,
+            replica_balance: c.replica_balance != 0,
             version: c.version,
         }
     }
@@ -79,6 +85,11 @@ impl BrokerConfig {
         self.stream_balance = on;
         self
     }
+    /// Sets `replica_balance`.
+    pub fn replica_balance(mut self, on: bool) -> BrokerConfig {
+        self.replica_balance = on;
+        self
+    }
     /// The C struct.
     pub fn to_raw(&self) -> sys::pl_broker_config {
         sys::pl_broker_config {
@@ -89,6 +100,7 @@ impl BrokerConfig {
             paused: self.paused as u32,
             replication_factor: self.replication_factor,
             stream_balance: self.stream_balance as u32,
+            replica_balance: self.replica_balance as u32,
         }
     }
 }
@@ -100,15 +112,19 @@ pub(crate) fn first_cap(snap: &Snapshot) -> usize {
 
 impl<'s> View<'s> {
     /// One tick of the broker policy (`pl_broker_plan()`): place what has no
-    /// live leader, hand off what draining members lead, start moves up to
-    /// the limits. Every action is applied to the view.
+    /// live leader, hand off what draining members lead and hold, repair
+    /// zones, start moves (leaders, then replicas) up to the limits. Every
+    /// action is applied to the view.
     pub fn broker_plan(&mut self, cfg: &BrokerConfig) -> Result<Plan, Error> {
         self.broker_run(cfg, false)
     }
 
     /// Every action from here to a balanced layout (`pl_broker_dry_run()`):
-    /// ticks of [`View::broker_plan`] with every move settled in between.
-    /// The view ends holding the layout after them.
+    /// ticks of [`View::broker_plan`] with every move settled in between
+    /// (moves in flight in the snapshot are settled first), until a tick on
+    /// a settled view emits nothing. The view ends holding the layout after
+    /// them. Its status is never `move-limit` or `in-flight`; it may be
+    /// `drain-stalled` (see [`View::broker_drain_stalls`]).
     pub fn broker_dry_run(&mut self, cfg: &BrokerConfig) -> Result<Plan, Error> {
         self.broker_run(cfg, true)
     }
@@ -154,6 +170,95 @@ impl<'s> View<'s> {
             return Plan::build(self.snapshot(), &all, &info, ticks_total);
         }
     }
+}
+
+/// A replica on a draining member that a drain cannot move, and why
+/// (`pl_broker_stall`, from [`View::broker_drain_stalls`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DrainStall {
+    /// The shard's key.
+    pub shard: String,
+    /// The id of the draining member that holds the replica.
+    pub member: String,
+    /// Why it cannot leave.
+    pub reason: DrainStallReason,
+}
+
+/// Why a draining member's replica cannot leave it (`PL_BROKER_STALL_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DrainStallReason {
+    /// Every eligible member holds a replica of the shard already
+    /// (`PL_BROKER_STALL_HELD`).
+    Held,
+    /// Every other eligible member would lower the shard's zone count
+    /// (`PL_BROKER_STALL_ZONES`).
+    Zones,
+    /// Every member that keeps the zone count is at its `max_shards`
+    /// (`PL_BROKER_STALL_CAPS`).
+    Caps,
+    /// A `PL_BROKER_STALL_*` value this crate does not know yet.
+    Other(u32),
+}
+
+impl DrainStallReason {
+    fn from_c(r: u32) -> DrainStallReason {
+        match r {
+            sys::PL_BROKER_STALL_HELD => DrainStallReason::Held,
+            sys::PL_BROKER_STALL_ZONES => DrainStallReason::Zones,
+            sys::PL_BROKER_STALL_CAPS => DrainStallReason::Caps,
+            other => DrainStallReason::Other(other),
+        }
+    }
+}
+
+impl<'s> View<'s> {
+    /// Every replica a draining member holds that a drain cannot move, and
+    /// why (`pl_broker_drain_stalls()`): the entries behind a plan's status
+    /// `drain-stalled`, as the view is now. Shards in key order, a shard's
+    /// members in id order; empty when every such replica has somewhere to
+    /// go. Read-only: the view is not changed.
+    ///
+    /// ```
+    /// use placement::{DrainStallReason, Member, Shard, Snapshot};
+    /// // b0 drains; b1 and b2 share zone zb: the shard would span one zone
+    /// let members = vec![Member::new("b0").zone("za").draining(), Member::new("b1").zone("zb"),
+    ///                    Member::new("b2").zone("zb")];
+    /// let snap = Snapshot::new(members, vec![Shard::new("k").replicas(&["b1", "b0"]).leader("b1")])?;
+    /// let stalls = snap.view()?.broker_drain_stalls()?;
+    /// assert_eq!(stalls.len(), 1);
+    /// assert_eq!((stalls[0].shard.as_str(), stalls[0].member.as_str()), ("k", "b0"));
+    /// assert_eq!(stalls[0].reason, DrainStallReason::Zones);
+    /// # Ok::<(), placement::Error>(())
+    /// ```
+    pub fn broker_drain_stalls(&self) -> Result<Vec<DrainStall>, Error> {
+        let mut total = 0u32;
+        let mut d = sys::pl_diag::default();
+        let rc = self.raw.broker_drain_stalls(&mut [], &mut total, &mut d);
+        if rc < 0 {
+            return Err(self.snapshot().error_from_diag(rc, &d));
+        }
+        let mut out = vec![sys::pl_broker_stall::default(); total as usize];
+        let rc = self.raw.broker_drain_stalls(&mut out, &mut total, &mut d);
+        if rc < 0 {
+            return Err(self.snapshot().error_from_diag(rc, &d));
+        }
+        out.truncate(rc as usize);
+        let snap = self.snapshot();
+        Ok(out
+            .iter()
+            .map(|e| DrainStall {
+                shard: snap.shard_key(e.shard).unwrap_or_default().to_owned(),
+                member: snap.member_id(e.member).unwrap_or_default().to_owned(),
+                reason: DrainStallReason::from_c(e.reason),
+            })
+            .collect())
+    }
+}
+
+/// [`View::broker_drain_stalls`] on a fresh view of `snap` (default options).
+pub fn broker_drain_stalls(snap: &Snapshot) -> Result<Vec<DrainStall>, Error> {
+    snap.view()?.broker_drain_stalls()
 }
 
 /// [`View::broker_plan`] on a fresh view of `snap` (default options).

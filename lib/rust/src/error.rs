@@ -4,15 +4,14 @@ use crate::sys;
 use crate::sys::safe;
 use std::fmt;
 
-/// Which part of the input an [`Error`] is about (`PL_ELEM_*`, plus the
-/// crate's own [`ElementKind::Copy`] for a copy that names an unknown id).
+/// Which part of the input an [`Error`] is about (`PL_ELEM_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ElementKind {
     /// Nothing in particular (`PL_ELEM_NONE`).
     None,
-    /// One of the snapshot's arrays (`PL_ELEM_SNAPSHOT`; index 0..3 =
-    /// members, streams, shards, overrides).
+    /// One of the snapshot's arrays (`PL_ELEM_SNAPSHOT`; index 0..4 =
+    /// members, streams, shards, overrides, copies).
     Snapshot,
     /// A member (`PL_ELEM_MEMBER`).
     Member,
@@ -26,7 +25,8 @@ pub enum ElementKind {
     Config,
     /// A function argument (`PL_ELEM_ARGUMENT`; index from 1).
     Argument,
-    /// A copy in flight, as the crate resolves its ids.
+    /// A copy in flight (`PL_ELEM_COPY`; index into the snapshot's copies,
+    /// [`Error::id`] its shard's key).
     Copy,
     /// A `PL_ELEM_*` value this crate does not know yet.
     Other(u32),
@@ -43,6 +43,7 @@ impl ElementKind {
             sys::PL_ELEM_OVERRIDE => ElementKind::Override,
             sys::PL_ELEM_CONFIG => ElementKind::Config,
             sys::PL_ELEM_ARGUMENT => ElementKind::Argument,
+            sys::PL_ELEM_COPY => ElementKind::Copy,
             other => ElementKind::Other(other),
         }
     }

@@ -50,8 +50,8 @@ mod route;
 mod snapshot;
 mod view;
 
-pub use action::{Action, Plan, Scope, Stall, Status};
-pub use broker::{broker_dry_run, broker_plan, BrokerConfig};
+pub use action::{Action, Plan, Scope, Stall, Status, Wanted};
+pub use broker::{broker_drain_stalls, broker_dry_run, broker_plan, BrokerConfig, DrainStall, DrainStallReason};
 pub use error::{ElementKind, Error};
 pub use fleet::{fleet_decide, FleetConfig, OverrideDoc};
 pub use region::{region_plan, RegionConfig};

@@ -1,7 +1,7 @@
 //! Regions: replica sets that grow onto joining members, and primaries
 //! that follow (`placement/region.h`).
 
-use crate::action::{Plan, Stall};
+use crate::action::{Plan, Stall, Wanted};
 use crate::error::{ElementKind, Error};
 use crate::snapshot::Snapshot;
 use crate::sys;
@@ -152,6 +152,7 @@ impl<'s> View<'s> {
                 } else {
                     Some(self.member_id(s.member)?.to_owned())
                 },
+                wanted: Wanted::from_c(s.wanted),
             });
         }
         Ok(plan)

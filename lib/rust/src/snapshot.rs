@@ -226,12 +226,12 @@ impl Snapshot {
                     .with_reference(r)
             };
             let shard = index_of(&shard_index, &c.shard)
-                .ok_or_else(|| at(sys::PL_E_SHARD_RANGE, &c.shard))?;
+                .ok_or_else(|| at(sys::PL_E_COPY_SHARD, &c.shard))?;
             let to = index_of(&member_index, &c.to)
-                .ok_or_else(|| at(sys::PL_E_MEMBER_RANGE, &c.to))?;
+                .ok_or_else(|| at(sys::PL_E_COPY_TO, &c.to))?;
             let from = match &c.from {
                 Some(f) => {
-                    index_of(&member_index, f).ok_or_else(|| at(sys::PL_E_MEMBER_RANGE, f))?
+                    index_of(&member_index, f).ok_or_else(|| at(sys::PL_E_COPY_FROM, f))?
                 }
                 None => sys::PL_NONE,
             };
@@ -279,6 +279,11 @@ impl Snapshot {
                 .overrides()
                 .get(i as usize)
                 .and_then(|o| self.shard_key(o.shard)),
+            (ElementKind::Copy, Some(i)) => self
+                .raw
+                .copies()
+                .get(i as usize)
+                .and_then(|c| self.shard_key(c.shard)),
             _ => None,
         };
         e.with_id(id.map(str::to_owned))

@@ -86,6 +86,9 @@ pub struct Counts {
     pub share: u32,
     /// The sum of eligible members' weights.
     pub weight: u64,
+    /// Replica copies in flight in the snapshot (their shards count as
+    /// moving).
+    pub copies: u32,
 }
 
 /// A member's counts, in total or in one stream, and its bounds
@@ -128,6 +131,9 @@ pub struct ShardState {
     pub moving: bool,
     /// The fleet override in force: its member, origin and since.
     pub override_: Option<(String, Origin, u64)>,
+    /// The shard's epoch: the snapshot's, advanced by one by every replica
+    /// or leader action applied to the view, as its commit would.
+    pub epoch: u64,
 }
 
 /// A view of a [`Snapshot`]: canonical orders, ring homes, tallies, and
@@ -264,6 +270,7 @@ impl<'s> View<'s> {
             scorer: Scorer(c.scorer),
             share: c.share,
             weight: c.weight,
+            copies: c.copies,
         }
     }
 
@@ -386,6 +393,7 @@ impl<'s> View<'s> {
             replicas,
             moving: st.moving != 0,
             override_,
+            epoch: st.epoch,
         })
     }
 

@@ -108,7 +108,23 @@ fn long_dry_run_equals_one_c_call() {
     let shards: Vec<Shard> = (0..300).map(|i| Shard::new(format!("n/{:03}", i)).stream("n")).collect();
     let snap = Snapshot::new(brokers(5), shards).unwrap();
     let plan = broker_dry_run(&snap, &BrokerConfig::default()).unwrap();
-    assert_eq!(plan.actions.len(), 1200, "ADD_REPLICA x3 and SET_LEADER per new shard");
+    // ADD_REPLICA x3 and SET_LEADER per new shard; placing counts leaders,
+    // so replica balance (on by default) then evens the replicas out.
+    let (placing, rest) = plan.actions.split_at(1200);
+    assert_eq!(placing.iter().filter(|a| a.kind == "add-replica" && a.reason == "new").count(), 900);
+    assert_eq!(placing.iter().filter(|a| a.kind == "set-leader" && a.reason == "new").count(), 300);
+    assert!(!rest.is_empty());
+    assert!(rest.iter().all(|a| a.kind == "move-replica" && a.reason.starts_with("replica-") && a.stage_first));
+    assert_eq!(plan.status, "balanced");
+    let mut view = snap.view().unwrap();
+    view.broker_dry_run(&BrokerConfig::default()).unwrap();
+    for m in snap.member_ids() {
+        assert_eq!(view.member_tally(m).unwrap().replicas, 180, "{}", m);
+    }
+    // Leaders only: the placing, and nothing after it.
+    let leaders = broker_dry_run(&snap, &BrokerConfig::default().replica_balance(false)).unwrap();
+    assert_eq!(leaders.actions, placing);
+    assert_eq!(leaders.status, "balanced");
     // The same call made directly through sys, with room for all of it.
     let raw = snap.as_raw();
     let mut mem = vec![0u64; (unsafe { sys::pl_view_size(raw) } + 7) / 8];

@@ -57,15 +57,19 @@ layouts! {
     pl_action { kind, reason, shard, stream, from, to, flags, origin, scope, tier, from_count, to_count,
                 floor, ceiling, share, total, at, load }
     pl_plan_info { written, wanted, status, detail, blocked }
-    pl_view_options { version, scorer }
-    pl_view_counts { members, live, eligible, streams, shards, overrides, moving, leaderless, scorer, share, weight }
+    pl_view_options { version, scorer, reuse }
+    pl_view_counts { members, live, eligible, streams, shards, overrides, moving, leaderless, scorer, share, weight,
+                     copies }
     pl_tally { leaders, replicas, floor, ceiling, shards }
-    pl_shard_state { leader, replica_count, replicas, moving, override_member, override_origin, override_since }
-    pl_broker_config { version, max_moves, max_moves_in, max_moves_out, paused, replication_factor, stream_balance }
+    pl_shard_state { leader, replica_count, replicas, moving, override_member, override_origin, override_since,
+                     epoch }
+    pl_broker_config { version, max_moves, max_moves_in, max_moves_out, paused, replication_factor, stream_balance,
+                       replica_balance }
+    pl_broker_stall { shard, member, reason, reserved }
     pl_fleet_config { version, self_, now, last_move, cooldown, moves_per_decision, spread, return_home_age,
                       count_balance, reserved }
     pl_region_config { version, replication_factor, add_peer_proposals, load_balance, load_threshold, max_actions }
-    pl_region_stall { shard, reason, step, member }
+    pl_region_stall { shard, reason, step, member, wanted }
     pl_route_request { version, data_plane, answer, owner_known, forwarded, body, outcome, reserved }
     pl_route_verdict { verdict, rule, status, retry_after, mark, send_body }
     pl_route_owner { owner, home, shard, is_self }
@@ -88,15 +92,18 @@ constants! {
     PL_VERSION_MAJOR, PL_VERSION_MINOR, PL_VERSION_PATCH, PL_VERSION_NUMBER,
     PL_OK, PL_E_INVAL, PL_E_NULL, PL_E_LIMIT, PL_E_LENGTH, PL_E_STREAM_RANGE, PL_E_MEMBER_RANGE,
     PL_E_OVERRIDE_SHARD, PL_E_OVERRIDE_MEMBER, PL_E_NOSPACE, PL_E_NOT_FOUND, PL_E_ACTION, PL_E_SHARD_RANGE,
-    PL_NONE, PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_ID_LEN, PL_MAX_REPLICAS, PL_MAX_WEIGHT,
+    PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM,
+    PL_NONE, PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_ID_LEN, PL_MAX_REPLICAS, PL_MAX_WEIGHT, PL_MAX_COPIES,
     PL_MEMBER_DOWN, PL_MEMBER_DRAINING, PL_MEMBER_LAGGING, PL_MEMBER_UNMEASURED, PL_MEMBER_FLAGS_ALL,
     PL_SHARD_NOT_IDEMPOTENT, PL_SHARD_TRANSFER_DEBT, PL_SHARD_FLAGS_ALL, PL_ORIGIN_LAG, PL_ORIGIN_COUNT,
     PL_ELEM_NONE, PL_ELEM_SNAPSHOT, PL_ELEM_MEMBER, PL_ELEM_STREAM, PL_ELEM_SHARD, PL_ELEM_OVERRIDE,
-    PL_ELEM_CONFIG, PL_ELEM_ARGUMENT, PL_SCORER_XXH3, PL_SCORER_LEGACY_FNV1A,
-    PL_ACTION_STAGE_FIRST, PL_STATUS_BALANCED, PL_STATUS_FULL,
+    PL_ELEM_CONFIG, PL_ELEM_ARGUMENT, PL_ELEM_COPY, PL_SCORER_XXH3, PL_SCORER_LEGACY_FNV1A,
+    PL_ACTION_STAGE_FIRST, PL_ACTION_CARRIES_LEADER, PL_STATUS_BALANCED, PL_STATUS_FULL,
     PL_SCOPE_NONE, PL_SCOPE_STREAM, PL_SCOPE_CLUSTER, PL_SCOPE_OWNED, PL_SCOPE_REPLICAS, PL_SCOPE_PRIMARIES,
-    PL_SCOPE_PEERS, PL_VIEW_ALIGN, PL_VIEW_OPTIONS_VERSION, PL_BROKER_CONFIG_VERSION, PL_BROKER_MAX_MOVES,
-    PL_FLEET_CONFIG_VERSION, PL_FLEET_NEVER, PL_FLEET_DOC_VERSION, PL_REGION_CONFIG_VERSION,
+    PL_SCOPE_PEERS, PL_SCOPE_STREAM_REPLICAS, PL_SCOPE_ZONES, PL_VIEW_ALIGN, PL_VIEW_OPTIONS_VERSION, PL_BROKER_CONFIG_VERSION, PL_BROKER_MAX_MOVES,
+    PL_BROKER_STALL_HELD, PL_BROKER_STALL_ZONES, PL_BROKER_STALL_CAPS, PL_REGION_WANT_PRIMARY, PL_REGION_WANT_PEER,
+    PL_FLEET_CONFIG_VERSION, PL_FLEET_NEVER, PL_FLEET_DOC_VERSION,
+    PL_FLEET_PICK_HOME, PL_FLEET_PICK_NEXT, PL_FLEET_PICK_OVERRIDE, PL_FLEET_PICK_ANY, PL_FLEET_PICK_KEEP, PL_REGION_CONFIG_VERSION,
     PL_ROUTE_BODY_LIMIT, PL_ROUTE_ANSWER_SERVED, PL_ROUTE_ANSWER_NOT_OWNER, PL_ROUTE_BODY_UNREAD,
     PL_ROUTE_BODY_WHOLE, PL_ROUTE_BODY_PAST_LIMIT, PL_ROUTE_BODY_PARTIAL, PL_ROUTE_OUTCOME_NONE,
     PL_ROUTE_OUTCOME_ANSWERED, PL_ROUTE_OUTCOME_REFUSED, PL_ROUTE_OUTCOME_FAILED, PL_ROUTE_REQUEST_VERSION,

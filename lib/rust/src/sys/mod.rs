@@ -65,6 +65,12 @@ pub const PL_E_NOT_FOUND: c_int = -28;
 pub const PL_E_ACTION: c_int = -33;
 /// `PL_E_SHARD_RANGE`: shard index out of range.
 pub const PL_E_SHARD_RANGE: c_int = -35;
+/// `PL_E_COPY_SHARD`: copy in flight names an unknown shard.
+pub const PL_E_COPY_SHARD: c_int = -70;
+/// `PL_E_COPY_TO`: copy in flight onto an unknown member.
+pub const PL_E_COPY_TO: c_int = -71;
+/// `PL_E_COPY_FROM`: copy in flight replaces an unknown member.
+pub const PL_E_COPY_FROM: c_int = -72;
 
 // ---- snapshot.h ------------------------------------------------------------
 
@@ -82,6 +88,8 @@ pub const PL_MAX_ID_LEN: u32 = 1024;
 pub const PL_MAX_REPLICAS: u32 = 8;
 /// `PL_MAX_WEIGHT`: a member's relative weight.
 pub const PL_MAX_WEIGHT: u32 = 65536;
+/// `PL_MAX_COPIES`: copies in flight, at most one per shard.
+pub const PL_MAX_COPIES: u32 = PL_MAX_SHARDS;
 
 /// `PL_MEMBER_DOWN`: not live.
 pub const PL_MEMBER_DOWN: u32 = 0x1;
@@ -108,7 +116,8 @@ pub const PL_ORIGIN_COUNT: u32 = 1;
 
 /// `PL_ELEM_NONE`.
 pub const PL_ELEM_NONE: u32 = 0;
-/// `PL_ELEM_SNAPSHOT`: an array of the snapshot (index 0..3).
+/// `PL_ELEM_SNAPSHOT`: an array of the snapshot (index 0..4: members,
+/// streams, shards, overrides, copies).
 pub const PL_ELEM_SNAPSHOT: u32 = 1;
 /// `PL_ELEM_MEMBER`.
 pub const PL_ELEM_MEMBER: u32 = 2;
@@ -122,6 +131,8 @@ pub const PL_ELEM_OVERRIDE: u32 = 5;
 pub const PL_ELEM_CONFIG: u32 = 6;
 /// `PL_ELEM_ARGUMENT`: a function argument (from 1).
 pub const PL_ELEM_ARGUMENT: u32 = 7;
+/// `PL_ELEM_COPY`: a copy in flight (`snapshot.copies`).
+pub const PL_ELEM_COPY: u32 = 8;
 
 // ---- hash.h ----------------------------------------------------------------
 
@@ -134,6 +145,9 @@ pub const PL_SCORER_LEGACY_FNV1A: u32 = 2;
 
 /// `PL_ACTION_STAGE_FIRST`: copies data; stage on `to` first, then commit.
 pub const PL_ACTION_STAGE_FIRST: u32 = 0x1;
+/// `PL_ACTION_CARRIES_LEADER`: a MOVE_REPLICA of the leader's replica; `to`
+/// leads after it.
+pub const PL_ACTION_CARRIES_LEADER: u32 = 0x2;
 /// `PL_STATUS_BALANCED`: nothing more is wanted.
 pub const PL_STATUS_BALANCED: u32 = 0;
 /// `PL_STATUS_FULL`: the output array filled first.
@@ -152,6 +166,11 @@ pub const PL_SCOPE_REPLICAS: u32 = 4;
 pub const PL_SCOPE_PRIMARIES: u32 = 5;
 /// `PL_SCOPE_PEERS`: peers of the shard.
 pub const PL_SCOPE_PEERS: u32 = 6;
+/// `PL_SCOPE_STREAM_REPLICAS`: replicas of the action's stream.
+pub const PL_SCOPE_STREAM_REPLICAS: u32 = 7;
+/// `PL_SCOPE_ZONES`: zones the shard spans (from_count before, to_count
+/// after, total it could span).
+pub const PL_SCOPE_ZONES: u32 = 8;
 
 // ---- view.h ----------------------------------------------------------------
 
@@ -166,6 +185,14 @@ pub const PL_VIEW_OPTIONS_VERSION: u32 = 2;
 pub const PL_BROKER_CONFIG_VERSION: u32 = 1;
 /// `PL_BROKER_MAX_MOVES`.
 pub const PL_BROKER_MAX_MOVES: u32 = 256;
+/// `PL_BROKER_STALL_HELD`: every eligible member holds a replica of the shard.
+pub const PL_BROKER_STALL_HELD: u32 = 1;
+/// `PL_BROKER_STALL_ZONES`: every other eligible member would lower the
+/// shard's zone count.
+pub const PL_BROKER_STALL_ZONES: u32 = 2;
+/// `PL_BROKER_STALL_CAPS`: every member that keeps the zone count is at its
+/// `max_shards`.
+pub const PL_BROKER_STALL_CAPS: u32 = 3;
 
 // ---- fleet.h ---------------------------------------------------------------
 
@@ -175,11 +202,26 @@ pub const PL_FLEET_CONFIG_VERSION: u32 = 1;
 pub const PL_FLEET_NEVER: u64 = 0xFFFF_FFFF_FFFF_FFFF;
 /// `PL_FLEET_DOC_VERSION`.
 pub const PL_FLEET_DOC_VERSION: u32 = 1;
+/// `PL_FLEET_PICK_HOME`: the shard's ring home is the target.
+pub const PL_FLEET_PICK_HOME: u32 = 1;
+/// `PL_FLEET_PICK_NEXT`: the target is its next rendezvous choice.
+pub const PL_FLEET_PICK_NEXT: u32 = 2;
+/// `PL_FLEET_PICK_OVERRIDE`: one of self's count overrides.
+pub const PL_FLEET_PICK_OVERRIDE: u32 = 3;
+/// `PL_FLEET_PICK_ANY`: key order.
+pub const PL_FLEET_PICK_ANY: u32 = 4;
+/// `PL_FLEET_PICK_KEEP`: self's shard the target holds through a lag
+/// override after the lag; the target keeps it, by count.
+pub const PL_FLEET_PICK_KEEP: u32 = 5;
 
 // ---- region.h --------------------------------------------------------------
 
 /// `PL_REGION_CONFIG_VERSION`.
 pub const PL_REGION_CONFIG_VERSION: u32 = 1;
+/// `PL_REGION_WANT_PRIMARY`: the stalled region wanted a live primary.
+pub const PL_REGION_WANT_PRIMARY: u32 = 1;
+/// `PL_REGION_WANT_PEER`: the stalled region wanted a peer.
+pub const PL_REGION_WANT_PEER: u32 = 2;
 
 // ---- route.h ---------------------------------------------------------------
 
@@ -335,6 +377,14 @@ extern "C" {
         out: *mut pl_action,
         cap: u32,
         info: *mut pl_plan_info,
+        diag: *mut pl_diag,
+    ) -> c_int;
+    /// `pl_broker_drain_stalls(3)`.
+    pub fn pl_broker_drain_stalls(
+        v: *const pl_view,
+        out: *mut pl_broker_stall,
+        cap: u32,
+        total: *mut u32,
         diag: *mut pl_diag,
     ) -> c_int;
     /// `pl_broker_dry_run(3)`.

@@ -216,6 +216,16 @@ impl<'s> RawView<'s> {
         }
     }
 
+    pub(crate) fn broker_drain_stalls(
+        &self,
+        out: &mut [pl_broker_stall],
+        total: &mut u32,
+        diag: &mut pl_diag,
+    ) -> c_int {
+        // SAFETY: a live view, only read; out holds at least the cap passed.
+        unsafe { pl_broker_drain_stalls(self.v(), out.as_mut_ptr(), cap32(out.len()), total, diag) }
+    }
+
     pub(crate) fn fleet_owner(&self, shard: u32) -> c_int {
         // SAFETY: a live view; C checks the index.
         unsafe { pl_fleet_owner(self.v(), shard) }

@@ -248,6 +248,8 @@ pub struct pl_view_counts {
     pub share: u32,
     /// Sum of eligible members' weights.
     pub weight: u64,
+    /// Replica copies in flight in the snapshot (their shards are moving).
+    pub copies: u32,
 }
 
 /// A member's counts, in total or in one stream.
@@ -284,6 +286,9 @@ pub struct pl_shard_state {
     pub override_origin: u32,
     /// When the override was written.
     pub override_since: u64,
+    /// The shard's epoch, advanced by one by every replica or leader action
+    /// applied to the view.
+    pub epoch: u64,
 }
 
 /// The broker policy's configuration.
@@ -304,6 +309,22 @@ pub struct pl_broker_config {
     pub replication_factor: u32,
     /// 1 = per-stream tiers and stream pass.
     pub stream_balance: u32,
+    /// 1 = balance replicas per stream and in total; 0 = leaders only.
+    pub replica_balance: u32,
+}
+
+/// A replica on a draining member with no member it may go to.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_broker_stall {
+    /// Index into shards.
+    pub shard: u32,
+    /// The draining member that holds it.
+    pub member: u32,
+    /// `PL_BROKER_STALL_*`.
+    pub reason: u32,
+    /// 0.
+    pub reserved: u32,
 }
 
 /// One member's fleet decision settings.
@@ -362,6 +383,8 @@ pub struct pl_region_stall {
     pub step: u32,
     /// The member it concerns, or `PL_NONE`.
     pub member: u32,
+    /// `PL_REGION_WANT_PRIMARY` or `PL_REGION_WANT_PEER`.
+    pub wanted: u32,
 }
 
 /// The state of one request.
