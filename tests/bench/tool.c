@@ -59,6 +59,7 @@ static int write_layout(const char *path)
 static int run_tool(const char *bin, const char *cmd, const char *opt, const char *file, double *sec, long *kib,
 		    int *status)
 {
+	fflush(stdout); /* or the child's freopen writes what the parent has buffered */
 	uint64_t t0 = bench_now();
 	pid_t pid = fork();
 	if (pid < 0)
