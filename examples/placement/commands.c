@@ -201,6 +201,31 @@ int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 
 /* ---- stats ----------------------------------------------------------------------- */
 
+/* stats --svg: the file's state and the one the policy's plan ends at, side
+ * by side. The plan is run as plan runs it (the same run, the same planner,
+ * the file's settings, no --max), its actions dropped tick by tick; plain
+ * stats runs no plan. A plan that ends blocked still draws where it ends,
+ * and says so; stats reports, so it still exits 0. */
+static int stats_svg(const pt_doc *d, const pt_opts *o, uint32_t policy, pt_err *e)
+{
+	pt_run r;
+	int rc = pt_run_init(&r, d, policy, NULL, e);
+	if (rc == 0) {
+		pt_stats before, after;
+		pt_plan_end end;
+		pt_stats_compute(&before, r.v, policy);
+		rc = pt_plan_run(&r, o, 0, NULL, 0, &end, e);
+		if (rc == 0) {
+			pt_stats_compute(&after, r.v, policy);
+			rc = pt_plan_svg(o->svg, "stats", d->path, &before, &after, r.v, &end, e);
+			pt_stats_free(&after);
+		}
+		pt_stats_free(&before);
+	}
+	pt_run_free(&r);
+	return rc;
+}
+
 int pt_cmd_stats(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {
 	pt_doc d;
@@ -219,14 +244,8 @@ int pt_cmd_stats(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_stats_compute(&st, v, policy);
 		if (o->timing)
 			fprintf(stderr, "timing: stats %.3f s\n", pt_now() - t0);
-		if (o->svg) {
-			pt_buf svg = {0};
-			char title[512];
-			snprintf(title, sizeof title, "placement stats %s", d.path);
-			pt_stats_svg(&svg, &st, v, title);
-			rc = pt_write_file(o->svg, &svg, e);
-			pt_buf_free(&svg);
-		}
+		if (o->svg)
+			rc = stats_svg(&d, o, policy, e);
 		if (rc == 0) {
 			if (o->json)
 				pt_stats_json(out, &st, v);

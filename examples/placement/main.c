@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"  check FILE          validate a snapshot file; exit 0 (valid) or 1\n"
 	"  stats FILE          leaders, replicas (and owned) per member, in total and per stream,\n"
 	"                      with floor, ceiling and share, as a table and a bar chart\n"
-	"      --svg OUT       also write the chart as an SVG picture\n"
+	"      --svg OUT       also picture it before and after the policy's plan, as SVG (runs the plan)\n"
 	"      --policy P      whose measure to chart: broker (leaders), fleet (owned), region (replicas)\n"
 	"  owner FILE KEY      who owns a key and why: every member's score, the ring home, the override\n"
 	"  plan FILE           the dry run: every action the policy would emit until none is left,\n"

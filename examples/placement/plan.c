@@ -202,6 +202,63 @@ static void plan_header(pt_buf *out, const pt_run *r, uint32_t policy)
 	pt_put(out, "\n");
 }
 
+int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int keep, pt_plan_end *end, pt_err *e)
+{
+	uint32_t quiet = 0;
+	memset(end, 0, sizeof *end);
+	end->status = PL_STATUS_BALANCED;
+	double t0 = pt_now();
+	for (;;) {
+		pt_tick t;
+		memset(&t, 0, sizeof t);
+		r->tickno++;
+		size_t first = r->nacts;
+		int rc = r->ops->tick(r, budget ? budget - r->nacts : 0, &t, e);
+		if (rc)
+			return rc;
+		pl_view_settle(r->v);
+		end->status = t.status;
+		end->last = t;
+		if (t.written) {
+			end->active++;
+			quiet = 0;
+		} else if (r->now >= t.wait_until) {
+			quiet++;
+		}
+		if (out && r->nacts > first) {
+			pt_put(out, "tick %llu\n", (unsigned long long)r->tickno);
+			for (size_t i = first; i < r->nacts; i++)
+				pt_act_text(out, &r->snap, &r->acts[i - r->acts_base], i + 1);
+			flush_out(out, o);
+		}
+		if (!keep)
+			r->acts_base = r->nacts; /* written or not wanted: the array is reused */
+		pt_progress(o, "planned tick %llu, %zu actions so far", (unsigned long long)r->tickno, r->nacts);
+		if ((budget && r->nacts >= budget) || t.full_stop) {
+			end->stopped_max = 1;
+			break;
+		}
+		if (quiet >= r->quiet_ticks)
+			break;
+		if (r->tickno >= PT_PLAN_TICKS) {
+			end->stopped_ticks = 1;
+			break;
+		}
+		r->now += r->tick_len;
+	}
+	pt_progress_done(o);
+	if (o->timing)
+		fprintf(stderr, "timing: plan %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r->nacts,
+			(unsigned long long)r->tickno);
+	/* A plan that ends with moves still wanted and none it may make is
+	 * blocked (exit 3); one cut at --max did what was asked. */
+	end->actions = r->nacts;
+	end->blocked = !end->stopped_max && (end->stopped_ticks || pt_status_blocks(end->status));
+	if (!end->blocked)
+		end->last.nwhy = 0;
+	return 0;
+}
+
 int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {
 	pt_doc d;
@@ -225,64 +282,22 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	pt_stats before, after;
 	pt_stats_compute(&before, r.v, policy);
 	uint64_t budget = o->max_given ? o->max : 0;
-	uint32_t quiet = 0, active = 0, status = PL_STATUS_BALANCED;
-	int stopped_max = 0, stopped_ticks = 0;
 	/* text: ticks are written as they are planned, and (without JSON or
 	 * a Kafka file, which need them all) not kept */
 	int streaming = !o->json, keep = o->json;
-	char note[192] = "";
-	int note_only = 0;
-	pt_tick last_tick;
-	memset(&last_tick, 0, sizeof last_tick);
 	if (streaming) {
 		plan_header(out, &r, policy);
 		flush_out(out, o);
 	}
-	double t0 = pt_now();
-	for (;;) {
-		pt_tick t;
-		memset(&t, 0, sizeof t);
-		r.tickno++;
-		size_t first = r.nacts;
-		rc = r.ops->tick(&r, budget ? budget - r.nacts : 0, &t, e);
-		if (rc)
-			goto out;
-		pl_view_settle(r.v);
-		status = t.status;
-		last_tick = t;
-		note_only = t.note_only;
-		memcpy(note, t.note, sizeof note);
-		if (t.written) {
-			active++;
-			quiet = 0;
-		} else if (r.now >= t.wait_until) {
-			quiet++;
-		}
-		if (streaming && !o->summary && r.nacts > first) {
-			pt_put(out, "tick %llu\n", (unsigned long long)r.tickno);
-			for (size_t i = first; i < r.nacts; i++)
-				pt_act_text(out, &r.snap, &r.acts[i - r.acts_base], i + 1);
-			flush_out(out, o);
-		}
-		if (!keep)
-			r.acts_base = r.nacts; /* written: the array is reused */
-		pt_progress(o, "planned tick %llu, %zu actions so far", (unsigned long long)r.tickno, r.nacts);
-		if ((budget && r.nacts >= budget) || t.full_stop) {
-			stopped_max = 1;
-			break;
-		}
-		if (quiet >= r.quiet_ticks)
-			break;
-		if (r.tickno >= PT_PLAN_TICKS) {
-			stopped_ticks = 1;
-			break;
-		}
-		r.now += r.tick_len;
-	}
-	pt_progress_done(o);
-	if (o->timing)
-		fprintf(stderr, "timing: plan %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r.nacts,
-			(unsigned long long)r.tickno);
+	pt_plan_end end;
+	rc = pt_plan_run(&r, o, budget, streaming && !o->summary ? out : NULL, keep, &end, e);
+	if (rc)
+		goto out;
+	uint32_t active = end.active, status = end.status;
+	int stopped_max = end.stopped_max, stopped_ticks = end.stopped_ticks, blocked = end.blocked;
+	const char *note = end.last.note;
+	int note_only = end.last.note_only;
+	pt_tick last_tick = end.last;
 	pt_stats_compute(&after, r.v, policy);
 	if (o->kafka_reassignment || o->kafka_election) {
 		rc = pt_kafka_write(&d, r.v, o, e);
@@ -313,11 +328,6 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	}
 	const pl_snapshot *s = &r.snap;
 	const char *why = stopped_max ? "max" : stopped_ticks ? "ticks" : "quiet";
-	/* A plan that ends with moves still wanted and none it may make is
-	 * blocked (exit 3); one cut at --max did what was asked. */
-	int blocked = !stopped_max && (stopped_ticks || pt_status_blocks(status));
-	if (!blocked)
-		last_tick.nwhy = 0;
 	if (o->json) {
 		pt_put(out, "{\"policy\": \"%s\", \"config\": ", pt_policy_name(policy));
 		config_words(out, &r, 1);
@@ -360,7 +370,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_spread_text(out, &before, r.v, &after, r.v, o->summary);
 	}
 	if (rc == 0 && o->svg)
-		rc = pt_plan_svg(o->svg, d.path, &before, &after, r.v, e);
+		rc = pt_plan_svg(o->svg, "plan", d.path, &before, &after, r.v, &end, e);
 	pt_stats_free(&after);
 	if (rc == 0 && blocked)
 		rc = PT_EXIT_BLOCKED;

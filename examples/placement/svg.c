@@ -2,21 +2,24 @@
  * svg.c - the pictures of stats, plan and simulate (--svg), as SVG.
  *
  * A picture is panels: the cluster, then each stream. A panel has a row per
- * member and a column per state (stats: now; plan and simulate: before and
- * after, side by side), and in each cell two bars: the policy's measure
- * (leaders, shards owned, or replicas for the region policy), held to the
- * floor and ceiling drawn as lines, and below it the other count (replicas,
- * or for the region policy leaders). Every member has its row in every
- * panel: a zero is a visible stub labelled 0, and a member under its floor
- * has its deficit drawn as a dashed box up to the floor, labelled; one over
- * its ceiling is red and labelled. A member that is down or draining is
- * labelled so and drawn grey. simulate adds a chart of each member's count
- * over the ticks, with the events marked.
+ * member and a column per state, before and after side by side (stats and
+ * plan: the file's state and the one the policy's plan ends at, with how the
+ * plan ended under the title; simulate: the start and the final state), and
+ * in each cell two bars: the policy's measure (leaders, shards owned, or
+ * replicas for the region policy), held to the floor and ceiling drawn as
+ * lines, and below it the other count (replicas, or for the region policy
+ * leaders). Every member has its row in every panel: a zero is a visible
+ * stub labelled 0, and a member under its floor has its deficit drawn as a
+ * dashed box up to the floor, labelled; one over its ceiling is red and
+ * labelled. A member that is down or draining is labelled so and drawn grey.
+ * simulate adds a chart of each member's count over the ticks, with the
+ * events marked.
  *
  * Every row is a <g> whose data- attributes carry the numbers it draws
  * (data-scope, data-state, data-member, data-value, data-other,
- * data-floor, data-ceiling), so a test can check the picture against the
- * JSON of the same command. Widths follow the longest name; the legend wraps
+ * data-floor, data-ceiling), and the line of a plan's end its status
+ * (data-status, data-blocked, data-actions), so a test can check the
+ * picture against the JSON of the same command (and of plan). Widths follow the longest name; the legend wraps
  * to the picture's width.
  */
 #include <stdio.h>
@@ -149,6 +152,7 @@ typedef struct pic {
 	uint32_t n;            /* states */
 	uint32_t policy;
 	const pt_stats *last;  /* the order of rows: the last state's members */
+	const pt_plan_end *end; /* a plan's end, said under the title, or NULL */
 } pic;
 
 static const char *other_name(uint32_t policy)
@@ -442,6 +446,28 @@ static int by_index(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* How the plan ended, in words: "the broker policy's plan: 3 actions in 2
+ * ticks, then balanced"; returns whether it ended blocked. */
+static int plan_words(char *w, size_t n, const pic *p)
+{
+	const pt_plan_end *end = p->end;
+	int k = snprintf(w, n, "the %s policy's plan: %zu action%s in %u tick%s, ", pt_policy_name(p->policy),
+			 end->actions, end->actions == 1 ? "" : "s", end->active, end->active == 1 ? "" : "s");
+	if (k < 0 || (size_t)k >= n)
+		return end->blocked;
+	if (end->stopped_max)
+		snprintf(w + k, n - (size_t)k, "cut at --max (%s): the policy had more to do", pl_status_name(end->status));
+	else if (end->stopped_ticks)
+		snprintf(w + k, n - (size_t)k, "stopped at the tick limit without a quiet one (%s): it ends blocked",
+			 pl_status_name(end->status));
+	else if (end->blocked)
+		snprintf(w + k, n - (size_t)k, "then %s: it ends blocked, the state after is not balanced",
+			 pl_status_name(end->status));
+	else
+		snprintf(w + k, n - (size_t)k, "then %s", pl_status_name(end->status));
+	return end->blocked;
+}
+
 static void picture(pt_buf *out, const pic *p, const char *title, const pt_series *se)
 {
 	const pl_snapshot *s = p->s;
@@ -457,11 +483,23 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 	lay.width = lay.label_w + p->n * COL_W + 10;
 	if (lay.width < 760)
 		lay.width = 760;
-	size_t tl = strlen(title) * CH + 20;
+	char words[256] = "";
+	int blocked = p->end ? plan_words(words, sizeof words, p) : 0;
+	size_t tl = (strlen(title) > strlen(words) ? strlen(title) : strlen(words)) * CH + 20;
 	if (tl > lay.width && tl < 4000)
 		lay.width = (uint32_t)tl;
 	pt_buf body = {0};
 	uint32_t y = 30;
+	if (p->end) {
+		/* how the plan ended: its status word, and blocked or not */
+		pt_put(&body, "<text x=\"10\" y=\"%u\" class=\"%s\" data-status=\"%s\" data-blocked=\"%s\" "
+			      "data-actions=\"%zu\">",
+		       y + 8, blocked ? "w" : "k", pl_status_name(p->end->status), blocked ? "true" : "false",
+		       p->end->actions);
+		xml_text(&body, words, strlen(words));
+		pt_put(&body, "</text>\n");
+		y += 16;
+	}
 	y = legend(&body, p, lay.width, y);
 	if (se)
 		y = chart(&body, p, se, lay.width, y);
@@ -492,7 +530,7 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\">\n"
 		    "<style>text{font:12px monospace;fill:#222}.h{font-weight:bold}.k{font-weight:bold;fill:#555}"
 		    ".l{text-anchor:end}.t{font-size:11px;fill:#a00;font-weight:bold}.s{font-size:10px;fill:#555}"
-		    ".n{fill:#888;font-style:italic}.v{fill:#222}"
+		    ".n{fill:#888;font-style:italic}.v{fill:#222}.w{font-weight:bold;fill:#c0392b}"
 		    ".b{fill:#4a7ab0}.o{fill:#c0392b}.u{fill:#e69f00}.x{fill:#aaa}.z{fill:#222}.r{fill:#9ecae1}"
 		    ".d{fill:none;stroke:#e69f00;stroke-width:1.5;stroke-dasharray:3,2}"
 		    ".f{stroke:#555;stroke-dasharray:2,2}.c{stroke:#000;stroke-width:2}.a{stroke:#444}</style>\n"
@@ -505,30 +543,25 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 	pt_buf_free(&body);
 }
 
-void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title)
-{
-	const pt_stats *sts[1] = {st};
-	const char *labels[1] = {"now"};
-	pic p = {pl_view_snapshot(v), sts, labels, 1, st->policy, st};
-	picture(b, &p, title, NULL);
-}
-
 void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
 			 const char *title, const char *before_label, const char *after_label, const pt_series *se)
 {
 	const pt_stats *sts[2] = {before, after};
 	const char *labels[2] = {before_label, after_label};
-	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after};
+	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after, NULL};
 	picture(b, &p, title, se);
 }
 
-int pt_plan_svg(const char *path, const char *file, const pt_stats *before, const pt_stats *after, const pl_view *v,
-		pt_err *e)
+int pt_plan_svg(const char *path, const char *command, const char *file, const pt_stats *before,
+		const pt_stats *after, const pl_view *v, const pt_plan_end *end, pt_err *e)
 {
 	pt_buf svg = {0};
 	char title[512];
-	snprintf(title, sizeof title, "placement plan %s: before and after", file);
-	pt_svg_before_after(&svg, before, after, v, title, "before", "after the plan", NULL);
+	snprintf(title, sizeof title, "placement %s %s: before and after the plan", command, file);
+	const pt_stats *sts[2] = {before, after};
+	const char *labels[2] = {"before", "after the plan"};
+	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after, end};
+	picture(&svg, &p, title, NULL);
 	int rc = pt_write_file(path, &svg, e);
 	pt_buf_free(&svg);
 	return rc;

@@ -283,7 +283,6 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
 void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
-void pt_stats_svg(pt_buf *b, const pt_stats *st, const pl_view *v, const char *title);
 /* A member's measure over the ticks of a simulation (v[tick * nm + member],
  * PT_SERIES_NONE before it joined), and the events to mark. */
 #define PT_SERIES_NONE UINT32_MAX
@@ -359,9 +358,6 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
  * can be written back (checked before the plan starts). */
 int pt_kafka_check(const pt_doc *d, pt_err *e);
 
-/* Pictures (svg.c): the spread before and after a plan. */
-int pt_plan_svg(const char *path, const char *file, const pt_stats *before, const pt_stats *after, const pl_view *v,
-		pt_err *e);
 
 /* Load and validate a file: read, parse, --event lines, view. */
 int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e);
@@ -417,6 +413,17 @@ void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t strea
 
 typedef struct pt_run pt_run;
 
+/* How a plan ended (pt_plan_run). */
+typedef struct pt_plan_end {
+	uint32_t status;   /* PL_STATUS_* of the last tick */
+	uint32_t active;   /* ticks that wrote an action */
+	size_t actions;    /* actions in the whole plan */
+	int stopped_max;   /* the budget (--max) cut it */
+	int stopped_ticks; /* PT_PLAN_TICKS ran out without a quiet tick */
+	int blocked;       /* moves still wanted and none it may make (exit 3) */
+	pt_tick last;      /* the last tick; its blockers only when blocked */
+} pt_plan_end;
+
 typedef struct pt_policy_ops {
 	uint32_t id;                                   /* PT_POLICY_* */
 	const char *measure;                           /* what the progress line shows */
@@ -471,6 +478,16 @@ void pt_run_capture(pt_run *r);
 int pt_run_rebuild(pt_run *r, pt_err *e);
 /* Both. */
 int pt_run_sync(pt_run *r, pt_err *e);
+/* A plan (plan.c): tick after tick on r until the first quiet tick (or as
+ * many as r->quiet_ticks), budget actions (0: no bound) or the tick limit.
+ * With out, each tick's actions are written there and flushed to standard
+ * output as they are planned; keep: every action stays in r->acts (else
+ * they are dropped tick by tick). The one planner of plan and stats --svg. */
+int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int keep, pt_plan_end *end, pt_err *e);
+/* Pictures (svg.c): the spread before a plan and where it ends, side by
+ * side, with how it ended; command is "plan" or "stats" (for the title). */
+int pt_plan_svg(const char *path, const char *command, const char *file, const pt_stats *before,
+		const pt_stats *after, const pl_view *v, const pt_plan_end *end, pt_err *e);
 /* A member's id as JSON, null for PL_NONE. */
 void pt_json_member(pt_buf *b, const pl_snapshot *s, uint32_t m);
 /* Actions as text and JSON (n counts from 1), and in a few words. */

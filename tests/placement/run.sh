@@ -238,7 +238,8 @@ fi
 
 # ---- 3d. pictures -------------------------------------------------------------------
 # Every picture is well-formed XML and carries the numbers of the same
-# command's JSON, for every member in every panel and state (svg_check.py).
+# command's JSON, for every member in every panel and state (svg_check.py);
+# a stats picture's after state, and how the plan ended, are plan's JSON.
 if command -v python3 > /dev/null 2>&1; then
 	for f in golden/*.svg; do
 		if python3 -c 'import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])' "$f" 2> /dev/null; then
@@ -255,9 +256,15 @@ if command -v python3 > /dev/null 2>&1; then
 			rc=$?
 			# shellcheck disable=SC2086
 			"$bin" --json $cmd "$f" > "$tmp/pic.json" 2>> "$tmp/stderr"
+			# stats draws where the plan of the same file ends: plan's JSON
+			set -- "$tmp/pic.svg" "$tmp/pic.json"
+			if [ "$cmd" = stats ]; then
+				"$bin" --json plan "$f" > "$tmp/pic-plan.json" 2>> "$tmp/stderr"
+				set -- "$@" "$tmp/pic-plan.json"
+			fi
 			if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
 				bad "$cmd --svg $f: exit $rc: $(head -3 "$tmp/stderr")"
-			elif python3 svg_check.py "$tmp/pic.svg" "$tmp/pic.json" > "$tmp/diff" 2>&1; then
+			elif python3 svg_check.py "$@" > "$tmp/diff" 2>&1; then
 				ok
 			else
 				bad "$cmd --svg $f: the picture does not carry the JSON's numbers:"
@@ -408,6 +415,29 @@ if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr"
 if [ -s "$tmp/stderr" ]; then bad "plan writes progress to a stderr that is not a terminal"; else ok; fi
 "$bin" plan golden/broker-caps.txt > "$tmp/stdout" 2>&1
 if grep -q "^  blocked-caps: stream s: b0=4 over its ceiling 2" "$tmp/stdout"; then ok; else bad "a blocked plan names its stream and members"; fi
+# stats runs no plan; stats --svg runs the plan to draw where it ends (and
+# still exits 0 when it ends blocked: stats reports), its output unchanged
+"$bin" --timing stats golden/broker-caps.txt > "$tmp/stdout" 2> "$tmp/stderr"
+if [ $? -eq 0 ] && ! grep -q "^timing: plan" "$tmp/stderr" && cmp -s "$tmp/stdout" golden/broker-caps.stats; then
+	ok
+else
+	bad "plain stats runs a plan, or its output changed: $(head -c 300 "$tmp/stderr")"
+fi
+"$bin" --timing stats --svg "$tmp/caps.svg" golden/broker-caps.txt > "$tmp/stdout" 2> "$tmp/stderr"
+if [ $? -eq 0 ] && grep -q "^timing: plan .*, 2 actions in [0-9]* ticks" "$tmp/stderr" &&
+	cmp -s "$tmp/stdout" golden/broker-caps.stats &&
+	grep -q 'data-status="blocked-caps" data-blocked="true"' "$tmp/caps.svg"; then
+	ok
+else
+	bad "stats --svg of a plan that ends blocked: $(head -c 300 "$tmp/stderr")"
+fi
+"$bin" --json stats --svg "$tmp/caps.svg" golden/broker-caps.txt > "$tmp/stdout" 2> /dev/null
+"$bin" --json stats golden/broker-caps.txt > "$tmp/plain.json" 2> /dev/null
+if [ -s "$tmp/stdout" ] && cmp -s "$tmp/plain.json" "$tmp/stdout"; then
+	ok
+else
+	bad "--json stats --svg prints other JSON than --json stats"
+fi
 "$bin" check - < golden/felix.txt > "$tmp/stdout" 2>&1
 if grep -q "^<stdin>: ok" "$tmp/stdout"; then ok; else bad "check - (standard input): $(cat "$tmp/stdout")"; fi
 
