@@ -85,6 +85,16 @@ static void carry_note(out *o, const names *n)
 	put(o, " leads it, and the leadership moves with it within the leaders' bounds");
 }
 
+/* "<what><from_count><unit> on <from>, <to_count> on <to>": the two counts
+ * a balance move compares. */
+static void counts_on(out *o, const names *n, const char *what, const char *unit)
+{
+	put(o, "%s%u%s on ", what, n->a->from_count, unit);
+	member(o, n, n->a->from);
+	put(o, ", %u on ", n->a->to_count);
+	member(o, n, n->a->to);
+}
+
 /* A leader move to a member without a replica copies the shard first. */
 static void copy_note(out *o, const names *n)
 {
@@ -140,19 +150,13 @@ int pl__explain_broker(out *o, const names *n)
 		put(o, ": stream ");
 		if (a->stream != PL_NONE)
 			stream(o, n);
-		put(o, " leads %u on ", a->from_count);
-		member(o, n, a->from);
-		put(o, ", %u on ", a->to_count);
-		member(o, n, a->to);
+		counts_on(o, n, " leads ", "");
 		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
 		copy_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
 		shard_from_to(o, n, "move leader of ", " to ");
-		put(o, ": cluster leads %u on ", a->from_count);
-		member(o, n, a->from);
-		put(o, ", %u on ", a->to_count);
-		member(o, n, a->to);
+		counts_on(o, n, ": cluster leads ", "");
 		put(o, ", share %u", a->share);
 		if (a->stream != PL_NONE) {
 			put(o, "; ");
@@ -192,19 +196,13 @@ int pl__explain_broker(out *o, const names *n)
 		put(o, ", staging a copy first: stream ");
 		if (a->stream != PL_NONE)
 			stream(o, n);
-		put(o, " holds %u replicas on ", a->from_count);
-		member(o, n, a->from);
-		put(o, ", %u on ", a->to_count);
-		member(o, n, a->to);
+		counts_on(o, n, " holds ", " replicas");
 		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
 		carry_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
 		shard_from_to(o, n, "move replica of ", " to ");
-		put(o, ", staging a copy first: cluster holds %u replicas on ", a->from_count);
-		member(o, n, a->from);
-		put(o, ", %u on ", a->to_count);
-		member(o, n, a->to);
+		counts_on(o, n, ", staging a copy first: cluster holds ", " replicas");
 		put(o, ", share %u", a->share);
 		if (a->stream != PL_NONE) {
 			put(o, "; stream ");
