@@ -201,6 +201,10 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 		return pt_fail(e, line, "no Topic: on the line (kafka-topics.sh --describe names it on every line)");
 	if (!has_part && !has_count)
 		return pt_fail(e, line, "neither a topic's header (PartitionCount:) nor a partition (Partition:)");
+	/* a header's topic is a stream too, and its partitions TOPIC/N */
+	if (topic.n + 12 > PL_MAX_ID_LEN)
+		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
+			       topic.n, PL_MAX_ID_LEN);
 	uint32_t t = topic_of(k, topic, line);
 	if (!has_part) {
 		uint64_t v;
@@ -233,9 +237,6 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 		for (uint32_t q = 0; q < j; q++)
 			if (k->ints[x.first + j] == k->ints[x.first + q])
 				return pt_fail(e, line, "Replicas: broker %u is listed twice", k->ints[x.first + j]);
-	if (topic.n + 12 > PL_MAX_ID_LEN)
-		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
-			       topic.n, PL_MAX_ID_LEN);
 	if (has_isr && id_list(k, isr, line, "Isr", &x.ifirst, &x.nisr, e))
 		return -1;
 	x.has_isr = has_isr;
