@@ -469,13 +469,16 @@ $(BUILD)/fuzz/fuzz_kafka: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 # or sanitizer report fails it; the crashing input is left in build/fuzz/.
 # make fuzz-long: the same for FUZZ_LONG_TIME seconds each (10 minutes).
 # make fuzz-merge: fold what the runs found back into the seed corpus.
+# FUZZ_SEED fixes libFuzzer's seed (CI: 1, so a run follows the same
+# mutations from the same corpus); empty, a new seed each run.
 FUZZ_JOBS ?= 2
 FUZZ_LONG_TIME ?= 600
+FUZZ_SEED ?=
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@printf '%s\n' $(FUZZ_BINS) | xargs -P $(FUZZ_JOBS) -I{} sh -c \
 		'n=$$(basename {}); c=$(BUILD)/fuzz/corpus-$$n; mkdir -p $$c tests/fuzz/corpus/$$n; \
-		 ./{} -max_total_time=$(FUZZ_TIME) -max_len=4096 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
+		 ./{} -max_total_time=$(FUZZ_TIME) $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) -max_len=4096 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$n- \
 			$$c tests/fuzz/corpus/$$n > $$c.log 2>&1 || { tail -40 $$c.log; echo "fuzz: $$n FAILED"; exit 255; }; \
 		 echo "fuzz: $$n ($(FUZZ_TIME) s): $$(grep -o "Done [0-9]* runs" $$c.log)"'
 
