@@ -1,4 +1,4 @@
-/* check_score.c - the vector paths of the scorer and the one-pass top-k:
+/* check_score_simd.c - the vector paths of the scorer and the one-pass top-k:
  * every path this CPU can run gives the scalar path's bits, and the one-pass
  * top-k gives the greedy zone-spread rule's members in its order. */
 #include <check.h>
@@ -150,7 +150,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("score");
+	Suite *s = suite_create("score_simd");
 	TCase *c = tcase_create("vector-paths");
 	tcase_add_test(c, detect_within_build_cap);
 	tcase_add_test(c, every_path_matches_plain_loop);

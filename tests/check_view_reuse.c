@@ -1,4 +1,4 @@
-/* check_reuse.c - a view built with the previous tick's view as a hint
+/* check_view_reuse.c - a view built with the previous tick's view as a hint
  * answers every call as a view built without it: random tick sequences with
  * members joining, leaving, draining, going down and changing weight, shards
  * added and removed, arrays shuffled, overrides changed and the scorer
@@ -328,7 +328,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("reuse");
+	Suite *s = suite_create("view_reuse");
 	TCase *c = tcase_create("ticks");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, reused_views_answer_as_fresh_ones);
