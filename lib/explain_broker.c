@@ -7,17 +7,17 @@
  */
 #include "explain.h"
 
-/* The numbers of a broker placement (SET_LEADER or a drain or failover
- * MOVE_LEADER): the tier that chose `to`, its count of the stream against
- * the stream's bounds, and its leaders in total (in `load`) against its
- * cluster share. */
-static void placement(out *o, const names *n)
+/* The head both placements share: the tier that chose `to`, and its count
+ * of the stream against the stream's bounds when `scope` counted the stream
+ * ("leads 3 of stream s" / "holds 3 replicas of stream s"), then its count
+ * in total (in `load`). */
+static void tier_counts(out *o, const names *n, uint32_t scope, const char *verb, const char *unit)
 {
 	const pl_action *a = n->a;
 	put(o, ": tier %u, ", a->tier);
 	member(o, n, a->to);
-	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM) {
-		put(o, " leads %u of stream ", a->to_count);
+	if (a->stream != PL_NONE && a->scope == scope) {
+		put(o, " %s %u%s of stream ", verb, a->to_count, unit);
 		stream(o, n);
 		if (a->tier == 1)
 			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
@@ -27,8 +27,17 @@ static void placement(out *o, const names *n)
 			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
 		put(o, " and %llu in total", (unsigned long long)a->load);
 	} else {
-		put(o, " leads %llu in total", (unsigned long long)a->load);
+		put(o, " %s %llu%s in total", verb, (unsigned long long)a->load, unit);
 	}
+}
+
+/* The numbers of a broker placement (SET_LEADER or a drain or failover
+ * MOVE_LEADER): its leaders of the stream against the stream's bounds, and
+ * in total against its cluster share. */
+static void placement(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	tier_counts(o, n, PL_SCOPE_STREAM, "leads", "");
 	switch (a->tier) {
 	case 1:
 	case 2:
@@ -49,27 +58,12 @@ static void placement(out *o, const names *n)
 	}
 }
 
-/* The numbers of a broker replica drain: the tier that chose `to`, its
- * replicas of the stream against the stream's replica bounds, and its
- * replicas in total (in `load`) against its replica share. */
+/* The numbers of a broker replica drain: its replicas of the stream against
+ * the stream's replica bounds, and in total against its replica share. */
 static void replica_placement(out *o, const names *n)
 {
 	const pl_action *a = n->a;
-	put(o, ": tier %u, ", a->tier);
-	member(o, n, a->to);
-	if (a->stream != PL_NONE && a->scope == PL_SCOPE_STREAM_REPLICAS) {
-		put(o, " holds %u replicas of stream ", a->to_count);
-		stream(o, n);
-		if (a->tier == 1)
-			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
-		else if (a->tier == 2)
-			put(o, ", under its ceiling %u (floor %u),", a->ceiling, a->floor);
-		else
-			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
-		put(o, " and %llu in total", (unsigned long long)a->load);
-	} else {
-		put(o, " holds %llu replicas in total", (unsigned long long)a->load);
-	}
+	tier_counts(o, n, PL_SCOPE_STREAM_REPLICAS, "holds", " replicas");
 	put(o, a->load < a->share ? ", under its replica share %u" : ", replica share %u", a->share);
 	if (a->tier == 4)
 		put(o, "; it has room under its max_shards");
