@@ -111,6 +111,28 @@ static inline uint32_t bu_rspread(const tl *t, const pl_view *v, uint32_t s)
 	return lo == UINT32_MAX ? 0 : hi - lo;
 }
 
+/* Do members a and b share a zone? (An empty zone is a zone of its own.) */
+static inline int bu_same_zone(const tl *t, uint32_t a, uint32_t b)
+{
+	const pl_bytes *x = &t->m[a].zone, *y = &t->m[b].zone;
+	return a == b || (x->len && x->len == y->len && memcmp(x->ptr, y->ptr, x->len) == 0);
+}
+
+/* The zones shard k's replicas span in the view. */
+static inline uint32_t bu_zones(const tl *t, const pl_view *v, uint32_t k)
+{
+	pl_shard_state st;
+	ck_assert_int_eq(pl_view_shard_state(v, k, &st), 0);
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < st.replica_count; j++) {
+		int dup = 0;
+		for (uint32_t i = 0; i < j; i++)
+			dup |= bu_same_zone(t, st.replicas[i], st.replicas[j]);
+		n += !dup;
+	}
+	return n;
+}
+
 /* One pl_broker_plan() on t's view (built first when there is none) into
  * an array of BU_PLAN_CAP actions the suite owns (the next call reuses it);
  * the test fails on an error. */

@@ -4,27 +4,10 @@
  * rules of every move are checked by the mirror of broker_prop.h). */
 #include "broker_prop.h"
 
-/* Replicas member m holds in the view, and the zones shard k spans. */
+/* Replicas member m holds in the view. */
 static uint32_t held(const pl_view *v, uint32_t m)
 {
 	return tl_member_tally(v, m).replicas;
-}
-
-static uint32_t zones_of(const tl *t, const pl_view *v, uint32_t k)
-{
-	pl_shard_state st;
-	pl_view_shard_state(v, k, &st);
-	uint32_t n = 0;
-	for (uint32_t j = 0; j < st.replica_count; j++) {
-		int dup = 0;
-		const pl_bytes *z = &t->m[st.replicas[j]].zone;
-		for (uint32_t i = 0; i < j && z->len; i++) {
-			const pl_bytes *y = &t->m[st.replicas[i]].zone;
-			dup |= y->len == z->len && memcmp(y->ptr, z->ptr, z->len) == 0;
-		}
-		n += !dup;
-	}
-	return n;
 }
 
 /* ---- decommission ----------------------------------------------------------- */
@@ -219,7 +202,7 @@ START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 3, 0u, 1u, 2u);
 	pl_view *v = tl_view(t, 0);
-	ck_assert_uint_eq(zones_of(t, v, k), 2);
+	ck_assert_uint_eq(bu_zones(t, v, k), 2);
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
@@ -232,7 +215,7 @@ START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 	ck_assert_uint_eq(a[0].scope, PL_SCOPE_ZONES);
 	ck_assert_uint_eq(a[0].from_count, 2);
 	ck_assert_uint_eq(a[0].total, 3);
-	ck_assert_uint_eq(zones_of(t, v, k), 3);
+	ck_assert_uint_eq(bu_zones(t, v, k), 3);
 	char buf[512];
 	pl_action_explain(tl_snap(t), &a[0], buf, sizeof buf);
 	ck_assert_msg(strstr(buf, "span 2 zones and could span 3") && strstr(buf, "zone zc"), "%s", buf);
@@ -309,7 +292,7 @@ static int drain_possible(const tl *t, const pl_view *v, uint32_t k, uint32_t d)
 			continue;
 		if (t->m[m].max_shards && held(v, m) >= t->m[m].max_shards)
 			continue;
-		uint32_t before = zones_of(t, v, k);
+		uint32_t before = bu_zones(t, v, k);
 		/* The zones after: d replaced by m. */
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < st.replica_count; j++) {
@@ -413,8 +396,8 @@ START_TEST(every_shard_ends_spanning_the_zones_it_could)
 		}
 		for (uint32_t k = 0; k < t->nk; k++) {
 			uint32_t rc = t->k[k].replica_count, want = rc < nz ? rc : nz;
-			ck_assert_msg(zones_of(t, v, k) == want, "layout %llu: shard %u spans %u zones of %u",
-				      (unsigned long long)s, k, zones_of(t, v, k), want);
+			ck_assert_msg(bu_zones(t, v, k) == want, "layout %llu: shard %u spans %u zones of %u",
+				      (unsigned long long)s, k, bu_zones(t, v, k), want);
 		}
 		tl_free(t);
 	}
