@@ -21,6 +21,14 @@ static inline void bu_members(tl *t, uint32_t n, const char *const *zones)
 		tl_member(t, tl_str(t, "b%u", i), zones ? zones[i] : NULL);
 }
 
+/* A new layout with members b0 .. b(n-1), zones given or none. */
+static inline tl *bu_new(uint32_t n, const char *const *zones)
+{
+	tl *t = tl_new();
+	bu_members(t, n, zones);
+	return t;
+}
+
 /* A stream whose shards "<name>/NN" are led counts[m] on member m, in key
  * order, each with rf replicas: the leader, then the next members in order. */
 static inline uint32_t bu_stream(tl *t, const char *name, const uint32_t *counts, uint32_t nm, uint32_t rf)
@@ -76,6 +84,30 @@ static inline uint32_t bu_lead(const pl_view *v, uint32_t s, uint32_t m)
 static inline uint32_t bu_total(const pl_view *v, uint32_t m)
 {
 	return tl_member_tally(v, m).leaders;
+}
+
+/* Replicas member m holds in the view. */
+static inline uint32_t bu_held(const pl_view *v, uint32_t m)
+{
+	return tl_member_tally(v, m).replicas;
+}
+
+/* The action that gave shard k a leader (SET_LEADER or MOVE_LEADER), or
+ * NULL; bu_leader_of() fails the test when there is none. */
+static inline const pl_action *bu_find_leader(const pl_action *a, int n, uint32_t k)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].shard == k && (a[i].kind == PL_ACTION_SET_LEADER || a[i].kind == PL_ACTION_MOVE_LEADER))
+			return &a[i];
+	return NULL;
+}
+
+static inline const pl_action *bu_leader_of(const pl_action *a, int n, uint32_t k)
+{
+	const pl_action *l = bu_find_leader(a, n, k);
+	if (l == NULL)
+		ck_abort_msg("shard %u got no leader", k);
+	return l;
 }
 
 static inline int bu_eligible(const tl *t, uint32_t m)
@@ -146,6 +178,14 @@ static inline void bu_expect_even(const tl *t, const pl_view *v)
 	ck_assert_msg(bu_spread(t, v, PL_NONE) <= 1, "totals spread %u", bu_spread(t, v, PL_NONE));
 }
 
+/* Every stream's replicas within one of even, and the totals too. */
+static inline void bu_expect_replicas_even(const tl *t, const pl_view *v)
+{
+	for (uint32_t s = 0; s < t->ns; s++)
+		ck_assert_msg(bu_rspread(t, v, s) <= 1, "stream %u replica spread %u", s, bu_rspread(t, v, s));
+	ck_assert_msg(bu_rspread(t, v, PL_NONE) <= 1, "replica totals spread %u", bu_rspread(t, v, PL_NONE));
+}
+
 static inline pl_action *bu_plan(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
 {
 	static pl_action out[BU_PLAN_CAP];
@@ -198,6 +238,15 @@ static inline void bu_print(tl *t, const pl_action *a, uint32_t n)
 		pl_action_explain(tl_snap(t), &a[i], buf, sizeof buf);
 		printf("  %3u. %s\n", i + 1, buf);
 	}
+}
+
+/* bu_dry(), then the sequence's sentences printed (for a failing test's log). */
+static inline pl_action *bu_dry_shown(tl *t, const pl_broker_config *cfg, uint32_t *n, pl_plan_info *info,
+				      uint32_t *ticks)
+{
+	pl_action *a = bu_dry(t, cfg, n, info, ticks);
+	bu_print(t, a, *n);
+	return a;
 }
 
 #endif

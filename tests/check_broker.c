@@ -181,8 +181,7 @@ END_TEST
 /* 3 members, RF 3; stream "orders" led 0/0/6 (two moves to b0 and b1 wanted). */
 static tl *skewed(void)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {0, 0, 6};
 	bu_stream(t, "orders", c, 3, 3);
 	return t;
@@ -199,8 +198,7 @@ static int plan(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap
 
 START_TEST(status_full_writes_whole_shards_only)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	uint32_t s = bu_new_stream(t, "fresh", 4);
 	tl_view(t, 0);
 	pl_broker_config cfg = bu_cfg();
@@ -313,8 +311,7 @@ END_TEST
 
 START_TEST(status_in_flight)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {1, 3, 0};
 	bu_stream(t, "orders", c, 3, 3);
 	for (uint32_t k = 1; k < 4; k++)
@@ -335,8 +332,7 @@ END_TEST
 
 START_TEST(status_blocked_caps)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {3, 0, 0};
 	uint32_t s = bu_stream(t, "orders", c, 3, 1); /* RF 1: a move copies */
 	t->m[1].max_shards = t->m[2].max_shards = 1;
@@ -368,9 +364,8 @@ END_TEST
 
 START_TEST(status_blocked_zones)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "zb", "zb"};
-	bu_members(t, 3, zones);
+	tl *t = bu_new(3, zones);
 	t->m[1].flags = PL_MEMBER_DOWN; /* a follower that may not lead */
 	uint32_t s = tl_stream(t, "orders");
 	for (int i = 0; i < 2; i++)
@@ -397,8 +392,7 @@ END_TEST
 
 START_TEST(status_stalled_and_balanced)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	tl_shard(t, "orders/00", s, 0, 1, 0u);
 	tl_shard(t, "orders/01", s, 1, 1, 1u);
@@ -470,8 +464,7 @@ END_TEST
  * (a real loop would see them finish and make the moves still wanted). */
 START_TEST(dry_run_settles_the_moves_in_flight_and_goes_on)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {0, 0, 12};
 	bu_stream(t, "orders", c, 3, 3);
 	for (uint32_t k = 0; k < 5; k++)

@@ -129,8 +129,7 @@ static int replay(int kind)
 		printf("\n");
 	}
 	pl_plan_info info;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	printf("status %s; after:\n", pl_status_name(info.status));
 	for (uint32_t st = 0; st <= t->ns; st++) {
 		printf(st < t->ns ? "s%u:" : "total:", st);
@@ -360,8 +359,7 @@ END_TEST
 
 START_TEST(the_cluster_pass_waits_for_the_streams)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t a3[] = {3, 0, 0};
 	bu_stream(t, "a", a3, 3, 3);
 	for (uint32_t i = 0; i < 4; i++) /* loose shards, all led by b1 */
@@ -392,8 +390,7 @@ END_TEST
 
 START_TEST(a_cluster_move_takes_a_stream_the_destination_leads_fewer_of)
 {
-	tl *t = tl_new();
-	bu_members(t, 2, NULL);
+	tl *t = bu_new(2, NULL);
 	static const uint32_t a[] = {1, 1}, b[] = {2, 1}, c[] = {2, 1}, d[] = {1, 1};
 	bu_stream(t, "a", a, 2, 2);
 	bu_stream(t, "b", b, 2, 2);
@@ -412,8 +409,7 @@ START_TEST(a_cluster_move_takes_a_stream_the_destination_leads_fewer_of)
 	ck_assert_uint_eq(m[0].from_count, 6);
 	ck_assert_uint_eq(m[0].to_count, 4);
 	ck_assert_uint_eq(bu_total(v, 0), 5);
-	char buf[256];
-	pl_action_explain(tl_snap(t), &m[0], buf, sizeof buf);
+	const char *buf = tl_say(t, &m[0]);
 	ck_assert_msg(strstr(buf, ": cluster leads 6 on b0, 4 on b1, share 5; b1 leads fewer of stream "), "%s", buf);
 	tl_free(t);
 }
@@ -421,8 +417,7 @@ END_TEST
 
 START_TEST(without_stream_balance_the_cluster_pass_moves_any_shard)
 {
-	tl *t = tl_new();
-	bu_members(t, 2, NULL);
+	tl *t = bu_new(2, NULL);
 	static const uint32_t a[] = {4, 0};
 	bu_stream(t, "a", a, 2, 2);
 	tl_view(t, 0);
@@ -441,8 +436,7 @@ END_TEST
 
 START_TEST(a_shard_acted_on_in_this_call_is_not_moved_again)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "a");
 	/* b3 down: its two shards fail over to b2, the only follower, which
 	 * then leads 4 of 4; the promoted shards stay put this call. */

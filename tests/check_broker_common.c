@@ -17,9 +17,8 @@ START_TEST(a_replacement_keeps_the_zone_count_unless_it_leaves_a_unique_zone_for
 {
 	/* x: replicas b0 (za), b1 (za), b2 (zb). y: b0 (za), b2 (zb). b3 in zb,
 	 * b4 in zc, b5 with no zone (a zone of its own). */
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "za", "zb", "zb", "zc", NULL};
-	bu_members(t, 6, zones);
+	tl *t = bu_new(6, zones);
 	uint32_t x = tl_shard(t, "x", PL_NONE, 0, 3, 0u, 1u, 2u);
 	uint32_t y = tl_shard(t, "y", PL_NONE, 0, 2, 0u, 2u);
 	pl_view *v = tl_view(t, 0);
@@ -46,8 +45,7 @@ END_TEST
  * count over them come from pl__bounds(). */
 static tl *weighted(const uint32_t *w, uint32_t n)
 {
-	tl *t = tl_new();
-	bu_members(t, n, NULL);
+	tl *t = bu_new(n, NULL);
 	for (uint32_t m = 0; m < n; m++)
 		t->m[m].weight = w[m];
 	tl_view(t, 0);
@@ -105,8 +103,7 @@ END_TEST
  * b0 to b3. */
 static tl *skewed(int in_flight)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	static const uint32_t c[] = {6, 0, 0, 0};
 	uint32_t s = bu_stream(t, "orders", c, 4, 1);
 	if (in_flight) {
@@ -180,8 +177,7 @@ START_TEST(a_tick_waiting_on_several_limits_names_the_first_member)
 {
 	/* b0 and b1 drain, two shards each, one move out of each at a time:
 	 * a/1 waits on b0 before b/1 waits on b1 (key order). */
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	tl_shard(t, "a/0", PL_NONE, 0, 1, 0u);
 	tl_shard(t, "a/1", PL_NONE, 0, 1, 0u);
 	tl_shard(t, "b/0", PL_NONE, 1, 1, 1u);
@@ -242,13 +238,9 @@ START_TEST(a_full_output_stops_and_the_view_holds_exactly_what_was_written)
 		ck_assert_int_eq(memcmp(out, all, cap * sizeof *out), 0);
 		/* A fresh view with the written actions applied is the view the
 		 * call left: each was applied as it was written, none after. */
-		size_t size = pl_view_size(tl_snap(t));
-		void *mem = malloc(size);
-		pl_view *w;
-		pl_view_options opt = PL_VIEW_OPTIONS_INIT;
-		ck_assert_int_eq(pl_view_init(&w, mem, size, tl_snap(t), &opt, NULL), 0);
-		for (uint32_t i = 0; i < cap; i++)
-			ck_assert_int_eq(pl_view_apply(w, &out[i]), 0);
+		void *mem;
+		pl_view *w = tl_view_fresh(t, &mem);
+		tl_apply(w, out, cap);
 		same_tallies(t, v, w, cap);
 		free(mem);
 	}
@@ -264,8 +256,7 @@ START_TEST(a_blocked_tick_names_the_first_blocked_scope)
 	 * their caps. Every move copies and is blocked by caps. The stream
 	 * pass takes the worse hotspot first: b is the scope named, though a
 	 * has the smaller id and the scopes after it are blocked too. */
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t ca[] = {3, 0, 0}, cb[] = {5, 0, 0};
 	bu_stream(t, "a", ca, 3, 1);
 	uint32_t sb = bu_stream(t, "b", cb, 3, 1);

@@ -10,17 +10,27 @@
 
 #include "broker_util.h"
 
-static uint32_t held(const pl_view *v, uint32_t m)
-{
-	return tl_member_tally(v, m).replicas;
-}
-
 static uint32_t count_shard(const pl_action *a, int n, uint32_t k)
 {
 	uint32_t c = 0;
 	for (int i = 0; i < n; i++)
 		c += a[i].shard == k;
 	return c;
+}
+
+/* Moves to spare: four at a time. */
+static pl_broker_config four_moves(void)
+{
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = 4;
+	return cfg;
+}
+
+/* b0, b1, b2 in za, b3 in zb, b4 in zc. */
+static tl *three_in_za(void)
+{
+	static const char *const zones[] = {"za", "za", "za", "zb", "zc"};
+	return bu_new(5, zones);
 }
 
 /* ---- decommission ----------------------------------------------------------- */
@@ -32,16 +42,14 @@ START_TEST(leadership_leaves_first_and_the_replica_on_the_next_tick)
 	 * the leadership. With moves to spare, the tick hands it off and
 	 * leaves b0's replica: the shard is then in flight. After it settles,
 	 * the replica goes, staged first. */
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 2, 0u, 1u);
 	tl_shard(t, "orders/1", s, 2, 1, 2u);
 	tl_shard(t, "orders/2", s, 3, 1, 3u);
 	t->m[0].flags = PL_MEMBER_DRAINING;
 	pl_view *v = tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -51,7 +59,7 @@ START_TEST(leadership_leaves_first_and_the_replica_on_the_next_tick)
 	ck_assert_uint_eq(a[0].to, 1);
 	ck_assert_uint_eq(a[0].flags, 0); /* a follower: no copy */
 	ck_assert_uint_eq(info.status, PL_STATUS_IN_FLIGHT);
-	ck_assert_uint_eq(held(v, 0), 1);
+	ck_assert_uint_eq(bu_held(v, 0), 1);
 	pl_view_settle(v);
 	a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_ge(n, 1);
@@ -60,7 +68,7 @@ START_TEST(leadership_leaves_first_and_the_replica_on_the_next_tick)
 	ck_assert_uint_eq(a[0].shard, k);
 	ck_assert_uint_eq(a[0].from, 0);
 	ck_assert_uint_eq(a[0].flags, PL_ACTION_STAGE_FIRST);
-	ck_assert_uint_eq(held(v, 0), 0);
+	ck_assert_uint_eq(bu_held(v, 0), 0);
 	tl_free(t);
 }
 END_TEST
@@ -69,14 +77,12 @@ START_TEST(one_replica_of_a_shard_per_tick)
 {
 	/* b1 and b2 drain, both followers of orders/0: with moves to spare one
 	 * tick moves b1's (the smaller id), the next b2's. */
-	tl *t = tl_new();
-	bu_members(t, 5, NULL);
+	tl *t = bu_new(5, NULL);
 	t->m[1].flags = t->m[2].flags = PL_MEMBER_DRAINING;
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 3, 0u, 2u, 1u);
 	pl_view *v = tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -87,7 +93,7 @@ START_TEST(one_replica_of_a_shard_per_tick)
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(a[0].shard, k);
 	ck_assert_uint_eq(a[0].from, 2);
-	ck_assert_uint_eq(held(v, 1) + held(v, 2), 0);
+	ck_assert_uint_eq(bu_held(v, 1) + bu_held(v, 2), 0);
 	tl_free(t);
 }
 END_TEST
@@ -96,15 +102,13 @@ START_TEST(a_shard_whose_leader_is_down_gets_a_leader_before_a_replica_moves)
 {
 	/* orders/0: leader b0 down, followers b1 (draining) and b2. The tick
 	 * promotes b2 and leaves b1's replica for a later tick. */
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	t->m[0].flags = PL_MEMBER_DOWN;
 	t->m[1].flags = PL_MEMBER_DRAINING;
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 3, 0u, 1u, 2u);
 	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -123,8 +127,7 @@ START_TEST(no_replica_drains_off_a_shard_without_a_live_leader)
 	 * but b0's, which drains. Placing cannot add a replica (the list is
 	 * full) and stalls it; the drain leaves it alone: a replica never
 	 * leaves a shard that has no live leader. */
-	tl *t = tl_new();
-	bu_members(t, PL_MAX_REPLICAS + 2, NULL);
+	tl *t = bu_new(PL_MAX_REPLICAS + 2, NULL);
 	uint32_t k = tl_shard(t, "x", PL_NONE, PL_NONE, 0);
 	for (uint32_t j = 0; j < PL_MAX_REPLICAS; j++) {
 		t->k[k].replicas[j] = j;
@@ -132,8 +135,7 @@ START_TEST(no_replica_drains_off_a_shard_without_a_live_leader)
 	}
 	t->k[k].replica_count = PL_MAX_REPLICAS;
 	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -148,16 +150,14 @@ START_TEST(a_replica_drain_carries_its_scope_and_counts)
 {
 	/* Of a stream: counted on the stream's replicas. b2 drains its follower
 	 * replica of orders/0 (orders: 3 shards, RF 2, 6 replicas). */
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	tl_shard(t, "orders/0", s, 0, 2, 0u, 2u);
 	tl_shard(t, "orders/1", s, 1, 2, 1u, 2u);
 	tl_shard(t, "orders/2", s, 0, 2, 0u, 1u);
 	t->m[2].flags = PL_MEMBER_DRAINING;
 	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -175,8 +175,7 @@ START_TEST(a_replica_drain_carries_its_scope_and_counts)
 	tl_free(t);
 	/* Of no stream: counted on the replicas in total, the bounds of `to`
 	 * over every replica (4 over 3 eligible: floor 1, ceiling 2). */
-	t = tl_new();
-	bu_members(t, 4, NULL);
+	t = bu_new(4, NULL);
 	tl_shard(t, "x", PL_NONE, 0, 2, 0u, 2u);
 	tl_shard(t, "y", PL_NONE, 1, 2, 1u, 0u);
 	t->m[2].flags = PL_MEMBER_DRAINING;
@@ -195,8 +194,7 @@ END_TEST
 
 START_TEST(replica_drains_wait_on_the_budget_and_on_the_members_out_limit)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	for (int i = 0; i < 3; i++)
 		tl_shard(t, tl_str(t, "orders/%d", i), s, (uint32_t)i, 2, (uint32_t)i, 3u); /* leaders even */
@@ -228,15 +226,13 @@ START_TEST(a_stalled_replica_is_reported_and_the_others_still_move)
 	 * holds none of it, and would lose a zone. b/0 (b2 zb, b0): b3 keeps
 	 * its zones. The stall names a/0, the first in key order, and b/0's
 	 * replica moves in the same tick. */
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "zb", "zb", "zc"};
-	bu_members(t, 4, zones);
+	tl *t = bu_new(4, zones);
 	uint32_t ka = tl_shard(t, "a/0", PL_NONE, 1, 3, 1u, 0u, 3u);
 	uint32_t kb = tl_shard(t, "b/0", PL_NONE, 2, 2, 2u, 0u);
 	t->m[0].flags = PL_MEMBER_DRAINING;
 	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -275,17 +271,14 @@ START_TEST(zone_repair_moves_the_follower_holding_the_most_never_the_leader)
 	/* orders/0 all in za: b0 leads, b1 and b2 follow. b2 holds more of the
 	 * stream than b1, and b0 as much as b2: b2 moves (to zb or zc), then
 	 * b1; the leader stays. */
-	tl *t = tl_new();
-	static const char *const zones[] = {"za", "za", "za", "zb", "zc"};
-	bu_members(t, 5, zones);
+	tl *t = three_in_za();
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 3, 0u, 1u, 2u);
 	tl_shard(t, "orders/1", s, 3, 3, 3u, 2u, 4u);
 	tl_shard(t, "orders/2", s, 4, 3, 4u, 0u, 3u);
 	pl_view *v = tl_view(t, 0);
 	ck_assert_uint_eq(bu_zones(t, v, k), 1);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -319,16 +312,13 @@ START_TEST(zone_repair_ties_go_to_the_smaller_id_and_stop_at_what_it_could_span)
 {
 	/* b1 and b2 hold the same: b1 moves. zc's member is at its cap: the
 	 * shard could span 2 zones, so one repair and no more. */
-	tl *t = tl_new();
-	static const char *const zones[] = {"za", "za", "za", "zb", "zc"};
-	bu_members(t, 5, zones);
+	tl *t = three_in_za();
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 3, 0u, 2u, 1u);
 	tl_shard(t, "other", PL_NONE, 4, 1, 4u);
 	t->m[4].max_shards = 1;
 	pl_view *v = tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -352,17 +342,14 @@ START_TEST(zone_repair_counts_what_a_shard_could_span_after_the_repairs_before_i
 	/* a and b both sit in za. b4 (zc) has room for one replica, b3 (zb)
 	 * for any but holds more: a's repair goes to b4, which is then full,
 	 * so b, repaired next in the same tick, could span 2 zones, not 3. */
-	tl *t = tl_new();
-	static const char *const zones[] = {"za", "za", "za", "zb", "zc"};
-	bu_members(t, 5, zones);
+	tl *t = three_in_za();
 	uint32_t ka = tl_shard(t, "a", PL_NONE, 0, 3, 0u, 1u, 2u);
 	uint32_t kb = tl_shard(t, "b", PL_NONE, 1, 3, 1u, 2u, 0u);
 	tl_shard(t, "c0", PL_NONE, 3, 1, 3u);
 	tl_shard(t, "c1", PL_NONE, 3, 1, 3u);
 	t->m[4].max_shards = 1;
 	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
+	pl_broker_config cfg = four_moves();
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -381,9 +368,8 @@ END_TEST
 
 START_TEST(zone_repair_waits_for_a_shard_in_flight_and_a_paused_policy)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "za", "zb"};
-	bu_members(t, 3, zones);
+	tl *t = bu_new(3, zones);
 	uint32_t k = tl_shard(t, "x", PL_NONE, 0, 2, 0u, 1u);
 	t->k[k].moving_to = 1; /* a leadership transfer in flight */
 	tl_view(t, 0);
@@ -444,7 +430,7 @@ static uint32_t could_span(const tl *t, const pl_view *w, uint32_t k)
 		int in = 0;
 		for (uint32_t j = 0; j < st.replica_count; j++)
 			in |= st.replicas[j] == m;
-		if (!in && !(bu_eligible(t, m) && (t->m[m].max_shards == 0 || held(w, m) < t->m[m].max_shards)))
+		if (!in && !(bu_eligible(t, m) && (t->m[m].max_shards == 0 || bu_held(w, m) < t->m[m].max_shards)))
 			continue;
 		int seen = 0;
 		for (uint32_t i = 0; i < nz; i++)
@@ -474,12 +460,10 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 		for (uint32_t m = 0; m < nm; m++)
 			if (tl_below(&rng, 4) == 0)
 				t->m[m].max_shards = t->nk / 2 + tl_below(&rng, t->nk);
-		pl_view *v = tl_view(t, 0), *w;
 		/* A copy of the view the tick's actions are replayed on, so each
 		 * is checked against the layout it was made in. */
-		size_t size = pl_view_size(tl_snap(t));
-		void *mem = malloc(size);
-		ck_assert_int_eq(pl_view_copy(&w, mem, size, v), 0);
+		void *mem;
+		pl_view *v = tl_view(t, 0), *w = tl_view_clone(t, v, &mem);
 		pl_broker_config cfg = bu_cfg();
 		cfg.max_moves = 1 + tl_below(&rng, 8);
 		cfg.replica_balance = 0;
@@ -499,7 +483,7 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 			ck_assert_msg(x->flags == PL_ACTION_STAGE_FIRST && bu_eligible(t, x->to) && !holds(sh, x->to) &&
 					      holds(sh, x->from) && x->from != sh->leader,
 				      "seed %llu: shard %u from %u to %u", (unsigned long long)seed, x->shard, x->from, x->to);
-			ck_assert_msg(t->m[x->to].max_shards == 0 || held(v, x->to) <= t->m[x->to].max_shards,
+			ck_assert_msg(t->m[x->to].max_shards == 0 || bu_held(v, x->to) <= t->m[x->to].max_shards,
 				      "seed %llu: %u past its cap", (unsigned long long)seed, x->to);
 			uint32_t before = zones_before(t, x->shard), after = bu_zones(t, v, x->shard);
 			if (x->reason == PL_REASON_REPLICA_DRAIN) {

@@ -3,22 +3,11 @@
 #include "broker_util.h"
 #include "internal.h"
 
-/* The SET_LEADER (or MOVE_LEADER) of shard k among the actions. */
-static const pl_action *leader_of(const pl_action *a, int n, uint32_t k)
-{
-	for (int i = 0; i < n; i++)
-		if (a[i].shard == k && (a[i].kind == PL_ACTION_SET_LEADER || a[i].kind == PL_ACTION_MOVE_LEADER))
-			return &a[i];
-	ck_abort_msg("shard %u got no leader", k);
-	return NULL;
-}
-
 /* ---- the tiers ------------------------------------------------------------- */
 
 START_TEST(tier_1_under_the_stream_floor_wins_over_any_score)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {2, 2, 1};
 	uint32_t s = bu_stream(t, "orders", c, 3, 3);
 	uint32_t k = tl_shard(t, "orders/zz", s, PL_NONE, 0);
@@ -27,7 +16,7 @@ START_TEST(tier_1_under_the_stream_floor_wins_over_any_score)
 	pl_plan_info info;
 	int n;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
+	const pl_action *l = bu_leader_of(a, n, k);
 	/* 6 shards on 3: floor 2; only b2 is under it. */
 	ck_assert_uint_eq(l->to, 2);
 	ck_assert_uint_eq(l->tier, 1);
@@ -45,8 +34,7 @@ START_TEST(tier_2_prefers_a_member_under_the_cluster_share)
 	/* Whichever member is the only one under the share gets it, whatever
 	 * the scores say. */
 	for (uint32_t light = 0; light < 3; light++) {
-		tl *t = tl_new();
-		bu_members(t, 3, NULL);
+		tl *t = bu_new(3, NULL);
 		static const uint32_t c[] = {2, 2, 2};
 		uint32_t heavy[3] = {4, 4, 4};
 		heavy[light] = 0;
@@ -58,7 +46,7 @@ START_TEST(tier_2_prefers_a_member_under_the_cluster_share)
 		pl_plan_info info;
 		int n;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
-		const pl_action *l = leader_of(a, n, k);
+		const pl_action *l = bu_leader_of(a, n, k);
 		/* orders: 7 shards, floor 2, ceiling 3: everyone is in tier 2; the
 		 * cluster share is ceil(15 / 3) = 5 and only `light` (2) is under. */
 		ck_assert_uint_eq(l->tier, 2);
@@ -73,8 +61,7 @@ END_TEST
 START_TEST(tier_3_4_and_the_highest_score)
 {
 	/* A shard of no stream skips tiers 1 and 2. */
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {3, 1, 3};
 	bu_stream(t, "orders", c, 3, 3);
 	uint32_t k = tl_shard(t, "loose", PL_NONE, PL_NONE, 0);
@@ -83,7 +70,7 @@ START_TEST(tier_3_4_and_the_highest_score)
 	pl_plan_info info;
 	int n;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->tier, 3); /* share ceil(8/3) = 3: only b1 is under */
 	ck_assert_uint_eq(l->to, 1);
 	ck_assert_uint_eq(l->scope, PL_SCOPE_CLUSTER);
@@ -93,8 +80,7 @@ START_TEST(tier_3_4_and_the_highest_score)
 	 * several keys, so both win some). */
 	uint32_t wins[3] = {0, 0, 0};
 	for (int key = 0; key < 12; key++) {
-		t = tl_new();
-		bu_members(t, 3, NULL);
+		t = bu_new(3, NULL);
 		static const uint32_t e[] = {1, 4, 4};
 		bu_stream(t, "orders", e, 3, 1);
 		t->m[0].max_shards = 1;
@@ -103,12 +89,11 @@ START_TEST(tier_3_4_and_the_highest_score)
 		uint32_t want =
 			pl__draw_gt(pl__view_draw(v, v->k_hash[k], 1), pl__view_draw(v, v->k_hash[k], 2)) ? 1 : 2;
 		a = bu_plan(t, &cfg, &n, &info);
-		l = leader_of(a, n, k);
+		l = bu_leader_of(a, n, k);
 		ck_assert_uint_eq(l->tier, 4);
 		ck_assert_uint_eq(l->to, want);
 		wins[l->to]++;
-		char buf[256];
-		pl_action_explain(tl_snap(t), l, buf, sizeof buf);
+		const char *buf = tl_say(t, l);
 		ck_assert_msg(strstr(buf, "tier 4") && strstr(buf, "room under its max_shards"), "%s", buf);
 		tl_free(t);
 	}
@@ -118,8 +103,7 @@ END_TEST
 
 START_TEST(tier_5_least_loaded_when_every_member_is_at_its_cap)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {2, 1, 3};
 	uint32_t s = bu_stream(t, "orders", c, 3, 1);
 	for (uint32_t m = 0; m < 3; m++)
@@ -130,7 +114,7 @@ START_TEST(tier_5_least_loaded_when_every_member_is_at_its_cap)
 	pl_plan_info info;
 	int n;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->tier, 5);
 	ck_assert_uint_eq(l->to, 1); /* fewest leaders */
 	ck_assert_uint_eq(bu_count_kind(a, n, PL_ACTION_ADD_REPLICA, PL_REASON_NEW), 1); /* no room for followers */
@@ -138,7 +122,7 @@ START_TEST(tier_5_least_loaded_when_every_member_is_at_its_cap)
 	t->m[2].max_shards = 9;
 	tl_view(t, 0);
 	a = bu_plan(t, &cfg, &n, &info);
-	l = leader_of(a, n, k);
+	l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->to, 2);
 	ck_assert_uint_eq(l->tier, 4);
 	tl_free(t);
@@ -149,9 +133,8 @@ END_TEST
 
 START_TEST(new_shard_replicas_spread_zones_first)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "za", "zb", "zc", "zc"};
-	bu_members(t, 5, zones);
+	tl *t = bu_new(5, zones);
 	uint32_t s = bu_new_stream(t, "fresh", 20);
 	pl_view *v = tl_view(t, 0);
 	pl_broker_config cfg = bu_cfg();
@@ -163,10 +146,7 @@ START_TEST(new_shard_replicas_spread_zones_first)
 		pl_shard_state st;
 		pl_view_shard_state(v, k, &st);
 		ck_assert_uint_eq(st.replica_count, 3);
-		uint32_t z = 0;
-		for (uint32_t r = 0; r < 3; r++)
-			z |= 1u << (t->m[st.replicas[r]].zone.ptr[1] - 'a');
-		ck_assert_uint_eq(z, 7); /* all three zones */
+		ck_assert_uint_eq(bu_zones(t, v, k), 3); /* all three zones */
 	}
 	/* Each shard: its leader's replica first, then the followers, then the leader. */
 	for (int i = 0; i < n; i += 4) {
@@ -184,8 +164,7 @@ END_TEST
 
 START_TEST(replication_factor_is_capped_at_the_eligible_members)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	t->m[2].flags = PL_MEMBER_DRAINING;
 	bu_new_stream(t, "fresh", 2);
 	pl_view *v = tl_view(t, 0);
@@ -248,8 +227,7 @@ END_TEST
 
 START_TEST(failover_promotes_followers_by_the_tiers_and_counts_at_once)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {2, 1, 1};
 	uint32_t s = bu_stream(t, "orders", c, 3, 3);
 	t->m[0].flags = PL_MEMBER_DOWN;
@@ -270,8 +248,7 @@ START_TEST(failover_promotes_followers_by_the_tiers_and_counts_at_once)
 	ck_assert_uint_ne(a[0].to, a[1].to);
 	ck_assert_uint_eq(bu_lead(v, s, 1), 2);
 	ck_assert_uint_eq(bu_lead(v, s, 2), 2);
-	char buf[256];
-	pl_action_explain(tl_snap(t), &a[0], buf, sizeof buf);
+	const char *buf = tl_say(t, &a[0]);
 	ck_assert_msg(strstr(buf, "promote b") == buf && strstr(buf, ": leader b0 is down: tier 1, "), "%s", buf);
 	tl_free(t);
 }
@@ -279,8 +256,7 @@ END_TEST
 
 START_TEST(failover_with_no_eligible_follower_copies_to_a_member)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	/* Leader b0 down; its follower b1 draining: live (a copy source), not eligible. */
 	uint32_t k = tl_shard(t, "orders/00", s, 0, 2, 0u, 1u);
@@ -292,12 +268,12 @@ START_TEST(failover_with_no_eligible_follower_copies_to_a_member)
 	pl_plan_info info;
 	int n;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->kind, PL_ACTION_MOVE_LEADER);
 	ck_assert_uint_eq(l->reason, PL_REASON_FAILOVER);
 	ck_assert_uint_eq(l->flags, PL_ACTION_STAGE_FIRST);
 	ck_assert(l->to == 2 || l->to == 3);
-	const pl_action *m = leader_of(a, n, j);
+	const pl_action *m = bu_leader_of(a, n, j);
 	ck_assert_uint_eq(m->kind, PL_ACTION_SET_LEADER);
 	ck_assert_uint_eq(m->from, PL_NONE);
 	ck_assert_uint_ne(m->to, l->to); /* the first counted at once */
@@ -308,8 +284,7 @@ START_TEST(failover_with_no_eligible_follower_copies_to_a_member)
 	ck_assert_uint_eq(st.replica_count, 2); /* took the dead leader's place */
 	pl_view_shard_state(v, j, &st);
 	ck_assert_uint_eq(st.replica_count, 3);
-	char buf[256];
-	pl_action_explain(tl_snap(t), l, buf, sizeof buf);
+	const char *buf = tl_say(t, l);
 	ck_assert_msg(strstr(buf, "(down)") && strstr(buf, "no live eligible follower"), "%s", buf);
 	tl_free(t);
 }
@@ -317,8 +292,7 @@ END_TEST
 
 START_TEST(a_shard_with_replicas_and_no_leader_is_promoted)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/00", s, PL_NONE, 2, 1u, 2u);
 	tl_view(t, 0);
@@ -327,12 +301,11 @@ START_TEST(a_shard_with_replicas_and_no_leader_is_promoted)
 	int n;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
-	const pl_action *l = leader_of(a, n, k);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->kind, PL_ACTION_SET_LEADER);
 	ck_assert_uint_eq(l->reason, PL_REASON_FAILOVER);
 	ck_assert(l->to == 1 || l->to == 2);
-	char buf[256];
-	pl_action_explain(tl_snap(t), l, buf, sizeof buf);
+	const char *buf = tl_say(t, l);
 	ck_assert_msg(strstr(buf, "it has no leader"), "%s", buf);
 	tl_free(t);
 }
@@ -342,9 +315,8 @@ END_TEST
 
 START_TEST(drain_keeps_the_zone_count_when_it_can)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "zb", "za", "zb"};
-	bu_members(t, 4, zones);
+	tl *t = bu_new(4, zones);
 	uint32_t s = tl_stream(t, "orders");
 	for (int i = 0; i < 6; i++)
 		tl_shard(t, tl_str(t, "orders/%d", i), s, 0, 2, 0u, 1u);
@@ -368,8 +340,7 @@ END_TEST
 
 START_TEST(drain_is_a_move_limited_and_paused_and_never_past_a_cap)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {0, 0, 4};
 	bu_stream(t, "orders", c, 3, 1); /* RF 1: a hand-off copies */
 	t->m[2].flags = PL_MEMBER_DRAINING;
@@ -402,8 +373,7 @@ END_TEST
 
 START_TEST(placing_ignores_the_move_limit)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {1, 1, 1};
 	bu_stream(t, "orders", c, 3, 3);
 	t->k[0].moving_to = 1; /* a move in flight: max_moves 1 is spent */
@@ -471,7 +441,7 @@ START_TEST(failover_never_passes_a_cap_while_a_wider_candidate_has_room)
 	pl_plan_info info;
 	int n;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->reason, PL_REASON_FAILOVER);
 	ck_assert_msg(l->to == 3, "s/0 went to b%u (b2 is at its cap, b3 has room)", l->to);
 	ck_assert_uint_lt(l->tier, 5);

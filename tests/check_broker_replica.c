@@ -4,31 +4,23 @@
  * rules of every move are checked by the mirror of broker_prop.h). */
 #include "broker_prop.h"
 
-/* Replicas member m holds in the view. */
-static uint32_t held(const pl_view *v, uint32_t m)
-{
-	return tl_member_tally(v, m).replicas;
-}
-
 /* ---- decommission ----------------------------------------------------------- */
 
 START_TEST(a_draining_member_hands_off_every_replica_and_ends_empty)
 {
-	tl *t = tl_new();
-	bu_members(t, 5, NULL);
+	tl *t = bu_new(5, NULL);
 	static const uint32_t c[] = {3, 3, 3, 3, 0};
 	bu_stream(t, "orders", c, 5, 3); /* replicas on the leader and the next two */
 	t->m[3].flags = PL_MEMBER_DRAINING;
 	pl_view *v = tl_view(t, 0);
-	ck_assert_uint_eq(held(v, 3), 9);
+	ck_assert_uint_eq(bu_held(v, 3), 9);
 	pl_broker_config cfg = bu_cfg();
 	cfg.max_moves = 4;
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
-	ck_assert_uint_eq(held(v, 3), 0);
+	ck_assert_uint_eq(bu_held(v, 3), 0);
 	ck_assert_uint_eq(bu_total(v, 3), 0);
 	/* Leadership first: a shard b3 led gets its leader before any replica
 	 * of it moves off b3. */
@@ -43,10 +35,9 @@ START_TEST(a_draining_member_hands_off_every_replica_and_ends_empty)
 				      "shard %u: leadership after its replica", a[i].shard);
 	}
 	ck_assert_uint_gt(bu_count_kind(a, n, PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_DRAIN), 0);
-	char buf[512];
 	for (uint32_t i = 0; i < n; i++)
 		if (a[i].reason == PL_REASON_REPLICA_DRAIN) {
-			pl_action_explain(tl_snap(t), &a[i], buf, sizeof buf);
+			const char *buf = tl_say(t, &a[i]);
 			ck_assert_msg(strstr(buf, "move replica of ") && strstr(buf, "(draining)") &&
 					      strstr(buf, "replicas of stream orders") && strstr(buf, "keeps its zones"),
 				      "%s", buf);
@@ -61,9 +52,8 @@ START_TEST(a_drain_that_cannot_finish_says_which_shard_and_moves_nothing)
 {
 	/* b0 (za) drains; b1 and b2 are in zb: b2 taking b0's place would
 	 * leave the shard in one zone. */
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "zb", "zb"};
-	bu_members(t, 3, zones);
+	tl *t = bu_new(3, zones);
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 1, 2, 1u, 0u);
 	t->m[0].flags = PL_MEMBER_DRAINING;
@@ -117,9 +107,8 @@ END_TEST
 /* A drain that cannot finish does not hold up replica balance. */
 START_TEST(a_stalled_drain_holds_nothing_up)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "zb", "zb", "zb"};
-	bu_members(t, 4, zones);
+	tl *t = bu_new(4, zones);
 	t->m[0].flags = PL_MEMBER_DRAINING;
 	uint32_t a = tl_stream(t, "a"), x = tl_stream(t, "x");
 	tl_shard(t, "a/0", a, 1, 2, 1u, 0u); /* b0's replica: no member keeps zone za */
@@ -142,8 +131,7 @@ END_TEST
 
 START_TEST(drain_stalls_bad_input_writes_nothing)
 {
-	tl *t = tl_new();
-	bu_members(t, 2, NULL);
+	tl *t = bu_new(2, NULL);
 	pl_broker_stall e[2] = {{7, 7, 7, 7}, {7, 7, 7, 7}};
 	uint32_t total = 42;
 	pl_diag d;
@@ -165,8 +153,7 @@ END_TEST
 
 START_TEST(a_paused_policy_starts_no_replica_move_and_limits_hold)
 {
-	tl *t = tl_new();
-	bu_members(t, 5, NULL);
+	tl *t = bu_new(5, NULL);
 	static const uint32_t c[] = {3, 3, 3, 3, 0};
 	bu_stream(t, "orders", c, 5, 3);
 	t->m[3].flags = PL_MEMBER_DRAINING;
@@ -196,9 +183,8 @@ END_TEST
 
 START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "za", "zb", "zc"};
-	bu_members(t, 4, zones);
+	tl *t = bu_new(4, zones);
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 3, 0u, 1u, 2u);
 	pl_view *v = tl_view(t, 0);
@@ -216,8 +202,7 @@ START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 	ck_assert_uint_eq(a[0].from_count, 2);
 	ck_assert_uint_eq(a[0].total, 3);
 	ck_assert_uint_eq(bu_zones(t, v, k), 3);
-	char buf[512];
-	pl_action_explain(tl_snap(t), &a[0], buf, sizeof buf);
+	const char *buf = tl_say(t, &a[0]);
 	ck_assert_msg(strstr(buf, "span 2 zones and could span 3") && strstr(buf, "zone zc"), "%s", buf);
 	ck_assert_str_eq(pl_reason_name(PL_REASON_ZONE_REPAIR), "zone-repair");
 	/* With zc's member at its cap, the shard spans all it can. */
@@ -235,8 +220,7 @@ END_TEST
 
 START_TEST(replicas_even_out_per_stream_then_in_total)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {2, 2, 2}, d[] = {1, 1, 1};
 	bu_stream(t, "orders", c, 3, 2);
 	bu_stream(t, "events", d, 3, 2);
@@ -245,12 +229,9 @@ START_TEST(replicas_even_out_per_stream_then_in_total)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_uint_le(bu_rspread(t, v, s), 1);
-	ck_assert_uint_le(bu_rspread(t, v, PL_NONE), 1);
+	bu_expect_replicas_even(t, v);
 	/* The leaders' moves come first; then the replicas'. */
 	uint32_t last_leader = 0, first_replica = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -262,8 +243,7 @@ START_TEST(replicas_even_out_per_stream_then_in_total)
 	}
 	ck_assert_uint_lt(last_leader, first_replica);
 	ck_assert_uint_lt(first_replica, n);
-	char buf[512];
-	pl_action_explain(tl_snap(t), &a[first_replica], buf, sizeof buf);
+	const char *buf = tl_say(t, &a[first_replica]);
 	ck_assert_msg(strstr(buf, "move replica of ") && strstr(buf, "holds") && strstr(buf, "floor"), "%s", buf);
 	/* Switched off: leaders only. */
 	tl_view(t, 0);
@@ -290,18 +270,15 @@ static int drain_possible(const tl *t, const pl_view *v, uint32_t k, uint32_t d)
 			holds |= st.replicas[j] == m;
 		if (holds || !bu_eligible(t, m))
 			continue;
-		if (t->m[m].max_shards && held(v, m) >= t->m[m].max_shards)
+		if (t->m[m].max_shards && bu_held(v, m) >= t->m[m].max_shards)
 			continue;
 		uint32_t before = bu_zones(t, v, k);
 		/* The zones after: d replaced by m. */
 		uint32_t n = 0;
 		for (uint32_t j = 0; j < st.replica_count; j++) {
 			uint32_t r = st.replicas[j] == d ? m : st.replicas[j], dup = 0;
-			for (uint32_t i = 0; i < j; i++) {
-				uint32_t q = st.replicas[i] == d ? m : st.replicas[i];
-				const pl_bytes *y = &t->m[q].zone, *z = &t->m[r].zone;
-				dup |= z->len && y->len == z->len && memcmp(y->ptr, z->ptr, z->len) == 0;
-			}
+			for (uint32_t i = 0; i < j; i++)
+				dup |= bu_same_zone(t, st.replicas[i] == d ? m : st.replicas[i], r);
 			n += !dup;
 		}
 		if (n >= before)
@@ -335,14 +312,14 @@ START_TEST(a_draining_member_ends_empty_whenever_its_replicas_can_go)
 		cfg.max_moves_out = tl_below(&r, 3);
 		run x = mr_run(t, &cfg, s, 100000);
 		ck_assert_msg(x.converged, "layout %llu: no convergence", (unsigned long long)s);
-		if (held(v, dm) == 0) {
+		if (bu_held(v, dm) == 0) {
 			emptied++;
 			ck_assert_uint_eq(bu_total(v, dm), 0);
 		} else {
 			stalled++;
 			ck_assert_msg(x.status == PL_STATUS_DRAIN_STALLED || x.status == PL_STATUS_STALLED,
 				      "layout %llu: %u replicas left on the draining member, status %s",
-				      (unsigned long long)s, held(v, dm), pl_status_name(x.status));
+				      (unsigned long long)s, bu_held(v, dm), pl_status_name(x.status));
 			ck_assert_msg(flags != 0 || nm - 1 < 3, "layout %llu: no zones or caps, yet not emptied",
 				      (unsigned long long)s);
 			uint32_t left = 0, total;
@@ -390,8 +367,7 @@ START_TEST(every_shard_ends_spanning_the_zones_it_could)
 		for (uint32_t m = 0; m < nm; m++) {
 			int first = 1;
 			for (uint32_t o = 0; o < m; o++)
-				first &= !(t->m[o].zone.len == t->m[m].zone.len &&
-					   memcmp(t->m[o].zone.ptr, t->m[m].zone.ptr, t->m[m].zone.len) == 0);
+				first &= !bu_same_zone(t, o, m);
 			nz += first;
 		}
 		for (uint32_t k = 0; k < t->nk; k++) {
@@ -410,8 +386,7 @@ END_TEST
 START_TEST(a_shard_with_two_draining_followers_drains_them_in_id_order)
 {
 	for (int order = 0; order < 2; order++) {
-		tl *t = tl_new();
-		bu_members(t, 5, NULL);
+		tl *t = bu_new(5, NULL);
 		t->m[1].flags = t->m[2].flags = PL_MEMBER_DRAINING;
 		uint32_t s = tl_stream(t, "orders");
 		if (order == 0)

@@ -21,8 +21,7 @@ static pl__bk bk_start(pl_view *v, const pl_broker_config *cfg)
 
 START_TEST(source_ties_go_to_the_most_leaders_in_total)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t a4[] = {4, 4, 0}, b2[] = {0, 1, 1};
 	bu_stream(t, "a", a4, 3, 3); /* 8 on 3: ceiling 3, b0 and b1 one over each */
 	bu_stream(t, "b", b2, 3, 3); /* even; b1 leads 5 in total, b0 4 */
@@ -45,8 +44,7 @@ END_TEST
  * take 2: projected, b0..b3 all end at 4, and the smaller id wins. */
 START_TEST(destination_ties_go_to_the_fewest_projected_leaders)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	static const uint32_t a8[] = {0, 0, 0, 8}, u8[] = {5, 0, 0, 3};
 	bu_stream(t, "a", a8, 4, 4);
 	bu_stream(t, "u", u8, 4, 4);
@@ -72,8 +70,7 @@ END_TEST
 
 START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	uint32_t s = tl_stream(t, "a");
 	/* b2 leads all four; only a/02 has b0 as a follower. */
 	for (uint32_t i = 0; i < 4; i++)
@@ -94,8 +91,7 @@ START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
 	}
 	tl_free(t);
 	/* No follower anywhere (RF 1): the shard whose draw rises the most. */
-	t = tl_new();
-	bu_members(t, 2, NULL);
+	t = bu_new(2, NULL);
 	s = tl_stream(t, "a");
 	for (uint32_t i = 0; i < 6; i++)
 		tl_shard(t, tl_str(t, "a/%02u", i), s, 1, 1, 1u);
@@ -125,8 +121,7 @@ END_TEST
 
 START_TEST(weighted_members_get_proportional_bounds)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	t->m[0].weight = 2;
 	static const uint32_t a[] = {0, 8, 0};
 	uint32_t s = bu_stream(t, "a", a, 3, 3);
@@ -155,9 +150,8 @@ END_TEST
  * so one of the 8 is allowed and its search is exact). */
 START_TEST(the_zone_list_keeps_the_best_destination_with_room_of_each_zone)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"z1", "z1", "z2", "z2", "z3", "z3"};
-	bu_members(t, 6, zones);
+	tl *t = bu_new(6, zones);
 	/* 18 leaders (RF 1) on 6: floor and ceiling 3; b0 is the one source. */
 	static const uint32_t c[] = {12, 0, 1, 2, 2, 1};
 	bu_stream(t, "a", c, 6, 1);
@@ -205,8 +199,7 @@ END_TEST
  * equal weights, when a leads at least two more; the first search pairs any. */
 START_TEST(the_spread_fallback_pairs_lower_the_sum_of_squares_per_weight)
 {
-	tl *t = tl_new();
-	bu_members(t, 5, NULL);
+	tl *t = bu_new(5, NULL);
 	t->m[3].weight = t->m[4].weight = 2;
 	static const uint32_t c[] = {5, 3, 4, 4, 5};
 	bu_stream(t, "a", c, 5, 1);

@@ -17,8 +17,7 @@ START_TEST(benchmark_layout_ends_4_4_4)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n, ticks;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, &ticks);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, &ticks);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	ck_assert_uint_eq(ticks, n); /* one move at a time */
 	for (uint32_t m = 0; m < 3; m++)
@@ -44,8 +43,7 @@ START_TEST(red_first_cluster_totals_only_never_reach_4_4_4)
 	cfg.stream_balance = 0;
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	ck_assert_uint_le(n, 1);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	ck_assert_uint_le(bu_spread(t, v, PL_NONE), 1);
@@ -60,8 +58,7 @@ END_TEST
 
 START_TEST(new_stream_beside_6_6_0_is_placed_4_4_4_and_never_moves)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t a6[] = {3, 3, 0};
 	bu_stream(t, "alpha", a6, 3, 3);
 	bu_stream(t, "beta", a6, 3, 3);
@@ -105,8 +102,7 @@ END_TEST
 
 START_TEST(five_skewed_streams_balance_with_no_shard_moving_twice)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	static const uint32_t s1[] = {12, 0, 0, 0}, s2[] = {0, 8, 0, 0}, s3[] = {1, 1, 4, 4}, s4[] = {0, 0, 0, 7},
 			      s5[] = {3, 3, 3, 0};
 	bu_stream(t, "s1", s1, 4, 3);
@@ -118,8 +114,7 @@ START_TEST(five_skewed_streams_balance_with_no_shard_moving_twice)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	bu_expect_even(t, v);
 	ck_assert_uint_eq(bu_most_moves(a, n, t->nk), 1);
@@ -132,8 +127,7 @@ END_TEST
 
 START_TEST(joining_member_gets_shards_that_stay)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t even[] = {4, 4, 4}, odd[] = {3, 3, 3};
 	bu_stream(t, "a", even, 3, 3);
 	bu_stream(t, "b", even, 3, 3);
@@ -143,8 +137,7 @@ START_TEST(joining_member_gets_shards_that_stay)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	bu_expect_even(t, v);
 	ck_assert_uint_eq(bu_most_moves(a, n, t->nk), 1);
@@ -158,9 +151,7 @@ START_TEST(joining_member_gets_shards_that_stay)
 	ck_assert_uint_eq(bu_count_kind(a, n, PL_ACTION_MOVE_LEADER, 0), 8);
 	/* Then replicas: the joiner takes its share of every stream's, and
 	 * none of those leave it either. */
-	for (uint32_t s = 0; s < t->ns; s++)
-		ck_assert_uint_le(bu_rspread(t, v, s), 1);
-	ck_assert_uint_le(bu_rspread(t, v, PL_NONE), 1);
+	bu_expect_replicas_even(t, v);
 	free(a);
 	tl_free(t);
 }
@@ -168,8 +159,7 @@ END_TEST
 
 START_TEST(draining_member_hands_off_each_leader_once)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {4, 4, 4}, d[] = {2, 2, 2};
 	bu_stream(t, "orders", c, 3, 3);
 	bu_stream(t, "events", d, 3, 3);
@@ -178,8 +168,7 @@ START_TEST(draining_member_hands_off_each_leader_once)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n, ticks;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, &ticks);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, &ticks);
 	/* Three members, RF 3: the two others hold every shard already, so the
 	 * drain cannot finish, and says so, naming a shard b2 still holds. */
 	ck_assert_uint_eq(info.status, PL_STATUS_DRAIN_STALLED);
@@ -206,8 +195,7 @@ END_TEST
 START_TEST(member_with_a_shard_cap_is_never_filled_past_it)
 {
 	uint32_t q;
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	static const uint32_t c[] = {1, 1, 10};
 	q = bu_stream(t, "perf-quorum", c, 3, 1); /* RF 1: every move copies */
 	t->m[0].max_shards = 2;                   /* room for one more */
@@ -215,8 +203,7 @@ START_TEST(member_with_a_shard_cap_is_never_filled_past_it)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	pl_tally y;
 	pl_view_member_tally(v, 0, &y);
 	ck_assert_uint_eq(y.replicas, 2);
@@ -232,9 +219,8 @@ END_TEST
 
 START_TEST(zones_are_never_lost)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"za", "za", "zb", "zb"};
-	bu_members(t, 4, zones);
+	tl *t = bu_new(4, zones);
 	/* RF 2 spanning both zones; everything led by b0. */
 	uint32_t s = tl_stream(t, "orders");
 	for (int i = 0; i < 8; i++)
@@ -243,8 +229,7 @@ START_TEST(zones_are_never_lost)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
 	ck_assert_uint_le(bu_spread(t, v, s), 0);
 	for (uint32_t k = 0; k < t->nk; k++) {
@@ -261,9 +246,8 @@ END_TEST
 
 START_TEST(five_members_rf3_balance)
 {
-	tl *t = tl_new();
 	static const char *const zones[] = {"z1", "z2", "z3", "z1", "z2"};
-	bu_members(t, 5, zones);
+	tl *t = bu_new(5, zones);
 	static const uint32_t s1[] = {10, 0, 0, 0, 0}, s2[] = {0, 6, 6, 0, 0}, s3[] = {3, 3, 3, 3, 3},
 			      s4[] = {0, 0, 0, 1, 8};
 	bu_stream(t, "s1", s1, 5, 3);
@@ -272,19 +256,12 @@ START_TEST(five_members_rf3_balance)
 	bu_stream(t, "s4", s4, 5, 3);
 	pl_view *v = tl_view(t, 0);
 	uint32_t zones_before[64];
-	for (uint32_t k = 0; k < t->nk; k++) {
-		pl_shard_state st;
-		pl_view_shard_state(v, k, &st);
-		uint32_t z = 0;
-		for (uint32_t r = 0; r < 3; r++)
-			z |= 1u << (t->m[st.replicas[r]].zone.ptr[1] - '0');
-		zones_before[k] = (uint32_t)__builtin_popcount(z);
-	}
+	for (uint32_t k = 0; k < t->nk; k++)
+		zones_before[k] = bu_zones(t, v, k);
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	uint32_t n;
-	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
-	bu_print(t, a, n);
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
 	/* Leaders even; replicas not: three zones for every shard and b2 alone
 	 * in z3 means b2 holds a replica of each, whatever its share. */
 	ck_assert_uint_eq(info.status, PL_STATUS_BLOCKED_ZONES);
@@ -297,14 +274,8 @@ START_TEST(five_members_rf3_balance)
 	for (uint32_t i = 0; i < n; i++)
 		copies += a[i].flags == PL_ACTION_STAGE_FIRST;
 	ck_assert_uint_gt(copies, 0); /* RF 3 of 5: some destinations hold no copy */
-	for (uint32_t k = 0; k < t->nk; k++) {
-		pl_shard_state st;
-		pl_view_shard_state(v, k, &st);
-		uint32_t z = 0;
-		for (uint32_t r = 0; r < 3; r++)
-			z |= 1u << (t->m[st.replicas[r]].zone.ptr[1] - '0');
-		ck_assert_uint_ge((uint32_t)__builtin_popcount(z), zones_before[k]);
-	}
+	for (uint32_t k = 0; k < t->nk; k++)
+		ck_assert_uint_ge(bu_zones(t, v, k), zones_before[k]);
 	free(a);
 	tl_free(t);
 }

@@ -10,15 +10,6 @@
 
 #include "broker_util.h"
 
-/* The action that gave shard k a leader (SET_LEADER or MOVE_LEADER). */
-static const pl_action *leader_of(const pl_action *a, int n, uint32_t k)
-{
-	for (int i = 0; i < n; i++)
-		if (a[i].shard == k && (a[i].kind == PL_ACTION_SET_LEADER || a[i].kind == PL_ACTION_MOVE_LEADER))
-			return &a[i];
-	return NULL;
-}
-
 /* ---- a reference model of the tiers (equal weights) ---------------------------- */
 
 /* A candidate's rating: tier, preference, and what breaks ties. */
@@ -86,16 +77,11 @@ static int better(const tl *t, const rating *a, const rating *b)
 	return id_before(t, a->m, b->m);
 }
 
-static int eligible(const tl *t, uint32_t m)
-{
-	return bu_eligible(t, m);
-}
-
 static uint32_t n_eligible(const tl *t)
 {
 	uint32_t n = 0;
 	for (uint32_t m = 0; m < t->nm; m++)
-		n += eligible(t, m);
+		n += bu_eligible(t, m);
 	return n;
 }
 
@@ -151,12 +137,12 @@ START_TEST(property_a_new_shard_goes_to_the_first_tier_then_the_best_draw)
 		pl_view *v = tl_view(t, 0);
 		uint8_t in[16];
 		for (uint32_t m = 0; m < t->nm; m++)
-			in[m] = (uint8_t)eligible(t, m);
+			in[m] = (uint8_t)bu_eligible(t, m);
 		rating want = choose(t, v, k, in, (int)cfg.stream_balance);
 		int n;
 		pl_plan_info info;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
-		const pl_action *l = leader_of(a, n, k);
+		const pl_action *l = bu_find_leader(a, n, k);
 		ck_assert_msg(l != NULL, "seed %llu: the new shard got no leader", (unsigned long long)seed);
 		ck_assert_msg(l->to == want.m && l->tier == want.tier,
 			      "seed %llu: tier %u to %u, the model says tier %u to %u (pref %u)", (unsigned long long)seed,
@@ -187,14 +173,14 @@ START_TEST(property_a_failover_promotes_the_best_live_eligible_follower)
 		int any = 0;
 		for (uint32_t j = 0; j < t->k[k].replica_count; j++) {
 			uint32_t m = t->k[k].replicas[j];
-			in[m] = (uint8_t)(m != gone && eligible(t, m));
+			in[m] = (uint8_t)(m != gone && bu_eligible(t, m));
 			any |= in[m];
 		}
 		rating want = choose(t, v, k, in, (int)cfg.stream_balance);
 		int n;
 		pl_plan_info info;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
-		const pl_action *l = leader_of(a, n, k);
+		const pl_action *l = bu_find_leader(a, n, k);
 		ck_assert_msg(l != NULL, "seed %llu: the orphan got no leader", (unsigned long long)seed);
 		if (!any) {
 			/* No eligible follower: another member takes a copy. */
@@ -220,8 +206,7 @@ START_TEST(tier_5_takes_the_fewest_leaders_per_weight_then_replicas_per_weight)
 	/* Every member at its cap. b0 (weight 2) leads 2 and b1 (weight 1)
 	 * leads 1: the same per weight; b0 holds 2 replicas per 2, b1 2 per 1,
 	 * so b0 is the less loaded, whatever the draw. */
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
+	tl *t = bu_new(3, NULL);
 	t->m[0].weight = 2;
 	tl_shard(t, "a0", PL_NONE, 0, 1, 0u);
 	tl_shard(t, "a1", PL_NONE, 0, 1, 0u);
@@ -238,8 +223,7 @@ START_TEST(tier_5_takes_the_fewest_leaders_per_weight_then_replicas_per_weight)
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
-	ck_assert_ptr_nonnull(l);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->tier, 5);
 	ck_assert_uint_eq(l->to, 0);
 	/* b0 leading one more (3 per 2 against 1 per 1): b1. */
@@ -247,8 +231,7 @@ START_TEST(tier_5_takes_the_fewest_leaders_per_weight_then_replicas_per_weight)
 	t->m[0].max_shards = 3;
 	tl_view(t, 0);
 	a = bu_plan(t, &cfg, &n, &info);
-	l = leader_of(a, n, k);
-	ck_assert_ptr_nonnull(l);
+	l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->tier, 5);
 	ck_assert_uint_eq(l->to, 1);
 	tl_free(t);
@@ -261,8 +244,7 @@ START_TEST(tiers_1_and_2_prefer_a_member_under_the_cluster_share_over_the_draw)
 	 * in tier 2. cache makes b0 and b1 heavy: 14 shards on 3, share 5;
 	 * only b2 (1 in total) is under it, whatever the keys' draws. */
 	for (int key = 0; key < 8; key++) {
-		tl *t = tl_new();
-		bu_members(t, 3, NULL);
+		tl *t = bu_new(3, NULL);
 		static const uint32_t o[] = {1, 1, 1}, c[] = {5, 5, 0};
 		uint32_t s = bu_stream(t, "orders", o, 3, 1);
 		bu_stream(t, "cache", c, 3, 1);
@@ -273,8 +255,7 @@ START_TEST(tiers_1_and_2_prefer_a_member_under_the_cluster_share_over_the_draw)
 		int n;
 		pl_plan_info info;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
-		const pl_action *l = leader_of(a, n, k);
-		ck_assert_ptr_nonnull(l);
+		const pl_action *l = bu_leader_of(a, n, k);
 		ck_assert_uint_eq(l->tier, 2);
 		ck_assert_uint_eq(l->to, 2);
 		ck_assert_uint_eq(l->share, 5);
@@ -285,21 +266,29 @@ END_TEST
 
 /* ---- the candidate sets ------------------------------------------------------------ */
 
+/* orders/x led by b0 (za) with its other replica on b1 (zb); b2 (zb) and
+ * b3 (zc), b3 leading orders/y and orders/z. x's index in *k. */
+static tl *zoned_orders(uint32_t *k)
+{
+	static const char *const zones[] = {"za", "zb", "zb", "zc"};
+	tl *t = bu_new(4, zones);
+	uint32_t s = tl_stream(t, "orders");
+	*k = tl_shard(t, "orders/x", s, 0, 2, 0u, 1u);
+	tl_shard(t, "orders/y", s, 3, 1, 3u);
+	tl_shard(t, "orders/z", s, 3, 1, 3u);
+	return t;
+}
+
 /* A hand-off keeps the zone count: a member in a zone the shard's other
  * replica is in is passed over for one in a new zone, even from a better
  * tier; when no zone keeper has room the set widens to every eligible
  * member with room. */
 START_TEST(a_hand_off_keeps_the_zones_and_widens_only_when_no_keeper_has_room)
 {
-	/* orders/x: led by b0 (za, draining), its other replica on b1 (zb,
-	 * down). b2 (zb) leads nothing of orders: tier 1; b3 (zc) leads 2. */
-	tl *t = tl_new();
-	static const char *const zones[] = {"za", "zb", "zb", "zc"};
-	bu_members(t, 4, zones);
-	uint32_t s = tl_stream(t, "orders");
-	uint32_t k = tl_shard(t, "orders/x", s, 0, 2, 0u, 1u);
-	tl_shard(t, "orders/y", s, 3, 1, 3u);
-	tl_shard(t, "orders/z", s, 3, 1, 3u);
+	/* b0 drains, b1 is down. b2 (zb) leads nothing of orders: tier 1; b3
+	 * (zc) leads 2. */
+	uint32_t k;
+	tl *t = zoned_orders(&k);
 	t->m[0].flags = PL_MEMBER_DRAINING;
 	t->m[1].flags = PL_MEMBER_DOWN;
 	tl_view(t, 0);
@@ -307,8 +296,7 @@ START_TEST(a_hand_off_keeps_the_zones_and_widens_only_when_no_keeper_has_room)
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
-	ck_assert_ptr_nonnull(l);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->reason, PL_REASON_DRAIN);
 	ck_assert_uint_eq(l->to, 3);
 	ck_assert_uint_eq(l->flags, PL_ACTION_STAGE_FIRST);
@@ -316,8 +304,7 @@ START_TEST(a_hand_off_keeps_the_zones_and_widens_only_when_no_keeper_has_room)
 	t->m[3].max_shards = 2;
 	tl_view(t, 0);
 	a = bu_plan(t, &cfg, &n, &info);
-	l = leader_of(a, n, k);
-	ck_assert_ptr_nonnull(l);
+	l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->to, 2);
 	ck_assert_uint_eq(l->tier, 1);
 	tl_free(t);
@@ -329,17 +316,11 @@ END_TEST
  * keepers' tier 5, not a member of the widened set that would lose a zone. */
 START_TEST(a_failover_copy_at_every_cap_stays_with_the_zone_keepers)
 {
-	/* orders/x: led by b0 (za, down), its other replica on b1 (zb,
-	 * draining: live, so a copy can be made, but no candidate). b2 (zb)
-	 * leads one, b3 (zc) two: tier 5's least loaded is b2, but b2 would
-	 * leave the shard in one zone. */
-	tl *t = tl_new();
-	static const char *const zones[] = {"za", "zb", "zb", "zc"};
-	bu_members(t, 4, zones);
-	uint32_t s = tl_stream(t, "orders");
-	uint32_t k = tl_shard(t, "orders/x", s, 0, 2, 0u, 1u);
-	tl_shard(t, "orders/y", s, 3, 1, 3u);
-	tl_shard(t, "orders/z", s, 3, 1, 3u);
+	/* b0 is down, b1 drains (live, so a copy can be made, but no
+	 * candidate). b2 (zb) leads one, b3 (zc) two: tier 5's least loaded
+	 * is b2, but b2 would leave the shard in one zone. */
+	uint32_t k;
+	tl *t = zoned_orders(&k);
 	tl_shard(t, "other", PL_NONE, 2, 1, 2u);
 	t->m[0].flags = PL_MEMBER_DOWN;
 	t->m[1].flags = PL_MEMBER_DRAINING;
@@ -351,8 +332,7 @@ START_TEST(a_failover_copy_at_every_cap_stays_with_the_zone_keepers)
 	int n;
 	pl_plan_info info;
 	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	const pl_action *l = leader_of(a, n, k);
-	ck_assert_ptr_nonnull(l);
+	const pl_action *l = bu_leader_of(a, n, k);
 	ck_assert_uint_eq(l->kind, PL_ACTION_MOVE_LEADER);
 	ck_assert_uint_eq(l->reason, PL_REASON_FAILOVER);
 	ck_assert_uint_eq(l->tier, 5);
@@ -370,8 +350,7 @@ START_TEST(a_replica_drain_is_rated_on_the_streams_replicas)
 	 * floor 2, ceiling 3. b3 drains its follower replica of orders/0; b1
 	 * holds 3 of orders, b2 1: b2 is under the floor. b0 holds orders/0
 	 * already. */
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	uint32_t k = tl_shard(t, "orders/0", s, 0, 2, 0u, 3u);
 	tl_shard(t, "orders/1", s, 1, 2, 1u, 0u);
@@ -406,8 +385,7 @@ START_TEST(a_replica_drain_of_no_stream_goes_under_the_replica_share)
 	for (int key = 0; key < 8; key++) {
 		/* b0 leads 3 and holds 3; b1 leads none and holds 5; 15
 		 * replicas over 3 eligible members: share 5. */
-		tl *t = tl_new();
-		bu_members(t, 4, NULL);
+		tl *t = bu_new(4, NULL);
 		for (int i = 0; i < 3; i++)
 			tl_shard(t, tl_str(t, "p%d", i), PL_NONE, 0, 1, 0u);
 		for (int i = 0; i < 5; i++)
@@ -435,8 +413,7 @@ END_TEST
  * the only one with room is at its limit the hand-off waits, naming it. */
 START_TEST(a_member_at_its_moves_in_limit_is_passed_over)
 {
-	tl *t = tl_new();
-	bu_members(t, 4, NULL);
+	tl *t = bu_new(4, NULL);
 	uint32_t s = tl_stream(t, "orders");
 	tl_shard(t, "orders/0", s, 0, 1, 0u);
 	tl_shard(t, "orders/1", s, 0, 1, 0u);

@@ -148,7 +148,8 @@ END_TEST
 START_TEST(every_action_a_fleet_emits_reads_as_its_own_sentence)
 {
 	uint64_t seed0 = tl_seed(0xf1ee7u);
-	uint32_t iters = tl_iters(60), seen[32] = {0};
+	uint32_t iters = tl_iters(60);
+	uint8_t seen[EU_REASONS] = {0};
 	pl_action out[64];
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t seed = seed0 + it, rng = seed;
@@ -183,18 +184,14 @@ START_TEST(every_action_a_fleet_emits_reads_as_its_own_sentence)
 			pl_plan_info info;
 			int n = sim_decide(t, cfg, self, out, 64, &info);
 			ck_assert_msg(n >= 0, "seed %llu: %s", (unsigned long long)seed, pl_error_name(n));
-			for (int i = 0; i < n; i++) {
-				eu_own_sentence(t, &out[i], seed);
-				seen[out[i].reason & 31] = 1;
-			}
+			for (int i = 0; i < n; i++)
+				eu_own_sentence(t, &out[i], seed, seen);
 		}
 		tl_free(t);
 	}
 	static const uint32_t want[] = {PL_REASON_COUNT, PL_REASON_LAG, PL_REASON_RETURN_HOME, PL_REASON_VOID_OVERRIDE,
 					PL_REASON_REDUNDANT_OVERRIDE};
-	for (uint32_t i = 0; i < sizeof want / sizeof want[0]; i++)
-		ck_assert_msg(seen[want[i]], "no %s action in %u fleets from seed %llu", pl_reason_name(want[i]), iters,
-			      (unsigned long long)seed0);
+	eu_saw_every(seen, want, sizeof want / sizeof want[0], "fleets", iters, seed0);
 }
 END_TEST
 

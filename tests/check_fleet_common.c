@@ -183,11 +183,8 @@ START_TEST(property_every_action_carries_the_owned_counts_before_it)
 		cfg.moves_per_decision = 1 + tl_below(&rng, 3);
 		uint32_t owned[16];
 		for (uint32_t self = 0; self < nm; self++) {
-			pl_view *v = tl_view(t, 0);
-			size_t size = pl_view_size(tl_snap(t));
-			void *mem = malloc(size);
-			pl_view *w;
-			ck_assert_int_eq(pl_view_copy(&w, mem, size, v), 0);
+			void *mem;
+			pl_view *v = tl_view(t, 0), *w = tl_view_clone(t, v, &mem);
 			cfg.self = self;
 			pl_plan_info info;
 			int n = pl_fleet_decide(v, &cfg, out, 32, &info, NULL);
@@ -251,13 +248,9 @@ START_TEST(a_full_array_stops_the_decision_with_the_view_as_written)
 		ck_assert_uint_eq(info.wanted, cap + 1);
 		ck_assert_int_eq(memcmp(out, all, cap * sizeof *out), 0);
 		/* The view holds the written actions and no more. */
-		size_t size = pl_view_size(tl_snap(t));
-		void *mem = malloc(size);
-		pl_view *w;
-		pl_view_options opt = PL_VIEW_OPTIONS_INIT;
-		ck_assert_int_eq(pl_view_init(&w, mem, size, tl_snap(t), &opt, NULL), 0);
-		for (uint32_t i = 0; i < cap; i++)
-			ck_assert_int_eq(pl_view_apply(w, &out[i]), 0);
+		void *mem;
+		pl_view *w = tl_view_fresh(t, &mem);
+		tl_apply(w, out, cap);
 		for (uint32_t k = 0; k < 12; k++) {
 			pl_shard_state x, y;
 			pl_view_shard_state(v, k, &x);

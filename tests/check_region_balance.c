@@ -62,8 +62,7 @@ START_TEST(one_to_two_peers_then_primaries)
 	}
 	ck_assert_uint_eq(ru_prims(v, a), 4);
 	ck_assert_uint_eq(ru_prims(v, b), 5);
-	char buf[256];
-	pl_action_explain(tl_snap(t), &tk->a[1], buf, sizeof buf);
+	const char *buf = tl_say(t, &tk->a[1]);
 	ck_assert_str_eq(buf, "hand primary of r1 from a to its newest peer b (joined at 200): b leads 1 primary, "
 			      "fewer than the 8 of a");
 	v = ru_next(t, 0);
@@ -133,8 +132,7 @@ START_TEST(three_to_four_moves_then_primaries)
 		ck_assert(a->flags & PL_ACTION_STAGE_FIRST);
 		given[a->from]++;
 	}
-	char buf[256];
-	pl_action_explain(tl_snap(t), &tk->a[0], buf, sizeof buf);
+	const char *buf = tl_say(t, &tk->a[0]);
 	ck_assert_str_eq(buf, "stage a copy of r01 on n3, then move the peer from n0: n3 holds 0 replicas, below its "
 			      "fair share 9 of 36 peers; n0 holds 12, the most; not the primary");
 	ck_assert_uint_eq(given[0], 3);
@@ -373,8 +371,7 @@ START_TEST(unmeasured_peer_never_takes_a_primary)
 	ck_assert_uint_eq(m->at, 740);
 	ck_assert_uint_eq(m->share, 25);
 	ck_assert_uint_eq(m->shard, 0);
-	char buf[256];
-	pl_action_explain(tl_snap(t), m, buf, sizeof buf);
+	const char *buf = tl_say(t, m);
 	ck_assert_str_eq(buf, "hand primary of r0 from a to c: c's load 740 is more than 25% below a's 1000; "
 			      "c leads 0 primaries, a 6");
 	uint32_t acts;

@@ -129,13 +129,9 @@ static tl *growing(void)
 /* The view the call left equals a fresh one with its actions applied. */
 static void replayed(tl *t, const pl_view *v, const pl_action *a, uint32_t n)
 {
-	size_t size = pl_view_size(tl_snap(t));
-	void *mem = malloc(size);
-	pl_view *w;
-	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
-	ck_assert_int_eq(pl_view_init(&w, mem, size, tl_snap(t), &opt, NULL), 0);
-	for (uint32_t i = 0; i < n; i++)
-		ck_assert_int_eq(pl_view_apply(w, &a[i]), 0);
+	void *mem;
+	pl_view *w = tl_view_fresh(t, &mem);
+	tl_apply(w, a, n);
 	for (uint32_t k = 0; k < t->nk; k++) {
 		pl_shard_state x = ru_state(v, k), y = ru_state(w, k);
 		ck_assert_uint_eq(x.leader, y.leader);

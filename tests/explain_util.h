@@ -73,11 +73,16 @@ static inline int eu_has(const char *s, pl_bytes b)
 	return strstr(s, w) != NULL;
 }
 
+/* Reasons seen, indexed by reason & 31 (every reason is below 32). */
+#define EU_REASONS 32
+
 /* An action a policy emitted reads as its own sentence: not the fallback
  * "<kind> of <shard> from <from> to <to>: <reason>" of an action no family
- * knows, and it names the shard and every member it names. */
-static inline void eu_own_sentence(tl *t, const pl_action *a, uint64_t seed)
+ * knows, and it names the shard and every member it names. Its reason is
+ * marked in seen[EU_REASONS]. */
+static inline void eu_own_sentence(tl *t, const pl_action *a, uint64_t seed, uint8_t *seen)
 {
+	seen[a->reason % EU_REASONS] = 1;
 	const char *s = eu_say(t, a);
 	char fallback[64];
 	snprintf(fallback, sizeof fallback, "%s of ", pl_action_kind_name(a->kind));
@@ -88,6 +93,16 @@ static inline void eu_own_sentence(tl *t, const pl_action *a, uint64_t seed)
 		ck_assert_msg(eu_has(s, t->m[a->from].id), "seed %llu: no from: %s", (unsigned long long)seed, s);
 	if (a->to != PL_NONE)
 		ck_assert_msg(eu_has(s, t->m[a->to].id), "seed %llu: no to: %s", (unsigned long long)seed, s);
+}
+
+/* Every reason of want[n] was seen in the `iters` layouts (`what`) from
+ * seed0: the property reached each sentence it is meant to check. */
+static inline void eu_saw_every(const uint8_t *seen, const uint32_t *want, uint32_t n, const char *what,
+				uint32_t iters, uint64_t seed0)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(seen[want[i] % EU_REASONS], "no %s action in %u %s from seed %llu", pl_reason_name(want[i]),
+			      iters, what, (unsigned long long)seed0);
 }
 
 #endif

@@ -161,6 +161,42 @@ pl_view *tl_view(tl *t, uint32_t scorer)
 	return t->view;
 }
 
+pl_view *tl_view_fresh(tl *t, void **mem)
+{
+	const pl_snapshot *s = tl_snap(t);
+	size_t size = pl_view_size(s);
+	*mem = malloc(size);
+	ck_assert_ptr_nonnull(*mem);
+	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+	opt.scorer = PL_SCORER_XXH3;
+	pl_view *v;
+	ck_assert_int_eq(pl_view_init(&v, *mem, size, s, &opt, NULL), 0);
+	return v;
+}
+
+pl_view *tl_view_clone(tl *t, const pl_view *v, void **mem)
+{
+	size_t size = pl_view_size(tl_snap(t));
+	*mem = malloc(size);
+	ck_assert_ptr_nonnull(*mem);
+	pl_view *w;
+	ck_assert_int_eq(pl_view_copy(&w, *mem, size, v), 0);
+	return w;
+}
+
+void tl_apply(pl_view *v, const pl_action *a, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(pl_view_apply(v, &a[i]) == 0, "action %u does not apply", i);
+}
+
+const char *tl_say(tl *t, const pl_action *a)
+{
+	static char buf[1024];
+	ck_assert_int_gt(pl_action_explain(tl_snap(t), a, buf, sizeof buf), 0);
+	return buf;
+}
+
 uint64_t tl_rand(uint64_t *s)
 {
 	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));

@@ -52,6 +52,19 @@ int tl_view_rc(tl *t, uint32_t scorer, pl_diag *diag);
 /* Build the view and fail the test if it cannot be built. */
 pl_view *tl_view(tl *t, uint32_t scorer);
 
+/* A second view beside t's: a fresh one of t's snapshot (the scorer of
+ * tl_view(t, 0)), or a copy of v (pl_view_copy()), in memory of its own that
+ * the caller frees (*mem). For replaying a call's actions on the view it
+ * started from. */
+pl_view *tl_view_fresh(tl *t, void **mem);
+pl_view *tl_view_clone(tl *t, const pl_view *v, void **mem);
+/* Apply n actions to v in order; the test fails if one does not apply. */
+void tl_apply(pl_view *v, const pl_action *a, uint32_t n);
+
+/* The sentence of an action (pl_action_explain() on t's snapshot), into a
+ * buffer the next call reuses; the test fails if there is none. */
+const char *tl_say(tl *t, const pl_action *a);
+
 /* A copy with every array shuffled and indices remapped (perm_* say where). */
 tl *tl_shuffled(const tl *src, uint64_t *rng);
 
