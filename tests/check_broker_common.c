@@ -277,6 +277,82 @@ START_TEST(a_blocked_tick_names_the_first_blocked_scope)
 }
 END_TEST
 
+/* ---- properties -------------------------------------------------------------------- */
+
+/* One tick on random layouts with zones, caps, a draining member, moves in
+ * flight and random limits: the moves started (every MOVE_LEADER but a
+ * failover's, every MOVE_REPLICA) stay within max_moves less the moves in
+ * flight, and within each member's max_moves_in and max_moves_out with its
+ * moves in flight counted; and no move by balance, replica drain or zone
+ * repair lowers its shard's zone count (replayed on a copy of the view). */
+START_TEST(property_a_tick_keeps_the_budget_the_limits_and_the_zones)
+{
+	uint64_t seed0 = tl_seed(0xc0aa0u);
+	uint32_t iters = tl_iters(300), moves_seen = 0;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t seed = seed0 + it, rng = seed;
+		uint32_t nm = 3 + tl_below(&rng, 7);
+		tl *t = tl_random(&rng, nm, 1 + tl_below(&rng, 3), 4 + tl_below(&rng, 50), 1 + tl_below(&rng, 3),
+				  tl_below(&rng, 2));
+		if (tl_below(&rng, 2))
+			t->m[tl_below(&rng, nm)].flags = PL_MEMBER_DRAINING;
+		for (uint32_t m = 0; m < nm; m++)
+			if (tl_below(&rng, 4) == 0)
+				t->m[m].max_shards = t->nk / 2 + tl_below(&rng, t->nk);
+		uint32_t in[16] = {0}, out[16] = {0}, flying = 0;
+		for (uint32_t k = 0; k < t->nk; k++) {
+			uint32_t to = tl_below(&rng, nm);
+			if (tl_below(&rng, 8) || to == t->k[k].leader)
+				continue;
+			t->k[k].moving_to = to;
+			in[to]++;
+			out[t->k[k].leader]++;
+			flying++;
+		}
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = 1 + tl_below(&rng, 10);
+		cfg.max_moves_in = tl_below(&rng, 3);
+		cfg.max_moves_out = tl_below(&rng, 3);
+		void *mem;
+		pl_view *v = tl_view(t, 0), *w = tl_view_clone(t, v, &mem);
+		int n;
+		pl_plan_info info;
+		pl_action *a = bu_plan(t, &cfg, &n, &info);
+		uint32_t started = 0;
+		for (int i = 0; i < n; i++) {
+			const pl_action *x = &a[i];
+			int move = x->kind == PL_ACTION_MOVE_REPLICA ||
+				   (x->kind == PL_ACTION_MOVE_LEADER && x->reason != PL_REASON_FAILOVER);
+			uint32_t before = bu_zones(t, w, x->shard);
+			ck_assert_msg(pl_view_apply(w, x) == 0, "seed %llu: action %d does not apply",
+				      (unsigned long long)seed, i);
+			if (!move)
+				continue;
+			started++;
+			in[x->to]++;
+			out[x->from]++;
+			ck_assert_msg(cfg.max_moves_in == 0 || in[x->to] <= cfg.max_moves_in,
+				      "seed %llu: %u moves into %u, limit %u", (unsigned long long)seed, in[x->to], x->to,
+				      cfg.max_moves_in);
+			ck_assert_msg(cfg.max_moves_out == 0 || out[x->from] <= cfg.max_moves_out,
+				      "seed %llu: %u moves out of %u, limit %u", (unsigned long long)seed, out[x->from],
+				      x->from, cfg.max_moves_out);
+			if (x->reason != PL_REASON_DRAIN)
+				ck_assert_msg(bu_zones(t, w, x->shard) >= before, "seed %llu: %s of shard %u: zones %u -> %u",
+					      (unsigned long long)seed, pl_reason_name(x->reason), x->shard, before,
+					      bu_zones(t, w, x->shard));
+		}
+		ck_assert_msg(started + flying <= cfg.max_moves || started == 0,
+			      "seed %llu: %u moves started, %u in flight, max_moves %u", (unsigned long long)seed, started,
+			      flying, cfg.max_moves);
+		moves_seen += started;
+		free(mem);
+		tl_free(t);
+	}
+	ck_assert_uint_gt(moves_seen, iters);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("broker_common");
@@ -293,6 +369,10 @@ static Suite *suite(void)
 	c = tcase_create("output");
 	tcase_add_test(c, a_full_output_stops_and_the_view_holds_exactly_what_was_written);
 	tcase_add_test(c, a_blocked_tick_names_the_first_blocked_scope);
+	suite_add_tcase(s, c);
+	c = tcase_create("properties");
+	tcase_set_timeout(c, 60);
+	tcase_add_test(c, property_a_tick_keeps_the_budget_the_limits_and_the_zones);
 	suite_add_tcase(s, c);
 	return s;
 }
