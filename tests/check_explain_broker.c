@@ -51,6 +51,10 @@ START_TEST(a_new_shard_says_its_tier_and_the_counts_that_chose_it)
 	ck_assert_str_eq(eu_say(t, &a),
 			 "place leader of orders/07 on b2: new shard: tier 5, b2 leads 1 of stream orders (floor 2, ceiling 3), "
 			 "and 5 in total, cluster share 6; every candidate is at its max_shards and it is the least loaded");
+	/* A tier outside 1..5 (an action the caller built) names no tier rule. */
+	a.tier = 0;
+	ck_assert_str_eq(eu_say(t, &a), "place leader of orders/07 on b2: new shard: tier 0, b2 leads 1 of stream orders "
+					"(floor 2, ceiling 3), and 5 in total, cluster share 6");
 	tl_free(t);
 }
 END_TEST
