@@ -152,6 +152,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("score_simd");
 	TCase *c = tcase_create("vector-paths");
+	tcase_set_timeout(c, 60);
 	tcase_add_test(c, detect_within_build_cap);
 	tcase_add_test(c, every_path_matches_plain_loop);
 	suite_add_tcase(s, c);
