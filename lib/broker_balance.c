@@ -56,12 +56,13 @@
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
 	l.n = 0;
 	l.max = PL_MAX_REPLICAS;
 	l.per_zone = 1;
 	pl__bk_dests(b, sc, &l, &w);
+	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
 		uint32_t k = v->by_stream[j], ka;
@@ -69,10 +70,11 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 		uint32_t a = st->leader;
 		if (a == PL_NONE || !pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka))
 			continue;
-		if (x.have && a != x.a && !pl__bk_source_before(v, sc, ka, a, x.ka, x.a))
+		if (x.have && ka < x.ka)
 			continue; /* a worse source than one that can move */
 		if (st->moving || st->touched) {
 			w.flight = 1;
+			w.flight_fresh |= !(pl__moved(v, k) & PL__MOVED_LEADER);
 			continue;
 		}
 		if (!pl__bk_out_ok(b, a)) {
@@ -98,11 +100,11 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 				w.zones = 1;
 				continue;
 			}
-			pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], 0, k);
+			pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, k);
 			break;
 		}
 	}
-	if (x.have)
+	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 		return pl__bk_emit_best(b, sc, &x);
 	return pl__bk_outcome(b, &w);
 }
@@ -146,7 +148,7 @@ static uint32_t next_source(const pl_view *v, const pl__scope *sc, uint32_t prev
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
 	l.n = 0;
 	l.max = PL_BROKER_SEARCH;
@@ -168,6 +170,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 				continue;
 			if (st->moving || st->touched) {
 				w.flight = 1;
+				w.flight_fresh |= !(pl__moved(v, k) & PL__MOVED_LEADER);
 				continue;
 			}
 			uint32_t s = v->snap.shards[k].stream;
@@ -192,12 +195,14 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 					w.zones = 1;
 					continue;
 				}
-				pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], 0, k);
+				pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], pl__bk_serves(b, k, a, d, 0) ? 2 : 0, k);
 				break;
 			}
 		}
-		if (x.have)
+		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 			return pl__bk_emit_best(b, sc, &x);
+		if (x.have)
+			break;
 	}
 	return pl__bk_outcome(b, &w);
 }
@@ -386,7 +391,15 @@ static uint32_t next_streams(const pl__bk *b, uint64_t below, uint32_t *pick, ui
 
 int pl__bk_balance(pl__bk *b)
 {
+	const pl_view *v = b->v;
 	int held = 0; /* a stream moved or waits: the cluster pass waits too */
+	uint32_t all = 0;
+	b->rep_elig = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		b->rep_elig += v->m_replicas[v->elig[e]];
+	for (uint32_t m = 0; m < v->nm; m++)
+		all += v->m_replicas[m];
+	b->rep_settled = all == b->rep_elig;
 	pl__scope sc;
 	int projected = 0;
 	uint32_t pick[NEXT];

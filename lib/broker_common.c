@@ -114,6 +114,17 @@ int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, ui
 	return (2 * (uint64_t)cd + 1) * v->m_weight[a] <= (2 * (uint64_t)ca - 1) * v->m_weight[d];
 }
 
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+{
+	uint32_t fa, ea, fd, ed;
+	if (ca == 0)
+		return 0;
+	pl__bounds(v, total, a, &fa, &ea);
+	pl__bounds(v, total, d, &fd, &ed);
+	return (uint64_t)outside(ca - 1, fa, ea) + outside(cd + 1, fd, ed) <
+	       (uint64_t)outside(ca, fa, ea) + outside(cd, fd, ed);
+}
+
 int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
 {
 	uint32_t fa, ea, fd, ed;

@@ -42,6 +42,8 @@ typedef struct pl__bk {
 	uint32_t rep_hold;                /* a replica drain or zone repair moved or waits */
 	uint32_t rep_total;               /* replicas in the view, on every member */
 	uint32_t lead_elig;               /* leaders on eligible members */
+	uint32_t rep_elig;                /* replicas on eligible members (leader passes) */
+	uint32_t rep_settled;             /* and no replica on any other member */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -101,6 +103,8 @@ void pl__bk_wait_limit(pl__bk *b, uint32_t member);
 int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 /* The potential alone: does that move keep it from rising? */
 int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+/* Does that move lower the scope's distance to its bounds? */
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 
 /* Note a scope whose wanted moves are all blocked (rc: PL__BK_BLOCK_*). */
 void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id);
@@ -159,13 +163,16 @@ typedef struct pl__dlist {
 typedef struct pl__seen {
 	int limit, flight, zones, caps;
 	uint32_t limit_member;
+	int flight_fresh; /* a shard passed over for being in flight could have
+			   * moved without moving a leadership that moved already */
 } pl__seen;
 
 /* A candidate move, and the best so far. */
 typedef struct pl__best {
 	int have;
 	uint32_t k, a, d, ka, kd;
-	uint32_t follower; /* leaders: 1 d holds a replica (no copy); replicas: 2 a follows,
+	uint32_t follower; /* leaders: 1 d holds a replica (no copy), 2 a copy that serves the
+			    * replicas (pl__bk_serves()), 0 another copy; replicas: 2 a follows,
 			    * 1 a leads and its leadership goes with it, 0 a's leadership
 			    * goes to the follower `via` first */
 	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
@@ -223,6 +230,15 @@ void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc);
  * their bounds on both and their potentials (pl__bk_keeps())? */
 int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d);
 
+/* Would a leader move of shard k from a to d that takes a's replica (a
+ * copy) also serve the replica balance: replica_balance on, the replicas
+ * in total (b->rep_elig) not rising in potential, and the shard's stream's
+ * replicas (R of them on eligible members) closer to their bounds, or, with
+ * R 0, their sum of count^2/weight lower (an O(1) test for the cluster
+ * pass)? Without a stream: the totals closer to their bounds. Never while
+ * a member that is not eligible holds replicas (drains will move them). */
+int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R);
+
 /* Is eligible member m a source (a destination) of the scope at its level?
  * *key says how far over (under) it is. */
 int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
@@ -245,6 +261,12 @@ void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *
  * pl__best) to the best so far, x: 1 when it is the best now. */
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
 		 uint32_t follower, uint32_t k);
+
+/* Should the search wait rather than make its best move x: x would move a
+ * leadership that has moved already in this view (pl__moved()) while a
+ * candidate that would not was passed over only for being in flight
+ * (w->flight_fresh)? The search then ends as waiting on moves in flight. */
+int pl__bk_repeat_waits(const pl_view *v, const pl__scope *sc, const pl__best *x, const pl__seen *w);
 
 /* Write and apply the best move (MOVE_LEADER in a scope of leaders,
  * MOVE_REPLICA in one of replicas): PL__BK_MOVED, or PL__BK_FULL. */

@@ -78,10 +78,11 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 		uint32_t a = st->rep[r], ka = ka_only;
 		if (only != PL_NONE ? a != only : (!pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka)))
 			continue;
-		if (x->have && a != x->a && !pl__bk_source_before(v, sc, ka, a, x->ka, x->a))
+		if (x->have && ka < x->ka)
 			continue; /* a worse source than one that can move */
 		if (st->moving || st->touched) {
 			w->flight = 1;
+			w->flight_fresh |= a != st->leader || !(pl__moved(v, k) & PL__MOVED_LEADER);
 			continue;
 		}
 		if (!pl__bk_out_ok(b, a)) {
@@ -119,7 +120,7 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
 	l.n = 0;
 	l.max = PL_MAX_REPLICAS;
@@ -128,7 +129,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++)
 		offer_shard(b, sc, &l, &w, &x, v->by_stream[j], PL_NONE, 0);
-	if (x.have)
+	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 		return pl__bk_emit_best(b, sc, &x);
 	return pl__bk_outcome(b, &w);
 }
@@ -138,7 +139,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
 	l.n = 0;
 	l.max = PL_BROKER_SEARCH;
@@ -173,8 +174,10 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			if (pl__holds(&v->st[k], a))
 				offer_shard(b, sc, &l, &w, &x, k, a, ka);
 		}
-		if (x.have)
+		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 			return pl__bk_emit_best(b, sc, &x);
+		if (x.have)
+			break;
 	}
 	return pl__bk_outcome(b, &w);
 }
@@ -238,7 +241,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	}
 	if (l.n == 0)
 		return PL__BK_SETTLED;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	uint32_t prev = PL_NONE, kprev = 0;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
 		uint32_t a = PL_NONE, ka = 0;
