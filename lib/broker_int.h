@@ -56,6 +56,8 @@ typedef struct pl__bk {
 #define PL__BK_NEW_ZONE 3u   /* eligible members in a zone none of the shard's replicas is in */
 #define PL__BK_SET 0xfu      /* the set, of the bits above */
 #define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
+#define PL__BK_NEW 0x20u     /* or'ed in: a new shard's leader; ties within a tier go to the fewest
+			      * replicas of its stream per weight, before the draw */
 
 /* What the tier function chose, with the numbers that decided it. */
 typedef struct pl__pick {
@@ -118,6 +120,13 @@ void pl__bk_drain_stall(pl__bk *b, uint32_t k);
  * `from` is the member whose place is taken (KEEP_ZONES), `limit_in` skips
  * members at their max_moves_in. */
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p);
+
+/* A follower for new shard k, whose replicas so far are pick[0..n): the
+ * tier choice counted on replicas (of its stream, st_total of them once the
+ * shard is placed, and in total) among the eligible members with room in a
+ * zone none of pick is in; else among every eligible member with room not
+ * in pick; PL_NONE when none has room. */
+uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total);
 
 /* The tier choice among the members that keep the zone count when one of
  * them has room; else among every eligible member when one of those has
