@@ -58,10 +58,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	const pl_view *v = b->v;
 	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
-	l.n = 0;
-	l.max = PL_MAX_REPLICAS;
-	l.per_zone = 1;
-	pl__bk_dests(b, sc, &l, &w);
+	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
@@ -126,37 +123,15 @@ static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, ui
 	return cd + 1 <= ce;
 }
 
-/* The next source after `prev` in rank order (PL_NONE for the first). */
-static uint32_t next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout)
-{
-	uint32_t bestm = PL_NONE, bk = 0;
-	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t m = v->elig[e], key;
-		if (!pl__bk_source_key(v, sc, m, &key))
-			continue;
-		if (prev != PL_NONE && !pl__bk_source_before(v, sc, kprev, prev, key, m))
-			continue;
-		if (bestm == PL_NONE || pl__bk_source_before(v, sc, key, m, bk, bestm)) {
-			bestm = m;
-			bk = key;
-		}
-	}
-	*kout = bk;
-	return bestm;
-}
-
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
 	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
-	l.n = 0;
-	l.max = PL_BROKER_SEARCH;
-	l.per_zone = 0;
-	pl__bk_dests(b, sc, &l, &w);
+	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	uint32_t a = PL_NONE, ka = 0;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		a = next_source(v, sc, a, ka, &ka);
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)
 			break;
 		if (!pl__bk_out_ok(b, a)) {
@@ -275,7 +250,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	uint32_t a = PL_NONE, ka = 0;
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
-		a = next_source(v, sc, a, ka, &ka);
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)
 			break;
 		if (!pl__bk_out_ok(b, a))
@@ -303,42 +278,24 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	return x.have ? pl__bk_emit_best(b, sc, &x) : PL__BK_SETTLED;
 }
 
-/* Search a scope: the first search; when every move it found is blocked by
- * zones or caps (or in the cluster pass the streams' bounds), the wide
- * fallback (every pair that still lowers the distance, when members are both
- * over and under), then the spread fallback (a member over its ceiling to
- * one it leads at least two more than, weighted), then a relay. A layout
- * that allows the first kind of move never sees the others. */
-static int search_all(pl__bk *b, const pl__scope *sc, int (*search)(pl__bk *, const pl__scope *))
-{
-	int rc = search(b, sc);
-	if (rc != PL__BK_BLOCK_CAPS && rc != PL__BK_BLOCK_ZONES && rc != PL__BK_SETTLED)
-		return rc;
-	pl__scope w = *sc;
-	if (sc->over && sc->under) {
-		w.level = 1;
-		int again = search(b, &w);
-		if (again == PL__BK_MOVED || again == PL__BK_FULL || again == PL__BK_WAIT)
-			return again;
-	}
-	if (sc->over) {
-		w.level = 2;
-		int again = search(b, &w);
-		if (again == PL__BK_MOVED || again == PL__BK_FULL || again == PL__BK_WAIT)
-			return again;
-	}
-	int again = relay(b, sc);
-	return again == PL__BK_SETTLED ? rc : again;
-}
-
 static int stream_move(pl__bk *b, const pl__scope *sc)
 {
-	return search_all(b, sc, stream_search);
+	if (!b->projected) {
+		pl__bk_project(b); /* only once a stream wants a move */
+		b->projected = 1;
+	}
+	return pl__bk_search_all(b, sc, stream_search, 0, relay);
 }
 
 static int cluster_move(pl__bk *b, const pl__scope *sc)
 {
-	return search_all(b, sc, cluster_search);
+	return pl__bk_search_all(b, sc, cluster_search, 0, relay);
+}
+
+static void fill_cluster(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	(void)s;
+	pl__bk_scope_cluster(b, sc);
 }
 
 /* ---- both passes ---------------------------------------------------------- */
@@ -400,67 +357,16 @@ int pl__bk_balance(pl__bk *b)
 	for (uint32_t m = 0; m < v->nm; m++)
 		all += v->m_replicas[m];
 	b->rep_settled = all == b->rep_elig;
-	pl__scope sc;
-	int projected = 0;
 	uint32_t pick[NEXT];
-	uint64_t key[NEXT], below = UINT64_MAX;
-	uint32_t n = b->cfg->stream_balance ? next_streams(b, below, pick, key) : 0;
+	uint64_t key[NEXT];
+	uint32_t n = b->cfg->stream_balance ? next_streams(b, UINT64_MAX, pick, key) : 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = pick[i];
-		for (;;) {
-			pl__bk_scope_stream(b, s, &sc);
-			if (!sc.over && !sc.under)
-				break;
-			if (b->budget == 0) {
-				pl__bk_wait_limit(b, PL_NONE);
-				return 1;
-			}
-			if (!projected) {
-				pl__bk_project(b); /* only once a stream wants a move */
-				projected = 1;
-			}
-			int rc = stream_move(b, &sc);
-			if (rc == PL__BK_MOVED) {
-				held = 1;
-				continue;
-			}
-			if (rc == PL__BK_FULL)
-				return 1;
-			if (rc == PL__BK_WAIT)
-				held = 1;
-			else if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-				pl__bk_block(b, rc, s);
-			break;
-		}
+		if (pl__bk_drive(b, pick[i], pl__bk_scope_stream, stream_move, &held))
+			return 1;
 		if (i + 1 == n && n == NEXT) {
-			below = key[i];
-			n = next_streams(b, below, pick, key);
+			n = next_streams(b, key[i], pick, key);
 			i = UINT32_MAX; /* ++ makes it 0 */
 		}
 	}
-	if (held) {
-		/* The cluster pass runs once the streams' moves have settled. */
-		pl__bk_scope_cluster(b, &sc);
-		if (sc.over || sc.under)
-			b->want_flight = 1;
-		return 1;
-	}
-	int moved = 0;
-	for (;;) {
-		pl__bk_scope_cluster(b, &sc);
-		if (!sc.over && !sc.under)
-			return moved;
-		if (b->budget == 0) {
-			pl__bk_wait_limit(b, PL_NONE);
-			return 1;
-		}
-		int rc = cluster_move(b, &sc);
-		if (rc == PL__BK_MOVED) {
-			moved = 1;
-			continue;
-		}
-		if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-			pl__bk_block(b, rc, PL_NONE);
-		return moved || rc == PL__BK_FULL || rc == PL__BK_WAIT;
-	}
+	return pl__bk_drive_cluster(b, held, fill_cluster, cluster_move);
 }

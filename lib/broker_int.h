@@ -10,7 +10,9 @@
  *     drains and zone repair (broker_drain.c), leader balance
  *     (broker_balance.c), replica balance (broker_replica.c);
  *  3. scope: scopes, keys, ranking, destination lists, offers and the move
- *     they choose (broker_scope.c); the tier function (broker_tier.c);
+ *     they choose (broker_scope.c); the sources in rank order, the ladder of
+ *     fallbacks and the drivers both rebalancing passes run on
+ *     (broker_search.c); the tier function (broker_tier.c);
  *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
  *     writing actions.
  */
@@ -44,6 +46,7 @@ typedef struct pl__bk {
 	uint32_t lead_elig;               /* leaders on eligible members */
 	uint32_t rep_elig;                /* replicas on eligible members (leader passes) */
 	uint32_t rep_settled;             /* and no replica on any other member */
+	uint32_t projected;               /* pl__bk_project() has run in this call */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -283,6 +286,42 @@ int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
 
 /* What a search that found no move ends with (noting waits in b). */
 int pl__bk_outcome(pl__bk *b, const pl__seen *w);
+
+/* ---- 3. searches and drivers (broker_search.c) --------------------------- */
+
+/* A pass's search of a scope (PL__BK_* outcome), and how it fills a scope
+ * (of stream s, or of the cluster for PL_NONE). */
+typedef int (*pl__bk_search_fn)(pl__bk *b, const pl__scope *sc);
+typedef void (*pl__bk_fill_fn)(const pl__bk *b, uint32_t s, pl__scope *sc);
+
+/* An empty destination list of at most max members (per_zone: see
+ * pl__bk_dlist), filled with the scope's destinations with room. */
+void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint32_t max, uint32_t per_zone,
+		       pl__seen *w);
+
+/* The next source after `prev` (key kprev) in rank order, PL_NONE for the
+ * first; its key in *kout. PL_NONE when there is none. */
+uint32_t pl__bk_next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout);
+
+/* Search a scope: the first search; when it finds only blocks (zones, caps
+ * or the streams' bounds), the wide fallback (members both over and under),
+ * the spread fallback (some member over), with even the even fallback (the
+ * replica passes: any pair whose move keeps the distance and lowers the sum
+ * of count^2/weight), then relay when not NULL. A layout that allows a
+ * first-choice move never sees a fallback. */
+int pl__bk_search_all(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search, int even, pl__bk_search_fn relay);
+
+/* Make scope s's moves (move: a search, fill: its scope, filled again after
+ * every move) until it wants none: *held set when a move was made or one
+ * waits; a scope whose moves are all blocked is noted (pl__bk_block()).
+ * 1 when the pass must stop (no budget left, or out full), else 0. */
+int pl__bk_drive(pl__bk *b, uint32_t s, pl__bk_fill_fn fill, pl__bk_search_fn move, int *held);
+
+/* The cluster scope after the streams: with held (a stream moved or waits)
+ * it waits for them (PL_STATUS_IN_FLIGHT when it wants a move); else its
+ * moves as pl__bk_drive(). 1 when a move was made, one waits, or the pass
+ * stopped; else 0. */
+int pl__bk_drive_cluster(pl__bk *b, int held, pl__bk_fill_fn fill, pl__bk_search_fn move);
 
 /* ---- 2. passes: placing (broker_place.c) --------------------------------- */
 
