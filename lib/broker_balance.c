@@ -53,6 +53,57 @@
 
 /* ---- the stream pass ------------------------------------------------------ */
 
+/* May a shard of stream s go from a to d without taking the stream out of
+ * its bounds on either (the destination leads fewer of it)? */
+static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
+{
+	const pl_view *v = b->v;
+	if (s == PL_NONE || !b->cfg->stream_balance)
+		return 1;
+	uint32_t fl, ce, ca = pl__cell_get(v, s, a), cd = pl__cell_get(v, s, d);
+	pl__bounds(v, L, a, &fl, &ce);
+	if (ca < fl + 1)
+		return 0;
+	pl__bounds(v, L, d, &fl, &ce);
+	return cd + 1 <= ce;
+}
+
+/* Offer the moves of shard k's leadership from source a (key ka): to each
+ * eligible follower that is a destination (no copy), and to the first
+ * destination of l that keeps the zone count (a copy; one that serves the
+ * replicas, pl__bk_serves() with R, ranks first). With s a stream (the
+ * cluster pass), the shard's stream (L leaders on eligible members) must
+ * keep its bounds on both members. */
+static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, pl__best *x, uint32_t k,
+			 uint32_t a, uint32_t ka, uint32_t s, uint32_t L, uint32_t R)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = &v->st[k];
+	for (uint32_t r = 0; r < st->nrep; r++) {
+		uint32_t f = st->rep[r], kf;
+		if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
+			continue;
+		if (!pl__bk_in_ok(b, f)) {
+			pl__bk_seen_limit(w, f);
+			continue;
+		}
+		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
+			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, k);
+	}
+	for (uint32_t i = 0; i < l->n; i++) {
+		uint32_t d = l->m[i];
+		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !stream_allows(b, s, L, a, d))
+			continue; /* a follower: weighed above */
+		if (!pl__bk_zones_ok(v, k, a, d)) {
+			w->zones = 1;
+			continue;
+		}
+		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, k);
+		break;
+	}
+}
+
+
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
@@ -78,28 +129,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 			pl__bk_seen_limit(&w, a);
 			continue;
 		}
-		for (uint32_t r = 0; r < st->nrep; r++) {
-			uint32_t f = st->rep[r], kf;
-			if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
-				continue;
-			if (!pl__bk_in_ok(b, f)) {
-				pl__bk_seen_limit(&w, f);
-				continue;
-			}
-			if (pl__bk_pair_ok(v, sc, a, ka, f, kf))
-				pl__bk_offer(v, sc, &x, a, ka, f, kf, 1, k);
-		}
-		for (uint32_t i = 0; i < l.n; i++) {
-			uint32_t d = l.m[i];
-			if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l.key[i]))
-				continue; /* a follower: weighed above */
-			if (!pl__bk_zones_ok(v, k, a, d)) {
-				w.zones = 1;
-				continue;
-			}
-			pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, k);
-			break;
-		}
+		offer_leader(b, sc, &l, &w, &x, k, a, ka, PL_NONE, 0, R);
 	}
 	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 		return pl__bk_emit_best(b, sc, &x);
@@ -107,21 +137,6 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 }
 
 /* ---- the cluster pass ----------------------------------------------------- */
-
-/* May a shard of stream s go from a to d without taking the stream out of
- * its bounds on either (the destination leads fewer of it)? */
-static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
-{
-	const pl_view *v = b->v;
-	if (s == PL_NONE || !b->cfg->stream_balance)
-		return 1;
-	uint32_t fl, ce, ca = pl__cell_get(v, s, a), cd = pl__cell_get(v, s, d);
-	pl__bounds(v, L, a, &fl, &ce);
-	if (ca < fl + 1)
-		return 0;
-	pl__bounds(v, L, d, &fl, &ce);
-	return cd + 1 <= ce;
-}
 
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
@@ -150,29 +165,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			}
 			uint32_t s = v->snap.shards[k].stream;
 			uint32_t L = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(v, s) : 0;
-			for (uint32_t r = 0; r < st->nrep; r++) {
-				uint32_t f = st->rep[r], kf;
-				if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
-					continue;
-				if (!pl__bk_in_ok(b, f)) {
-					pl__bk_seen_limit(&w, f);
-					continue;
-				}
-				if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
-					pl__bk_offer(v, sc, &x, a, ka, f, kf, 1, k);
-			}
-			for (uint32_t i = 0; i < l.n; i++) {
-				uint32_t d = l.m[i];
-				if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l.key[i]) ||
-				    !stream_allows(b, s, L, a, d))
-					continue;
-				if (!pl__bk_zones_ok(v, k, a, d)) {
-					w.zones = 1;
-					continue;
-				}
-				pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], pl__bk_serves(b, k, a, d, 0) ? 2 : 0, k);
-				break;
-			}
+			offer_leader(b, sc, &l, &w, &x, k, a, ka, s, L, 0);
 		}
 		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 			return pl__bk_emit_best(b, sc, &x);

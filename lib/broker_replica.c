@@ -133,12 +133,14 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 
 /* ---- the replica cluster pass ------------------------------------------- */
 
-static int cluster_search(pl__bk *b, const pl__scope *sc)
+/* The sources in rank order (at most PL_BROKER_SEARCH), each offering
+ * every replica it holds, in key order, to the destinations of l: the first
+ * source with a move makes the best of its moves (PL__BK_MOVED or
+ * PL__BK_FULL). -1 when none has one, or (not for a relay's first hop) when
+ * the best would move a leadership again while a shard in flight waits. */
+static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, int relay)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
-	pl__dlist l;
-	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	uint32_t prev = PL_NONE, kprev = 0;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
 		uint32_t ka, a = pl__bk_next_source(v, sc, prev, kprev, &ka);
@@ -147,21 +149,31 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 		prev = a;
 		kprev = ka;
 		if (!pl__bk_out_ok(b, a)) {
-			pl__bk_seen_limit(&w, a);
+			if (!relay)
+				pl__bk_seen_limit(w, a);
 			continue;
 		}
 		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
 			if (pl__holds(&v->st[k], a))
-				offer_shard(b, sc, &l, &w, &x, k, a, ka);
+				offer_shard(b, sc, l, w, &x, k, a, ka);
 		}
-		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
+		if (x.have && (relay || !pl__bk_repeat_waits(v, sc, &x, w)))
 			return pl__bk_emit_best(b, sc, &x);
 		if (x.have)
 			break;
 	}
-	return pl__bk_outcome(b, &w);
+	return -1;
+}
+
+static int cluster_search(pl__bk *b, const pl__scope *sc)
+{
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__dlist l;
+	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
+	int rc = walk_sources(b, sc, &l, &w, 0);
+	return rc >= 0 ? rc : pl__bk_outcome(b, &w);
 }
 
 /* May x pass a replica of the scope on to d by a first-choice move? */
@@ -224,25 +236,8 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	if (l.n == 0)
 		return PL__BK_SETTLED;
 	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
-	uint32_t prev = PL_NONE, kprev = 0;
-	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		uint32_t ka, a = pl__bk_next_source(v, sc, prev, kprev, &ka);
-		if (a == PL_NONE)
-			break;
-		prev = a;
-		kprev = ka;
-		if (!pl__bk_out_ok(b, a))
-			continue;
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
-		for (uint32_t r = 0; r < v->nk; r++) {
-			uint32_t k = v->k_order[r];
-			if (pl__holds(&v->st[k], a))
-				offer_shard(b, sc, &l, &w, &x, k, a, ka);
-		}
-		if (x.have)
-			return pl__bk_emit_best(b, sc, &x);
-	}
-	return PL__BK_SETTLED;
+	int rc = walk_sources(b, sc, &l, &w, 1);
+	return rc >= 0 ? rc : PL__BK_SETTLED;
 }
 
 /* ---- both passes ---------------------------------------------------------- */
