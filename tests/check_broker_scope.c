@@ -70,15 +70,24 @@ START_TEST(destination_ties_go_to_the_fewest_projected_leaders)
 }
 END_TEST
 
-START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
+/* Three members; b2 leads all four shards of stream a, and holds 4 of its
+ * replicas, b1 3, b0 1 (floor 2, ceiling 3): only a/02 has b0 as a
+ * follower, the others b1. */
+static tl *four_on_b2(uint32_t *s)
 {
 	tl *t = tl_new();
 	bu_members(t, 3, NULL);
-	uint32_t s = tl_stream(t, "a");
-	/* b2 leads all four; only a/02 has b0 as a follower. Leaders only:
-	 * with replica balance on, see the next test. */
+	*s = tl_stream(t, "a");
 	for (uint32_t i = 0; i < 4; i++)
-		tl_shard(t, tl_str(t, "a/%02u", i), s, 2, 2, 2u, i == 2 ? 0u : 1u);
+		tl_shard(t, tl_str(t, "a/%02u", i), *s, 2, 2, 2u, i == 2 ? 0u : 1u);
+	return t;
+}
+
+START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
+{
+	uint32_t s;
+	/* Leaders only: with replica balance on, see the next test. */
+	tl *t = four_on_b2(&s);
 	pl_view *v = tl_view(t, 0);
 	pl_broker_config cfg = bu_cfg();
 	cfg.replica_balance = 0;
@@ -129,13 +138,8 @@ END_TEST
  * where the hand-off would need a replica move after it. */
 START_TEST(a_copy_that_serves_the_replicas_comes_before_a_follower)
 {
-	tl *t = tl_new();
-	bu_members(t, 3, NULL);
-	uint32_t s = tl_stream(t, "a");
-	/* b2 leads all four and holds 4 replicas, b1 3, b0 1 (floor 2,
-	 * ceiling 3): a/02 has b0 as a follower, the others b1. */
-	for (uint32_t i = 0; i < 4; i++)
-		tl_shard(t, tl_str(t, "a/%02u", i), s, 2, 2, 2u, i == 2 ? 0u : 1u);
+	uint32_t s;
+	tl *t = four_on_b2(&s);
 	pl_view *v = tl_view(t, 0);
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
