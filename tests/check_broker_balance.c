@@ -316,6 +316,7 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 		return;
 	uint64_t seed = tl_seed(0x5eedu), rng = seed;
 	uint32_t iters = tl_iters(400), blocked = 0, relays = 0, twice = 0, twice_any = 0, twice_copy = 0;
+	uint32_t zc = 0, zc_twice = 0, zc_copy = 0, zc_any = 0; /* zones or caps, equal weights, no churn */
 	const char *one = getenv("PL_TEST_ONE"); /* run one layout of this test by its seed */
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t s = one ? strtoull(one, NULL, 0) : tl_rand(&rng);
@@ -329,6 +330,12 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 		twice += x.twice > 0;
 		twice_any += x.twice_any > 0;
 		twice_copy += x.twice_copy > 0;
+		if ((flags & (R_ZONES | R_CAPS)) && !(flags & (R_WEIGHTS | R_CHURN))) {
+			zc++;
+			zc_twice += x.twice > 0;
+			zc_copy += x.twice_copy > 0;
+			zc_any += x.twice_any > 0;
+		}
 		char why[128];
 		if (x.status == PL_STATUS_BALANCED)
 			ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "layout %llu (flags %u): %s",
@@ -354,6 +361,9 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 	       "%u moved some shard's leader twice, %u copied some shard twice, %u moved some shard twice (leader or "
 	       "replica)\n",
 	       iters, (unsigned long long)seed, blocked, relays, twice, twice_copy, twice_any);
+	printf("broker: of those, %u with zones or caps (equal weights, no churn): %u moved some shard's leader twice, "
+	       "%u copied some shard twice, %u moved some shard twice\n",
+	       zc, zc_twice, zc_copy, zc_any);
 }
 END_TEST
 
