@@ -53,62 +53,6 @@
 
 /* ---- the stream pass ------------------------------------------------------ */
 
-static int stream_search(pl__bk *b, const pl__scope *sc)
-{
-	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
-	pl__dlist l;
-	l.n = 0;
-	l.max = PL_MAX_REPLICAS;
-	l.per_zone = 1;
-	pl__bk_dests(b, sc, &l, &w);
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
-	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
-		uint32_t k = v->by_stream[j], ka;
-		const pl__shard_state *st = &v->st[k];
-		uint32_t a = st->leader;
-		if (a == PL_NONE || !pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka))
-			continue;
-		if (x.have && a != x.a && !pl__bk_source_before(v, sc, ka, a, x.ka, x.a))
-			continue; /* a worse source than one that can move */
-		if (st->moving || st->touched) {
-			w.flight = 1;
-			continue;
-		}
-		if (!pl__bk_out_ok(b, a)) {
-			pl__bk_seen_limit(&w, a);
-			continue;
-		}
-		for (uint32_t r = 0; r < st->nrep; r++) {
-			uint32_t f = st->rep[r], kf;
-			if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
-				continue;
-			if (!pl__bk_in_ok(b, f)) {
-				pl__bk_seen_limit(&w, f);
-				continue;
-			}
-			if (pl__bk_pair_ok(v, sc, a, ka, f, kf))
-				pl__bk_offer(v, sc, &x, a, ka, f, kf, 1, k);
-		}
-		for (uint32_t i = 0; i < l.n; i++) {
-			uint32_t d = l.m[i];
-			if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l.key[i]))
-				continue; /* a follower: weighed above */
-			if (!pl__bk_zones_ok(v, k, a, d)) {
-				w.zones = 1;
-				continue;
-			}
-			pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], 0, k);
-			break;
-		}
-	}
-	if (x.have)
-		return pl__bk_emit_best(b, sc, &x);
-	return pl__bk_outcome(b, &w);
-}
-
-/* ---- the cluster pass ----------------------------------------------------- */
-
 /* May a shard of stream s go from a to d without taking the stream out of
  * its bounds on either (the destination leads fewer of it)? */
 static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
@@ -124,37 +68,85 @@ static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, ui
 	return cd + 1 <= ce;
 }
 
-/* The next source after `prev` in rank order (PL_NONE for the first). */
-static uint32_t next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout)
+/* Offer the moves of shard k's leadership from source a (key ka): to each
+ * eligible follower that is a destination (no copy), and to the first
+ * destination of l that keeps the zone count (a copy; one that serves the
+ * replicas, pl__bk_serves() with R, ranks first). With s a stream (the
+ * cluster pass), the shard's stream (L leaders on eligible members) must
+ * keep its bounds on both members. */
+static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, pl__best *x, uint32_t k,
+			 uint32_t a, uint32_t ka, uint32_t s, uint32_t L, uint32_t R)
 {
-	uint32_t bestm = PL_NONE, bk = 0;
-	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t m = v->elig[e], key;
-		if (!pl__bk_source_key(v, sc, m, &key))
+	const pl_view *v = b->v;
+	const pl__shard_state *st = &v->st[k];
+	for (uint32_t r = 0; r < st->nrep; r++) {
+		uint32_t f = st->rep[r], kf;
+		if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
 			continue;
-		if (prev != PL_NONE && !pl__bk_source_before(v, sc, kprev, prev, key, m))
+		if (!pl__bk_in_ok(b, f)) {
+			pl__bk_seen_limit(w, f);
 			continue;
-		if (bestm == PL_NONE || pl__bk_source_before(v, sc, key, m, bk, bestm)) {
-			bestm = m;
-			bk = key;
 		}
+		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
+			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, k);
 	}
-	*kout = bk;
-	return bestm;
+	for (uint32_t i = 0; i < l->n; i++) {
+		uint32_t d = l->m[i];
+		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !stream_allows(b, s, L, a, d))
+			continue; /* a follower: weighed above */
+		if (!pl__bk_zones_ok(v, k, a, d)) {
+			w->zones = 1;
+			continue;
+		}
+		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, k);
+		break;
+	}
 }
+
+
+static int stream_search(pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__dlist l;
+	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
+	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
+		uint32_t k = v->by_stream[j], ka;
+		const pl__shard_state *st = &v->st[k];
+		uint32_t a = st->leader;
+		if (a == PL_NONE || !pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka))
+			continue;
+		if (x.have && ka < x.ka)
+			continue; /* a worse source than one that can move */
+		if (st->moving || st->touched) {
+			w.flight = 1;
+			w.flight_fresh |= !(pl__moved(v, k) & PL__MOVED_LEADER);
+			continue;
+		}
+		if (!pl__bk_out_ok(b, a)) {
+			pl__bk_seen_limit(&w, a);
+			continue;
+		}
+		offer_leader(b, sc, &l, &w, &x, k, a, ka, PL_NONE, 0, R);
+	}
+	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
+		return pl__bk_emit_best(b, sc, &x);
+	return pl__bk_outcome(b, &w);
+}
+
+/* ---- the cluster pass ----------------------------------------------------- */
 
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
-	l.n = 0;
-	l.max = PL_BROKER_SEARCH;
-	l.per_zone = 0;
-	pl__bk_dests(b, sc, &l, &w);
+	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	uint32_t a = PL_NONE, ka = 0;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		a = next_source(v, sc, a, ka, &ka);
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)
 			break;
 		if (!pl__bk_out_ok(b, a)) {
@@ -168,36 +160,17 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 				continue;
 			if (st->moving || st->touched) {
 				w.flight = 1;
+				w.flight_fresh |= !(pl__moved(v, k) & PL__MOVED_LEADER);
 				continue;
 			}
 			uint32_t s = v->snap.shards[k].stream;
 			uint32_t L = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(v, s) : 0;
-			for (uint32_t r = 0; r < st->nrep; r++) {
-				uint32_t f = st->rep[r], kf;
-				if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
-					continue;
-				if (!pl__bk_in_ok(b, f)) {
-					pl__bk_seen_limit(&w, f);
-					continue;
-				}
-				if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
-					pl__bk_offer(v, sc, &x, a, ka, f, kf, 1, k);
-			}
-			for (uint32_t i = 0; i < l.n; i++) {
-				uint32_t d = l.m[i];
-				if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l.key[i]) ||
-				    !stream_allows(b, s, L, a, d))
-					continue;
-				if (!pl__bk_zones_ok(v, k, a, d)) {
-					w.zones = 1;
-					continue;
-				}
-				pl__bk_offer(v, sc, &x, a, ka, d, l.key[i], 0, k);
-				break;
-			}
+			offer_leader(b, sc, &l, &w, &x, k, a, ka, s, L, 0);
 		}
-		if (x.have)
+		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 			return pl__bk_emit_best(b, sc, &x);
+		if (x.have)
+			break;
 	}
 	return pl__bk_outcome(b, &w);
 }
@@ -270,7 +243,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	uint32_t a = PL_NONE, ka = 0;
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
-		a = next_source(v, sc, a, ka, &ka);
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)
 			break;
 		if (!pl__bk_out_ok(b, a))
@@ -298,42 +271,24 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	return x.have ? pl__bk_emit_best(b, sc, &x) : PL__BK_SETTLED;
 }
 
-/* Search a scope: the first search; when every move it found is blocked by
- * zones or caps (or in the cluster pass the streams' bounds), the wide
- * fallback (every pair that still lowers the distance, when members are both
- * over and under), then the spread fallback (a member over its ceiling to
- * one it leads at least two more than, weighted), then a relay. A layout
- * that allows the first kind of move never sees the others. */
-static int search_all(pl__bk *b, const pl__scope *sc, int (*search)(pl__bk *, const pl__scope *))
-{
-	int rc = search(b, sc);
-	if (rc != PL__BK_BLOCK_CAPS && rc != PL__BK_BLOCK_ZONES && rc != PL__BK_SETTLED)
-		return rc;
-	pl__scope w = *sc;
-	if (sc->over && sc->under) {
-		w.level = 1;
-		int again = search(b, &w);
-		if (again == PL__BK_MOVED || again == PL__BK_FULL || again == PL__BK_WAIT)
-			return again;
-	}
-	if (sc->over) {
-		w.level = 2;
-		int again = search(b, &w);
-		if (again == PL__BK_MOVED || again == PL__BK_FULL || again == PL__BK_WAIT)
-			return again;
-	}
-	int again = relay(b, sc);
-	return again == PL__BK_SETTLED ? rc : again;
-}
-
 static int stream_move(pl__bk *b, const pl__scope *sc)
 {
-	return search_all(b, sc, stream_search);
+	if (!b->projected) {
+		pl__bk_project(b); /* only once a stream wants a move */
+		b->projected = 1;
+	}
+	return pl__bk_search_all(b, sc, stream_search, 0, relay);
 }
 
 static int cluster_move(pl__bk *b, const pl__scope *sc)
 {
-	return search_all(b, sc, cluster_search);
+	return pl__bk_search_all(b, sc, cluster_search, 0, relay);
+}
+
+static void fill_cluster(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	(void)s;
+	pl__bk_scope_cluster(b, sc);
 }
 
 /* ---- both passes ---------------------------------------------------------- */
@@ -386,68 +341,25 @@ static uint32_t next_streams(const pl__bk *b, uint64_t below, uint32_t *pick, ui
 
 int pl__bk_balance(pl__bk *b)
 {
+	const pl_view *v = b->v;
 	int held = 0; /* a stream moved or waits: the cluster pass waits too */
-	pl__scope sc;
-	int projected = 0;
+	uint32_t all = 0;
+	b->rep_elig = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		b->rep_elig += v->m_replicas[v->elig[e]];
+	for (uint32_t m = 0; m < v->nm; m++)
+		all += v->m_replicas[m];
+	b->rep_settled = all == b->rep_elig;
 	uint32_t pick[NEXT];
-	uint64_t key[NEXT], below = UINT64_MAX;
-	uint32_t n = b->cfg->stream_balance ? next_streams(b, below, pick, key) : 0;
+	uint64_t key[NEXT];
+	uint32_t n = b->cfg->stream_balance ? next_streams(b, UINT64_MAX, pick, key) : 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = pick[i];
-		for (;;) {
-			pl__bk_scope_stream(b, s, &sc);
-			if (!sc.over && !sc.under)
-				break;
-			if (b->budget == 0) {
-				pl__bk_wait_limit(b, PL_NONE);
-				return 1;
-			}
-			if (!projected) {
-				pl__bk_project(b); /* only once a stream wants a move */
-				projected = 1;
-			}
-			int rc = stream_move(b, &sc);
-			if (rc == PL__BK_MOVED) {
-				held = 1;
-				continue;
-			}
-			if (rc == PL__BK_FULL)
-				return 1;
-			if (rc == PL__BK_WAIT)
-				held = 1;
-			else if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-				pl__bk_block(b, rc, s);
-			break;
-		}
+		if (pl__bk_drive(b, pick[i], pl__bk_scope_stream, stream_move, &held))
+			return 1;
 		if (i + 1 == n && n == NEXT) {
-			below = key[i];
-			n = next_streams(b, below, pick, key);
+			n = next_streams(b, key[i], pick, key);
 			i = UINT32_MAX; /* ++ makes it 0 */
 		}
 	}
-	if (held) {
-		/* The cluster pass runs once the streams' moves have settled. */
-		pl__bk_scope_cluster(b, &sc);
-		if (sc.over || sc.under)
-			b->want_flight = 1;
-		return 1;
-	}
-	int moved = 0;
-	for (;;) {
-		pl__bk_scope_cluster(b, &sc);
-		if (!sc.over && !sc.under)
-			return moved;
-		if (b->budget == 0) {
-			pl__bk_wait_limit(b, PL_NONE);
-			return 1;
-		}
-		int rc = cluster_move(b, &sc);
-		if (rc == PL__BK_MOVED) {
-			moved = 1;
-			continue;
-		}
-		if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-			pl__bk_block(b, rc, PL_NONE);
-		return moved || rc == PL__BK_FULL || rc == PL__BK_WAIT;
-	}
+	return pl__bk_drive_cluster(b, held, fill_cluster, cluster_move);
 }

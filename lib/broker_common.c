@@ -98,20 +98,38 @@ static uint32_t outside(uint32_t c, uint32_t fl, uint32_t ce)
 	return c > ce ? c - ce : c < fl ? fl - c : 0;
 }
 
-int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+/* The scope's distance on a and d before and after a move of one from a
+ * (count ca > 0) to d (count cd), bounds over `total`. */
+static void distances(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd,
+		      uint64_t *before, uint64_t *after)
 {
 	uint32_t fa, ea, fd, ed;
-	if (ca == 0)
-		return 0;
 	pl__bounds(v, total, a, &fa, &ea);
 	pl__bounds(v, total, d, &fd, &ed);
-	uint64_t before = (uint64_t)outside(ca, fa, ea) + outside(cd, fd, ed);
-	uint64_t after = (uint64_t)outside(ca - 1, fa, ea) + outside(cd + 1, fd, ed);
+	*before = (uint64_t)outside(ca, fa, ea) + outside(cd, fd, ed);
+	*after = (uint64_t)outside(ca - 1, fa, ea) + outside(cd + 1, fd, ed);
+}
+
+int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+{
+	uint64_t before, after;
+	if (ca == 0)
+		return 0;
+	distances(v, total, a, ca, d, cd, &before, &after);
 	if (after != before)
 		return after < before;
 	/* The same distance: the sum of count^2/weight must not rise,
 	 * (2 cd + 1) / w_d <= (2 ca - 1) / w_a. */
 	return (2 * (uint64_t)cd + 1) * v->m_weight[a] <= (2 * (uint64_t)ca - 1) * v->m_weight[d];
+}
+
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+{
+	uint64_t before, after;
+	if (ca == 0)
+		return 0;
+	distances(v, total, a, ca, d, cd, &before, &after);
+	return after < before;
 }
 
 int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)

@@ -10,7 +10,9 @@
  *     drains and zone repair (broker_drain.c), leader balance
  *     (broker_balance.c), replica balance (broker_replica.c);
  *  3. scope: scopes, keys, ranking, destination lists, offers and the move
- *     they choose (broker_scope.c); the tier function (broker_tier.c);
+ *     they choose (broker_scope.c); the sources in rank order, the ladder of
+ *     fallbacks and the drivers both rebalancing passes run on
+ *     (broker_search.c); the tier function (broker_tier.c);
  *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
  *     writing actions.
  */
@@ -42,6 +44,9 @@ typedef struct pl__bk {
 	uint32_t rep_hold;                /* a replica drain or zone repair moved or waits */
 	uint32_t rep_total;               /* replicas in the view, on every member */
 	uint32_t lead_elig;               /* leaders on eligible members */
+	uint32_t rep_elig;                /* replicas on eligible members (leader passes) */
+	uint32_t rep_settled;             /* and no replica on any other member */
+	uint32_t projected;               /* pl__bk_project() has run in this call */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -54,6 +59,8 @@ typedef struct pl__bk {
 #define PL__BK_NEW_ZONE 3u   /* eligible members in a zone none of the shard's replicas is in */
 #define PL__BK_SET 0xfu      /* the set, of the bits above */
 #define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
+#define PL__BK_NEW 0x20u     /* or'ed in: a new shard's leader; ties within a tier go to the fewest
+			      * replicas of its stream per weight, before the draw */
 
 /* What the tier function chose, with the numbers that decided it. */
 typedef struct pl__pick {
@@ -101,6 +108,8 @@ void pl__bk_wait_limit(pl__bk *b, uint32_t member);
 int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 /* The potential alone: does that move keep it from rising? */
 int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+/* Does that move lower the scope's distance to its bounds? */
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 
 /* Note a scope whose wanted moves are all blocked (rc: PL__BK_BLOCK_*). */
 void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id);
@@ -114,6 +123,13 @@ void pl__bk_drain_stall(pl__bk *b, uint32_t k);
  * `from` is the member whose place is taken (KEEP_ZONES), `limit_in` skips
  * members at their max_moves_in. */
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p);
+
+/* A follower for new shard k, whose replicas so far are pick[0..n): the
+ * tier choice counted on replicas (of its stream, st_total of them once the
+ * shard is placed, and in total) among the eligible members with room in a
+ * zone none of pick is in; else among every eligible member with room not
+ * in pick; PL_NONE when none has room. */
+uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total);
 
 /* The tier choice among the members that keep the zone count when one of
  * them has room; else among every eligible member when one of those has
@@ -159,13 +175,16 @@ typedef struct pl__dlist {
 typedef struct pl__seen {
 	int limit, flight, zones, caps;
 	uint32_t limit_member;
+	int flight_fresh; /* a shard passed over for being in flight could have
+			   * moved without moving a leadership that moved already */
 } pl__seen;
 
 /* A candidate move, and the best so far. */
 typedef struct pl__best {
 	int have;
 	uint32_t k, a, d, ka, kd;
-	uint32_t follower; /* leaders: 1 d holds a replica (no copy); replicas: 2 a follows,
+	uint32_t follower; /* leaders: 1 d holds a replica (no copy), 2 a copy that serves the
+			    * replicas (pl__bk_serves()), 0 another copy; replicas: 2 a follows,
 			    * 1 a leads and its leadership goes with it, 0 a's leadership
 			    * goes to the follower `via` first */
 	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
@@ -223,6 +242,15 @@ void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc);
  * their bounds on both and their potentials (pl__bk_keeps())? */
 int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d);
 
+/* Would a leader move of shard k from a to d that takes a's replica (a
+ * copy) also serve the replica balance: replica_balance on, the replicas
+ * in total (b->rep_elig) not rising in potential, and the shard's stream's
+ * replicas (R of them on eligible members) closer to their bounds, or, with
+ * R 0, their sum of count^2/weight lower (an O(1) test for the cluster
+ * pass)? Without a stream: the totals closer to their bounds. Never while
+ * a member that is not eligible holds replicas (drains will move them). */
+int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R);
+
 /* Is eligible member m a source (a destination) of the scope at its level?
  * *key says how far over (under) it is. */
 int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
@@ -246,12 +274,54 @@ void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
 		 uint32_t follower, uint32_t k);
 
+/* Should the search wait rather than make its best move x: x would move a
+ * leadership that has moved already in this view (pl__moved()) while a
+ * candidate that would not was passed over only for being in flight
+ * (w->flight_fresh)? The search then ends as waiting on moves in flight. */
+int pl__bk_repeat_waits(const pl_view *v, const pl__scope *sc, const pl__best *x, const pl__seen *w);
+
 /* Write and apply the best move (MOVE_LEADER in a scope of leaders,
  * MOVE_REPLICA in one of replicas): PL__BK_MOVED, or PL__BK_FULL. */
 int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
 
 /* What a search that found no move ends with (noting waits in b). */
 int pl__bk_outcome(pl__bk *b, const pl__seen *w);
+
+/* ---- 3. searches and drivers (broker_search.c) --------------------------- */
+
+/* A pass's search of a scope (PL__BK_* outcome), and how it fills a scope
+ * (of stream s, or of the cluster for PL_NONE). */
+typedef int (*pl__bk_search_fn)(pl__bk *b, const pl__scope *sc);
+typedef void (*pl__bk_fill_fn)(const pl__bk *b, uint32_t s, pl__scope *sc);
+
+/* An empty destination list of at most max members (per_zone: see
+ * pl__bk_dlist), filled with the scope's destinations with room. */
+void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint32_t max, uint32_t per_zone,
+		       pl__seen *w);
+
+/* The next source after `prev` (key kprev) in rank order, PL_NONE for the
+ * first; its key in *kout. PL_NONE when there is none. */
+uint32_t pl__bk_next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout);
+
+/* Search a scope: the first search; when it finds only blocks (zones, caps
+ * or the streams' bounds), the wide fallback (members both over and under),
+ * the spread fallback (some member over), with even the even fallback (the
+ * replica passes: any pair whose move keeps the distance and lowers the sum
+ * of count^2/weight), then relay when not NULL. A layout that allows a
+ * first-choice move never sees a fallback. */
+int pl__bk_search_all(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search, int even, pl__bk_search_fn relay);
+
+/* Make scope s's moves (move: a search, fill: its scope, filled again after
+ * every move) until it wants none: *held set when a move was made or one
+ * waits; a scope whose moves are all blocked is noted (pl__bk_block()).
+ * 1 when the pass must stop (no budget left, or out full), else 0. */
+int pl__bk_drive(pl__bk *b, uint32_t s, pl__bk_fill_fn fill, pl__bk_search_fn move, int *held);
+
+/* The cluster scope after the streams: with held (a stream moved or waits)
+ * it waits for them (PL_STATUS_IN_FLIGHT when it wants a move); else its
+ * moves as pl__bk_drive(). 1 when a move was made, one waits, or the pass
+ * stopped; else 0. */
+int pl__bk_drive_cluster(pl__bk *b, int held, pl__bk_fill_fn fill, pl__bk_search_fn move);
 
 /* ---- 2. passes: placing (broker_place.c) --------------------------------- */
 

@@ -80,12 +80,20 @@ static void place_new(pl__bk *b, uint32_t k)
 	uint32_t s = v->snap.shards[k].stream;
 	uint32_t rf = b->cfg->replication_factor < v->n_elig ? b->cfg->replication_factor : v->n_elig;
 	pl__pick lead;
-	pl__bk_tier(b, k, PL__BK_ALL, PL_NONE, 0, &lead);
+	pl__bk_tier(b, k, PL__BK_ALL | PL__BK_NEW, PL_NONE, 0, &lead);
 	PL_ASSERT(lead.member != PL_NONE); /* checked: some member is eligible */
 	uint32_t pick[PL_MAX_REPLICAS], n = 0;
+	/* The stream's replicas once this shard's are placed: the replica
+	 * bounds its followers are rated on. */
+	uint32_t st_total = 0;
+	if (s != PL_NONE) {
+		st_total = pl__bk_stream_replicas_all(v, s) + rf;
+		if (st_total < rf * v->s_shards[s])
+			st_total = rf * v->s_shards[s];
+	}
 	pick[n++] = lead.member;
 	while (n < rf) {
-		uint32_t m = pl__view_spread_next(v, v->k_hash[k], pick, n, k);
+		uint32_t m = pl__bk_tier_follower(b, k, pick, n, st_total);
 		if (m == PL_NONE)
 			break; /* every other member is at its cap: fewer replicas */
 		pick[n++] = m;
@@ -98,6 +106,7 @@ static void place_new(pl__bk *b, uint32_t k)
 		pl_action a = add_replica(PL_REASON_NEW, k, s, pick[j], j + 1, rf);
 		pl__bk_emit(b, &a);
 	}
+	b->rep_total += n; /* the replica share the next shard is rated on */
 	/* The numbers as the leader was chosen, before its replicas existed. */
 	pl_action a = placed(b, PL_ACTION_SET_LEADER, PL_REASON_NEW, k, PL_NONE, &lead);
 	pl__bk_emit(b, &a);
@@ -145,6 +154,7 @@ static void failover(pl__bk *b, uint32_t k)
 	pl_action l = placed(b, PL_ACTION_SET_LEADER, PL_REASON_FAILOVER, k, PL_NONE, &p);
 	pl__bk_emit(b, &a);
 	pl__bk_emit(b, &l);
+	b->rep_total++;
 }
 
 /* A shard led by a draining member: a move, within the limits and caps. */

@@ -78,10 +78,11 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 		uint32_t a = st->rep[r], ka = ka_only;
 		if (only != PL_NONE ? a != only : (!pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka)))
 			continue;
-		if (x->have && a != x->a && !pl__bk_source_before(v, sc, ka, a, x->ka, x->a))
+		if (x->have && ka < x->ka)
 			continue; /* a worse source than one that can move */
 		if (st->moving || st->touched) {
 			w->flight = 1;
+			w->flight_fresh |= a != st->leader || !(pl__moved(v, k) & PL__MOVED_LEADER);
 			continue;
 		}
 		if (!pl__bk_out_ok(b, a)) {
@@ -119,64 +120,60 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
-	l.n = 0;
-	l.max = PL_MAX_REPLICAS;
-	l.per_zone = 1;
-	pl__bk_dests(b, sc, &l, &w);
+	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++)
 		offer_shard(b, sc, &l, &w, &x, v->by_stream[j], PL_NONE, 0);
-	if (x.have)
+	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 		return pl__bk_emit_best(b, sc, &x);
 	return pl__bk_outcome(b, &w);
 }
 
 /* ---- the replica cluster pass ------------------------------------------- */
 
-static int cluster_search(pl__bk *b, const pl__scope *sc)
+/* The sources in rank order (at most PL_BROKER_SEARCH), each offering
+ * every replica it holds, in key order, to the destinations of l: the first
+ * source with a move makes the best of its moves (PL__BK_MOVED or
+ * PL__BK_FULL). -1 when none has one, or (not for a relay's first hop) when
+ * the best would move a leadership again while a shard in flight waits. */
+static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, int relay)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
-	pl__dlist l;
-	l.n = 0;
-	l.max = PL_BROKER_SEARCH;
-	l.per_zone = 0;
-	pl__bk_dests(b, sc, &l, &w);
 	uint32_t prev = PL_NONE, kprev = 0;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		/* The next source in rank order. */
-		uint32_t a = PL_NONE, ka = 0;
-		for (uint32_t e = 0; e < v->n_elig; e++) {
-			uint32_t m = v->elig[e], key;
-			if (!pl__bk_source_key(v, sc, m, &key))
-				continue;
-			if (prev != PL_NONE && !pl__bk_source_before(v, sc, kprev, prev, key, m))
-				continue;
-			if (a == PL_NONE || pl__bk_source_before(v, sc, key, m, ka, a)) {
-				a = m;
-				ka = key;
-			}
-		}
+		uint32_t ka, a = pl__bk_next_source(v, sc, prev, kprev, &ka);
 		if (a == PL_NONE)
 			break;
 		prev = a;
 		kprev = ka;
 		if (!pl__bk_out_ok(b, a)) {
-			pl__bk_seen_limit(&w, a);
+			if (!relay)
+				pl__bk_seen_limit(w, a);
 			continue;
 		}
 		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
 			if (pl__holds(&v->st[k], a))
-				offer_shard(b, sc, &l, &w, &x, k, a, ka);
+				offer_shard(b, sc, l, w, &x, k, a, ka);
 		}
-		if (x.have)
+		if (x.have && (relay || !pl__bk_repeat_waits(v, sc, &x, w)))
 			return pl__bk_emit_best(b, sc, &x);
+		if (x.have)
+			break;
 	}
-	return pl__bk_outcome(b, &w);
+	return -1;
+}
+
+static int cluster_search(pl__bk *b, const pl__scope *sc)
+{
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__dlist l;
+	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
+	int rc = walk_sources(b, sc, &l, &w, 0);
+	return rc >= 0 ? rc : pl__bk_outcome(b, &w);
 }
 
 /* May x pass a replica of the scope on to d by a first-choice move? */
@@ -238,66 +235,27 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	}
 	if (l.n == 0)
 		return PL__BK_SETTLED;
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
-	uint32_t prev = PL_NONE, kprev = 0;
-	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		uint32_t a = PL_NONE, ka = 0;
-		for (uint32_t e = 0; e < v->n_elig; e++) {
-			uint32_t m = v->elig[e], key;
-			if (!pl__bk_source_key(v, sc, m, &key))
-				continue;
-			if (prev != PL_NONE && !pl__bk_source_before(v, sc, kprev, prev, key, m))
-				continue;
-			if (a == PL_NONE || pl__bk_source_before(v, sc, key, m, ka, a)) {
-				a = m;
-				ka = key;
-			}
-		}
-		if (a == PL_NONE)
-			break;
-		prev = a;
-		kprev = ka;
-		if (!pl__bk_out_ok(b, a))
-			continue;
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
-		for (uint32_t r = 0; r < v->nk; r++) {
-			uint32_t k = v->k_order[r];
-			if (pl__holds(&v->st[k], a))
-				offer_shard(b, sc, &l, &w, &x, k, a, ka);
-		}
-		if (x.have)
-			return pl__bk_emit_best(b, sc, &x);
-	}
-	return PL__BK_SETTLED;
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	int rc = walk_sources(b, sc, &l, &w, 1);
+	return rc >= 0 ? rc : PL__BK_SETTLED;
 }
 
 /* ---- both passes ---------------------------------------------------------- */
 
-/* The first search; when it finds only blocks, the wide fallback (members
- * both over and under), the spread fallback (some member over), then the
- * even fallback: any pair whose move keeps the distance and lowers the sum
- * of count^2/weight (two members under their floors in one zone, say, when
- * zones keep the member over its ceiling where it is). */
-static int search_all(pl__bk *b, const pl__scope *sc, int (*search)(pl__bk *, const pl__scope *))
+static int stream_move(pl__bk *b, const pl__scope *sc)
 {
-	int rc = search(b, sc);
-	if (rc != PL__BK_BLOCK_CAPS && rc != PL__BK_BLOCK_ZONES && rc != PL__BK_SETTLED)
-		return rc;
-	pl__scope w = *sc;
-	for (int level = 1; level <= 3; level++) {
-		if (level == 1 ? !(sc->over && sc->under) : level == 2 ? !sc->over : 0)
-			continue;
-		w.level = level;
-		int again = search(b, &w);
-		if (again == PL__BK_MOVED || again == PL__BK_FULL || again == PL__BK_WAIT)
-			return again;
-	}
-	if (sc->s == PL_NONE) {
-		int again = relay(b, sc);
-		if (again != PL__BK_SETTLED)
-			return again;
-	}
-	return rc;
+	return pl__bk_search_all(b, sc, stream_search, 1, NULL);
+}
+
+static int cluster_move(pl__bk *b, const pl__scope *sc)
+{
+	return pl__bk_search_all(b, sc, cluster_search, 1, relay);
+}
+
+static void fill_cluster(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	(void)s;
+	pl__bk_rscope_cluster(b, sc);
 }
 
 int pl__bk_replicas_wanted(const pl__bk *b)
@@ -319,52 +277,12 @@ int pl__bk_replicas_wanted(const pl__bk *b)
 void pl__bk_rbalance(pl__bk *b)
 {
 	const pl_view *v = b->v;
-	pl__scope sc;
 	int held = 0;
 	b->lead_elig = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		b->lead_elig += v->m_leaders[v->elig[e]];
-	for (uint32_t r = 0; r < v->ns && b->cfg->stream_balance; r++) {
-		uint32_t s = v->s_order[r];
-		for (;;) {
-			pl__bk_rscope_stream(b, s, &sc);
-			if (!sc.over && !sc.under)
-				break;
-			if (b->budget == 0) {
-				pl__bk_wait_limit(b, PL_NONE);
-				return;
-			}
-			int rc = search_all(b, &sc, stream_search);
-			if (rc == PL__BK_MOVED) {
-				held = 1;
-				continue;
-			}
-			if (rc == PL__BK_FULL)
-				return;
-			if (rc == PL__BK_WAIT)
-				held = 1;
-			else if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-				pl__bk_block(b, rc, s);
-			break;
-		}
-	}
-	pl__bk_rscope_cluster(b, &sc);
-	if (held) {
-		if (sc.over || sc.under)
-			b->want_flight = 1; /* once the streams' moves have settled */
-		return;
-	}
-	while (sc.over || sc.under) {
-		if (b->budget == 0) {
-			pl__bk_wait_limit(b, PL_NONE);
+	for (uint32_t r = 0; r < v->ns && b->cfg->stream_balance; r++)
+		if (pl__bk_drive(b, v->s_order[r], pl__bk_rscope_stream, stream_move, &held))
 			return;
-		}
-		int rc = search_all(b, &sc, cluster_search);
-		if (rc != PL__BK_MOVED) {
-			if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES)
-				pl__bk_block(b, rc, PL_NONE);
-			return;
-		}
-		pl__bk_rscope_cluster(b, &sc);
-	}
+	pl__bk_drive_cluster(b, held, fill_cluster, cluster_move);
 }

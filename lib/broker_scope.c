@@ -155,6 +155,22 @@ int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
 	return pl__bk_keeps(v, b->lead_elig, a, v->m_leaders[a], d, v->m_leaders[d]);
 }
 
+int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
+{
+	const pl_view *v = b->v;
+	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(&v->st[k], d))
+		return 0; /* with replicas still to drain, their counts are not final */
+	uint32_t s = v->snap.shards[k].stream, ra = v->m_replicas[a], rd = v->m_replicas[d];
+	if (s == PL_NONE || !b->cfg->stream_balance)
+		return pl__bk_drops(v, b->rep_elig, a, ra, d, rd);
+	if (!pl__bk_no_rise(v, b->rep_elig, a, ra, d, rd))
+		return 0;
+	uint32_t ca = pl__rcell_get(v, s, a), cd = pl__rcell_get(v, s, d);
+	if (R)
+		return pl__bk_drops(v, R, a, ca, d, cd);
+	return ca > 0 && (2 * (uint64_t)ca - 1) * v->m_weight[d] > (2 * (uint64_t)cd + 1) * v->m_weight[a];
+}
+
 /* ---- sources and destinations --------------------------------------------- */
 
 /* Keys of the fallbacks: past this, a member is over its ceiling (source) or
@@ -397,25 +413,49 @@ static int64_t gain(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
 	return (int64_t)(x.score >> 1) - (int64_t)(y.score >> 1);
 }
 
+/* How much a candidate move of shard k (follower: as in pl__best) would
+ * repeat the moves made since the view was built (pl__moved()): 2 when it
+ * moves the shard's leadership (a leader move, or a replica move that takes
+ * the leadership with it or hands it off first) and the leadership has
+ * moved already, 1 when the shard has moved, else 0; plus two for a replica
+ * move that hands the leadership off first, which moves the shard twice by
+ * itself, its leadership among them. */
+static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint32_t follower)
+{
+	uint32_t m = pl__moved(v, k);
+	int leads = !sc->rep || follower != 2;
+	return (leads && (m & PL__MOVED_LEADER) ? 2u : m ? 1u : 0u) + 2 * (sc->rep && follower == 0);
+}
+
 /* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
- * before a copy, the larger rise in rendezvous draw, key order. */
+ * before a copy (a copy that serves the replicas first of all), the larger
+ * rise in rendezvous draw, key order. Between two moves whose source and
+ * destination keys are equal (they lower the scope's potential alike), the
+ * one that repeats less of the moves already made wins first: so a shard
+ * that moved is not chosen again while another candidate does as well. */
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
 		 uint32_t follower, uint32_t k)
 {
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
-		if (a != x->a) {
-			if (!pl__bk_source_before(v, sc, ka, a, x->ka, x->a))
-				return 0;
-		} else if (d != x->d) {
-			if (!pl__bk_dest_before(v, sc, kd, d, x->kd, x->d))
-				return 0;
-		} else if (follower != x->follower) {
-			if (follower < x->follower)
-				return 0;
-		} else if (g < x->gain || (g == x->gain && v->k_rank[k] > v->k_rank[x->k])) {
+		uint32_t r = repeats(v, sc, k, follower), rx = repeats(v, sc, x->k, x->follower);
+		int c = 0; /* > 0: the offer is better */
+		if (ka != x->ka)
+			c = ka > x->ka ? 1 : -1;
+		else if (kd != x->kd)
+			c = kd > x->kd ? 1 : -1;
+		else if (r != rx)
+			c = r < rx ? 1 : -1;
+		else if (a != x->a)
+			c = pl__bk_source_before(v, sc, ka, a, x->ka, x->a) ? 1 : -1;
+		else if (d != x->d)
+			c = pl__bk_dest_before(v, sc, kd, d, x->kd, x->d) ? 1 : -1;
+		if (c == 0 && follower != x->follower)
+			c = follower > x->follower ? 1 : -1;
+		if (c == 0)
+			c = g > x->gain || (g == x->gain && v->k_rank[k] < v->k_rank[x->k]) ? 1 : -1;
+		if (c < 0)
 			return 0;
-		}
 	}
 	x->have = 1;
 	x->a = a;
@@ -427,6 +467,11 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 	x->gain = g;
 	x->via = PL_NONE;
 	return 1;
+}
+
+int pl__bk_repeat_waits(const pl_view *v, const pl__scope *sc, const pl__best *x, const pl__seen *w)
+{
+	return w->flight_fresh && (pl__moved(v, x->k) & PL__MOVED_LEADER) && (!sc->rep || x->follower != 2);
 }
 
 /* A replica move: the holder x->a's replica to x->d (x->follower: a does
@@ -468,7 +513,7 @@ int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x)
 	pl_action a;
 	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
 			x->k, v->snap.shards[x->k].stream, x->a, x->d);
-	a.flags = x->follower ? 0 : PL_ACTION_STAGE_FIRST;
+	a.flags = x->follower == 1 ? 0 : PL_ACTION_STAGE_FIRST;
 	a.scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
 	a.from_count = pl__bk_count(v, sc, x->a);
 	a.to_count = pl__bk_count(v, sc, x->d);

@@ -13,22 +13,52 @@
  * Caps. Tiers 1 to 4 need room, so no member passes its max_shards while any
  * candidate has room; pl__bk_tier_widened() widens a set that keeps the zone
  * count to every eligible member when none of it has room.
+ *
+ * A new shard's followers (pl__bk_tier_follower()) are rated by the same
+ * tiers counted on replicas, the one function the replica drain and the
+ * replica balance's bounds agree with, among the members with room in a
+ * zone none of the shard's replicas chosen so far is in, then among every
+ * member with room: so the placement is what the replica balance would
+ * keep, with zones spread first.
  */
 #include "broker_int.h"
 
 typedef struct cand {
 	uint32_t m, tier, pref;
 	uint32_t count, floor, ceiling, total, share;
+	uint32_t rtie, rtie2; /* ties before the draw, fewest per weight first (new shards only) */
 	pl__draw d;
 } cand;
 
-/* Rate candidate m for shard k. With rep, counted on replicas: of the
- * stream (st_total of them, on every member) and in total (b->rep_total). */
-static void rate(const pl__bk *b, uint32_t k, uint32_t m, int rep, uint32_t st_total, cand *c)
+/* How a candidate is rated (rate()'s `how`): on leaders or on replicas;
+ * a new shard's leader (ties to the fewest replicas); a new shard's follower
+ * (counts projected: below). */
+#define RATE_REPLICAS 1
+#define RATE_NEW_LEADER 2
+#define RATE_NEW_FOLLOWER 4
+
+/* Leaderships member m will still take, up to its floor of `count` shards
+ * when it leads `has`. */
+static uint32_t to_come(const pl_view *v, uint32_t count, uint32_t m, uint32_t has)
+{
+	uint32_t fl, ce;
+	pl__bounds(v, count, m, &fl, &ce);
+	return has < fl ? fl - has : 0;
+}
+
+/* Rate candidate m for shard k. With RATE_REPLICAS, counted on replicas: of
+ * the stream (st_total of them, on every member) and in total (over
+ * b->rep_total). A new shard's follower counts, beside the replicas of the
+ * stream it holds, the leaderships of the stream it will take up to its
+ * floor: each comes with a replica, so followers go where leaders will not.
+ * Its ties within a tier go to the fewest so counted, then to the fewest
+ * replicas in total (per weight), before the draw. */
+static void rate(const pl__bk *b, uint32_t k, uint32_t m, int how, uint32_t st_total, cand *c)
 {
 	const pl_view *v = b->v;
 	uint32_t s = v->snap.shards[k].stream, cfloor;
-	int streams = s != PL_NONE && b->cfg->stream_balance;
+	int streams = s != PL_NONE && b->cfg->stream_balance, rep = how & RATE_REPLICAS;
+	int follower = (how & RATE_NEW_FOLLOWER) != 0;
 	c->m = m;
 	c->total = rep ? v->m_replicas[m] : v->m_leaders[m];
 	pl__bounds(v, rep ? b->rep_total : v->nk, m, &cfloor, &c->share);
@@ -36,6 +66,8 @@ static void rate(const pl__bk *b, uint32_t k, uint32_t m, int rep, uint32_t st_t
 	if (s != PL_NONE) {
 		c->count = rep ? pl__rcell_get(v, s, m) : pl__cell_get(v, s, m);
 		pl__bounds(v, st_total, m, &c->floor, &c->ceiling);
+		if (follower)
+			c->count += to_come(v, v->s_shards[s], m, pl__cell_get(v, s, m));
 	}
 	int under_share = c->total < c->share;
 	if (!pl__room(v, m, k))
@@ -49,6 +81,13 @@ static void rate(const pl__bk *b, uint32_t k, uint32_t m, int rep, uint32_t st_t
 	else
 		c->tier = 4;
 	c->pref = c->tier <= 2 && under_share;
+	c->rtie = c->rtie2 = 0;
+	if (how & RATE_NEW_LEADER)
+		c->rtie = s != PL_NONE ? pl__rcell_get(v, s, m) : v->m_replicas[m];
+	if (follower) {
+		c->rtie = s != PL_NONE ? c->count : c->total;
+		c->rtie2 = c->total;
+	}
 	c->d = pl__view_draw(v, v->k_hash[k], m);
 }
 
@@ -66,13 +105,19 @@ static int better(const pl_view *v, const cand *a, const cand *b)
 		if (c)
 			return c < 0;
 	}
+	int c = pl__bk_cmp_w(v, a->rtie, a->m, b->rtie, b->m);
+	if (c)
+		return c < 0;
+	c = pl__bk_cmp_w(v, a->rtie2, a->m, b->rtie2, b->m);
+	if (c)
+		return c < 0;
 	return pl__draw_gt(a->d, b->d);
 }
 
-static void consider(const pl__bk *b, uint32_t k, uint32_t m, int rep, uint32_t st_total, cand *best, int *have)
+static void consider(const pl__bk *b, uint32_t k, uint32_t m, int how, uint32_t st_total, cand *best, int *have)
 {
 	cand c;
-	rate(b, k, m, rep, st_total, &c);
+	rate(b, k, m, how, st_total, &c);
 	if (!*have || better(b->v, &c, best)) {
 		*best = c;
 		*have = 1;
@@ -92,7 +137,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = &v->st[k];
-	int rep = (set & PL__BK_REPLICA) != 0;
+	int rep = (set & PL__BK_REPLICA) != 0, how = (rep ? RATE_REPLICAS : 0) | ((set & PL__BK_NEW) ? RATE_NEW_LEADER : 0);
 	uint32_t s = v->snap.shards[k].stream, st_total = 0;
 	set &= PL__BK_SET;
 	if (s != PL_NONE)
@@ -105,7 +150,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 			uint32_t m = st->rep[j];
 			if (m == st->leader || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
 				continue;
-			consider(b, k, m, rep, st_total, &best, &have);
+			consider(b, k, m, how, st_total, &best, &have);
 		}
 	} else {
 		for (uint32_t e = 0; e < v->n_elig; e++) {
@@ -116,7 +161,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 				continue;
 			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m))
 				continue;
-			consider(b, k, m, rep, st_total, &best, &have);
+			consider(b, k, m, how, st_total, &best, &have);
 		}
 	}
 	p->member = have ? best.m : PL_NONE;
@@ -127,6 +172,42 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	p->total = best.total;
 	p->share = best.share;
 	p->stream_total = st_total;
+}
+
+/* Is m among pick[0..n)? in the zone of one of them? */
+static int picked(const uint32_t *pick, uint32_t n, uint32_t m)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (pick[j] == m)
+			return 1;
+	return 0;
+}
+
+static int zone_picked(const pl_view *v, const uint32_t *pick, uint32_t n, uint32_t m)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (v->m_zone[pick[j]] == v->m_zone[m])
+			return 1;
+	return 0;
+}
+
+uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total)
+{
+	const pl_view *v = b->v;
+	for (int any_zone = 0; any_zone < 2; any_zone++) {
+		cand best;
+		int have = 0;
+		memset(&best, 0, sizeof best);
+		for (uint32_t e = 0; e < v->n_elig; e++) {
+			uint32_t m = v->elig[e];
+			if (picked(pick, n, m) || (!any_zone && zone_picked(v, pick, n, m)))
+				continue;
+			consider(b, k, m, RATE_REPLICAS | RATE_NEW_FOLLOWER, st_total, &best, &have);
+		}
+		if (have && best.tier < 5)
+			return best.m;
+	}
+	return PL_NONE;
 }
 
 void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p)

@@ -196,12 +196,29 @@ struct pl_view {
 	uint32_t *k_order, *k_rank;
 	uint32_t *by_stream; /* shards of each stream in key order; stream-less excluded */
 	uint32_t *k_home;    /* ring home (valid when homes_ready) */
+	uint64_t *k_moved;   /* two bits per shard (pl__moved()): a move was
+			      * applied to it since the view was built, and one
+			      * of those moved its leadership; kept by
+			      * pl_view_settle(), so a dry run sees its whole
+			      * sequence */
 	pl__shard_state *st;
 	uint32_t homes_ready;
 	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
 	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
 	uint32_t pad_;
 };
+
+/* What has moved shard k since the view was built (v->k_moved): 0, or
+ * PL__MOVED (a MOVE_LEADER or MOVE_REPLICA was applied to it), with
+ * PL__MOVED_LEADER when one of them moved its leadership. */
+#define PL__MOVED 1u
+#define PL__MOVED_LEADER 2u
+#define PL__MOVED_WORDS(nk) (((size_t)(nk) + 31) / 32)
+
+static inline uint32_t pl__moved(const pl_view *v, uint32_t k)
+{
+	return (uint32_t)(v->k_moved[k >> 5] >> (2 * (k & 31))) & 3u;
+}
 
 static inline int pl__view_ok(const pl_view *v)
 {

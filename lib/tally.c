@@ -272,6 +272,11 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
 		st->epoch++; /* a shard-map op: its commit advances the epoch */
 	st->touched = 1;
+	if (a->kind == PL_ACTION_MOVE_LEADER || a->kind == PL_ACTION_MOVE_REPLICA) {
+		/* A replica move took the leadership when `to` (new) leads. */
+		uint64_t bits = PL__MOVED | (a->kind == PL_ACTION_MOVE_LEADER || st->leader == a->to ? PL__MOVED_LEADER : 0);
+		v->k_moved[k >> 5] |= bits << (2 * (k & 31));
+	}
 	if (v->homes_ready) {
 		uint32_t owner_after = pl__owner(v, k);
 		uint32_t lag_after = pl__lag_holder(v, k);

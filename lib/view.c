@@ -69,6 +69,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(k_rank, uint32_t, nk);
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
+	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
 	TAKE(cells, pl__cell, nk);
 	TAKE(s_rcell_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_rcell_count, uint32_t, ns);
@@ -335,6 +336,7 @@ static void init_shards(pl_view *v, const uint64_t *k_hash)
 	for (uint32_t r = 0; r < v->nk; r++)
 		v->k_rank[v->k_order[r]] = r;
 	v->n_moving = 0;
+	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
 	for (uint32_t i = 0; i < v->nk; i++) {
 		const pl_shard *k = &s->shards[i];
 		pl__shard_state *st = &v->st[i];

@@ -23,6 +23,7 @@ typedef struct mirror {
 	uint32_t *moving;  /* [k]: moved since the last settle */
 	uint32_t *moved;   /* [k]: leader moves over the whole run */
 	uint32_t *touched; /* [k]: moves of any kind (leader or replica) over the run */
+	uint32_t *copied;  /* [k]: moves that copy it (STAGE_FIRST) over the run */
 	uint32_t *zone;    /* [m]: zone id (equal bytes share one) */
 	uint64_t W;        /* eligible weight */
 	uint8_t *relayed;  /* [s], [ns] for the cluster: the scope's last move was a relay */
@@ -55,6 +56,7 @@ static inline void mr_init(mirror *x, const tl *t)
 	x->moving = calloc(x->nk + 1, sizeof *x->moving);
 	x->moved = calloc(x->nk + 1, sizeof *x->moved);
 	x->touched = calloc(x->nk + 1, sizeof *x->touched);
+	x->copied = calloc(x->nk + 1, sizeof *x->copied);
 	x->zone = calloc(x->nm + 1, sizeof *x->zone);
 	x->relayed = calloc(x->ns + 1, sizeof *x->relayed);
 	for (uint32_t m = 0; m < x->nm; m++) {
@@ -104,6 +106,7 @@ static inline void mr_free(mirror *x)
 	free(x->moving);
 	free(x->moved);
 	free(x->touched);
+	free(x->copied);
 	free(x->zone);
 	free(x->relayed);
 }
@@ -273,6 +276,7 @@ typedef struct run {
 	uint32_t ticks;
 	uint32_t twice;       /* shards whose leader moved more than once */
 	uint32_t twice_any;   /* shards moved more than once, leader or replica */
+	uint32_t twice_copy;  /* shards copied more than once (STAGE_FIRST moves) */
 	uint32_t status;      /* of the last tick */
 	uint32_t relays;      /* cluster moves that were relays */
 	uint32_t rmoves;      /* replica moves (balance, drain, zone repair) */
@@ -517,6 +521,7 @@ static inline run mr_run(tl *t, const pl_broker_config *cfg, uint64_t seed, uint
 				continue;
 			ck_assert_msg(!cfg->paused, "seed %llu: a move while paused", (unsigned long long)seed);
 			x.touched[a->shard]++;
+			x.copied[a->shard] += (a->flags & PL_ACTION_STAGE_FIRST) != 0;
 			moves++;
 			in[a->to]++;
 			outc[a->from]++;
@@ -555,6 +560,7 @@ static inline run mr_run(tl *t, const pl_broker_config *cfg, uint64_t seed, uint
 	for (uint32_t k = 0; k < t->nk; k++) {
 		r.twice += x.moved[k] > 1;
 		r.twice_any += x.touched[k] > 1;
+		r.twice_copy += x.copied[k] > 1;
 	}
 	r.relays = x.relays;
 	free(out);

@@ -68,15 +68,26 @@ START_TEST(destination_ties_go_to_the_fewest_projected_leaders)
 }
 END_TEST
 
-START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
+/* Three members; b2 leads all four shards of stream a, and holds 4 of its
+ * replicas, b1 3, b0 1 (floor 2, ceiling 3): only a/02 has b0 as a
+ * follower, the others b1. */
+static tl *four_on_b2(uint32_t *s)
 {
 	tl *t = bu_new(3, NULL);
-	uint32_t s = tl_stream(t, "a");
-	/* b2 leads all four; only a/02 has b0 as a follower. */
+	*s = tl_stream(t, "a");
 	for (uint32_t i = 0; i < 4; i++)
-		tl_shard(t, tl_str(t, "a/%02u", i), s, 2, 2, 2u, i == 2 ? 0u : 1u);
+		tl_shard(t, tl_str(t, "a/%02u", i), *s, 2, 2, 2u, i == 2 ? 0u : 1u);
+	return t;
+}
+
+START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
+{
+	uint32_t s;
+	/* Leaders only: with replica balance on, see the next test. */
+	tl *t = four_on_b2(&s);
 	pl_view *v = tl_view(t, 0);
 	pl_broker_config cfg = bu_cfg();
+	cfg.replica_balance = 0;
 	pl_plan_info info;
 	int n;
 	pl_action *m = bu_plan(t, &cfg, &n, &info);
@@ -113,6 +124,38 @@ START_TEST(a_follower_takes_it_first_then_the_larger_rise_in_draw)
 		}
 	}
 	ck_assert_uint_eq(m[0].shard, bestk);
+	tl_free(t);
+}
+END_TEST
+
+/* With replica balance on, a leader move that takes the old leader's
+ * replica along (a copy) is preferred to a hand-off to a follower when the
+ * copy also brings the stream's replicas closer to their bounds: one move
+ * where the hand-off would need a replica move after it. */
+START_TEST(a_copy_that_serves_the_replicas_comes_before_a_follower)
+{
+	uint32_t s;
+	tl *t = four_on_b2(&s);
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	pl_plan_info info;
+	int n;
+	pl_action *m = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(m[0].to, 0);
+	ck_assert_uint_ne(m[0].shard, 2);
+	ck_assert_uint_eq(m[0].flags, PL_ACTION_STAGE_FIRST);
+	ck_assert_uint_eq(tl_stream_tally(v, s, 2).replicas, 3);
+	ck_assert_uint_eq(tl_stream_tally(v, s, 0).replicas, 2);
+	/* The whole run: leaders 2/1/1 and replicas 3/3/2, in leader moves
+	 * alone, none moved twice. */
+	pl_view_settle(v);
+	uint32_t k;
+	pl_action *all = bu_dry(t, &cfg, &k, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(bu_count_kind(all, k, PL_ACTION_MOVE_REPLICA, 0), 0);
+	ck_assert_uint_le(bu_most_moves(all, k, t->nk), 1);
+	free(all);
 	tl_free(t);
 }
 END_TEST
@@ -161,7 +204,7 @@ START_TEST(the_zone_list_keeps_the_best_destination_with_room_of_each_zone)
 	pl__scope sc;
 	pl__bk_scope_cluster(&b, &sc);
 	ck_assert(sc.over && sc.under);
-	pl__seen w = {0, 0, 0, 0, PL_NONE};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l = {0, PL_MAX_REPLICAS, 1, {0}, {0}};
 	pl__bk_dests(&b, &sc, &l, &w);
 	/* z1: b1 (3 under); z2: b2 (2) before b3 (1); z3: b5 (2) before b4 (1);
@@ -229,6 +272,7 @@ Suite *suite(void)
 	tcase_add_test(c, source_ties_go_to_the_most_leaders_in_total);
 	tcase_add_test(c, destination_ties_go_to_the_fewest_projected_leaders);
 	tcase_add_test(c, a_follower_takes_it_first_then_the_larger_rise_in_draw);
+	tcase_add_test(c, a_copy_that_serves_the_replicas_comes_before_a_follower);
 	suite_add_tcase(s, c);
 	c = tcase_create("scopes");
 	tcase_add_test(c, weighted_members_get_proportional_bounds);

@@ -108,13 +108,13 @@ fn long_dry_run_equals_one_c_call() {
     let shards: Vec<Shard> = (0..300).map(|i| Shard::new(format!("n/{:03}", i)).stream("n")).collect();
     let snap = Snapshot::new(brokers(5), shards).unwrap();
     let plan = broker_dry_run(&snap, &BrokerConfig::default()).unwrap();
-    // ADD_REPLICA x3 and SET_LEADER per new shard; placing counts leaders,
-    // so replica balance (on by default) then evens the replicas out.
+    // ADD_REPLICA x3 and SET_LEADER per new shard; the followers are placed
+    // by the replica tiers, so replica balance (on by default) finds nothing
+    // to move after them.
     let (placing, rest) = plan.actions.split_at(1200);
     assert_eq!(placing.iter().filter(|a| a.kind == "add-replica" && a.reason == "new").count(), 900);
     assert_eq!(placing.iter().filter(|a| a.kind == "set-leader" && a.reason == "new").count(), 300);
-    assert!(!rest.is_empty());
-    assert!(rest.iter().all(|a| a.kind == "move-replica" && a.reason.starts_with("replica-") && a.stage_first));
+    assert!(rest.is_empty(), "{} actions after placing", rest.len());
     assert_eq!(plan.status, "balanced");
     let mut view = snap.view().unwrap();
     view.broker_dry_run(&BrokerConfig::default()).unwrap();
