@@ -14,7 +14,7 @@
 
 /* A candidate's rating: tier, preference, and what breaks ties. */
 typedef struct rating {
-	uint32_t m, tier, pref, leaders, replicas;
+	uint32_t m, tier, pref, leaders, replicas, rtie;
 	uint64_t score;
 } rating;
 
@@ -58,11 +58,14 @@ static rating rate(const tl *t, const pl_view *v, uint32_t k, uint32_t m, uint32
 	r.replicas = y.replicas;
 	r.tier = !room ? 5 : streams && count < floor ? 1 : streams && count < ceiling ? 2 : y.leaders < share ? 3 : 4;
 	r.pref = r.tier <= 2 && y.leaders < share;
+	r.rtie = s != PL_NONE ? tl_stream_tally(v, s, m).replicas : y.replicas;
 	r.score = score_of(t, k, m);
 	return r;
 }
 
-static int better(const tl *t, const rating *a, const rating *b)
+/* A new shard's leader breaks ties within a tier on the fewest replicas of
+ * its stream (of all replicas with no stream), before the draw. */
+static int better(const tl *t, const rating *a, const rating *b, int new_shard)
 {
 	if (a->tier != b->tier)
 		return a->tier < b->tier;
@@ -72,6 +75,8 @@ static int better(const tl *t, const rating *a, const rating *b)
 		return a->leaders < b->leaders;
 	if (a->tier == 5 && a->replicas != b->replicas)
 		return a->replicas < b->replicas;
+	if (new_shard && a->rtie != b->rtie)
+		return a->rtie < b->rtie;
 	if (a->score != b->score)
 		return a->score > b->score;
 	return id_before(t, a->m, b->m);
@@ -86,15 +91,15 @@ static uint32_t n_eligible(const tl *t)
 }
 
 /* The model's choice among the members `in` marks. */
-static rating choose(const tl *t, const pl_view *v, uint32_t k, const uint8_t *in, int streams)
+static rating choose(const tl *t, const pl_view *v, uint32_t k, const uint8_t *in, int streams, int new_shard)
 {
-	rating best = {PL_NONE, 0, 0, 0, 0, 0};
+	rating best = {PL_NONE, 0, 0, 0, 0, 0, 0};
 	uint32_t n_elig = n_eligible(t);
 	for (uint32_t m = 0; m < t->nm; m++) {
 		if (!in[m])
 			continue;
 		rating r = rate(t, v, k, m, n_elig, streams);
-		if (best.m == PL_NONE || better(t, &r, &best))
+		if (best.m == PL_NONE || better(t, &r, &best, new_shard))
 			best = r;
 	}
 	return best;
@@ -138,7 +143,7 @@ START_TEST(property_a_new_shard_goes_to_the_first_tier_then_the_best_draw)
 		uint8_t in[16];
 		for (uint32_t m = 0; m < t->nm; m++)
 			in[m] = (uint8_t)bu_eligible(t, m);
-		rating want = choose(t, v, k, in, (int)cfg.stream_balance);
+		rating want = choose(t, v, k, in, (int)cfg.stream_balance, 1);
 		int n;
 		pl_plan_info info;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -176,7 +181,7 @@ START_TEST(property_a_failover_promotes_the_best_live_eligible_follower)
 			in[m] = (uint8_t)(m != gone && bu_eligible(t, m));
 			any |= in[m];
 		}
-		rating want = choose(t, v, k, in, (int)cfg.stream_balance);
+		rating want = choose(t, v, k, in, (int)cfg.stream_balance, 0);
 		int n;
 		pl_plan_info info;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
