@@ -7,11 +7,11 @@
  * its own arrays as the workspace (the canonical orders it needs are the
  * by-product of the duplicate checks), then fills, in this order: member
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
- * stream ranks; shard hashes and states, with in-flight moves applied as if
- * finished; the shards of each stream in key order (a counting sort over the
- * key order, so linear); the per-stream leader cells; and the per-stream
- * replica cells (the same, with room for min(PL_MAX_REPLICAS x shards,
- * members) per stream).
+ * stream ranks; the shards of each stream in key order (a counting sort over
+ * the key order, so linear); shard hashes and states, with in-flight moves
+ * and copies applied as if finished; then the per-stream leader and replica
+ * cells together, in one walk over each stream's shard states (replica cells
+ * have room for min(PL_MAX_REPLICAS x shards, members) per stream).
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only
@@ -178,43 +178,6 @@ static void init_by_stream(pl_view *v, const uint32_t *k_stream)
 			v->by_stream[next[k_stream[r]]++] = v->k_order[r];
 }
 
-/* Leader cells: the (stream, leader) pair of every led shard, read in index
- * order and radix-sorted as one integer, stream * members + leader (few live
- * bytes, so few passes), then counted run by run. Linear, and no random
- * reads. scratch holds 2 * nk uint64. */
-static void init_cells(pl_view *v, uint64_t *scratch)
-{
-	const pl_shard *k = v->snap.shards;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < v->nk; i++) {
-		uint32_t l = effective_leader(&k[i]);
-		if (k[i].stream != PL_NONE && l != PL_NONE)
-			scratch[n++] = (uint64_t)k[i].stream * v->nm + l;
-	}
-	pl__radix_sort_u64(scratch, scratch + v->nk, n);
-	uint32_t sum = 0, j = 0;
-	for (uint32_t s = 0; s < v->ns; s++) {
-		uint32_t cap = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
-		uint64_t base = (uint64_t)s * v->nm, end = base + v->nm;
-		pl__cell *c = v->cells + sum;
-		uint32_t d = 0;
-		v->s_cell_first[s] = sum;
-		for (; j < n && scratch[j] < end; j++) {
-			uint32_t m = (uint32_t)(scratch[j] - base);
-			if (d > 0 && c[d - 1].member == m) {
-				c[d - 1].leaders++;
-			} else {
-				c[d].member = m;
-				c[d].leaders = 1;
-				d++;
-			}
-		}
-		v->s_cell_count[s] = d;
-		sum += cap;
-	}
-	v->s_cell_first[v->ns] = sum;
-}
-
 /* Sort n cells by member (a heap sort: no allocation, no recursion). */
 static void sift(pl__cell *c, uint32_t i, uint32_t n)
 {
@@ -245,58 +208,105 @@ static void sort_cells(pl__cell *c, uint32_t n)
 	}
 }
 
-/* Replica cells, from the shard states (in-flight moves already counted):
- * stream by stream, the members met are listed in the stream's cells and
- * counted in m_scratch (zeroed as they are read back), then put in member
- * order: a heap sort of the few met, or a scan of every member when the
- * stream meets many (more than one in eight), so O(d log d) or O(members)
- * per stream, whichever is less. */
-static void init_rcells(pl_view *v)
+/* Leader and replica cells, from the shard states (in-flight moves and
+ * copies already counted), in one walk: stream by stream, each member met
+ * is listed in the stream's replica cells, marked in a bitmap, and counted
+ * in m_scratch (replicas in the low 32 bits, leaders in the high ones; zeroed
+ * as they are read back). The members met are then put in member order: a
+ * read of the bitmap's words when that is cheaper than sorting them (many
+ * met), else a heap sort of the few, so O(min(d log d, members / 64 + d))
+ * per stream; each gives its replica cell and, when it leads some of the
+ * stream, its leader cell. The bitmap borrows m_owned (counted later). */
+static void init_cells(pl_view *v)
 {
 	int64_t *acc = v->m_scratch;
+	uint64_t *bits = (uint64_t *)(void *)v->m_owned;
+	uint32_t words = (v->nm + 63) / 64;
 	for (uint32_t m = 0; m < v->nm; m++)
 		acc[m] = 0;
-	uint32_t sum = 0;
+	for (uint32_t w = 0; w < words; w++)
+		bits[w] = 0;
+	uint32_t lsum = 0, rsum = 0;
 	for (uint32_t s = 0; s < v->ns; s++) {
+		uint32_t lroom = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
 		uint64_t room = (uint64_t)PL_MAX_REPLICAS * v->s_shards[s];
-		pl__cell *c = v->rcells + sum;
+		pl__cell *rc = v->rcells + rsum, *lc = v->cells + lsum;
 		uint32_t d = 0;
-		v->s_rcell_first[s] = sum;
+		v->s_rcell_first[s] = rsum;
+		v->s_cell_first[s] = lsum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
 				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
 #endif
 			const pl__shard_state *st = &v->st[v->by_stream[j]];
-			for (uint32_t r = 0; r < st->nrep; r++)
-				if (acc[st->rep[r]]++ == 0)
-					c[d++].member = st->rep[r];
+			for (uint32_t r = 0; r < st->nrep; r++) {
+				uint32_t m = st->rep[r];
+				if (acc[m]++ == 0) {
+					rc[d++].member = m;
+					bits[m >> 6] |= UINT64_C(1) << (m & 63);
+				}
+			}
+			uint32_t l = st->leader;
+			if (l != PL_NONE) {
+				PL_ASSERT(acc[l] != 0); /* a leader is among the replicas */
+				acc[l] += INT64_C(1) << 32;
+			}
 		}
-		if ((uint64_t)d * 8 > v->nm) {
-			/* Many members met: read them back in member order. */
-			uint32_t met = d;
-			d = 0;
-			for (uint32_t m = 0; d < met; m++) {
-				c[d].member = m; /* kept when m was met: no branch */
-				d += acc[m] != 0;
+		uint32_t nr = 0, nl = 0;
+		if ((uint64_t)words <= 4 * (uint64_t)d) {
+			/* Many met: read the bitmap in member order. */
+			for (uint32_t w = 0; nr < d; w++) {
+				uint64_t x = bits[w];
+				bits[w] = 0;
+				while (x) {
+#if defined(__GNUC__)
+					uint32_t m = 64 * w + (uint32_t)__builtin_ctzll(x);
+#else
+					uint32_t b = 0;
+					while (!((x >> b) & 1))
+						b++;
+					uint32_t m = 64 * w + b;
+#endif
+					x &= x - 1;
+					uint64_t a = (uint64_t)acc[m];
+					acc[m] = 0;
+					rc[nr].member = m;
+					rc[nr++].leaders = (uint32_t)a;
+					if (a >> 32) {
+						lc[nl].member = m;
+						lc[nl++].leaders = (uint32_t)(a >> 32);
+					}
+				}
 			}
 		} else {
-			sort_cells(c, d);
+			sort_cells(rc, d);
+			for (uint32_t i = 0; i < d; i++) {
+				uint32_t m = rc[i].member;
+				uint64_t a = (uint64_t)acc[m];
+				acc[m] = 0;
+				bits[m >> 6] = 0;
+				rc[nr].member = m;
+				rc[nr++].leaders = (uint32_t)a;
+				if (a >> 32) {
+					lc[nl].member = m;
+					lc[nl++].leaders = (uint32_t)(a >> 32);
+				}
+			}
 		}
-		for (uint32_t i = 0; i < d; i++) {
-			c[i].leaders = (uint32_t)acc[c[i].member];
-			acc[c[i].member] = 0;
-		}
-		v->s_rcell_count[s] = d;
-		sum += (uint32_t)(room < v->nm ? room : v->nm);
+		v->s_rcell_count[s] = nr;
+		v->s_cell_count[s] = nl;
+		rsum += (uint32_t)(room < v->nm ? room : v->nm);
+		lsum += lroom;
 	}
-	v->s_rcell_first[v->ns] = sum;
+	v->s_rcell_first[v->ns] = rsum;
+	v->s_cell_first[v->ns] = lsum;
 }
 
 /* Copies in flight, counted finished: `to` holds a replica, `from` (when
- * set) no longer does, and leads no more when it led (the stream's leader
- * cell follows; init_cells() counted the snapshot's leader). The shard is
- * moving. Validation checked each against the state it finds here. */
+ * set) no longer does, and leads no more when it led. The shard is moving.
+ * Validation checked each against the state it finds here. The cells are
+ * counted afterwards, from the states. */
 static void apply_copies(pl_view *v)
 {
 	const pl_snapshot *s = &v->snap;
@@ -309,14 +319,8 @@ static void apply_copies(pl_view *v)
 			for (uint32_t j = 0; j < st->nrep; j++)
 				if (st->rep[j] == cp->from)
 					st->rep[j] = cp->to;
-			if (st->leader == cp->from) {
-				uint32_t stream = s->shards[cp->shard].stream;
-				if (stream != PL_NONE) {
-					pl__cell_add(v, stream, cp->from, -1);
-					pl__cell_add(v, stream, cp->to, +1);
-				}
+			if (st->leader == cp->from)
 				st->leader = cp->to;
-			}
 		}
 		if (!st->moving) {
 			st->moving = 1;
@@ -445,9 +449,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	} else {
 		init_by_stream(v, v->k_home);
 	}
-	init_cells(v, scratch);
 	init_shards(v, r.hashes ? old->k_hash : NULL);
-	init_rcells(v); /* after every replica the view counts is in the states */
+	init_cells(v); /* after every replica the view counts is in the states */
+	for (uint32_t i = 0; i < nm; i++)
+		v->m_owned[i] = 0; /* init_cells() borrowed it */
 	v->homes_ready = 0;
 	v->reused = r.shards ? PL__REUSED_ORDERS : 0;
 	if (pl__reuse_homes(v, &r))
