@@ -269,8 +269,10 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	default:
 		break;
 	}
-	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
+	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE) {
 		st->epoch++; /* a shard-map op: its commit advances the epoch */
+		v->moved = 1;
+	}
 	st->touched = 1;
 	if (v->homes_ready) {
 		uint32_t owner_after = pl__owner(v, k);

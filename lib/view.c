@@ -148,12 +148,6 @@ static void init_zones(pl_view *v, uint32_t *sorted, void *scratch)
 	}
 }
 
-/* The effective leader of a snapshot shard: an in-flight move counts as done. */
-static uint32_t effective_leader(const pl_shard *k)
-{
-	return k->moving_to != PL_NONE ? k->moving_to : k->leader;
-}
-
 /* The shards of each stream, in key order: a stable counting sort of the key
  * order by stream. k_stream[r] is the stream of the shard at rank r, written
  * by validation, so every read here is sequential. */
@@ -330,47 +324,52 @@ static void apply_copies(pl_view *v)
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
- * ranks from the key order. */
-static void init_shards(pl_view *v, const uint64_t *k_hash)
+ * ranks from the key order. What the hint r offers is taken: the ranks and
+ * hashes when the orders and keys held, the states when validation wrote
+ * them, the totals when the tallies held. */
+static void init_shards(pl_view *v, const pl__reuse *r)
 {
 	const pl_snapshot *s = &v->snap;
-	for (uint32_t r = 0; r < v->ns; r++)
-		v->s_rank[v->s_order[r]] = r;
-	for (uint32_t r = 0; r < v->nk; r++)
-		v->k_rank[v->k_order[r]] = r;
-	v->n_moving = 0;
-	for (uint32_t i = 0; i < v->nk; i++) {
-		const pl_shard *k = &s->shards[i];
-		pl__shard_state *st = &v->st[i];
-		v->k_hash[i] = k_hash ? k_hash[i] : pl__key_hash(v, k->key.ptr, k->key.len);
-		memset(st, 0, sizeof *st);
-		st->ov_member = PL_NONE;
-		st->epoch = k->epoch;
-		st->nrep = (uint8_t)k->replica_count;
-		for (uint32_t j = 0; j < k->replica_count; j++)
-			st->rep[j] = k->replicas[j];
-		st->leader = effective_leader(k);
-		if (k->moving_to != PL_NONE) {
-			/* Count the move as finished: moving_to leads, and holds the
-			 * old leader's replica if it held none. */
-			uint32_t j = 0;
-			while (j < st->nrep && st->rep[j] != k->moving_to)
-				j++;
-			if (j == st->nrep)
-				for (j = 0; j < st->nrep; j++)
-					if (st->rep[j] == k->leader)
-						st->rep[j] = k->moving_to;
-			st->moving = 1;
-			v->n_moving++;
+	const pl_view *old = r->old;
+	if (r->streams)
+		memcpy(v->s_rank, old->s_rank, (size_t)v->ns * sizeof *v->s_rank);
+	else
+		for (uint32_t x = 0; x < v->ns; x++)
+			v->s_rank[v->s_order[x]] = x;
+	if (r->shards)
+		memcpy(v->k_rank, old->k_rank, (size_t)v->nk * sizeof *v->k_rank);
+	else
+		for (uint32_t x = 0; x < v->nk; x++)
+			v->k_rank[v->k_order[x]] = x;
+	if (r->hashes)
+		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
+	if (r->states) {
+		v->n_moving = r->moving;
+		if (!r->hashes)
+			for (uint32_t i = 0; i < v->nk; i++)
+				v->k_hash[i] = pl__key_hash(v, s->shards[i].key.ptr, s->shards[i].key.len);
+	} else {
+		v->n_moving = 0;
+		for (uint32_t i = 0; i < v->nk; i++) {
+			const pl_shard *k = &s->shards[i];
+			if (!r->hashes)
+				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
+			pl__state_from_shard(&v->st[i], k);
+			v->n_moving += k->moving_to != PL_NONE;
 		}
 	}
 	apply_copies(v);
-	for (uint32_t i = 0; i < v->nk; i++) {
-		const pl__shard_state *st = &v->st[i];
-		if (st->leader != PL_NONE)
-			v->m_leaders[st->leader]++;
-		for (uint32_t j = 0; j < st->nrep; j++)
-			v->m_replicas[st->rep[j]]++;
+	if (r->tallies) {
+		memcpy(v->m_leaders, old->m_leaders, (size_t)v->nm * sizeof *v->m_leaders);
+		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
+	} else {
+		for (uint32_t i = 0; i < v->nk; i++) {
+			const pl__shard_state *st = &v->st[i];
+			if (st->leader != PL_NONE)
+				v->m_leaders[st->leader]++;
+			for (uint32_t j = 0; j < st->nrep; j++)
+				v->m_replicas[st->rep[j]]++;
+		}
 	}
 	v->n_overrides = s->n_overrides;
 	v->n_lag = 0;
@@ -380,6 +379,24 @@ static void init_shards(pl_view *v, const uint64_t *k_hash)
 		st->ov_member = s->overrides[o].member;
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		st->ov_since = s->overrides[o].since;
+	}
+}
+
+/* The cells of a hint whose tallies hold (r->tallies): the same rooms (the
+ * same shards per stream and members), so the offsets are the same; only
+ * the live cells are copied. */
+static void copy_cells(pl_view *v, const pl_view *old)
+{
+	size_t n1 = ((size_t)v->ns + 1) * sizeof(uint32_t), n = (size_t)v->ns * sizeof(uint32_t);
+	memcpy(v->s_cell_first, old->s_cell_first, n1);
+	memcpy(v->s_cell_count, old->s_cell_count, n);
+	memcpy(v->s_rcell_first, old->s_rcell_first, n1);
+	memcpy(v->s_rcell_count, old->s_rcell_count, n);
+	for (uint32_t s = 0; s < v->ns; s++) {
+		memcpy(v->cells + v->s_cell_first[s], old->cells + old->s_cell_first[s],
+		       (size_t)old->s_cell_count[s] * sizeof *v->cells);
+		memcpy(v->rcells + v->s_rcell_first[s], old->rcells + old->s_rcell_first[s],
+		       (size_t)old->s_rcell_count[s] * sizeof *v->rcells);
 	}
 }
 
@@ -427,6 +444,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	void *scratch = v->st;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
+	/* Validation may write the shard states where the sorts' scratch is,
+	 * once the last sort before them is done: unless the zones are to be
+	 * sorted after it. */
+	r.st = r.zones ? v->st : NULL;
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
@@ -449,12 +470,16 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	} else {
 		init_by_stream(v, v->k_home);
 	}
-	init_shards(v, r.hashes ? old->k_hash : NULL);
-	init_cells(v); /* after every replica the view counts is in the states */
-	for (uint32_t i = 0; i < nm; i++)
-		v->m_owned[i] = 0; /* init_cells() borrowed it */
+	init_shards(v, &r);
+	if (r.tallies) {
+		copy_cells(v, old);
+	} else {
+		init_cells(v); /* after every replica the view counts is in the states */
+		for (uint32_t i = 0; i < nm; i++)
+			v->m_owned[i] = 0; /* init_cells() borrowed it */
+	}
 	v->homes_ready = 0;
-	v->reused = r.shards ? PL__REUSED_ORDERS : 0;
+	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
 	if (pl__reuse_homes(v, &r))
 		v->reused |= PL__REUSED_HOMES;
 	else

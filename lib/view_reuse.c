@@ -52,6 +52,7 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
 	/* The shards are compared in validation's pass over them. */
 	r->shards = r->streams && s->n_shards == o->n_shards;
 	r->scorer = scorer;
+	r->tallies = !old->moved && o->n_copies == 0 && s->n_copies == 0 && s->n_members == o->n_members;
 }
 
 /* For each element of the earlier snapshot, its index in the new one, by a
