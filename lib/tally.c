@@ -130,6 +130,14 @@ void pl__view_owned(pl_view *v)
 {
 	for (uint32_t i = 0; i < v->nm; i++)
 		v->m_owned[i] = v->m_lagged[i] = 0;
+	if (v->n_overrides == 0) {
+		/* Every owner is the ring home: the states need not be read. */
+		for (uint32_t k = 0; k < v->nk; k++)
+			if (v->k_home[k] != PL_NONE)
+				v->m_owned[v->k_home[k]]++;
+		v->homes_ready = 1;
+		return;
+	}
 	for (uint32_t k = 0; k < v->nk; k++) {
 		uint32_t o = pl__owner(v, k), l = pl__lag_holder(v, k);
 		if (o != PL_NONE)
