@@ -446,8 +446,12 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl__reuse_plan(&r, old, snap, opt->scorer);
 	/* Validation may write the shard states where the sorts' scratch is,
 	 * once the last sort before them is done: unless the zones are to be
-	 * sorted after it. */
-	r.st = r.zones ? v->st : NULL;
+	 * sorted after it there, which is where the cells go when they have
+	 * room for it (they are written last). */
+	void *zscratch = scratch;
+	if (!r.zones && PL__SORT_SCRATCH(nm) <= (size_t)nk * sizeof(pl__cell))
+		zscratch = v->cells;
+	r.st = r.zones || zscratch != scratch ? v->st : NULL;
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
@@ -461,7 +465,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	if (r.zones)
 		memcpy(v->m_zone, old->m_zone, (size_t)nm * sizeof *v->m_zone);
 	else
-		init_zones(v, v->m_leaders, scratch); /* m_leaders is zeroed by init_members */
+		init_zones(v, v->m_leaders, zscratch); /* m_leaders is zeroed by init_members */
 	init_members(v);
 	if (r.shards) {
 		memcpy(v->s_shards, old->s_shards, (size_t)ns * sizeof *v->s_shards);
