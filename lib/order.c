@@ -51,17 +51,32 @@ typedef struct kent {
 	uint32_t i, tag;
 } kent;
 
+/* 8 bytes as a big-endian integer. */
+static uint64_t load_be64(const unsigned char *p)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+	memcpy(&x, p, sizeof x);
+	return __builtin_bswap64(x);
+#else
+	uint64_t x = 0;
+	for (int j = 0; j < 8; j++)
+		x = (x << 8) | p[j];
+	return x;
+#endif
+}
+
 static void level_key(kent *e, pl_bytes b, uint64_t off)
 {
 	uint64_t rem = b.len > off ? b.len - off : 0;
-	const unsigned char *p = rem ? (const unsigned char *)b.ptr + off : NULL;
-	uint64_t hi = 0, lo = 0;
-	for (uint64_t j = 0; j < 8; j++)
-		hi = (hi << 8) | (rem > j ? p[j] : 0u);
-	for (uint64_t j = 8; j < 15; j++)
-		lo = (lo << 8) | (rem > j ? p[j] : 0u);
-	e->hi = hi;
-	e->lo = (lo << 8) | (rem < 16 ? rem : 16);
+	unsigned char buf[16] = {0};
+	if (rem >= 16)
+		memcpy(buf, b.ptr + off, 16); /* a fixed size: no call */
+	else if (rem)
+		memcpy(buf, b.ptr + off, (size_t)(rem < 15 ? rem : 15));
+	buf[15] = (unsigned char)(rem < 16 ? rem : 16);
+	e->hi = load_be64(buf);
+	e->lo = load_be64(buf + 8);
 }
 
 /* Stable LSD radix sort of kents by (hi, lo), skipping digits all share. */
@@ -176,13 +191,26 @@ static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 {
 	uint32_t rank[16][256];
 	memset(rank, 0, sizeof rank);
+	/* The digits that vary (where some key differs from the first), then
+	 * the values present at those only. */
+	uint64_t vlo = 0, vhi = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		level_key(&a[i], pl__seq_at(q, a[i].i), off);
-		uint64_t lo = a[i].lo, hi = a[i].hi;
-		for (int g = 0; g < 8; g++) {
-			rank[g][(lo >> (8 * g)) & 0xff] = 1;
-			rank[g + 8][(hi >> (8 * g)) & 0xff] = 1;
-		}
+		vlo |= a[i].lo ^ a[0].lo;
+		vhi |= a[i].hi ^ a[0].hi;
+	}
+	for (int g = 0; g < 8; g++) {
+		rank[g][(a[0].lo >> (8 * g)) & 0xff] = 1;
+		rank[g + 8][(a[0].hi >> (8 * g)) & 0xff] = 1;
+	}
+	int md[16], nm = 0;
+	for (int g = 0; g < 16; g++)
+		if (((g < 8 ? vlo : vhi) >> (8 * (g & 7))) & 0xff)
+			md[nm++] = g;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t word[2] = {a[i].lo, a[i].hi};
+		for (int j = 0; j < nm; j++)
+			rank[md[j]][(word[md[j] >= 8] >> (8 * (md[j] & 7))) & 0xff] = 1;
 	}
 	/* Per varying digit, from the least significant: its values' ranks
 	 * and its multiplier. */
@@ -288,6 +316,10 @@ uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_
 		for (uint32_t i = 1; i < n && lcp > 0; i++) {
 			pl_bytes b = pl__seq_at(q, i);
 			uint64_t m = b.len < lcp ? b.len : lcp, j = 0;
+			if (m > 0 && memcmp(b.ptr, k0.ptr, (size_t)m) == 0) {
+				lcp = m; /* the usual case, once the prefix is found */
+				continue;
+			}
 			while (j < m && b.ptr[j] == k0.ptr[j])
 				j++;
 			lcp = j;
