@@ -241,8 +241,9 @@ static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 	return cap == 0 || pl__holds(&v->st[k], m) || v->m_replicas[m] < cap;
 }
 
-/* Scoring hash of any key bytes under the view's scorer. */
+/* Scoring hash of any key bytes under the view's scorer, or a scorer. */
 uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);
+uint64_t pl__scorer_key_hash(uint32_t scorer, const char *key, uint64_t len);
 
 /* The rank key of member m for a key with scoring hash kh. */
 pl__draw pl__view_draw(const pl_view *v, uint64_t kh, uint32_t m);
@@ -356,6 +357,11 @@ typedef struct pl__reuse {
 	uint32_t scorer; /* the new view's */
 	uint32_t tallies, states, moving;
 	pl__shard_state *st;
+	/* With st_always, validation writes every shard's state, and (k_hash
+	 * set) its key hash under `scorer` unless the hint's may be taken,
+	 * whether or not the shards match: `hashed` says it did. */
+	uint32_t st_always, hashed;
+	uint64_t *k_hash;
 } pl__reuse;
 
 /* Shard k's state as the snapshot says it, its leader move counted finished

@@ -218,22 +218,25 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	/* With a hint, each shard is compared with the earlier snapshot's at
 	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
-	pl__shard_state *st = was ? r->st : NULL;
+	int always = r && r->st_always;
+	pl__shard_state *st = r && (was || always) ? r->st : NULL;
+	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
 	uint32_t tallies = was && r->tallies, moving = 0;
 	for (uint32_t i = 0; i < s->n_shards; i++) {
 		const pl_shard *k = &s->shards[i];
 		int rc = check_shard(s, k);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
-		if (was == NULL)
-			continue;
-		const pl_shard *o = &was[i];
-		if (k->stream != o->stream || !pl__same_bytes(k->key, o->key)) {
-			was = NULL;
-			continue;
+		if (kh)
+			kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+		if (was) {
+			const pl_shard *o = &was[i];
+			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key))
+				was = NULL;
+			else
+				tallies = tallies && same_tallies(k, o);
 		}
-		tallies = tallies && same_tallies(k, o);
-		if (st) {
+		if (st && (was || always)) {
 			pl__state_from_shard(&st[i], k);
 			moving += k->moving_to != PL_NONE;
 		}
@@ -242,7 +245,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		r->shards = was != NULL;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		r->tallies = r->shards && tallies;
-		r->states = r->shards && st != NULL;
+		r->states = st != NULL && (always || r->shards);
+		r->hashed = kh != NULL;
 		r->moving = moving;
 	}
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),

@@ -36,6 +36,16 @@ static uint64_t rcell_room(uint32_t nm, uint32_t ns, uint32_t nk)
 	return a < b ? a : b;
 }
 
+/* Elements init's sorts and duplicate checks take scratch for. */
+static uint32_t scratch_count(uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
+{
+	uint32_t mx = nm;
+	mx = ns > mx ? ns : mx;
+	mx = nk > mx ? nk : mx;
+	mx = no > mx ? no : mx;
+	return nc > mx ? nc : mx;
+}
+
 /* Lay the view out after `base` (or just measure it when v is NULL). */
 static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
 {
@@ -69,16 +79,14 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(k_rank, uint32_t, nk);
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
-	TAKE(cells, pl__cell, nk);
 	TAKE(s_rcell_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_rcell_count, uint32_t, ns);
+	/* The leader and replica cells, side by side: init's sort scratch when
+	 * they have room for it (see pl_view_init()). */
+	TAKE(cells, pl__cell, nk);
 	TAKE(rcells, pl__cell, rcell_room(nm, ns, nk));
-	/* The shard states share their room with the sort scratch of init. */
-	uint32_t mx = nm;
-	mx = ns > mx ? ns : mx;
-	mx = nk > mx ? nk : mx;
-	mx = no > mx ? no : mx;
-	mx = nc > mx ? nc : mx;
+	/* Else the shard states share their room with it. */
+	uint32_t mx = scratch_count(nm, ns, nk, no, nc);
 	/* The states start on a 64-byte boundary of the memory (it is only 8
 	 * aligned: the room has slack for it), so that a state, read at random
 	 * by the per-stream walks and the policies, is one cache line, not two. */
@@ -344,18 +352,19 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 	else
 		for (uint32_t x = 0; x < v->nk; x++)
 			v->k_rank[v->k_order[x]] = x;
+	int hash = !r->hashes && !r->hashed;
 	if (r->hashes)
 		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
 	if (r->states) {
 		v->n_moving = r->moving;
-		if (!r->hashes)
+		if (hash)
 			for (uint32_t i = 0; i < v->nk; i++)
 				v->k_hash[i] = pl__key_hash(v, s->shards[i].key.ptr, s->shards[i].key.len);
 	} else {
 		v->n_moving = 0;
 		for (uint32_t i = 0; i < v->nk; i++) {
 			const pl_shard *k = &s->shards[i];
-			if (!r->hashes)
+			if (hash)
 				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
 			pl__state_from_shard(&v->st[i], k);
 			v->n_moving += k->moving_to != PL_NONE;
@@ -442,19 +451,28 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
 	layout(v, mem, nm, ns, nk, no, nc);
-	/* The shard states' room is the sort scratch until init_shards() fills
-	 * it; k_home holds the stream of each shard in key order until the end. */
-	void *scratch = v->st;
+	/* The sorts' scratch is the cells' room when it is large enough (the
+	 * cells are written last), else the shard states' room. k_home holds
+	 * the stream of each shard in key order until the end. */
+	size_t cells_room = (size_t)((char *)(v->rcells + rcell_room(nm, ns, nk)) - (char *)v->cells);
+	void *scratch = cells_room >= PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc)) ? (void *)v->cells : v->st;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
-	/* Validation may write the shard states where the sorts' scratch is,
-	 * once the last sort before them is done: unless the zones are to be
-	 * sorted after it there, which is where the cells go when they have
-	 * room for it (they are written last). */
+	/* Validation writes the shard states (and the key hashes) in its pass
+	 * over the shards when the scratch is not their room; else the states
+	 * while the shards match the hint's (no sort of them follows then),
+	 * unless the zones are to be sorted after it in that room: they go to
+	 * the cells' room when it is large enough. */
 	void *zscratch = scratch;
-	if (!r.zones && PL__SORT_SCRATCH(nm) <= (size_t)nk * sizeof(pl__cell))
-		zscratch = v->cells;
-	r.st = r.zones || zscratch != scratch ? v->st : NULL;
+	if (scratch == v->cells) {
+		r.st = v->st;
+		r.st_always = 1;
+		r.k_hash = v->k_hash;
+	} else {
+		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
+			zscratch = v->cells;
+		r.st = r.zones || zscratch != scratch ? v->st : NULL;
+	}
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;

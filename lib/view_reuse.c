@@ -37,6 +37,7 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
 {
 	memset(r, 0, sizeof *r);
 	r->old = old;
+	r->scorer = scorer;
 	if (old == NULL)
 		return;
 	const pl_snapshot *o = &old->snap;
@@ -51,7 +52,6 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
 		r->streams = pl__same_bytes(s->streams[i].id, o->streams[i].id);
 	/* The shards are compared in validation's pass over them. */
 	r->shards = r->streams && s->n_shards == o->n_shards;
-	r->scorer = scorer;
 	r->tallies = !old->moved && o->n_copies == 0 && s->n_copies == 0 && s->n_members == o->n_members;
 }
 
