@@ -373,8 +373,8 @@ static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k)
 	st->ov_member = PL_NONE;
 	st->epoch = k->epoch;
 	st->nrep = (uint8_t)k->replica_count;
-	for (uint32_t j = 0; j < k->replica_count; j++)
-		st->rep[j] = k->replicas[j];
+	/* All slots at once (a fixed-size copy); those past nrep are never read. */
+	memcpy(st->rep, k->replicas, sizeof st->rep);
 	st->leader = k->moving_to != PL_NONE ? k->moving_to : k->leader;
 	if (k->moving_to != PL_NONE) {
 		uint32_t j = 0;

@@ -137,6 +137,8 @@ static int same_tallies(const pl_shard *a, const pl_shard *b)
 {
 	if (a->leader != b->leader || a->moving_to != b->moving_to || a->replica_count != b->replica_count)
 		return 0;
+	if (memcmp(a->replicas, b->replicas, sizeof a->replicas) == 0)
+		return 1; /* every slot the same: a fixed-size compare, no loop */
 	for (uint32_t r = 0; r < a->replica_count; r++)
 		if (a->replicas[r] != b->replicas[r])
 			return 0;
