@@ -150,11 +150,16 @@ int64_t pl_score_weighted(uint64_t score, uint32_t weight)
 
 /* ---- scoring inside a view ---------------------------------------------- */
 
-uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len)
+uint64_t pl__scorer_key_hash(uint32_t scorer, const char *key, uint64_t len)
 {
-	if (v->scorer == PL_SCORER_LEGACY_FNV1A)
+	if (scorer == PL_SCORER_LEGACY_FNV1A)
 		return pl__fnv(pl__fnv(PL__FNV_OFFSET, key, len), " ", 1);
 	return pl_hash(key, (size_t)len);
+}
+
+uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len)
+{
+	return pl__scorer_key_hash(v->scorer, key, len);
 }
 
 static uint64_t raw_score(const pl_view *v, uint64_t kh, uint32_t m)

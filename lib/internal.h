@@ -205,7 +205,8 @@ struct pl_view {
 	uint32_t homes_ready;
 	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
 	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
-	uint32_t pad_;
+	uint32_t moved;       /* a leader or replica action was applied: the tallies
+			       * are no longer the snapshot's */
 };
 
 /* What has moved shard k since the view was built (v->k_moved): 0, or
@@ -257,8 +258,9 @@ static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 	return cap == 0 || pl__holds(&v->st[k], m) || v->m_replicas[m] < cap;
 }
 
-/* Scoring hash of any key bytes under the view's scorer. */
+/* Scoring hash of any key bytes under the view's scorer, or a scorer. */
 uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);
+uint64_t pl__scorer_key_hash(uint32_t scorer, const char *key, uint64_t len);
 
 /* The rank key of member m for a key with scoring hash kh. */
 pl__draw pl__view_draw(const pl_view *v, uint64_t kh, uint32_t m);
@@ -358,11 +360,50 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
  * pass over the shards decides `shards` and `hashes`. */
 #define PL__REUSED_ORDERS 1u /* the shard order (and so the shards of each stream) */
 #define PL__REUSED_HOMES 2u  /* the ring homes */
+#define PL__REUSED_TALLIES 4u /* the leader and replica tallies and cells */
+/* `tallies`: old's tallies are its snapshot's (no leader or replica action
+ * applied to it), neither snapshot has copies in flight, the member count
+ * is the same and (validation's pass) so is every shard's leader, move and
+ * replica list, so old's tallies and cells hold. With `st` set, validation
+ * writes each shard's state there (pl__state_from_shard()) while the shards
+ * match old's, and `states` says it wrote them all (`moving` of them with a
+ * leader move): the sort that would reuse that memory is not needed then. */
 typedef struct pl__reuse {
 	const pl_view *old;
 	uint32_t members, zones, streams, shards, hashes;
 	uint32_t scorer; /* the new view's */
+	uint32_t tallies, states, moving;
+	pl__shard_state *st;
+	/* With st_always, validation writes every shard's state, and (k_hash
+	 * set) its key hash under `scorer` unless the hint's may be taken,
+	 * whether or not the shards match: `hashed` says it did. */
+	uint32_t st_always, hashed;
+	uint64_t *k_hash;
 } pl__reuse;
+
+/* Shard k's state as the snapshot says it, its leader move counted finished
+ * (moving_to leads, and holds the old leader's replica if it held none); no
+ * override. */
+static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k)
+{
+	memset(st, 0, sizeof *st);
+	st->ov_member = PL_NONE;
+	st->epoch = k->epoch;
+	st->nrep = (uint8_t)k->replica_count;
+	/* All slots at once (a fixed-size copy); those past nrep are never read. */
+	memcpy(st->rep, k->replicas, sizeof st->rep);
+	st->leader = k->moving_to != PL_NONE ? k->moving_to : k->leader;
+	if (k->moving_to != PL_NONE) {
+		uint32_t j = 0;
+		while (j < st->nrep && st->rep[j] != k->moving_to)
+			j++;
+		if (j == st->nrep)
+			for (j = 0; j < st->nrep; j++)
+				if (st->rep[j] == k->leader)
+					st->rep[j] = k->moving_to;
+		st->moving = 1;
+	}
+}
 
 /* The same bytes: the same range, or equal contents. */
 static inline int pl__same_bytes(pl_bytes a, pl_bytes b)

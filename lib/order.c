@@ -51,17 +51,32 @@ typedef struct kent {
 	uint32_t i, tag;
 } kent;
 
+/* 8 bytes as a big-endian integer. */
+static uint64_t load_be64(const unsigned char *p)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+	memcpy(&x, p, sizeof x);
+	return __builtin_bswap64(x);
+#else
+	uint64_t x = 0;
+	for (int j = 0; j < 8; j++)
+		x = (x << 8) | p[j];
+	return x;
+#endif
+}
+
 static void level_key(kent *e, pl_bytes b, uint64_t off)
 {
 	uint64_t rem = b.len > off ? b.len - off : 0;
-	const unsigned char *p = rem ? (const unsigned char *)b.ptr + off : NULL;
-	uint64_t hi = 0, lo = 0;
-	for (uint64_t j = 0; j < 8; j++)
-		hi = (hi << 8) | (rem > j ? p[j] : 0u);
-	for (uint64_t j = 8; j < 15; j++)
-		lo = (lo << 8) | (rem > j ? p[j] : 0u);
-	e->hi = hi;
-	e->lo = (lo << 8) | (rem < 16 ? rem : 16);
+	unsigned char buf[16] = {0};
+	if (rem >= 16)
+		memcpy(buf, b.ptr + off, 16); /* a fixed size: no call */
+	else if (rem)
+		memcpy(buf, b.ptr + off, (size_t)(rem < 15 ? rem : 15));
+	buf[15] = (unsigned char)(rem < 16 ? rem : 16);
+	e->hi = load_be64(buf);
+	e->lo = load_be64(buf + 8);
 }
 
 /* Stable LSD radix sort of kents by (hi, lo), skipping digits all share. */
@@ -176,13 +191,26 @@ static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 {
 	uint32_t rank[16][256];
 	memset(rank, 0, sizeof rank);
+	/* The digits that vary (where some key differs from the first), then
+	 * the values present at those only. */
+	uint64_t vlo = 0, vhi = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		level_key(&a[i], pl__seq_at(q, a[i].i), off);
-		uint64_t lo = a[i].lo, hi = a[i].hi;
-		for (int g = 0; g < 8; g++) {
-			rank[g][(lo >> (8 * g)) & 0xff] = 1;
-			rank[g + 8][(hi >> (8 * g)) & 0xff] = 1;
-		}
+		vlo |= a[i].lo ^ a[0].lo;
+		vhi |= a[i].hi ^ a[0].hi;
+	}
+	for (int g = 0; g < 8; g++) {
+		rank[g][(a[0].lo >> (8 * g)) & 0xff] = 1;
+		rank[g + 8][(a[0].hi >> (8 * g)) & 0xff] = 1;
+	}
+	int md[16], nm = 0;
+	for (int g = 0; g < 16; g++)
+		if (((g < 8 ? vlo : vhi) >> (8 * (g & 7))) & 0xff)
+			md[nm++] = g;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t word[2] = {a[i].lo, a[i].hi};
+		for (int j = 0; j < nm; j++)
+			rank[md[j]][(word[md[j] >= 8] >> (8 * (md[j] & 7))) & 0xff] = 1;
 	}
 	/* Per varying digit, from the least significant: its values' ranks
 	 * and its multiplier. */
@@ -213,20 +241,32 @@ static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 		vs[j] = 8 * (vd[j] & 7);
 		vw[j] = vd[j] >= 8;
 	}
+	/* The tags, packed in the last third of tmp (read at random below: 4
+	 * bytes a key rather than an entry), the room for runs after them. */
+	uint32_t *tags = (uint32_t *)(void *)(wtmp + n);
+	size_t tag_room = ((size_t)n * sizeof *tags + 7) & ~(size_t)7;
+	kent *run = (kent *)(void *)((char *)tags + tag_room);
+	size_t run_room = (size_t)n * sizeof(kent) - 2 * (size_t)n * sizeof *w - tag_room;
+	/* The packed keys, and the counts of each of their bytes for the
+	 * passes below, in one loop. */
+	uint32_t counts[4][256];
+	memset(counts, 0, sizeof counts);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t word[2] = {a[i].lo, a[i].hi};
 		uint32_t key = 0;
 		for (int j = 0; j < nv; j++)
 			key += rank[vd[j]][(word[vw[j]] >> vs[j]) & 0xff];
 		w[i] = (uint64_t)key << 32 | i;
+		tags[i] = a[i].tag;
+		counts[0][key & 0xff]++;
+		counts[1][(key >> 8) & 0xff]++;
+		counts[2][(key >> 16) & 0xff]++;
+		counts[3][key >> 24]++;
 	}
 	/* Stable LSD passes over the packed key's bytes (bits 32 and up). */
-	uint32_t count[256];
 	uint64_t *src = w, *dst = wtmp;
 	for (int sh = 32; sh < 64 && (prod - 1) >> (sh - 32); sh += 8) {
-		memset(count, 0, sizeof count);
-		for (uint32_t i = 0; i < n; i++)
-			count[(src[i] >> sh) & 0xff]++;
+		uint32_t *count = counts[(sh - 32) / 8];
 		uint32_t sum = 0;
 		for (int b = 0; b < 256; b++) {
 			uint32_t t = count[b];
@@ -239,27 +279,32 @@ static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 		src = dst;
 		dst = t;
 	}
-	/* Runs of equal keys with bytes left are sorted from 15 bytes on in
-	 * the last third of tmp: check the longest fits first. */
+	/* Keys alone in their packed key are placed at once (an entry's index
+	 * is its place: a[p].i == p). Runs of equal keys with bytes left are
+	 * sorted from 15 bytes on in the run room: check the longest fits
+	 * first (out[] is written again on the fallback). */
 	uint32_t longest = 1;
-	for (uint32_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && src[j] >> 32 == src[i] >> 32; j++)
-			;
-		longest = j - i > longest ? j - i : longest;
-	}
-	kent *run = (kent *)(wtmp + n);
-	if (longest > 1 && 2 * (size_t)longest * sizeof *run > (size_t)n * sizeof(kent) - 2 * (size_t)n * sizeof *w)
-		return 0;
 	for (uint32_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && src[j] >> 32 == src[i] >> 32; j++)
 			;
 		if (j - i == 1) {
 			uint32_t p = (uint32_t)src[i];
-			out[i] = a[p].i;
+			PL_ASSERT(a[p].i == p);
+			out[i] = p;
 			if (out_tag)
-				out_tag[i] = a[p].tag;
-			continue;
+				out_tag[i] = tags[p];
 		}
+		longest = j - i > longest ? j - i : longest;
+	}
+	if (longest == 1)
+		return 1;
+	if (2 * (size_t)longest * sizeof *run > run_room)
+		return 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && src[j] >> 32 == src[i] >> 32; j++)
+			;
+		if (j - i == 1)
+			continue;
 		for (uint32_t x = i; x < j; x++)
 			run[x - i] = a[(uint32_t)src[x]];
 		if ((run[0].lo & 0xff) == 16)
@@ -281,23 +326,29 @@ uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_
 	kent *a = scratch, *tmp = a + n;
 	dups d = {PL_NONE, PL_NONE};
 	/* Skip the prefix every key shares: it orders nothing. */
+	/* In the same pass, each entry's index and tag. */
 	uint64_t lcp = 0;
+	pl_bytes k0 = {NULL, 0};
 	if (n > 0) {
-		pl_bytes k0 = pl__seq_at(q, 0);
+		k0 = pl__seq_at(q, 0);
 		lcp = k0.len;
-		for (uint32_t i = 1; i < n && lcp > 0; i++) {
-			pl_bytes b = pl__seq_at(q, i);
-			uint64_t m = b.len < lcp ? b.len : lcp, j = 0;
-			while (j < m && b.ptr[j] == k0.ptr[j])
-				j++;
-			lcp = j;
-		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		a[i].i = i;
 		a[i].tag = 0;
 		if (q->tag_offset != PL__NO_TAG)
 			memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
+		if (i == 0 || lcp == 0)
+			continue;
+		pl_bytes b = pl__seq_at(q, i);
+		uint64_t m = b.len < lcp ? b.len : lcp, j = 0;
+		if (m > 0 && memcmp(b.ptr, k0.ptr, (size_t)m) == 0) {
+			lcp = m; /* the usual case, once the prefix is found */
+			continue;
+		}
+		while (j < m && b.ptr[j] == k0.ptr[j])
+			j++;
+		lcp = j;
 	}
 	if (!(n > 16 && sort_packed(q, a, tmp, n, lcp, out, out_tag, &d))) {
 		sort_level(q, a, tmp, n, lcp, &d);

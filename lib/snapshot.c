@@ -132,6 +132,19 @@ static int check_copy(const pl_snapshot *s, const pl_copy *c)
 	return 0;
 }
 
+/* The same leader, leader move and replica list. */
+static int same_tallies(const pl_shard *a, const pl_shard *b)
+{
+	if (a->leader != b->leader || a->moving_to != b->moving_to || a->replica_count != b->replica_count)
+		return 0;
+	if (memcmp(a->replicas, b->replicas, sizeof a->replicas) == 0)
+		return 1; /* every slot the same: a fixed-size compare, no loop */
+	for (uint32_t r = 0; r < a->replica_count; r++)
+		if (a->replicas[r] != b->replicas[r])
+			return 0;
+	return 1;
+}
+
 /* Two elements naming one shard (a uint32 at `offset` in each of n records
  * of `stride` bytes): (shard, index) as one integer, radix-sorted, so equal
  * shards end up adjacent in index order. *best gets the smallest index
@@ -194,20 +207,49 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_STREAM, PL_ELEM_STREAM, dup, other);
 
+	/* The duplicate overrides and copies, found now while the scratch is
+	 * free (a hint's shard states may go there below) and reported in
+	 * their turn. */
+	uint32_t ov_best, ov_other, cp_best, cp_other;
+	int ov_dup = first_dup(scratch, s->n_overrides, (const char *)s->overrides, sizeof(pl_override),
+			       offsetof(pl_override, shard), &ov_best, &ov_other);
+	int cp_dup = first_dup(scratch, s->n_copies, (const char *)s->copies, sizeof(pl_copy), offsetof(pl_copy, shard),
+			       &cp_best, &cp_other);
+
 	/* 4. shards */
 	/* With a hint, each shard is compared with the earlier snapshot's at
-	 * its index in the same pass. */
+	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
+	int always = r && r->st_always;
+	pl__shard_state *st = r && (was || always) ? r->st : NULL;
+	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
+	uint32_t tallies = was && r->tallies, moving = 0;
 	for (uint32_t i = 0; i < s->n_shards; i++) {
-		int rc = check_shard(s, &s->shards[i]);
+		const pl_shard *k = &s->shards[i];
+		int rc = check_shard(s, k);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
-		if (was && (s->shards[i].stream != was[i].stream || !pl__same_bytes(s->shards[i].key, was[i].key)))
-			was = NULL;
+		if (kh)
+			kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+		if (was) {
+			const pl_shard *o = &was[i];
+			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key))
+				was = NULL;
+			else
+				tallies = tallies && same_tallies(k, o);
+		}
+		if (st && (was || always)) {
+			pl__state_from_shard(&st[i], k);
+			moving += k->moving_to != PL_NONE;
+		}
 	}
 	if (r) {
 		r->shards = was != NULL;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
+		r->tallies = r->shards && tallies;
+		r->states = st != NULL && (always || r->shards);
+		r->hashed = kh != NULL;
+		r->moving = moving;
 	}
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
 			  offsetof(pl_shard, stream)};
@@ -228,10 +270,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_OVERRIDE, i, PL_NONE);
 	}
-	uint32_t best, best_other;
-	if (first_dup(scratch, s->n_overrides, (const char *)s->overrides, sizeof(pl_override),
-		      offsetof(pl_override, shard), &best, &best_other))
-		return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, best, best_other);
+	if (ov_dup)
+		return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, ov_best, ov_other);
 
 	/* 6. copies in flight */
 	for (uint32_t i = 0; i < s->n_copies; i++) {
@@ -239,9 +279,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_COPY, i, PL_NONE);
 	}
-	if (first_dup(scratch, s->n_copies, (const char *)s->copies, sizeof(pl_copy), offsetof(pl_copy, shard), &best,
-		      &best_other))
-		return pl__fail(d, PL_E_DUP_COPY, PL_ELEM_COPY, best, best_other);
+	if (cp_dup)
+		return pl__fail(d, PL_E_DUP_COPY, PL_ELEM_COPY, cp_best, cp_other);
 	return 0;
 }
 

@@ -130,6 +130,14 @@ void pl__view_owned(pl_view *v)
 {
 	for (uint32_t i = 0; i < v->nm; i++)
 		v->m_owned[i] = v->m_lagged[i] = 0;
+	if (v->n_overrides == 0) {
+		/* Every owner is the ring home: the states need not be read. */
+		for (uint32_t k = 0; k < v->nk; k++)
+			if (v->k_home[k] != PL_NONE)
+				v->m_owned[v->k_home[k]]++;
+		v->homes_ready = 1;
+		return;
+	}
 	for (uint32_t k = 0; k < v->nk; k++) {
 		uint32_t o = pl__owner(v, k), l = pl__lag_holder(v, k);
 		if (o != PL_NONE)
@@ -269,8 +277,10 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	default:
 		break;
 	}
-	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
+	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE) {
 		st->epoch++; /* a shard-map op: its commit advances the epoch */
+		v->moved = 1;
+	}
 	st->touched = 1;
 	if (a->kind == PL_ACTION_MOVE_LEADER || a->kind == PL_ACTION_MOVE_REPLICA) {
 		/* A replica move took the leadership when `to` (new) leads. */

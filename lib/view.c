@@ -7,11 +7,11 @@
  * its own arrays as the workspace (the canonical orders it needs are the
  * by-product of the duplicate checks), then fills, in this order: member
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
- * stream ranks; shard hashes and states, with in-flight moves applied as if
- * finished; the shards of each stream in key order (a counting sort over the
- * key order, so linear); the per-stream leader cells; and the per-stream
- * replica cells (the same, with room for min(PL_MAX_REPLICAS x shards,
- * members) per stream).
+ * stream ranks; the shards of each stream in key order (a counting sort over
+ * the key order, so linear); shard hashes and states, with in-flight moves
+ * and copies applied as if finished; then the per-stream leader and replica
+ * cells together, in one walk over each stream's shard states (replica cells
+ * have room for min(PL_MAX_REPLICAS x shards, members) per stream).
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only
@@ -34,6 +34,16 @@ static uint64_t rcell_room(uint32_t nm, uint32_t ns, uint32_t nk)
 {
 	uint64_t a = (uint64_t)PL_MAX_REPLICAS * nk, b = (uint64_t)ns * nm;
 	return a < b ? a : b;
+}
+
+/* Elements init's sorts and duplicate checks take scratch for. */
+static uint32_t scratch_count(uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
+{
+	uint32_t mx = nm;
+	mx = ns > mx ? ns : mx;
+	mx = nk > mx ? nk : mx;
+	mx = no > mx ? no : mx;
+	return nc > mx ? nc : mx;
 }
 
 /* Lay the view out after `base` (or just measure it when v is NULL). */
@@ -70,20 +80,21 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
-	TAKE(cells, pl__cell, nk);
 	TAKE(s_rcell_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_rcell_count, uint32_t, ns);
+	/* The leader and replica cells, side by side: init's sort scratch when
+	 * they have room for it (see pl_view_init()). */
+	TAKE(cells, pl__cell, nk);
 	TAKE(rcells, pl__cell, rcell_room(nm, ns, nk));
-	/* The shard states share their room with the sort scratch of init. */
-	uint32_t mx = nm;
-	mx = ns > mx ? ns : mx;
-	mx = nk > mx ? nk : mx;
-	mx = no > mx ? no : mx;
-	mx = nc > mx ? nc : mx;
+	/* Else the shard states share their room with it. */
+	uint32_t mx = scratch_count(nm, ns, nk, no, nc);
+	/* The states start on a 64-byte boundary of the memory (it is only 8
+	 * aligned: the room has slack for it), so that a state, read at random
+	 * by the per-stream walks and the policies, is one cache line, not two. */
 	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = PL__SORT_SCRATCH(mx);
 	if (v)
-		v->st = (pl__shard_state *)(void *)(base + off);
-	off = ALIGN8(off + (states > scratch ? states : scratch));
+		v->st = (pl__shard_state *)(void *)(base + off + ((64 - ((uintptr_t)(base + off) & 63)) & 63));
+	off = ALIGN8(off + 56 + (states > scratch ? states : scratch));
 #undef TAKE
 	return off;
 }
@@ -149,12 +160,6 @@ static void init_zones(pl_view *v, uint32_t *sorted, void *scratch)
 	}
 }
 
-/* The effective leader of a snapshot shard: an in-flight move counts as done. */
-static uint32_t effective_leader(const pl_shard *k)
-{
-	return k->moving_to != PL_NONE ? k->moving_to : k->leader;
-}
-
 /* The shards of each stream, in key order: a stable counting sort of the key
  * order by stream. k_stream[r] is the stream of the shard at rank r, written
  * by validation, so every read here is sequential. */
@@ -177,43 +182,6 @@ static void init_by_stream(pl_view *v, const uint32_t *k_stream)
 	for (uint32_t r = 0; r < v->nk; r++)
 		if (k_stream[r] != PL_NONE)
 			v->by_stream[next[k_stream[r]]++] = v->k_order[r];
-}
-
-/* Leader cells: the (stream, leader) pair of every led shard, read in index
- * order and radix-sorted as one integer, stream * members + leader (few live
- * bytes, so few passes), then counted run by run. Linear, and no random
- * reads. scratch holds 2 * nk uint64. */
-static void init_cells(pl_view *v, uint64_t *scratch)
-{
-	const pl_shard *k = v->snap.shards;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < v->nk; i++) {
-		uint32_t l = effective_leader(&k[i]);
-		if (k[i].stream != PL_NONE && l != PL_NONE)
-			scratch[n++] = (uint64_t)k[i].stream * v->nm + l;
-	}
-	pl__radix_sort_u64(scratch, scratch + v->nk, n);
-	uint32_t sum = 0, j = 0;
-	for (uint32_t s = 0; s < v->ns; s++) {
-		uint32_t cap = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
-		uint64_t base = (uint64_t)s * v->nm, end = base + v->nm;
-		pl__cell *c = v->cells + sum;
-		uint32_t d = 0;
-		v->s_cell_first[s] = sum;
-		for (; j < n && scratch[j] < end; j++) {
-			uint32_t m = (uint32_t)(scratch[j] - base);
-			if (d > 0 && c[d - 1].member == m) {
-				c[d - 1].leaders++;
-			} else {
-				c[d].member = m;
-				c[d].leaders = 1;
-				d++;
-			}
-		}
-		v->s_cell_count[s] = d;
-		sum += cap;
-	}
-	v->s_cell_first[v->ns] = sum;
 }
 
 /* Sort n cells by member (a heap sort: no allocation, no recursion). */
@@ -246,58 +214,105 @@ static void sort_cells(pl__cell *c, uint32_t n)
 	}
 }
 
-/* Replica cells, from the shard states (in-flight moves already counted):
- * stream by stream, the members met are listed in the stream's cells and
- * counted in m_scratch (zeroed as they are read back), then put in member
- * order: a heap sort of the few met, or a scan of every member when the
- * stream meets many (more than one in eight), so O(d log d) or O(members)
- * per stream, whichever is less. */
-static void init_rcells(pl_view *v)
+/* Leader and replica cells, from the shard states (in-flight moves and
+ * copies already counted), in one walk: stream by stream, each member met
+ * is listed in the stream's replica cells, marked in a bitmap, and counted
+ * in m_scratch (replicas in the low 32 bits, leaders in the high ones; zeroed
+ * as they are read back). The members met are then put in member order: a
+ * read of the bitmap's words when that is cheaper than sorting them (many
+ * met), else a heap sort of the few, so O(min(d log d, members / 64 + d))
+ * per stream; each gives its replica cell and, when it leads some of the
+ * stream, its leader cell. The bitmap borrows m_owned (counted later). */
+static void init_cells(pl_view *v)
 {
 	int64_t *acc = v->m_scratch;
+	uint64_t *bits = (uint64_t *)(void *)v->m_owned;
+	uint32_t words = (v->nm + 63) / 64;
 	for (uint32_t m = 0; m < v->nm; m++)
 		acc[m] = 0;
-	uint32_t sum = 0;
+	for (uint32_t w = 0; w < words; w++)
+		bits[w] = 0;
+	uint32_t lsum = 0, rsum = 0;
 	for (uint32_t s = 0; s < v->ns; s++) {
+		uint32_t lroom = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
 		uint64_t room = (uint64_t)PL_MAX_REPLICAS * v->s_shards[s];
-		pl__cell *c = v->rcells + sum;
+		pl__cell *rc = v->rcells + rsum, *lc = v->cells + lsum;
 		uint32_t d = 0;
-		v->s_rcell_first[s] = sum;
+		v->s_rcell_first[s] = rsum;
+		v->s_cell_first[s] = lsum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
 				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
 #endif
 			const pl__shard_state *st = &v->st[v->by_stream[j]];
-			for (uint32_t r = 0; r < st->nrep; r++)
-				if (acc[st->rep[r]]++ == 0)
-					c[d++].member = st->rep[r];
+			for (uint32_t r = 0; r < st->nrep; r++) {
+				uint32_t m = st->rep[r];
+				if (acc[m]++ == 0) {
+					rc[d++].member = m;
+					bits[m >> 6] |= UINT64_C(1) << (m & 63);
+				}
+			}
+			uint32_t l = st->leader;
+			if (l != PL_NONE) {
+				PL_ASSERT(acc[l] != 0); /* a leader is among the replicas */
+				acc[l] += INT64_C(1) << 32;
+			}
 		}
-		if ((uint64_t)d * 8 > v->nm) {
-			/* Many members met: read them back in member order. */
-			uint32_t met = d;
-			d = 0;
-			for (uint32_t m = 0; d < met; m++) {
-				c[d].member = m; /* kept when m was met: no branch */
-				d += acc[m] != 0;
+		uint32_t nr = 0, nl = 0;
+		if ((uint64_t)words <= 4 * (uint64_t)d) {
+			/* Many met: read the bitmap in member order. */
+			for (uint32_t w = 0; nr < d; w++) {
+				uint64_t x = bits[w];
+				bits[w] = 0;
+				while (x) {
+#if defined(__GNUC__)
+					uint32_t m = 64 * w + (uint32_t)__builtin_ctzll(x);
+#else
+					uint32_t b = 0;
+					while (!((x >> b) & 1))
+						b++;
+					uint32_t m = 64 * w + b;
+#endif
+					x &= x - 1;
+					uint64_t a = (uint64_t)acc[m];
+					acc[m] = 0;
+					rc[nr].member = m;
+					rc[nr++].leaders = (uint32_t)a;
+					if (a >> 32) {
+						lc[nl].member = m;
+						lc[nl++].leaders = (uint32_t)(a >> 32);
+					}
+				}
 			}
 		} else {
-			sort_cells(c, d);
+			sort_cells(rc, d);
+			for (uint32_t i = 0; i < d; i++) {
+				uint32_t m = rc[i].member;
+				uint64_t a = (uint64_t)acc[m];
+				acc[m] = 0;
+				bits[m >> 6] = 0;
+				rc[nr].member = m;
+				rc[nr++].leaders = (uint32_t)a;
+				if (a >> 32) {
+					lc[nl].member = m;
+					lc[nl++].leaders = (uint32_t)(a >> 32);
+				}
+			}
 		}
-		for (uint32_t i = 0; i < d; i++) {
-			c[i].leaders = (uint32_t)acc[c[i].member];
-			acc[c[i].member] = 0;
-		}
-		v->s_rcell_count[s] = d;
-		sum += (uint32_t)(room < v->nm ? room : v->nm);
+		v->s_rcell_count[s] = nr;
+		v->s_cell_count[s] = nl;
+		rsum += (uint32_t)(room < v->nm ? room : v->nm);
+		lsum += lroom;
 	}
-	v->s_rcell_first[v->ns] = sum;
+	v->s_rcell_first[v->ns] = rsum;
+	v->s_cell_first[v->ns] = lsum;
 }
 
 /* Copies in flight, counted finished: `to` holds a replica, `from` (when
- * set) no longer does, and leads no more when it led (the stream's leader
- * cell follows; init_cells() counted the snapshot's leader). The shard is
- * moving. Validation checked each against the state it finds here. */
+ * set) no longer does, and leads no more when it led. The shard is moving.
+ * Validation checked each against the state it finds here. The cells are
+ * counted afterwards, from the states. */
 static void apply_copies(pl_view *v)
 {
 	const pl_snapshot *s = &v->snap;
@@ -310,14 +325,8 @@ static void apply_copies(pl_view *v)
 			for (uint32_t j = 0; j < st->nrep; j++)
 				if (st->rep[j] == cp->from)
 					st->rep[j] = cp->to;
-			if (st->leader == cp->from) {
-				uint32_t stream = s->shards[cp->shard].stream;
-				if (stream != PL_NONE) {
-					pl__cell_add(v, stream, cp->from, -1);
-					pl__cell_add(v, stream, cp->to, +1);
-				}
+			if (st->leader == cp->from)
 				st->leader = cp->to;
-			}
 		}
 		if (!st->moving) {
 			st->moving = 1;
@@ -327,48 +336,55 @@ static void apply_copies(pl_view *v)
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
- * ranks from the key order. */
-static void init_shards(pl_view *v, const uint64_t *k_hash)
+ * ranks from the key order. What the hint r offers is taken: the ranks and
+ * hashes when the orders and keys held, the states when validation wrote
+ * them, the totals when the tallies held. */
+static void init_shards(pl_view *v, const pl__reuse *r)
 {
 	const pl_snapshot *s = &v->snap;
-	for (uint32_t r = 0; r < v->ns; r++)
-		v->s_rank[v->s_order[r]] = r;
-	for (uint32_t r = 0; r < v->nk; r++)
-		v->k_rank[v->k_order[r]] = r;
-	v->n_moving = 0;
+	const pl_view *old = r->old;
+	if (r->streams)
+		memcpy(v->s_rank, old->s_rank, (size_t)v->ns * sizeof *v->s_rank);
+	else
+		for (uint32_t x = 0; x < v->ns; x++)
+			v->s_rank[v->s_order[x]] = x;
+	if (r->shards)
+		memcpy(v->k_rank, old->k_rank, (size_t)v->nk * sizeof *v->k_rank);
+	else
+		for (uint32_t x = 0; x < v->nk; x++)
+			v->k_rank[v->k_order[x]] = x;
+	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
-	for (uint32_t i = 0; i < v->nk; i++) {
-		const pl_shard *k = &s->shards[i];
-		pl__shard_state *st = &v->st[i];
-		v->k_hash[i] = k_hash ? k_hash[i] : pl__key_hash(v, k->key.ptr, k->key.len);
-		memset(st, 0, sizeof *st);
-		st->ov_member = PL_NONE;
-		st->epoch = k->epoch;
-		st->nrep = (uint8_t)k->replica_count;
-		for (uint32_t j = 0; j < k->replica_count; j++)
-			st->rep[j] = k->replicas[j];
-		st->leader = effective_leader(k);
-		if (k->moving_to != PL_NONE) {
-			/* Count the move as finished: moving_to leads, and holds the
-			 * old leader's replica if it held none. */
-			uint32_t j = 0;
-			while (j < st->nrep && st->rep[j] != k->moving_to)
-				j++;
-			if (j == st->nrep)
-				for (j = 0; j < st->nrep; j++)
-					if (st->rep[j] == k->leader)
-						st->rep[j] = k->moving_to;
-			st->moving = 1;
-			v->n_moving++;
+	int hash = !r->hashes && !r->hashed;
+	if (r->hashes)
+		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
+	if (r->states) {
+		v->n_moving = r->moving;
+		if (hash)
+			for (uint32_t i = 0; i < v->nk; i++)
+				v->k_hash[i] = pl__key_hash(v, s->shards[i].key.ptr, s->shards[i].key.len);
+	} else {
+		v->n_moving = 0;
+		for (uint32_t i = 0; i < v->nk; i++) {
+			const pl_shard *k = &s->shards[i];
+			if (hash)
+				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
+			pl__state_from_shard(&v->st[i], k);
+			v->n_moving += k->moving_to != PL_NONE;
 		}
 	}
 	apply_copies(v);
-	for (uint32_t i = 0; i < v->nk; i++) {
-		const pl__shard_state *st = &v->st[i];
-		if (st->leader != PL_NONE)
-			v->m_leaders[st->leader]++;
-		for (uint32_t j = 0; j < st->nrep; j++)
-			v->m_replicas[st->rep[j]]++;
+	if (r->tallies) {
+		memcpy(v->m_leaders, old->m_leaders, (size_t)v->nm * sizeof *v->m_leaders);
+		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
+	} else {
+		for (uint32_t i = 0; i < v->nk; i++) {
+			const pl__shard_state *st = &v->st[i];
+			if (st->leader != PL_NONE)
+				v->m_leaders[st->leader]++;
+			for (uint32_t j = 0; j < st->nrep; j++)
+				v->m_replicas[st->rep[j]]++;
+		}
 	}
 	v->n_overrides = s->n_overrides;
 	v->n_lag = 0;
@@ -378,6 +394,24 @@ static void init_shards(pl_view *v, const uint64_t *k_hash)
 		st->ov_member = s->overrides[o].member;
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		st->ov_since = s->overrides[o].since;
+	}
+}
+
+/* The cells of a hint whose tallies hold (r->tallies): the same rooms (the
+ * same shards per stream and members), so the offsets are the same; only
+ * the live cells are copied. */
+static void copy_cells(pl_view *v, const pl_view *old)
+{
+	size_t n1 = ((size_t)v->ns + 1) * sizeof(uint32_t), n = (size_t)v->ns * sizeof(uint32_t);
+	memcpy(v->s_cell_first, old->s_cell_first, n1);
+	memcpy(v->s_cell_count, old->s_cell_count, n);
+	memcpy(v->s_rcell_first, old->s_rcell_first, n1);
+	memcpy(v->s_rcell_count, old->s_rcell_count, n);
+	for (uint32_t s = 0; s < v->ns; s++) {
+		memcpy(v->cells + v->s_cell_first[s], old->cells + old->s_cell_first[s],
+		       (size_t)old->s_cell_count[s] * sizeof *v->cells);
+		memcpy(v->rcells + v->s_rcell_first[s], old->rcells + old->s_rcell_first[s],
+		       (size_t)old->s_rcell_count[s] * sizeof *v->rcells);
 	}
 }
 
@@ -420,11 +454,28 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
 	layout(v, mem, nm, ns, nk, no, nc);
-	/* The shard states' room is the sort scratch until init_shards() fills
-	 * it; k_home holds the stream of each shard in key order until the end. */
-	void *scratch = v->st;
+	/* The sorts' scratch is the cells' room when it is large enough (the
+	 * cells are written last), else the shard states' room. k_home holds
+	 * the stream of each shard in key order until the end. */
+	size_t cells_room = (size_t)((char *)(v->rcells + rcell_room(nm, ns, nk)) - (char *)v->cells);
+	void *scratch = cells_room >= PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc)) ? (void *)v->cells : v->st;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
+	/* Validation writes the shard states (and the key hashes) in its pass
+	 * over the shards when the scratch is not their room; else the states
+	 * while the shards match the hint's (no sort of them follows then),
+	 * unless the zones are to be sorted after it in that room: they go to
+	 * the cells' room when it is large enough. */
+	void *zscratch = scratch;
+	if (scratch == v->cells) {
+		r.st = v->st;
+		r.st_always = 1;
+		r.k_hash = v->k_hash;
+	} else {
+		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
+			zscratch = v->cells;
+		r.st = r.zones || zscratch != scratch ? v->st : NULL;
+	}
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
@@ -438,7 +489,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	if (r.zones)
 		memcpy(v->m_zone, old->m_zone, (size_t)nm * sizeof *v->m_zone);
 	else
-		init_zones(v, v->m_leaders, scratch); /* m_leaders is zeroed by init_members */
+		init_zones(v, v->m_leaders, zscratch); /* m_leaders is zeroed by init_members */
 	init_members(v);
 	if (r.shards) {
 		memcpy(v->s_shards, old->s_shards, (size_t)ns * sizeof *v->s_shards);
@@ -447,11 +498,16 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	} else {
 		init_by_stream(v, v->k_home);
 	}
-	init_cells(v, scratch);
-	init_shards(v, r.hashes ? old->k_hash : NULL);
-	init_rcells(v); /* after every replica the view counts is in the states */
+	init_shards(v, &r);
+	if (r.tallies) {
+		copy_cells(v, old);
+	} else {
+		init_cells(v); /* after every replica the view counts is in the states */
+		for (uint32_t i = 0; i < nm; i++)
+			v->m_owned[i] = 0; /* init_cells() borrowed it */
+	}
 	v->homes_ready = 0;
-	v->reused = r.shards ? PL__REUSED_ORDERS : 0;
+	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
 	if (pl__reuse_homes(v, &r))
 		v->reused |= PL__REUSED_HOMES;
 	else
@@ -481,6 +537,11 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	memcpy(mem, src, need);
 	pl_view *v = mem;
 	layout(v, mem, v->nm, v->ns, v->nk, no, nc);
+	/* The states' place in the block follows its address: move them when
+	 * it differs from the source's. */
+	size_t from = (size_t)((const char *)src->st - (const char *)src), to = (size_t)((char *)v->st - (char *)v);
+	if (from != to)
+		memmove(v->st, (char *)mem + from, (size_t)v->nk * sizeof *v->st);
 	*out = v;
 	return 0;
 }

@@ -37,6 +37,7 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
 {
 	memset(r, 0, sizeof *r);
 	r->old = old;
+	r->scorer = scorer;
 	if (old == NULL)
 		return;
 	const pl_snapshot *o = &old->snap;
@@ -51,7 +52,7 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
 		r->streams = pl__same_bytes(s->streams[i].id, o->streams[i].id);
 	/* The shards are compared in validation's pass over them. */
 	r->shards = r->streams && s->n_shards == o->n_shards;
-	r->scorer = scorer;
+	r->tallies = !old->moved && o->n_copies == 0 && s->n_copies == 0 && s->n_members == o->n_members;
 }
 
 /* For each element of the earlier snapshot, its index in the new one, by a
@@ -88,17 +89,27 @@ int pl__reuse_homes(pl_view *v, const pl__reuse *r)
 	}
 	/* unchanged[new] in m_lagged, the joiners' list in m_owned: both are
 	 * counted again below. */
-	uint32_t *unchanged = v->m_lagged, *join = v->m_owned, nj = 0;
+	uint32_t *unchanged = v->m_lagged, *join = v->m_owned, nj = 0, nu = 0;
 	for (uint32_t i = 0; i < v->nm; i++)
 		unchanged[i] = 0;
 	for (uint32_t i = 0; i < old->nm; i++) {
 		uint32_t n = r->members ? i : mmap[i];
-		if (n != PL_NONE && pl__eligible(old, i) && pl__eligible(v, n) && old->m_weight[i] == v->m_weight[n])
+		if (n != PL_NONE && pl__eligible(old, i) && pl__eligible(v, n) && old->m_weight[i] == v->m_weight[n]) {
 			unchanged[n] = 1;
+			nu++;
+		}
 	}
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		if (!unchanged[v->elig[e]])
 			join[nj++] = v->elig[e];
+	if (r->members && r->shards && nj == 0 && nu == old->n_elig) {
+		/* The same eligible members at the same places with the same
+		 * weights, the same keys and hashes: every home is the earlier
+		 * one (a shard with none had no eligible member then, nor now). */
+		memcpy(v->k_home, old->k_home, (size_t)v->nk * sizeof *v->k_home);
+		pl__view_owned(v);
+		return 1;
+	}
 	/* New shard -> earlier shard, in k_home until each home replaces it. */
 	if (!r->shards) {
 		pl__byteseq qo = {(const char *)old->snap.shards, sizeof(pl_shard), offsetof(pl_shard, key), PL__NO_TAG};

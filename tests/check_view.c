@@ -456,6 +456,39 @@ START_TEST(copy_is_independent)
 }
 END_TEST
 
+/* A copy answers as its source at every address it can go to (the states
+ * sit on a 64-byte boundary of the memory, so their place in the block
+ * depends on where the block is). */
+START_TEST(copy_at_any_alignment)
+{
+	uint64_t rng = 7;
+	tl *t = tl_random(&rng, 7, 3, 300, 3, 1);
+	tl_override(t, 5, 1, PL_ORIGIN_LAG, 9);
+	pl_view *v = tl_view(t, 0);
+	size_t size = pl_view_size(tl_snap(t));
+	char *mem = malloc(size + 64);
+	for (size_t shift = 0; shift < 64; shift += 8) {
+		pl_view *c = NULL;
+		ck_assert_int_eq(pl_view_copy(&c, mem + shift, size, v), 0);
+		for (uint32_t k = 0; k < t->nk; k++) {
+			pl_shard_state a, b;
+			memset(&a, 0, sizeof a);
+			memset(&b, 0, sizeof b);
+			ck_assert_int_eq(pl_view_shard_state(v, k, &a), 0);
+			ck_assert_int_eq(pl_view_shard_state(c, k, &b), 0);
+			ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "shift %zu: state of shard %u", shift, k);
+		}
+		for (uint32_t m = 0; m < t->nm; m++)
+			for (uint32_t s = 0; s < t->ns; s++) {
+				pl_tally x = tl_stream_tally(v, s, m), y = tl_stream_tally(c, s, m);
+				ck_assert_mem_eq(&x, &y, sizeof x);
+			}
+	}
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view");
@@ -478,6 +511,7 @@ static Suite *suite(void)
 	tcase_add_test(c, null_and_range_arguments);
 	tcase_add_test(c, empty_view);
 	tcase_add_test(c, copy_is_independent);
+	tcase_add_test(c, copy_at_any_alignment);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);

@@ -120,7 +120,12 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
  *  - the canonical orders and key hashes, when every member id, stream id
  *    and shard key (with its stream) is the same bytes at the same index as
  *    in reuse's snapshot: one sequential comparison instead of the sorts
- *    (ids kept in the same buffers compare by address);
+ *    (ids kept in the same buffers compare by address), which writes each
+ *    shard's state as it goes;
+ *  - the leader and replica tallies, in total and per stream, when besides
+ *    every shard has the same leader, leader move and replicas, the member
+ *    count is the same, neither snapshot has copies in flight and no leader
+ *    or replica action was applied to reuse;
  *  - the ring homes, when reuse had them (a fleet decision or
  *    pl_route_lookup() filled them) and the scorer is the same: a shard whose
  *    home is still eligible with the same weight keeps it unless a member
