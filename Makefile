@@ -463,6 +463,11 @@ $(BUILD)/fuzz/fuzz_commands: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 $(BUILD)/fuzz/fuzz_kafka: FUZZ_EXTRA := $(FUZZ_PARSE_SRCS) -Iexamples/placement
 $(BUILD)/fuzz/fuzz_kafka: $(FUZZ_PARSE_SRCS) $(TOOL_HDRS)
 
+# The scorer's narrower paths, which a machine with AVX-512 never takes:
+# the route harness scores in scalar code, the document harness with AVX2.
+$(BUILD)/fuzz/fuzz_route: FUZZ_EXTRA := -DPL_SIMD_MAX=0
+$(BUILD)/fuzz/fuzz_doc: FUZZ_EXTRA := -DPL_SIMD_MAX=1
+
 # A smoke run of every harness: FUZZ_TIME seconds each, FUZZ_JOBS at a time,
 # from the seed corpus committed in tests/fuzz/corpus/NAME/ and what earlier
 # runs found (kept in build/fuzz/corpus-NAME/). Any crash, failed assertion
