@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	void *mem = malloc(size), *copy = malloc(size);
 	pl_view *v = NULL;
 	int init = pl_view_init(&v, mem, size, &snap, NULL, NULL);
-	fv_count("fuzz_apply", init == 0);
+	count_valid("fuzz_apply", init == 0);
 	if (init != 0)
 		goto done;
 	uint8_t choice[128];

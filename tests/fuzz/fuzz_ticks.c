@@ -372,7 +372,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	pl_view *v = NULL, *c = NULL;
 	pl_diag d = {0, 0, 0, 0};
 	int init = pl_view_init(&v, mem[0], size, &snap, NULL, &d);
-	fv_count("fuzz_ticks", init == 0);
+	count_valid("fuzz_ticks", init == 0);
 	if (init != 0) {
 		if (!f.faulty || d.code != init || d.kind == PL_ELEM_NONE || v != NULL) {
 			fprintf(stderr, "refused: %s kind %u index %u (fault %u)\n", pl_error_name(init), d.kind, d.index, f.faulty);

@@ -18,14 +18,10 @@
  * duplicate id, an index out of range, a leader that is no replica, a copy
  * onto a member that holds the shard...) so the rejections stay reached
  * too.
- *
- * fv_count() keeps the share of inputs whose snapshot passed validation;
- * with PL_FUZZ_STATS set in the environment it is printed at exit.
+
  */
 #ifndef PL_FUZZ_VALID_H
 #define PL_FUZZ_VALID_H
-
-#include <stdlib.h>
 
 #include "fuzz_input.h"
 
@@ -217,26 +213,6 @@ static inline pl_snapshot fv_read(in *s, fv_snapshot *f)
 		break;
 	}
 	return snap;
-}
-
-static unsigned long fv_inputs, fv_valid;
-static const char *fv_name;
-
-static void fv_print(void)
-{
-	if (fv_inputs)
-		fprintf(stderr, "%s: %lu inputs, %lu valid (%.1f%%)\n", fv_name, fv_inputs, fv_valid,
-			100.0 * (double)fv_valid / (double)fv_inputs);
-}
-
-/* Count one input of harness `name`, valid or not. */
-static inline void fv_count(const char *name, int valid)
-{
-	if (!fv_name && getenv("PL_FUZZ_STATS"))
-		atexit(fv_print);
-	fv_name = name;
-	fv_inputs++;
-	fv_valid += valid != 0;
 }
 
 #endif
