@@ -266,9 +266,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		st->ov_since = 0;
 		v->n_overrides--;
 		break;
-	default:
-		break;
-	}
+	} /* check_action() refused every other kind */
 	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
 		st->epoch++; /* a shard-map op: its commit advances the epoch */
 	st->touched = 1;
