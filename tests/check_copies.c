@@ -90,6 +90,11 @@ START_TEST(valid_copies)
 	f->c[0] = copy(f->s0, 2, PL_NONE); /* a peer added */
 	f->c[1] = copy(f->s1, 3, 1);       /* a replica moved */
 	expect(with(f, 2), 0, 0, 0, 0);
+	/* a leader move in flight onto a member that holds a replica already:
+	 * the replicas stay as listed, so b0's may be the copy's source */
+	f->t->k[f->s0].moving_to = 1;
+	f->c[0] = copy(f->s0, 2, 0);
+	expect(with(f, 1), 0, 0, 0, 0);
 	fx_free(f);
 }
 END_TEST

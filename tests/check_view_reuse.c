@@ -354,6 +354,20 @@ START_TEST(a_fleet_that_more_than_halved_and_changed_shapes)
 	for (uint32_t k = 0; k < few->nk; k++)
 		ck_assert_int_eq(pl_view_home(hinted, k), pl_view_home(fresh, k));
 	same_answers(hinted, fresh, few, 0, 0);
+	/* the same members, one in another zone: nothing zone-bound is reused */
+	tl *z = tl_new();
+	for (int i = 0; i < 10; i++)
+		tl_member(z, tl_str(z, "m%d", i), tl_str(z, "z%d", i ? i % 3 : 1));
+	tl_stream(z, "s0");
+	for (int k = 0; k < 40; k++)
+		tl_shard(z, tl_str(z, "k/%02d", k), 0, PL_NONE, 0);
+	tl_snap(z);
+	void *m3, *m4;
+	pl_view *rezoned = build(z, PL_SCORER_XXH3, old, &m3), *fresh2 = build(z, PL_SCORER_XXH3, NULL, &m4);
+	same_answers(rezoned, fresh2, z, 0, 1);
+	free(m3);
+	free(m4);
+	tl_free(z);
 	free(m0);
 	free(m1);
 	free(m2);
