@@ -211,9 +211,11 @@ START_TEST(apply_refuses_every_rule_and_writes_nothing)
 	tl_shard(t, "full", PL_NONE, 0, 8, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
 	tl_shard(t, "k2", PL_NONE, PL_NONE, 0);
 	tl_override(t, 0, 1, PL_ORIGIN_COUNT, 5);
-	pl_view *v = tl_view(t, 0);
+	/* in zeroed memory, so that the bytes the view never writes compare */
 	size_t size = pl_view_size(tl_snap(t));
-	void *before = malloc(size);
+	void *mem = calloc(1, size), *before = malloc(size);
+	pl_view *v = NULL;
+	ck_assert_int_eq(pl_view_init(&v, mem, size, tl_snap(t), NULL, NULL), 0);
 	memcpy(before, v, size);
 	const pl_action bad[] = {
 		action(PL_ACTION_SET_LEADER, 0, 0, 0),        /* onto the leader itself */
@@ -247,6 +249,7 @@ START_TEST(apply_refuses_every_rule_and_writes_nothing)
 	pl_view_shard_state(v, 0, &st);
 	ck_assert_uint_eq(st.override_member, PL_NONE);
 	free(before);
+	free(mem);
 	tl_free(t);
 }
 END_TEST
