@@ -480,6 +480,33 @@ START_TEST(without_stream_balance_the_cluster_pass_moves_any_shard)
 }
 END_TEST
 
+/* More streams want a move than one page of the stream pass holds (16):
+ * the pass pages on, and one call moves a leader in every one of them. */
+START_TEST(the_stream_pass_pages_past_sixteen_streams)
+{
+	tl *t = tl_new();
+	bu_members(t, 2, NULL);
+	const uint32_t ns = 40;
+	for (uint32_t s = 0; s < ns; s++) {
+		tl_stream(t, tl_str(t, "s%02u", s));
+		for (uint32_t k = 0; k < 2; k++)
+			tl_shard(t, tl_str(t, "s%02u/%u", s, k), s, 0, 2, 0u, 1u); /* both led by b0 */
+	}
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = PL_BROKER_MAX_MOVES;
+	pl_plan_info info;
+	int n;
+	const pl_action *a = bu_plan(t, &cfg, &n, &info);
+	uint8_t moved[40] = {0};
+	for (int i = 0; i < n; i++)
+		if (a[i].reason == PL_REASON_STREAM_SKEW)
+			moved[a[i].stream]++;
+	for (uint32_t s = 0; s < ns; s++)
+		ck_assert_msg(moved[s] == 1, "stream %u: %u moves", s, moved[s]);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(a_shard_acted_on_in_this_call_is_not_moved_again)
 {
 	tl *t = bu_new(4, NULL);
@@ -517,6 +544,7 @@ Suite *suite(void)
 	tcase_add_test(c, a_cluster_move_takes_a_stream_the_destination_leads_fewer_of);
 	tcase_add_test(c, without_stream_balance_the_cluster_pass_moves_any_shard);
 	tcase_add_test(c, a_shard_acted_on_in_this_call_is_not_moved_again);
+	tcase_add_test(c, the_stream_pass_pages_past_sixteen_streams);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 300);

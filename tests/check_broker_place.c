@@ -356,6 +356,54 @@ START_TEST(failover_with_no_eligible_follower_copies_to_a_member)
 }
 END_TEST
 
+/* A shard with no leader whose replicas are all on members that may not
+ * lead is copied to one that may: two actions (the copy, then the leader).
+ * With room for one the call stops full and writes nothing for it; and
+ * with eight replicas there is no room for a copy: it stalls, counted in
+ * the info, with nothing emitted for it. */
+START_TEST(failover_copy_needs_room_for_two_and_a_free_replica_slot)
+{
+	tl *t = tl_new();
+	bu_members(t, 10, NULL);
+	uint32_t s = tl_stream(t, "orders");
+	tl_shard(t, "orders/00", s, PL_NONE, 2, 0u, 1u);
+	t->m[0].flags = PL_MEMBER_DOWN;
+	t->m[1].flags = PL_MEMBER_DRAINING;
+	pl_broker_config cfg = bu_cfg();
+	pl_view *v = tl_view(t, 0);
+	pl_action out[2];
+	pl_plan_info info;
+	ck_assert_int_eq(pl_broker_plan(v, &cfg, out, 1, &info, NULL), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	ck_assert_uint_eq(info.wanted, 1);
+	pl_shard_state st;
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.leader, PL_NONE); /* nothing applied */
+	ck_assert_uint_eq(st.replica_count, 2);
+	ck_assert_int_eq(pl_broker_plan(v, &cfg, out, 2, &info, NULL), 2);
+	ck_assert_uint_eq(out[0].kind, PL_ACTION_ADD_REPLICA);
+	ck_assert_uint_eq(out[1].kind, PL_ACTION_SET_LEADER);
+	ck_assert_uint_eq(out[0].to, out[1].to);
+	tl_free(t);
+
+	t = tl_new();
+	bu_members(t, 10, NULL);
+	s = tl_stream(t, "orders");
+	tl_shard(t, "orders/00", s, PL_NONE, 8, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+	t->m[0].flags = PL_MEMBER_DOWN;
+	for (uint32_t m = 1; m < 8; m++)
+		t->m[m].flags = PL_MEMBER_DRAINING;
+	cfg.replica_balance = 0;
+	int n;
+	const pl_action *more = bu_plan(t, &cfg, &n, &info);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(more[i].kind != PL_ACTION_ADD_REPLICA && more[i].kind != PL_ACTION_SET_LEADER,
+			      "%s onto a full replica set", pl_action_kind_name(more[i].kind));
+	ck_assert_uint_ge(info.blocked, 1);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(a_shard_with_replicas_and_no_leader_is_promoted)
 {
 	tl *t = bu_new(3, NULL);
@@ -537,6 +585,7 @@ Suite *suite(void)
 	tcase_add_test(c, failover_promotes_followers_by_the_tiers_and_counts_at_once);
 	tcase_add_test(c, failover_with_no_eligible_follower_copies_to_a_member);
 	tcase_add_test(c, a_shard_with_replicas_and_no_leader_is_promoted);
+	tcase_add_test(c, failover_copy_needs_room_for_two_and_a_free_replica_slot);
 	suite_add_tcase(s, c);
 	c = tcase_create("drain");
 	tcase_add_test(c, drain_keeps_the_zone_count_when_it_can);

@@ -408,6 +408,68 @@ START_TEST(a_shard_with_two_draining_followers_drains_them_in_id_order)
 }
 END_TEST
 
+/* Each replica on a draining member that cannot go is listed once, shards
+ * in key order and members in id order whatever the replica lists say; a
+ * replica that can go is not listed. */
+START_TEST(drain_stalls_list_members_in_id_order)
+{
+	tl *t = tl_new();
+	bu_members(t, 4, NULL);
+	t->m[1].flags = t->m[2].flags = PL_MEMBER_DRAINING;
+	uint32_t s = tl_stream(t, "orders");
+	tl_shard(t, "orders/0", s, 0u, 4, 0u, 2u, 1u, 3u); /* every eligible member holds it */
+	tl_shard(t, "orders/1", s, 0u, 2, 0u, 2u);         /* b3 can take b2's */
+	pl_view *v = tl_view(t, 0);
+	pl_broker_stall st[4];
+	uint32_t total = 0;
+	ck_assert_int_eq(pl_broker_drain_stalls(v, st, 4, &total, NULL), 2);
+	ck_assert_uint_eq(total, 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		ck_assert_uint_eq(st[i].shard, 0);
+		ck_assert_uint_eq(st[i].member, 1 + i);
+		ck_assert_uint_eq(st[i].reason, PL_BROKER_STALL_HELD);
+	}
+	ck_assert_int_eq(pl_broker_drain_stalls(v, st, 1, &total, NULL), 1); /* cut to fit, counted whole */
+	ck_assert_uint_eq(total, 2);
+	ck_assert_int_eq(pl_broker_drain_stalls(v, st, 1, NULL, NULL), 1);
+	tl_free(t);
+}
+END_TEST
+
+/* With stream_balance 0 no move is for a stream's sake, and with
+ * replica_balance 0 no replica moves for balance; the totals still even
+ * out where they are balanced. */
+START_TEST(stream_and_replica_balance_switched_off)
+{
+	for (int off = 0; off < 2; off++) {
+		uint64_t rng = 77 + (uint64_t)off;
+		tl *t = tl_random(&rng, 4, 3, 48, 2, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = 8;
+		if (off == 0)
+			cfg.stream_balance = 0;
+		else
+			cfg.replica_balance = 0;
+		uint32_t n, ticks;
+		pl_plan_info info;
+		pl_action *a = bu_dry(t, &cfg, &n, &info, &ticks);
+		ck_assert_uint_gt(n, 0);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t r = a[i].reason;
+			if (off == 0)
+				ck_assert_msg(r != PL_REASON_STREAM_SKEW && r != PL_REASON_REPLICA_STREAM_SKEW,
+					      "a %s move with stream balance off", pl_reason_name(r));
+			else
+				ck_assert_msg(r != PL_REASON_REPLICA_STREAM_SKEW && r != PL_REASON_REPLICA_CLUSTER_SKEW,
+					      "a %s move with replica balance off", pl_reason_name(r));
+		}
+		ck_assert_uint_le(bu_spread(t, t->view, PL_NONE), 1);
+		free(a);
+		tl_free(t);
+	}
+}
+END_TEST
+
 Suite *broker_replica_suite(void)
 {
 	Suite *s = suite_create("broker_replica");
@@ -418,10 +480,12 @@ Suite *broker_replica_suite(void)
 	tcase_add_test(c, a_stalled_drain_holds_nothing_up);
 	tcase_add_test(c, a_paused_policy_starts_no_replica_move_and_limits_hold);
 	tcase_add_test(c, a_shard_with_two_draining_followers_drains_them_in_id_order);
+	tcase_add_test(c, drain_stalls_list_members_in_id_order);
 	suite_add_tcase(s, c);
 	c = tcase_create("zones and balance");
 	tcase_add_test(c, zone_repair_moves_a_follower_into_a_zone_the_shard_lacks);
 	tcase_add_test(c, replicas_even_out_per_stream_then_in_total);
+	tcase_add_test(c, stream_and_replica_balance_switched_off);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);

@@ -90,6 +90,11 @@ START_TEST(valid_copies)
 	f->c[0] = copy(f->s0, 2, PL_NONE); /* a peer added */
 	f->c[1] = copy(f->s1, 3, 1);       /* a replica moved */
 	expect(with(f, 2), 0, 0, 0, 0);
+	/* a leader move in flight onto a member that holds a replica already:
+	 * the replicas stay as listed, so b0's may be the copy's source */
+	f->t->k[f->s0].moving_to = 1;
+	f->c[0] = copy(f->s0, 2, 0);
+	expect(with(f, 1), 0, 0, 0, 0);
 	fx_free(f);
 }
 END_TEST
@@ -353,6 +358,45 @@ START_TEST(broker_counts_a_copy_in_flight)
 }
 END_TEST
 
+/* A replica copy in flight (no leader moved) counts against the per-member
+ * limits: its destination is at a limit of one move in, so this tick's
+ * moves go elsewhere; without it, that member takes one. */
+START_TEST(broker_limits_count_a_replica_copy_in_flight)
+{
+	tl *t = tl_new();
+	for (int i = 0; i < 3; i++)
+		tl_member(t, tl_str(t, "b%d", i), NULL);
+	tl_stream(t, "s");
+	for (int i = 0; i < 5; i++)
+		tl_shard(t, tl_str(t, "s/%d", i), 0, 0, 1, 0u);
+	tl_shard(t, "s/5", 0, 0, 2, 0u, 2u);
+	pl_copy cp = {5, 1, 2, 0}; /* b2's replica of s/5 moving to b1 */
+	const pl_snapshot *s = tl_snap(t);
+	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
+	cfg.max_moves = 4;
+	cfg.max_moves_in = 1;
+	pl_action out[8];
+	pl_plan_info info;
+	pl_view *v = tl_view(t, 0);
+	int n = pl_broker_plan(v, &cfg, out, 8, &info, NULL);
+	int to_b1 = 0;
+	for (int i = 0; i < n; i++)
+		to_b1 += out[i].to == 1;
+	ck_assert_int_gt(to_b1, 0);
+	t->snap.copies = &cp;
+	t->snap.n_copies = 1;
+	size_t size = pl_view_size(s);
+	void *mem = malloc(size);
+	ck_assert_int_eq(pl_view_init(&v, mem, size, s, NULL, NULL), 0);
+	n = pl_broker_plan(v, &cfg, out, 8, &info, NULL);
+	ck_assert_int_gt(n, 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(out[i].to != 1, "a move into b1 past its limit: %s", pl_action_kind_name(out[i].kind));
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("copies");
@@ -376,6 +420,7 @@ static Suite *suite(void)
 	c = tcase_create("policies");
 	tcase_add_test(c, region_never_staged_again);
 	tcase_add_test(c, broker_counts_a_copy_in_flight);
+	tcase_add_test(c, broker_limits_count_a_replica_copy_in_flight);
 	suite_add_tcase(s, c);
 	return s;
 }

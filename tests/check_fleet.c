@@ -587,6 +587,57 @@ START_TEST(joins_and_leaves_reconverge)
 }
 END_TEST
 
+/* A lagging member with no member to hand to (every other one lags or is
+ * unmeasured) stalls and writes nothing; with somewhere to go and room for
+ * one action of the two it wants, it writes one and says the output was
+ * full. */
+START_TEST(lag_move_with_no_destination_or_no_room)
+{
+	tl *t = four();
+	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
+	cfg.now = 50;
+	pl_action a[4];
+	memset(a, 0x5a, sizeof a);
+	pl_plan_info info;
+	for (uint32_t m = 0; m < 4; m++)
+		t->m[m].flags = m == 3 ? PL_MEMBER_UNMEASURED : PL_MEMBER_LAGGING;
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 4, &info), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_STALLED);
+	ck_assert_uint_eq(a[0].kind, 0x5a5a5a5au);
+	t->m[3].flags = 0;
+	cfg.moves_per_decision = 2;
+	ck_assert_int_eq(sim_decide(t, cfg, 0, a, 1, &info), 1);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	ck_assert_uint_eq(info.wanted, 2);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_LAG);
+	ck_assert_uint_eq(a[0].to, 3);
+	tl_free(t);
+}
+END_TEST
+
+/* count_balance 0: a member over its share moves nothing by count (lag
+ * moves only); with it on, the same decision moves. */
+START_TEST(count_balance_off_moves_nothing_by_count)
+{
+	tl *t = four();
+	for (uint32_t k = 0; k < 20; k++)
+		tl_override(t, k, 0, PL_ORIGIN_COUNT, 1); /* m0 owns more than its share */
+	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
+	cfg.now = 50;
+	pl_action a[8];
+	pl_plan_info info;
+	int n = sim_decide(t, cfg, 0, a, 8, &info), counted = 0;
+	for (int i = 0; i < n; i++)
+		counted += a[i].reason == PL_REASON_COUNT;
+	ck_assert_int_gt(counted, 0);
+	cfg.count_balance = 0;
+	n = sim_decide(t, cfg, 0, a, 8, &info);
+	for (int i = 0; i < n; i++)
+		ck_assert_uint_ne(a[i].reason, PL_REASON_COUNT);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fleet");
@@ -601,6 +652,8 @@ static Suite *suite(void)
 	tcase_add_test(c, count_move_never_takes_a_lag_override);
 	tcase_add_test(c, return_home_rules);
 	tcase_add_test(c, lag_moves_busiest_to_least_loaded);
+	tcase_add_test(c, lag_move_with_no_destination_or_no_room);
+	tcase_add_test(c, count_balance_off_moves_nothing_by_count);
 	tcase_add_test(c, statuses);
 	tcase_add_test(c, actions_explain);
 	suite_add_tcase(s, c);

@@ -519,7 +519,45 @@ START_TEST(view_readers_refuse_bad_arguments)
 	ck_assert_int_eq(pl_view_top(f->v, "k", 1, NULL, 1), PL_E_INVAL);
 	ck_assert_int_eq(pl_view_top(f->v, NULL, 1, out, 1), PL_E_INVAL);
 	ck_assert_int_eq(pl_view_top(f->v, "k", PL_MAX_ID_LEN + 1, out, 1), PL_E_LENGTH);
+	ck_assert_int_eq(pl_view_top(f->v, "k", 1, out, PL_MAX_REPLICAS + 1), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_top(f->v, NULL, 0, out, 1), 1); /* the empty key has a home too */
+	ck_assert_int_eq(pl_view_find(f->v, PL_ELEM_MEMBER, NULL, 0), PL_E_NOT_FOUND);
+	ck_assert_int_eq(pl_view_stats(f->v, NULL), PL_E_INVAL);
+	ck_assert_int_eq(pl_view_shard_state(f->v, 0, NULL), PL_E_INVAL);
+	pl_route_owner ro;
+	pl_diag d;
+	ck_assert_int_eq(pl_route_lookup(f->v, NULL, 1, 0, &ro, &d), PL_E_INVAL);
+	ck_assert_uint_eq(d.index, 2);
+	ck_assert_int_eq(pl_route_lookup(f->v, NULL, 0, 0, &ro, &d), 0);
 	fx_free(f);
+}
+END_TEST
+
+/* A snapshot with members and no shards: every policy and reader answers
+ * with nothing to do and no output needed, even with no member eligible
+ * (PL_E_NO_ELIGIBLE is for shards that need one). */
+START_TEST(no_shards_need_no_output)
+{
+	tl *t = tl_new();
+	tl_member(t, "b0", NULL);
+	tl_member(t, "b1", NULL);
+	for (int down = 0; down < 2; down++) {
+		t->m[0].flags = t->m[1].flags = down ? PL_MEMBER_DOWN : 0;
+		pl_view *v = tl_view(t, 0);
+		pl_plan_info info;
+		pl_broker_config bc = PL_BROKER_CONFIG_INIT;
+		pl_fleet_config fc = PL_FLEET_CONFIG_INIT;
+		pl_region_config rc = PL_REGION_CONFIG_INIT;
+		ck_assert_int_eq(pl_broker_plan(v, &bc, NULL, 0, &info, NULL), 0);
+		ck_assert_uint_eq(info.wanted, 0);
+		ck_assert_int_eq(pl_broker_dry_run(v, &bc, NULL, 0, &info, NULL, NULL), 0);
+		ck_assert_int_eq(pl_broker_drain_stalls(v, NULL, 0, NULL, NULL), 0);
+		ck_assert_int_eq(pl_fleet_decide(v, &fc, NULL, 0, &info, NULL), 0);
+		ck_assert_int_eq(pl_fleet_owners(v, NULL, 0, NULL), 0);
+		ck_assert_int_eq(pl_region_plan(v, &rc, NULL, 0, &info, NULL, 0, NULL), 0);
+		ck_assert_int_eq(pl_fleet_doc_format(v, NULL, 0), (int)strlen("placement-overrides 1\n"));
+	}
+	tl_free(t);
 }
 END_TEST
 
@@ -660,6 +698,7 @@ static Suite *suite(void)
 	c = tcase_create("refusals");
 	tcase_add_test(c, view_readers_refuse_bad_arguments);
 	tcase_add_test(c, fleet_owners_refusals);
+	tcase_add_test(c, no_shards_need_no_output);
 	tcase_add_test(c, action_explain_refusals);
 	tcase_add_test(c, view_apply_refusals);
 	suite_add_tcase(s, c);

@@ -222,6 +222,28 @@ START_TEST(mutated_documents)
 }
 END_TEST
 
+/* %XX reads in either case; a bad digit in either place is refused. */
+START_TEST(escapes_in_either_case)
+{
+	tl *t = fleet();
+	pl_override o[4];
+	uint32_t skipped = 9;
+	const char *lower = "placement-overrides 1\n%6b%31 %61 5 count\n", *upper = "placement-overrides 1\n%6B%31 %61 5\n";
+	ck_assert_int_eq(read_doc(t, lower, o, 4, &skipped, NULL), 1);
+	ck_assert_uint_eq(o[0].shard, 0);
+	ck_assert_uint_eq(o[0].member, 0);
+	ck_assert_uint_eq(o[0].origin, PL_ORIGIN_COUNT);
+	ck_assert_uint_eq(skipped, 0);
+	ck_assert_int_eq(read_doc(t, upper, o, 4, &skipped, NULL), 1);
+	ck_assert_uint_eq(o[0].shard, 0);
+	ck_assert_uint_eq(o[0].origin, PL_ORIGIN_LAG);
+	expect_error(t, "placement-overrides 1\nk%!1 a 1\n", PL_E_DOC_SYNTAX, 2);
+	expect_error(t, "placement-overrides 1\nk%3! a 1\n", PL_E_DOC_SYNTAX, 2);
+	expect_error(t, "placement-overrides 1\nk%G1 a 1\n", PL_E_DOC_SYNTAX, 2);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("overrides");
@@ -229,6 +251,7 @@ static Suite *suite(void)
 	tcase_add_test(c, format_then_read_round_trip);
 	tcase_add_test(c, layout_rules);
 	tcase_add_test(c, errors_name_the_line);
+	tcase_add_test(c, escapes_in_either_case);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 60);

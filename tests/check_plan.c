@@ -120,6 +120,74 @@ START_TEST(names_of_kinds_reasons_statuses)
 }
 END_TEST
 
+START_TEST(every_status_has_its_name)
+{
+#define X(name, value, str) ck_assert_str_eq(pl_status_name(PL_STATUS_##name), str);
+	PL_STATUS_LIST(X)
+#undef X
+}
+END_TEST
+
+START_TEST(explain_refuses_members_out_of_range_and_missing_arrays)
+{
+	tl *t = names();
+	char buf[64];
+	memset(buf, 'x', sizeof buf);
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	a.from = 3;
+	ck_assert_int_eq(pl_action_explain(tl_snap(t), &a, buf, sizeof buf), PL_E_INVAL);
+	a.from = 2;
+	pl_snapshot s = *tl_snap(t);
+	s.members = NULL;
+	ck_assert_int_eq(pl_action_explain(&s, &a, buf, sizeof buf), PL_E_INVAL);
+	s = *tl_snap(t);
+	s.streams = NULL;
+	ck_assert_int_eq(pl_action_explain(&s, &a, buf, sizeof buf), PL_E_INVAL);
+	for (size_t i = 0; i < sizeof buf; i++)
+		ck_assert_int_eq(buf[i], 'x');
+	tl_free(t);
+}
+END_TEST
+
+/* The parts of a sentence that depend on a field: no stream, tier 5, a
+ * relay, and the fleet's pick words. */
+START_TEST(sentences_follow_their_fields)
+{
+	tl *t = names();
+	pl_action a = act(PL_ACTION_SET_LEADER, PL_REASON_NEW, PL_NONE, 0);
+	a.tier = 5;
+	a.share = 2;
+	ck_assert_ptr_nonnull(strstr(say(t, &a), "every candidate is at its max_shards and it is the least loaded"));
+	const uint32_t skews[][2] = {{PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW},
+				     {PL_ACTION_MOVE_LEADER, PL_REASON_CLUSTER_SKEW},
+				     {PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_STREAM_SKEW},
+				     {PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_CLUSTER_SKEW},
+				     {PL_ACTION_MOVE_LEADER, PL_REASON_REPLICA_STREAM_SKEW}};
+	for (size_t i = 0; i < sizeof skews / sizeof skews[0]; i++) {
+		a = act(skews[i][0], skews[i][1], 2, 0);
+		ck_assert_ptr_nonnull(strstr(say(t, &a), "stream orders"));
+		a.stream = PL_NONE;
+		ck_assert_ptr_null(strstr(say(t, &a), "stream orders"));
+	}
+	a = act(PL_ACTION_MOVE_LEADER, PL_REASON_CLUSTER_SKEW, 2, 0);
+	a.share = 3;
+	a.to_count = 3;
+	ck_assert_ptr_nonnull(strstr(say(t, &a), "b0 is at its share and hands one on next (a relay)"));
+	a.to_count = 2;
+	ck_assert_ptr_null(strstr(say(t, &a), "a relay"));
+	a = act(PL_ACTION_MOVE_REPLICA, PL_REASON_ZONE_REPAIR, 2, PL_NONE);
+	ck_assert_ptr_nonnull(strstr(say(t, &a), "is in zone ,"));
+	a = act(PL_ACTION_SET_OVERRIDE, PL_REASON_COUNT, 2, 0);
+	a.tier = PL_FLEET_PICK_HOME;
+	ck_assert_ptr_nonnull(strstr(say(t, &a), "(its ring home)"));
+	a.tier = PL_FLEET_PICK_KEEP;
+	a.reason = PL_REASON_SPREAD;
+	a.floor = 7;
+	ck_assert_ptr_nonnull(strstr(say(t, &a), "below its floor 7"));
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -128,9 +196,12 @@ static Suite *suite(void)
 	tcase_add_test(c, every_kind_and_reason_reads_as_a_sentence);
 	tcase_add_test(c, cut_to_fit_like_snprintf);
 	tcase_add_test(c, bad_actions_write_nothing);
+	tcase_add_test(c, explain_refuses_members_out_of_range_and_missing_arrays);
+	tcase_add_test(c, sentences_follow_their_fields);
 	suite_add_tcase(s, c);
 	c = tcase_create("names");
 	tcase_add_test(c, names_of_kinds_reasons_statuses);
+	tcase_add_test(c, every_status_has_its_name);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -200,11 +200,66 @@ START_TEST(owner_skips_void_overrides)
 }
 END_TEST
 
+/* The rest of pl_view_apply()'s rules, each refused with PL_E_ACTION and
+ * the view's bytes left as they were. */
+START_TEST(apply_refuses_every_rule_and_writes_nothing)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 10; m++)
+		tl_member(t, tl_str(t, "m%u", m), NULL);
+	tl_shard(t, "k0", PL_NONE, 0, 2, 0u, 1u);
+	tl_shard(t, "full", PL_NONE, 0, 8, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+	tl_shard(t, "k2", PL_NONE, PL_NONE, 0);
+	tl_override(t, 0, 1, PL_ORIGIN_COUNT, 5);
+	/* in zeroed memory, so that the bytes the view never writes compare */
+	size_t size = pl_view_size(tl_snap(t));
+	void *mem = calloc(1, size), *before = malloc(size);
+	pl_view *v = NULL;
+	ck_assert_int_eq(pl_view_init(&v, mem, size, tl_snap(t), NULL, NULL), 0);
+	memcpy(before, v, size);
+	const pl_action bad[] = {
+		action(PL_ACTION_SET_LEADER, 0, 0, 0),        /* onto the leader itself */
+		action(PL_ACTION_SET_LEADER, 0, 1, 1),        /* from is not the leader */
+		action(PL_ACTION_SET_LEADER, 0, 0, 10),       /* no such member */
+		action(PL_ACTION_MOVE_LEADER, 0, 0, 0),       /* to is from */
+		action(PL_ACTION_MOVE_LEADER, 0, 10, 2),      /* from out of range */
+		action(PL_ACTION_MOVE_LEADER, 0, 0, 10),      /* to out of range */
+		action(PL_ACTION_ADD_REPLICA, 1, PL_NONE, 8), /* a full set of 8 */
+		action(PL_ACTION_ADD_REPLICA, 0, PL_NONE, 10),
+		action(PL_ACTION_MOVE_REPLICA, 0, 0, 1),      /* b already holds one */
+		action(PL_ACTION_MOVE_REPLICA, 0, 10, 2),     /* from out of range */
+		action(PL_ACTION_MOVE_REPLICA, 0, 0, 10),     /* to out of range */
+		action(PL_ACTION_MOVE_REPLICA, 0, 3, 2),      /* from holds none */
+		action(PL_ACTION_SET_OVERRIDE, 2, PL_NONE, 10),
+		action(PL_ACTION_DROP_OVERRIDE, 0, 2, PL_NONE), /* the override is on m1 */
+		action(PL_ACTION_DROP_OVERRIDE, 2, PL_NONE, PL_NONE),
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_msg(pl_view_apply(v, &bad[i]) == PL_E_ACTION, "action %zu applied", i);
+		ck_assert_msg(memcmp(before, v, size) == 0, "action %zu changed the view", i);
+	}
+	pl_action o = action(PL_ACTION_SET_OVERRIDE, 2, PL_NONE, 3);
+	o.origin = PL_ORIGIN_COUNT + 1; /* no such origin */
+	ck_assert_int_eq(pl_view_apply(v, &o), PL_E_ACTION);
+	ck_assert_int_eq(memcmp(before, v, size), 0);
+	/* A drop that names no member, or the right one, is taken. */
+	pl_action d = action(PL_ACTION_DROP_OVERRIDE, 0, PL_NONE, PL_NONE);
+	ck_assert_int_eq(pl_view_apply(v, &d), 0);
+	pl_shard_state st;
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.override_member, PL_NONE);
+	free(before);
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tally");
 	TCase *c = tcase_create("apply");
 	tcase_add_test(c, apply_refuses_what_does_not_fit);
+	tcase_add_test(c, apply_refuses_every_rule_and_writes_nothing);
 	tcase_add_test(c, owner_skips_void_overrides);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");

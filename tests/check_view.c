@@ -489,6 +489,31 @@ START_TEST(copy_at_any_alignment)
 }
 END_TEST
 
+/* A stream whose replicas meet few of many members (its cells are sorted,
+ * not read back by a scan of every member): each member's replica count in
+ * it is a recount's, whatever order the replicas are listed in. */
+START_TEST(few_members_met_by_a_stream_count_right)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 48; m++)
+		tl_member(t, tl_str(t, "m%02u", m), NULL);
+	uint32_t s = tl_stream(t, "s");
+	tl_shard(t, "s/0", s, 37, 3, 37u, 5u, 20u);
+	tl_shard(t, "s/1", s, 2, 3, 2u, 41u, 11u);
+	tl_shard(t, "s/2", s, 11, 2, 11u, 37u);
+	pl_view *v = tl_view(t, 0);
+	uint32_t want[48] = {0};
+	for (uint32_t k = 0; k < t->nk; k++)
+		for (uint32_t r = 0; r < t->k[k].replica_count; r++)
+			want[t->k[k].replicas[r]]++;
+	for (uint32_t m = 0; m < 48; m++) {
+		pl_tally x = tl_stream_tally(v, s, m);
+		ck_assert_msg(x.replicas == want[m], "member %u: %u replicas in the stream, want %u", m, x.replicas, want[m]);
+	}
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view");
@@ -498,6 +523,7 @@ static Suite *suite(void)
 	tcase_add_test(c, draining_and_down_are_not_eligible);
 	tcase_add_test(c, weighted_bounds_are_proportional);
 	tcase_add_test(c, member_scratch_is_the_policies_own);
+	tcase_add_test(c, few_members_met_by_a_stream_count_right);
 	suite_add_tcase(s, c);
 	c = tcase_create("orders");
 	tcase_add_test(c, find_and_canonical_order);

@@ -352,6 +352,56 @@ START_TEST(bad_hints)
 }
 END_TEST
 
+/* A fleet that more than halved: the homes are filled as without a hint,
+ * and answer as a fresh view's; one whose zones, stream count or shard
+ * count changed reuses nothing it should not. */
+START_TEST(a_fleet_that_more_than_halved_and_changed_shapes)
+{
+	tl *t = tl_new();
+	for (int i = 0; i < 10; i++)
+		tl_member(t, tl_str(t, "m%d", i), tl_str(t, "z%d", i % 3));
+	tl_stream(t, "s0");
+	for (int k = 0; k < 40; k++)
+		tl_shard(t, tl_str(t, "k/%02d", k), 0, PL_NONE, 0);
+	tl_snap(t);
+	void *m0, *m1, *m2;
+	pl_view *old = build(t, PL_SCORER_XXH3, NULL, &m0);
+	uint32_t owners[40];
+	ck_assert_int_eq(pl_fleet_owners(old, owners, 40, NULL), 40); /* homes filled */
+	tl *few = tl_new();
+	for (int i = 0; i < 4; i++)
+		tl_member(few, tl_str(few, "m%d", i + 6), NULL); /* other zones, fewer members */
+	tl_stream(few, "s0");
+	tl_stream(few, "s1");
+	for (int k = 0; k < 39; k++)
+		tl_shard(few, tl_str(few, "k/%02d", k), 0, PL_NONE, 0);
+	tl_snap(few);
+	pl_view *hinted = build(few, PL_SCORER_XXH3, old, &m1), *fresh = build(few, PL_SCORER_XXH3, NULL, &m2);
+	for (uint32_t k = 0; k < few->nk; k++)
+		ck_assert_int_eq(pl_view_home(hinted, k), pl_view_home(fresh, k));
+	same_answers(hinted, fresh, few, 0, 0);
+	/* the same members, one in another zone: nothing zone-bound is reused */
+	tl *z = tl_new();
+	for (int i = 0; i < 10; i++)
+		tl_member(z, tl_str(z, "m%d", i), tl_str(z, "z%d", i ? i % 3 : 1));
+	tl_stream(z, "s0");
+	for (int k = 0; k < 40; k++)
+		tl_shard(z, tl_str(z, "k/%02d", k), 0, PL_NONE, 0);
+	tl_snap(z);
+	void *m3, *m4;
+	pl_view *rezoned = build(z, PL_SCORER_XXH3, old, &m3), *fresh2 = build(z, PL_SCORER_XXH3, NULL, &m4);
+	same_answers(rezoned, fresh2, z, 0, 1);
+	free(m3);
+	free(m4);
+	tl_free(z);
+	free(m0);
+	free(m1);
+	free(m2);
+	tl_free(few);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view_reuse");
@@ -359,6 +409,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, reused_views_answer_as_fresh_ones);
 	tcase_add_test(c, bad_hints);
+	tcase_add_test(c, a_fleet_that_more_than_halved_and_changed_shapes);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -12,7 +12,10 @@
  *    snapshot again (no replica twice, the leader among them);
  *  - pl_action_explain() returns the sentence's whole length whatever the
  *    buffer, writes a NUL within it, and refuses what does not fit the
- *    snapshot without writing.
+ *    snapshot without writing;
+ *  - every call with a bad argument returns its documented code, names the
+ *    argument, and writes nothing (fuzz_misuse.h; its choices are drawn
+ *    from the snapshot's random stream, after the snapshot).
  *
  *   make fuzz FUZZ_TIME=60     build with clang -fsanitize=fuzzer and run
  */
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_misuse.h"
 #include "fuzz_valid.h"
 #include "placement.h"
 
@@ -93,8 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size), *copy = malloc(size);
 	pl_view *v = NULL;
-	if (pl_view_init(&v, mem, size, &snap, NULL, NULL) != 0)
+	int init = pl_view_init(&v, mem, size, &snap, NULL, NULL);
+	count_valid("fuzz_apply", init == 0);
+	if (init != 0)
 		goto done;
+	uint8_t choice[128];
+	for (size_t i = 0; i < sizeof choice; i++)
+		choice[i] = (uint8_t)fv_next(&f);
+	in ms = {choice, sizeof choice};
+	fm_misuse(&ms, v, mem, size, &snap);
 	char buf[300];
 	for (uint32_t i = 0; i < n_actions; i++) {
 		in a_in = {acts[i], 24};

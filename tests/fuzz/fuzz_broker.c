@@ -31,7 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	pl_view *v = NULL;
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size), *copy = malloc(size);
-	if (pl_view_init(&v, mem, size, &snap, NULL, NULL) != 0) {
+	int init = pl_view_init(&v, mem, size, &snap, NULL, NULL);
+	count_valid("fuzz_broker", init == 0);
+	if (init != 0) {
 		free(mem);
 		free(copy);
 		return 0;

@@ -48,7 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	void *mem = malloc(size);
 	char *buf = NULL, *buf2 = NULL;
 	pl_view *v = NULL;
-	if (pl_view_init(&v, mem, size, &snap, NULL, NULL) != 0)
+	int init = pl_view_init(&v, mem, size, &snap, NULL, NULL);
+	count_valid("fuzz_doc", init == 0);
+	if (init != 0)
 		goto done;
 	static char own[1 << 16];
 	if (edited) {

@@ -82,7 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t vs = pl_view_size(&snap);
 	void *mem = malloc(vs), *copy = malloc(vs);
 	pl_view *v, *c;
-	if (pl_view_init(&v, mem, vs, &snap, &opt, NULL) == 0) {
+	int init = pl_view_init(&v, mem, vs, &snap, &opt, NULL);
+	count_valid("fuzz_fleet", init == 0);
+	if (init == 0) {
 		uint32_t owners[MAXK];
 		int n = pl_fleet_owners(v, owners, MAXK, NULL);
 		if (n >= 0) {

@@ -7,6 +7,10 @@
  * snapshots of their own with the same reader and member ids (and, for the
  * fleet, overrides).
  *
+ * count_valid() keeps the share of a harness's inputs whose snapshot passed
+ * validation; with PL_FUZZ_STATS set in the environment it is printed at
+ * exit.
+ *
  * Each harness is one .c file built on its own with the library sources, so
  * everything here is static. The order in which bytes are taken is part of
  * what a kept corpus means: change it and every stored input decodes to
@@ -17,6 +21,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "placement.h"
@@ -153,6 +158,26 @@ static inline pl_snapshot read_snapshot(in *s, fuzz_snapshot *f)
 	if (take(s, 50) == 0)
 		snap.shards = NULL;
 	return snap;
+}
+
+static unsigned long n_inputs, n_valid;
+static const char *harness;
+
+static void print_valid(void)
+{
+	if (n_inputs)
+		fprintf(stderr, "%s: %lu inputs, %lu valid (%.1f%%)\n", harness, n_inputs, n_valid,
+			100.0 * (double)n_valid / (double)n_inputs);
+}
+
+/* Count one input of harness `name`, valid or not. */
+static inline void count_valid(const char *name, int valid)
+{
+	if (!harness && getenv("PL_FUZZ_STATS"))
+		atexit(print_valid);
+	harness = name;
+	n_inputs++;
+	n_valid += valid != 0;
 }
 
 #endif

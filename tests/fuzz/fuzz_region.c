@@ -86,7 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t vs = pl_view_size(&snap);
 	void *mem = malloc(vs), *copy = malloc(vs);
 	pl_view *v, *c;
-	if (pl_view_init(&v, mem, vs, &snap, NULL, NULL) != 0)
+	int init = pl_view_init(&v, mem, vs, &snap, NULL, NULL);
+	count_valid("fuzz_region", init == 0);
+	if (init != 0)
 		goto out;
 	(void)pl_region_effective_rf(v, &cfg, NULL);
 	for (int q = 0; q < 4; q++)

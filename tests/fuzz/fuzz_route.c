@@ -93,7 +93,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size);
 	pl_view *v = NULL;
-	if (pl_view_init(&v, mem, size, &snap, NULL, NULL) != 0)
+	int init = pl_view_init(&v, mem, size, &snap, NULL, NULL);
+	count_valid("fuzz_route", init == 0);
+	if (init != 0)
 		goto done;
 	if (self == FV_MEMBERS + 1)
 		self = PL_NONE;

@@ -12,9 +12,13 @@
  * lagging, capped, weighted and new members, of moves in flight and of
  * overrides. The rest seed a splitmix64 stream that fills the elements, so
  * a short input still makes a large snapshot, while each byte of the shape
- * still steers a whole class of them. One input in 32 gets one deliberate
- * fault (a duplicate id, an index out of range, a leader that is no
- * replica...) so the rejections stay reached too.
+ * still steers a whole class of them. Copies in flight (one input in
+ * four has some, on up to FV_COPIES shards) are drawn last, so they change
+ * nothing drawn before them. One input in 32 gets one deliberate fault (a
+ * duplicate id, an index out of range, a leader that is no replica, a copy
+ * onto a member that holds the shard...) so the rejections stay reached
+ * too.
+
  */
 #ifndef PL_FUZZ_VALID_H
 #define PL_FUZZ_VALID_H
@@ -24,12 +28,14 @@
 #define FV_MEMBERS 64
 #define FV_STREAMS 16
 #define FV_SHARDS 2000
+#define FV_COPIES 64
 
 typedef struct fv_snapshot {
 	pl_member m[FV_MEMBERS];
 	pl_stream st[FV_STREAMS];
 	pl_shard k[FV_SHARDS];
 	pl_override o[FV_SHARDS];
+	pl_copy c[FV_COPIES];
 	char mid[FV_MEMBERS][8], zid[8][4], sid[FV_STREAMS][8], kid[FV_SHARDS][12];
 	uint64_t rng;
 	uint32_t faulty; /* the fault injected, 0 for none */
@@ -66,7 +72,7 @@ static inline pl_snapshot fv_read(in *s, fv_snapshot *f)
 	uint32_t p_down = take(s, 4), p_drain = take(s, 4), p_lag = take(s, 4), p_cap = take(s, 4);
 	uint32_t p_weight = take(s, 6), p_new = take(s, 8), p_lead = take(s, 17), p_move = take(s, 4);
 	uint32_t p_over = take(s, 10), hot = 1 + take(s, nm), p_nostream = take(s, 4);
-	f->faulty = take(s, 32) == 31 ? 1 + take(s, 10) : 0; /* not 0: a short input reads 0s */
+	f->faulty = take(s, 32) == 31 ? 1 + take(s, 11) : 0; /* not 0: a short input reads 0s */
 	f->rng = 0;
 	while (s->n)
 		f->rng = f->rng * 131 + take(s, 256) + 1;
@@ -134,7 +140,29 @@ static inline pl_snapshot fv_read(in *s, fv_snapshot *f)
 			o->since = fv_below(f, 1000);
 		}
 	}
-	pl_snapshot snap = {f->m, f->st, f->k, f->o, NULL, nm, ns, nk, no, 0};
+	/* Copies in flight: on shards with replicas and no leader move, onto a
+	 * member that holds none of it, replacing one of its replicas or
+	 * (when there is room) adding a peer. */
+	uint32_t nc = 0;
+	if (nk && nm > 1 && fv_below(f, 4) == 0) {
+		uint32_t want = 1 + fv_below(f, FV_COPIES);
+		for (uint32_t i = fv_below(f, nk); i < nk && nc < want; i += 1 + fv_below(f, 8)) {
+			const pl_shard *k = &f->k[i];
+			if (k->replica_count == 0 || k->replica_count == nm || k->moving_to != PL_NONE)
+				continue;
+			uint32_t to = fv_below(f, nm);
+			for (int held = 1; held;) {
+				held = 0;
+				for (uint32_t j = 0; j < k->replica_count; j++)
+					held |= k->replicas[j] == to;
+				if (held)
+					to = (to + 1) % nm;
+			}
+			int add = k->replica_count < PL_MAX_REPLICAS && fv_chance(f, 6);
+			f->c[nc++] = (pl_copy){i, to, add ? PL_NONE : k->replicas[fv_below(f, k->replica_count)], 0};
+		}
+	}
+	pl_snapshot snap = {f->m, f->st, f->k, f->o, nc ? f->c : NULL, nm, ns, nk, no, nc};
 	/* The deliberate fault, if any. */
 	switch (f->faulty) {
 	case 1:
@@ -176,6 +204,10 @@ static inline pl_snapshot fv_read(in *s, fv_snapshot *f)
 	case 10:
 		if (ns > 1)
 			f->st[1].id = f->st[0].id;
+		break;
+	case 11:
+		if (nc)
+			f->c[0].to = f->k[f->c[0].shard].replicas[0];
 		break;
 	default:
 		break;
