@@ -29,39 +29,36 @@ static pl__bk bk_call(pl_view *v, const pl_broker_config *cfg, uint32_t budget)
 	return b;
 }
 
-/* ---- scripted searches ----------------------------------------------------- */
+/* ---- the ladder, scripted ------------------------------------------------------ */
 
-/* The outcomes a scripted search returns, one per call, by the level it
- * is called at; the levels it saw, in order; the relay's outcome. */
-static int by_level[4];
-static int relay_rc;
-static int seen[16], n_seen, relay_calls, relay_level;
+/* A scripted search returns rc[level] at each level it is called at and
+ * writes the level ('0'..'3') to the trace; the relay writes 'r' (or 'R'
+ * when it is not given the scope's own level 0) and returns relay. */
+typedef struct rung {
+	int over, under, even, has_relay;
+	int rc[4], relay;
+	int want;          /* what pl__bk_search_all() returns */
+	const char *trace; /* the searches it made, in order */
+} rung;
 
-static void script(int first, int wide, int spread, int even, int relay)
-{
-	by_level[0] = first;
-	by_level[1] = wide;
-	by_level[2] = spread;
-	by_level[3] = even;
-	relay_rc = relay;
-	n_seen = relay_calls = 0;
-	relay_level = -1;
-}
+static const rung *cur;
+static char trace[16];
+static size_t n_trace;
 
 static int scripted(pl__bk *b, const pl__scope *sc)
 {
 	(void)b;
-	ck_assert_int_lt(n_seen, 16);
-	seen[n_seen++] = sc->level;
-	return by_level[sc->level];
+	ck_assert_uint_lt(n_trace, sizeof trace - 1);
+	trace[n_trace++] = (char)('0' + sc->level);
+	return cur->rc[sc->level];
 }
 
 static int scripted_relay(pl__bk *b, const pl__scope *sc)
 {
 	(void)b;
-	relay_calls++;
-	relay_level = sc->level;
-	return relay_rc;
+	ck_assert_uint_lt(n_trace, sizeof trace - 1);
+	trace[n_trace++] = sc->level == 0 ? 'r' : 'R';
+	return cur->relay;
 }
 
 static pl__scope scope(int over, int under)
@@ -74,11 +71,19 @@ static pl__scope scope(int over, int under)
 	return sc;
 }
 
-static void expect_levels(const int *want, int n)
+static void climb(const rung *r, size_t n)
 {
-	ck_assert_int_eq(n_seen, n);
-	for (int i = 0; i < n; i++)
-		ck_assert_msg(seen[i] == want[i], "search %d at level %d, want %d", i, seen[i], want[i]);
+	pl__bk b;
+	memset(&b, 0, sizeof b);
+	for (size_t i = 0; i < n; i++) {
+		cur = &r[i];
+		n_trace = 0;
+		memset(trace, 0, sizeof trace);
+		pl__scope sc = scope(r[i].over, r[i].under);
+		int rc = pl__bk_search_all(&b, &sc, scripted, r[i].even, r[i].has_relay ? scripted_relay : NULL);
+		ck_assert_msg(rc == r[i].want && strcmp(trace, r[i].trace) == 0, "row %zu: returned %d after \"%s\", want %d after \"%s\"",
+			      i, rc, trace, r[i].want, r[i].trace);
+	}
 }
 
 #define MV PL__BK_MOVED
@@ -88,108 +93,56 @@ static void expect_levels(const int *want, int n)
 #define ZO PL__BK_BLOCK_ZONES
 #define SE PL__BK_SETTLED
 
-/* ---- the ladder -------------------------------------------------------------- */
-
 START_TEST(a_first_search_that_moves_fills_or_waits_sees_no_fallback)
 {
-	static const int ends[] = {MV, FU, WT};
-	pl__bk b;
-	memset(&b, 0, sizeof b);
-	for (int i = 0; i < 3; i++)
-		for (int even = 0; even < 2; even++) {
-			pl__scope sc = scope(1, 1);
-			script(ends[i], MV, MV, MV, MV);
-			ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, even, scripted_relay), ends[i]);
-			static const int first[] = {0};
-			expect_levels(first, 1);
-			ck_assert_int_eq(relay_calls, 0);
-		}
+	static const rung r[] = {
+		{1, 1, 0, 1, {MV, MV, MV, MV}, MV, MV, "0"}, {1, 1, 1, 1, {MV, MV, MV, MV}, MV, MV, "0"},
+		{1, 1, 0, 1, {FU, MV, MV, MV}, MV, FU, "0"}, {1, 1, 1, 1, {FU, MV, MV, MV}, MV, FU, "0"},
+		{1, 1, 0, 1, {WT, MV, MV, MV}, MV, WT, "0"}, {1, 1, 1, 1, {WT, MV, MV, MV}, MV, WT, "0"},
+	};
+	climb(r, sizeof r / sizeof *r);
 }
 END_TEST
 
 START_TEST(the_fallbacks_come_in_order_each_once_where_the_scope_allows_them)
 {
-	pl__bk b;
-	memset(&b, 0, sizeof b);
-	static const int blocks[] = {CA, ZO, SE};
-	for (int i = 0; i < 3; i++) {
-		/* Over and under: wide, spread, then (replicas) even, then relay. */
-		pl__scope sc = scope(1, 1);
-		script(blocks[i], SE, SE, SE, SE);
-		ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 0, scripted_relay), blocks[i]);
-		static const int all2[] = {0, 1, 2}, all3[] = {0, 1, 2, 3};
-		expect_levels(all2, 3);
-		ck_assert_int_eq(relay_calls, 1);
-		ck_assert_int_eq(relay_level, 0); /* the relay searches the scope itself */
-		script(blocks[i], SE, SE, SE, SE);
-		ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay), blocks[i]);
-		expect_levels(all3, 4);
-		ck_assert_int_eq(relay_calls, 1);
-		/* Over only: no wide search (it needs both). */
-		sc = scope(1, 0);
-		script(blocks[i], MV, SE, SE, SE);
-		pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay);
-		static const int over[] = {0, 2, 3};
-		expect_levels(over, 3);
-		/* Under only: neither wide nor spread; even for replicas. */
-		sc = scope(0, 1);
-		script(blocks[i], MV, MV, SE, SE);
-		pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay);
-		static const int under[] = {0, 3};
-		expect_levels(under, 2);
-		script(blocks[i], MV, MV, MV, SE);
-		pl__bk_search_all(&b, &sc, scripted, 0, NULL);
-		static const int alone[] = {0};
-		expect_levels(alone, 1);
-		ck_assert_int_eq(relay_calls, 0);
-	}
+	/* After a block or nothing: wide (needs members over and under), spread
+	 * (needs one over), even (the replica passes only), then the relay on
+	 * the scope itself. */
+	static const rung r[] = {
+		{1, 1, 0, 1, {CA, SE, SE, SE}, SE, CA, "012r"}, {1, 1, 1, 1, {CA, SE, SE, SE}, SE, CA, "0123r"},
+		{1, 1, 0, 1, {ZO, SE, SE, SE}, SE, ZO, "012r"}, {1, 1, 1, 1, {ZO, SE, SE, SE}, SE, ZO, "0123r"},
+		{1, 1, 0, 1, {SE, SE, SE, SE}, SE, SE, "012r"}, {1, 1, 1, 1, {SE, SE, SE, SE}, SE, SE, "0123r"},
+		{1, 0, 0, 1, {CA, MV, SE, SE}, SE, CA, "02r"},  {1, 0, 1, 1, {ZO, MV, SE, SE}, SE, ZO, "023r"},
+		{0, 1, 0, 1, {CA, MV, MV, SE}, SE, CA, "0r"},   {0, 1, 1, 1, {SE, MV, MV, SE}, SE, SE, "03r"},
+		{1, 1, 0, 0, {ZO, SE, SE, MV}, MV, ZO, "012"},  {0, 1, 0, 0, {ZO, MV, MV, MV}, MV, ZO, "0"},
+	};
+	climb(r, sizeof r / sizeof *r);
 }
 END_TEST
 
 START_TEST(the_ladder_stops_at_the_first_fallback_that_moves_fills_or_waits)
 {
-	pl__bk b;
-	memset(&b, 0, sizeof b);
-	static const int ends[] = {MV, FU, WT};
-	for (int i = 0; i < 3; i++) {
-		pl__scope sc = scope(1, 1);
-		script(ZO, ends[i], MV, MV, MV);
-		ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay), ends[i]);
-		static const int wide[] = {0, 1};
-		expect_levels(wide, 2);
-		ck_assert_int_eq(relay_calls, 0);
-		/* A fallback that is blocked too goes on to the next. */
-		script(ZO, CA, ends[i], MV, MV);
-		ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay), ends[i]);
-		static const int spread[] = {0, 1, 2};
-		expect_levels(spread, 3);
-		script(CA, ZO, SE, ends[i], MV);
-		ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay), ends[i]);
-		static const int even[] = {0, 1, 2, 3};
-		expect_levels(even, 4);
-		ck_assert_int_eq(relay_calls, 0);
-	}
+	static const rung r[] = {
+		{1, 1, 1, 1, {ZO, MV, MV, MV}, MV, MV, "01"},   {1, 1, 1, 1, {ZO, FU, MV, MV}, MV, FU, "01"},
+		{1, 1, 1, 1, {ZO, WT, MV, MV}, MV, WT, "01"},   {1, 1, 1, 1, {ZO, CA, MV, MV}, MV, MV, "012"},
+		{1, 1, 1, 1, {CA, ZO, WT, MV}, MV, WT, "012"},  {1, 1, 1, 1, {CA, ZO, SE, FU}, MV, FU, "0123"},
+		{1, 0, 1, 1, {SE, MV, WT, MV}, MV, WT, "02"},   {0, 1, 1, 1, {CA, MV, MV, MV}, SE, MV, "03"},
+	};
+	climb(r, sizeof r / sizeof *r);
 }
 END_TEST
 
 START_TEST(a_relay_is_the_last_resort_and_the_first_block_is_reported)
 {
-	pl__bk b;
-	memset(&b, 0, sizeof b);
-	pl__scope sc = scope(1, 1);
-	/* The relay's move, or its full output, is the outcome. */
-	script(ZO, CA, SE, SE, MV);
-	ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 0, scripted_relay), MV);
-	ck_assert_int_eq(relay_calls, 1);
-	script(ZO, CA, SE, SE, FU);
-	ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 0, scripted_relay), FU);
-	/* Nothing anywhere: the first search's block, not a fallback's. */
-	script(ZO, CA, CA, CA, SE);
-	ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 1, scripted_relay), ZO);
-	script(CA, ZO, ZO, ZO, SE);
-	ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 1, NULL), CA);
-	script(SE, ZO, ZO, ZO, SE);
-	ck_assert_int_eq(pl__bk_search_all(&b, &sc, scripted, 0, scripted_relay), SE);
+	/* The relay's move or full output is the outcome; with none, the first
+	 * search's block, not a fallback's. */
+	static const rung r[] = {
+		{1, 1, 0, 1, {ZO, CA, SE, SE}, MV, MV, "012r"}, {1, 1, 0, 1, {ZO, CA, SE, SE}, FU, FU, "012r"},
+		{1, 1, 1, 1, {ZO, CA, CA, CA}, SE, ZO, "0123r"}, {1, 1, 1, 0, {CA, ZO, ZO, ZO}, SE, CA, "0123"},
+		{1, 1, 0, 1, {SE, ZO, ZO, ZO}, SE, SE, "012r"},
+	};
+	climb(r, sizeof r / sizeof *r);
 }
 END_TEST
 
@@ -664,6 +617,14 @@ START_TEST(the_next_source_is_tried_when_the_first_has_no_move)
 	ck_assert_uint_eq(a[0].to, 3);
 	ck_assert_uint_eq(a[0].from_count, 6);
 	ck_assert_uint_eq(a[0].flags, PL_ACTION_STAGE_FIRST);
+	/* Without zones b1, first of the two, has its move. */
+	for (uint32_t m = 0; m < 5; m++)
+		t->m[m].zone = (pl_bytes){NULL, 0};
+	tl_view(t, 0);
+	a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(a[0].from, 1);
+	ck_assert_uint_eq(a[0].to, 3);
 	tl_free(t);
 }
 END_TEST
