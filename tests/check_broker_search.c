@@ -8,15 +8,19 @@
  * max_moves, a full output or a blocked scope; the cluster scope waiting
  * for the streams). The ladder and the drivers are driven through
  * broker_int.h with scripted searches; what a user sees of them (the next
- * source when the first is refused, a relay when no direct move is
- * allowed, the statuses) through pl_broker_plan and pl_broker_dry_run. */
+ * source or destination when the first is refused by zones or a move
+ * limit, a relay when no direct move is allowed, the statuses, the cluster
+ * pass waiting for the streams) through pl_broker_plan and
+ * pl_broker_dry_run. */
 #include <stdlib.h>
 
 #include "broker_util.h"
 #include "broker_int.h"
 
 /* A call's state for the functions tested here: the view, the config, the
- * budget, no output, no per-member limits, nothing noted yet. */
+ * budget, no output, no per-member limits, nothing noted yet (as
+ * pl_broker_plan() starts one, but limit_member, which a wait on max_moves
+ * must set to PL_NONE, holds a value it would not). */
 static pl__bk bk_call(pl_view *v, const pl_broker_config *cfg, uint32_t budget)
 {
 	pl__bk b;
@@ -24,8 +28,8 @@ static pl__bk bk_call(pl_view *v, const pl_broker_config *cfg, uint32_t budget)
 	b.v = v;
 	b.cfg = cfg;
 	b.budget = budget;
-	b.stalled_shard = b.limit_member = b.block_scope = b.drain_shard = PL_NONE;
-	b.limit_member = 12345; /* pl__bk_wait_limit() must write it */
+	b.stalled_shard = b.block_scope = b.drain_shard = PL_NONE;
+	b.limit_member = 12345;
 	return b;
 }
 
@@ -629,6 +633,39 @@ START_TEST(the_next_source_is_tried_when_the_first_has_no_move)
 }
 END_TEST
 
+START_TEST(a_source_or_destination_at_its_move_limit_gives_way_to_the_next)
+{
+	/* Totals 8/5/0/2 (floor 3, ceiling 4), RF 1: b0 and b1 over, b2 and b3
+	 * under. Two moves a tick: the first b0 -> b2; the second b0 -> b2 again
+	 * unless b0 is at its max_moves_out (then b1, the next source) or b2 at
+	 * its max_moves_in (then b3, the next destination). */
+	static const uint32_t c[] = {8, 5, 0, 2}, lim[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+	static const uint32_t want[4][2] = {{0, 2}, {1, 2}, {0, 3}, {1, 3}};
+	for (uint32_t i = 0; i < 4; i++) {
+		tl *t = bu_new(4, NULL);
+		for (uint32_t m = 0, j = 0; m < 4; m++)
+			for (uint32_t x = 0; x < c[m]; x++, j++)
+				tl_shard(t, tl_str(t, "k%02u", j), PL_NONE, m, 1, m);
+		tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.stream_balance = 0;
+		cfg.replica_balance = 0;
+		cfg.max_moves = 2;
+		cfg.max_moves_out = lim[i][0];
+		cfg.max_moves_in = lim[i][1];
+		int n;
+		pl_plan_info info;
+		pl_action *a = bu_plan(t, &cfg, &n, &info);
+		ck_assert_int_eq(n, 2);
+		ck_assert_uint_eq(a[0].from, 0);
+		ck_assert_uint_eq(a[0].to, 2);
+		ck_assert_msg(a[1].from == want[i][0] && a[1].to == want[i][1], "limits out %u in %u: b%u -> b%u, want b%u -> b%u",
+			      lim[i][0], lim[i][1], a[1].from, a[1].to, want[i][0], want[i][1]);
+		tl_free(t);
+	}
+}
+END_TEST
+
 /* One stream a of 8 shards on b0 (za), b1 (zb), b2, b3 (zc), RF 2: b0 leads
  * 3 (followers on b3), b1 2 (on b0), b2 1 (on b1), b3 2 (on b1); floor and
  * ceiling 2. b0 -> b2 would leave its shards in zc alone, whatever the level;
@@ -867,6 +904,7 @@ Suite *suite(void)
 	tcase_add_test(c, the_ladder_stops_at_the_first_fallback_that_moves_fills_or_waits);
 	tcase_add_test(c, a_relay_is_the_last_resort_and_the_first_block_is_reported);
 	tcase_add_test(c, the_next_source_is_tried_when_the_first_has_no_move);
+	tcase_add_test(c, a_source_or_destination_at_its_move_limit_gives_way_to_the_next);
 	tcase_add_test(c, a_relay_when_no_direct_move_is_allowed_then_the_move_it_prepared);
 	tcase_add_test(c, a_scope_with_no_move_and_no_relay_is_reported_blocked);
 	suite_add_tcase(s, c);
