@@ -337,24 +337,29 @@ END_TEST
 
 /* A stream whose replicas meet few of many members (its cells are sorted,
  * not read back by a scan of every member): each member's replica count in
- * it is a recount's, whatever order the replicas are listed in. */
+ * it is a recount's, whatever order the replicas are listed in. Six members
+ * met of 2,048: more words of the bitmap than four per member met. */
+enum { NM = 2048 };
 START_TEST(few_members_met_by_a_stream_count_right)
 {
 	tl *t = tl_new();
-	for (uint32_t m = 0; m < 48; m++)
-		tl_member(t, tl_str(t, "m%02u", m), NULL);
+	for (uint32_t m = 0; m < NM; m++)
+		tl_member(t, tl_str(t, "m%04u", m), NULL);
 	uint32_t s = tl_stream(t, "s");
 	tl_shard(t, "s/0", s, 37, 3, 37u, 5u, 20u);
 	tl_shard(t, "s/1", s, 2, 3, 2u, 41u, 11u);
 	tl_shard(t, "s/2", s, 11, 2, 11u, 37u);
 	pl_view *v = tl_view(t, 0);
-	uint32_t want[48] = {0};
-	for (uint32_t k = 0; k < t->nk; k++)
+	uint32_t want[NM] = {0}, leads[NM] = {0};
+	for (uint32_t k = 0; k < t->nk; k++) {
+		leads[t->k[k].leader]++;
 		for (uint32_t r = 0; r < t->k[k].replica_count; r++)
 			want[t->k[k].replicas[r]]++;
-	for (uint32_t m = 0; m < 48; m++) {
+	}
+	for (uint32_t m = 0; m < NM; m++) {
 		pl_tally x = tl_stream_tally(v, s, m);
 		ck_assert_msg(x.replicas == want[m], "member %u: %u replicas in the stream, want %u", m, x.replicas, want[m]);
+		ck_assert_msg(x.leaders == leads[m], "member %u: leads %u of the stream, want %u", m, x.leaders, leads[m]);
 	}
 	tl_free(t);
 }
