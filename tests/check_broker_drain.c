@@ -521,8 +521,12 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 		free(mem);
 		tl_free(t);
 	}
-	ck_assert_uint_gt(drains, iters / 4);
-	ck_assert_uint_gt(repairs, iters / 10);
+	/* Both kinds reached: on the full run (a short PL_TEST_ITERS, as under
+	 * valgrind, may meet no repair). */
+	if (iters >= 400) {
+		ck_assert_uint_gt(drains, iters / 4);
+		ck_assert_uint_gt(repairs, iters / 10);
+	}
 }
 END_TEST
 

@@ -155,7 +155,9 @@ START_TEST(property_a_new_shard_goes_to_the_first_tier_then_the_best_draw)
 		by_tier[want.tier]++;
 		tl_free(t);
 	}
-	for (uint32_t tier = 1; tier <= 5; tier++)
+	/* Every tier reached: on the full run (a short PL_TEST_ITERS, as under
+	 * valgrind, may miss one). */
+	for (uint32_t tier = 1; tier <= 5 && iters >= 300; tier++)
 		ck_assert_msg(by_tier[tier] > 0, "no layout of seed %llu chose tier %u", (unsigned long long)seed0, tier);
 }
 END_TEST

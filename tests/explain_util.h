@@ -96,11 +96,13 @@ static inline void eu_own_sentence(tl *t, const pl_action *a, uint64_t seed, uin
 }
 
 /* Every reason of want[n] was seen in the `iters` layouts (`what`) from
- * seed0: the property reached each sentence it is meant to check. */
+ * seed0: the property reached each sentence it is meant to check. A short
+ * run (PL_TEST_ITERS under EU_MIN_ITERS) checks only what it met. */
+#define EU_MIN_ITERS 10
 static inline void eu_saw_every(const uint8_t *seen, const uint32_t *want, uint32_t n, const char *what,
 				uint32_t iters, uint64_t seed0)
 {
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n && iters >= EU_MIN_ITERS; i++)
 		ck_assert_msg(seen[want[i] % EU_REASONS], "no %s action in %u %s from seed %llu", pl_reason_name(want[i]),
 			      iters, what, (unsigned long long)seed0);
 }
