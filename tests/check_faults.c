@@ -36,6 +36,23 @@
 
 static unsigned long n_failed, n_moves, n_actions, worst_quiet;
 
+/* Run one layout per seed: PL_TEST_SEED's alone (returns 0: nothing to
+ * print), else tl_iters(150) drawn from rng0, the counters zeroed first
+ * (returns how many ran). */
+static uint32_t run_many(void (*one)(uint64_t seed), uint64_t rng0)
+{
+	uint64_t seed = tl_seed(0), rng = rng0;
+	uint32_t iters = tl_iters(150);
+	if (seed) {
+		one(seed);
+		return 0;
+	}
+	n_actions = n_moves = n_failed = worst_quiet = 0;
+	for (uint32_t i = 0; i < iters; i++)
+		one(tl_rand(&rng) | 1);
+	return iters;
+}
+
 /* Ticks with faults, then ticks allowed to reach a quiet one. */
 #define FAULT_TICKS 40u
 #define QUIET_WITHIN 400u
@@ -228,15 +245,9 @@ static void run_layout(uint64_t seed)
 
 START_TEST(broker_survives_failed_moves_and_flapping)
 {
-	uint64_t seed = tl_seed(0);
-	uint32_t iters = tl_iters(150);
-	if (seed) {
-		run_layout(seed);
+	uint32_t iters = run_many(run_layout, 14);
+	if (!iters)
 		return;
-	}
-	uint64_t rng = 14;
-	for (uint32_t i = 0; i < iters; i++)
-		run_layout(tl_rand(&rng) | 1);
 	printf("faults: %u broker layouts: %lu actions, %lu moves carried out, %lu of them failed; quiet at most %lu ticks "
 	       "after the faults stopped\n",
 	       iters, n_actions, n_moves, n_failed, worst_quiet);
@@ -320,16 +331,9 @@ static void run_regions(uint64_t seed)
 
 START_TEST(region_survives_failed_copies_stale_maps_and_flapping)
 {
-	uint64_t seed = tl_seed(0);
-	uint32_t iters = tl_iters(150);
-	if (seed) {
-		run_regions(seed);
+	uint32_t iters = run_many(run_regions, 15);
+	if (!iters)
 		return;
-	}
-	n_actions = n_moves = n_failed = worst_quiet = 0;
-	uint64_t rng = 15;
-	for (uint32_t i = 0; i < iters; i++)
-		run_regions(tl_rand(&rng) | 1);
 	printf("faults: %u region layouts: %lu actions carried out, %lu copies failed; quiet at most %lu ticks after "
 	       "the faults stopped\n",
 	       iters, n_actions, n_failed, worst_quiet);
@@ -513,16 +517,9 @@ static void run_fleet(uint64_t seed)
 
 START_TEST(fleet_survives_failed_writes_leaves_stale_documents_and_flapping)
 {
-	uint64_t seed = tl_seed(0);
-	uint32_t iters = tl_iters(150);
-	if (seed) {
-		run_fleet(seed);
+	uint32_t iters = run_many(run_fleet, 16);
+	if (!iters)
 		return;
-	}
-	n_actions = n_moves = n_failed = worst_quiet = 0;
-	uint64_t rng = 16;
-	for (uint32_t i = 0; i < iters; i++)
-		run_fleet(tl_rand(&rng) | 1);
 	printf("faults: %u fleet layouts: %lu actions, %lu override writes failed, %lu stale documents read; quiet at "
 	       "most %lu ticks after the faults stopped\n",
 	       iters, n_actions, n_failed, n_moves, worst_quiet);
