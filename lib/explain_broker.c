@@ -89,6 +89,29 @@ static void counts_on(out *o, const names *n, const char *what, const char *unit
 	member(o, n, n->a->to);
 }
 
+/* "stream S" (the name left out when the action has none), then the two
+ * members' counts in it and its bounds. */
+static void stream_skew(out *o, const names *n, const char *lead, const char *verb, const char *unit)
+{
+	put(o, "%sstream", lead);
+	if (n->a->stream != PL_NONE) {
+		put(o, " ");
+		stream(o, n);
+	}
+	counts_on(o, n, verb, unit);
+	put(o, ", floor %u, ceiling %u", n->a->floor, n->a->ceiling);
+}
+
+/* A cluster move to a member already at its share: it passes one on next. */
+static void relay_note(out *o, const names *n)
+{
+	if (!n->a->share || n->a->to_count < n->a->share)
+		return;
+	put(o, "; ");
+	member(o, n, n->a->to);
+	put(o, " is at its share and hands one on next (a relay)");
+}
+
 /* A leader move to a member without a replica copies the shard first. */
 static void copy_note(out *o, const names *n)
 {
@@ -141,11 +164,7 @@ int pl__explain_broker(out *o, const names *n)
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_STREAM_SKEW:
 		shard_from_to(o, n, "move leader of ", " to ");
-		put(o, ": stream ");
-		if (a->stream != PL_NONE)
-			stream(o, n);
-		counts_on(o, n, " leads ", "");
-		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		stream_skew(o, n, ": ", " leads ", "");
 		copy_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_CLUSTER_SKEW:
@@ -158,11 +177,7 @@ int pl__explain_broker(out *o, const names *n)
 			put(o, " leads fewer of stream ");
 			stream(o, n);
 		}
-		if (a->share && a->to_count >= a->share) {
-			put(o, "; ");
-			member(o, n, a->to);
-			put(o, " is at its share and hands one on next (a relay)");
-		}
+		relay_note(o, n);
 		copy_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_DRAIN:
@@ -187,11 +202,7 @@ int pl__explain_broker(out *o, const names *n)
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_STREAM_SKEW:
 		shard_from_to(o, n, "move replica of ", " to ");
-		put(o, ", staging a copy first: stream ");
-		if (a->stream != PL_NONE)
-			stream(o, n);
-		counts_on(o, n, " holds ", " replicas");
-		put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
+		stream_skew(o, n, ", staging a copy first: ", " holds ", " replicas");
 		carry_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
@@ -203,11 +214,7 @@ int pl__explain_broker(out *o, const names *n)
 			stream(o, n);
 			put(o, " is no less even after it");
 		}
-		if (a->share && a->to_count >= a->share) {
-			put(o, "; ");
-			member(o, n, a->to);
-			put(o, " is at its share and hands one on next (a relay)");
-		}
+		relay_note(o, n);
 		carry_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:

@@ -148,6 +148,11 @@ START_TEST(a_stream_move_names_both_counts_and_the_bounds)
 	a.flags = PL_ACTION_STAGE_FIRST;
 	ck_assert_str_eq(eu_say(t, &a), "move leader of orders/07 from b2 to b3: stream orders leads 10 on b2, 1 on b3, "
 					"floor 4, ceiling 4; b3 holds no replica, so a copy is staged first");
+	/* An action naming no stream (written by hand) reads without a gap. */
+	a.stream = PL_NONE;
+	a.flags = 0;
+	ck_assert_str_eq(eu_say(t, &a), "move leader of orders/07 from b2 to b3: stream leads 10 on b2, 1 on b3, "
+					"floor 4, ceiling 4");
 	tl_free(t);
 }
 END_TEST
@@ -248,6 +253,10 @@ START_TEST(a_replica_balance_move_names_counts_and_a_carried_leadership)
 	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 to b3, staging a copy first: stream orders holds "
 					"6 replicas on b2, 2 on b3, floor 4, ceiling 4; b2 leads it, and the leadership moves "
 					"with it within the leaders' bounds");
+	a.stream = PL_NONE;
+	a.flags = PL_ACTION_STAGE_FIRST;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 to b3, staging a copy first: stream holds "
+					"6 replicas on b2, 2 on b3, floor 4, ceiling 4");
 	a = eu_act(PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_CLUSTER_SKEW, 2, 3);
 	a.flags = PL_ACTION_STAGE_FIRST;
 	a.scope = PL_SCOPE_REPLICAS;
