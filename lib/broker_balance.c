@@ -353,6 +353,8 @@ int pl__bk_balance(pl__bk *b)
 	uint32_t pick[NEXT];
 	uint64_t key[NEXT];
 	uint32_t n = b->cfg->stream_balance ? next_streams(b, UINT64_MAX, pick, key) : 0;
+	if (n > 0)
+		pl__bk_targets(b);
 	for (uint32_t i = 0; i < n; i++) {
 		if (pl__bk_drive(b, pick[i], pl__bk_scope_stream, stream_move, &held))
 			return 1;

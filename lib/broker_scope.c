@@ -65,6 +65,8 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->rep = rep;
 	sc->L = 0;
 	sc->over = sc->under = sc->level = 0;
+	sc->tgt = !rep && b->tgt_on;
+	sc->hi = sc->tgt ? b->tgt[s] : 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (all || pl__eligible(v, c[i].member)) {
 			uint32_t x = c[i].leaders;
@@ -124,6 +126,8 @@ static void scope_cluster(const pl__bk *b, uint32_t rep, pl__scope *sc)
 	sc->L = 0;
 	sc->hot = 0;
 	sc->over = sc->under = sc->level = 0;
+	sc->tgt = 0;
+	sc->hi = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		sc->L += cnt[v->elig[e]];
 	set_equal_bounds(v, sc);
@@ -194,6 +198,8 @@ int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_
 	}
 	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
 	*key = c > bound ? c - bound : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c > fl + (uint32_t)(sc->hi >> m & 1)); /* leads more than its target */
 	return c > bound;
 }
 
@@ -214,6 +220,8 @@ int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t 
 	}
 	uint32_t bound = sc->under ? fl : ce;
 	*key = c < bound ? bound - c : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c < fl + (uint32_t)(sc->hi >> m & 1)); /* leads fewer than its target */
 	return c < bound;
 }
 
