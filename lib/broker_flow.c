@@ -209,6 +209,10 @@ void pl__bk_targets(pl__bk *b)
 		f.lo[m] = lo > base[m] ? lo - base[m] : 0;
 		f.hi[m] = hi > base[m] ? hi - base[m] : 0;
 	}
+	/* Each slot takes a search of at least two rounds over every pair:
+	 * give up at once when that alone passes the bound. */
+	if ((uint64_t)slots * f.n * v->n_elig * 4 > PL__BK_FLOW_WORK)
+		return;
 	uint64_t work = 0;
 	for (uint32_t k = 0; k < slots; k++)
 		if (!augment(b, &f, &work))

@@ -24,7 +24,7 @@
 /* The leader targets' flow (broker_flow.c) runs on views of at most this
  * many members and streams, within this many relaxation steps. */
 #define PL__BK_FLOW 64u
-#define PL__BK_FLOW_WORK (UINT64_C(1) << 22)
+#define PL__BK_FLOW_WORK (UINT64_C(1) << 17)
 
 /* One call's state: the output, the move budget, and why it stopped. */
 typedef struct pl__bk {

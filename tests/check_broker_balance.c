@@ -579,29 +579,36 @@ START_TEST(the_stream_moves_follow_one_flow_over_every_stream)
 }
 END_TEST
 
-/* Past PL__BK_FLOW (64) members the flow is left off and the passes rank
- * on projected totals as before: still balanced, near the fewest moves. */
+/* Past PL__BK_FLOW (64) members, or past the flow's work bound (40 streams
+ * over 40 members, each with places to choose), the flow is left off and
+ * the passes rank on projected totals as before: still balanced, near the
+ * fewest moves. */
 START_TEST(past_the_flow_bound_the_passes_rank_as_before)
 {
-	tl *t = bu_new(70, NULL);
-	uint32_t c[70] = {0};
-	for (uint32_t s = 0; s < 3; s++) {
-		memset(c, 0, sizeof c);
-		c[s] = 60 + 10 * s;
-		c[69 - s] = 20;
-		bu_stream(t, tl_str(t, "s%u", s), c, 70, 1);
+	static const uint32_t sizes[][3] = {{70, 3, 60}, {40, 40, 50}}; /* members, streams, shards per stream */
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		uint32_t nm = sizes[z][0], ns = sizes[z][1], per = sizes[z][2];
+		tl *t = bu_new(nm, NULL);
+		uint32_t c[70];
+		for (uint32_t s = 0; s < ns; s++) {
+			memset(c, 0, sizeof c);
+			c[s % nm] = per - per / 3;
+			c[(nm - 1 - s) % nm] = per / 3;
+			bu_stream(t, tl_str(t, "s%u", s), c, nm, 1);
+		}
+		pl_view *v = tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = PL_BROKER_MAX_MOVES;
+		uint64_t lb = mr_lower_bound(t, v);
+		run x = mr_run(t, &cfg, 1, 100000);
+		ck_assert(x.converged);
+		ck_assert_uint_eq(x.status, PL_STATUS_BALANCED);
+		char why[128];
+		ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "%s", why);
+		ck_assert_msg(x.moves >= lb && (uint64_t)x.moves * 100 <= lb * 110, "%u members: %u moves, bound %llu",
+			      nm, x.moves, (unsigned long long)lb);
+		tl_free(t);
 	}
-	pl_view *v = tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	uint64_t lb = mr_lower_bound(t, v);
-	run x = mr_run(t, &cfg, 1, 100000);
-	ck_assert(x.converged);
-	ck_assert_uint_eq(x.status, PL_STATUS_BALANCED);
-	char why[128];
-	ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "%s", why);
-	ck_assert_msg(x.moves >= lb && (uint64_t)x.moves * 100 <= lb * 110, "%u moves, bound %llu", x.moves,
-		      (unsigned long long)lb);
-	tl_free(t);
 }
 END_TEST
 

@@ -108,9 +108,10 @@
  *    members leading fewer, and the totals end within their bounds with no
  *    cluster move the flow did not count. The flow is solved on the stack
  *    (about 8 KiB, nothing allocated) when the view has at most 64 members
- *    and 64 streams, within 4M relaxation steps (a count, so the cut-off is
- *    deterministic); past that, the ties go to the projected totals alone,
- *    as the only rule. On 2,000 small and 500 larger random layouts with
+ *    and 64 streams, within 2^17 relaxation steps (a count, so the cut-off
+ *    is deterministic; skipped at once when 4 x its places x streams x
+ *    members pass it: each place takes a search over every pair); past
+ *    that, the ties go to the projected totals alone, as the only rule. On 2,000 small and 500 larger random layouts with
  *    equal weights and no zones or caps, every layout moves exactly the
  *    minimum (a min-cost flow from the initial counts to any final counts
  *    within every stream's and member's bounds); on projected totals alone
@@ -264,7 +265,7 @@
  * Cost: one call is linear in the shards and the per-stream cells (leader
  * and replica cells), plus
  * O(eligible members) per stream that wants a move, plus the targets' flow
- * (at most 64 members and 64 streams, 4M steps); nothing scores every
+ * (at most 64 members and 64 streams, 2^17 steps); nothing scores every
  * (shard, member) pair. Nothing is allocated; per-member numbers live in the
  * view's scratch, the flow's on the stack, for the length of a call.
  */
