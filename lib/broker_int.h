@@ -198,6 +198,8 @@ typedef struct pl__best {
 			    * goes to the follower `via` first */
 	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
 	uint32_t via; /* replicas: see follower */
+	uint32_t settled; /* leaders: 1 no other follower of the shard is above its replica ceiling of the
+			   * stream (pl__bk_offer()'s `settled`) */
 } pl__best;
 
 /* Member m's leaders (replicas) in the scope. */
@@ -279,9 +281,11 @@ int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint3
 void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w);
 
 /* Offer the move of shard k from a (key ka) to d (key kd; follower: see
- * pl__best) to the best so far, x: 1 when it is the best now. */
+ * pl__best) to the best so far, x: 1 when it is the best now. settled (a
+ * leader move): 1 when none of the shard's other followers will shed a
+ * replica of its stream (pl__best); 0 in the replica passes. */
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
-		 uint32_t follower, uint32_t k);
+		 uint32_t follower, uint32_t settled, uint32_t k);
 
 /* Should the search wait rather than make its best move x: x would move a
  * leadership that has moved already in this view (pl__moved()) while a

@@ -436,13 +436,14 @@ static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint3
 }
 
 /* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
- * before a copy (a copy that serves the replicas first of all), the larger
+ * before a copy (a copy that serves the replicas first of all), a shard
+ * none of whose other followers will shed a replica (settled), the larger
  * rise in rendezvous draw, key order. Between two moves whose source and
  * destination keys are equal (they lower the scope's potential alike), the
  * one that repeats less of the moves already made wins first: so a shard
  * that moved is not chosen again while another candidate does as well. */
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
-		 uint32_t follower, uint32_t k)
+		 uint32_t follower, uint32_t settled, uint32_t k)
 {
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
@@ -460,6 +461,8 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 			c = pl__bk_dest_before(v, sc, kd, d, x->kd, x->d) ? 1 : -1;
 		if (c == 0 && follower != x->follower)
 			c = follower > x->follower ? 1 : -1;
+		if (c == 0 && settled != x->settled)
+			c = settled > x->settled ? 1 : -1;
 		if (c == 0)
 			c = g > x->gain || (g == x->gain && v->k_rank[k] < v->k_rank[x->k]) ? 1 : -1;
 		if (c < 0)
@@ -474,6 +477,7 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 	x->k = k;
 	x->gain = g;
 	x->via = PL_NONE;
+	x->settled = settled;
 	return 1;
 }
 
