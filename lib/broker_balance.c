@@ -68,6 +68,29 @@ static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, ui
 	return cd + 1 <= ce;
 }
 
+/* In the stream pass (R: the stream's replicas on eligible members, replica
+ * balance on and no replica left to drain): is no follower of shard k other
+ * than a and d above its replica ceiling of the stream? Such a follower
+ * will shed a replica of the stream, maybe this shard's, which would then
+ * move twice; so a shard without one moves first. */
+static uint32_t settled(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = &v->st[k];
+	uint32_t s = v->snap.shards[k].stream;
+	if (R == 0 || !b->rep_settled || s == PL_NONE)
+		return 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t f = st->rep[j], fl, ce;
+		if (f == a || f == d || !pl__eligible(v, f))
+			continue;
+		pl__bounds(v, R, f, &fl, &ce);
+		if (pl__rcell_get(v, s, f) > ce)
+			return 0;
+	}
+	return 1;
+}
+
 /* Offer the moves of shard k's leadership from source a (key ka): to each
  * eligible follower that is a destination (no copy), and to the first
  * destination of l that keeps the zone count (a copy; one that serves the
@@ -88,7 +111,7 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 			continue;
 		}
 		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
-			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, k);
+			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, settled(b, k, a, f, R), k);
 	}
 	for (uint32_t i = 0; i < l->n; i++) {
 		uint32_t d = l->m[i];
@@ -98,7 +121,7 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 			w->zones = 1;
 			continue;
 		}
-		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, k);
+		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, settled(b, k, a, d, R), k);
 		break;
 	}
 }
@@ -111,7 +134,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
 		uint32_t k = v->by_stream[j], ka;
 		const pl__shard_state *st = &v->st[k];
@@ -153,7 +176,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			pl__bk_seen_limit(&w, a);
 			continue;
 		}
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 		for (uint32_t k = 0; k < v->nk; k++) {
 			const pl__shard_state *st = &v->st[k];
 			if (st->leader != a)
@@ -241,7 +264,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 			mark[x] |= PL__BK_MARK;
 	}
 	uint32_t a = PL_NONE, ka = 0;
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
 		a = pl__bk_next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)
@@ -262,7 +285,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 				pl__bk_bounds(v, sc, m, &fm, &em);
 				if (!((ca > ea && cm <= em) || (ca > fa && cm < em)) || !hop_ok(b, sc, k, L, a, m))
 					continue;
-				pl__bk_offer(v, sc, &x, a, ka, m, 0, pl__holds(&v->st[k], m), k);
+				pl__bk_offer(v, sc, &x, a, ka, m, 0, pl__holds(&v->st[k], m), 0, k);
 			}
 		}
 	}
@@ -353,6 +376,8 @@ int pl__bk_balance(pl__bk *b)
 	uint32_t pick[NEXT];
 	uint64_t key[NEXT];
 	uint32_t n = b->cfg->stream_balance ? next_streams(b, UINT64_MAX, pick, key) : 0;
+	if (n > 0)
+		pl__bk_targets(b);
 	for (uint32_t i = 0; i < n; i++) {
 		if (pl__bk_drive(b, pick[i], pl__bk_scope_stream, stream_move, &held))
 			return 1;

@@ -21,6 +21,11 @@
 
 #include "internal.h"
 
+/* The leader targets' flow (broker_flow.c) runs on views of at most this
+ * many members and streams, within this many relaxation steps. */
+#define PL__BK_FLOW 64u
+#define PL__BK_FLOW_WORK (UINT64_C(1) << 17)
+
 /* One call's state: the output, the move budget, and why it stopped. */
 typedef struct pl__bk {
 	pl_view *v;
@@ -47,9 +52,11 @@ typedef struct pl__bk {
 	uint32_t rep_elig;                /* replicas on eligible members (leader passes) */
 	uint32_t rep_settled;             /* and no replica on any other member */
 	uint32_t projected;               /* pl__bk_project() has run in this call */
+	uint32_t tgt_on;                  /* tgt holds the leader targets (pl__bk_targets()) */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
+	uint64_t tgt[PL__BK_FLOW]; /* per stream: the members whose target is its ceiling */
 } pl__bk;
 
 /* Candidate sets of the tier function. */
@@ -158,6 +165,8 @@ typedef struct pl__scope {
 	int over, under;   /* some member over its ceiling, under its floor */
 	uint32_t hot;      /* how far its furthest member is over its ceiling */
 	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread, 3 even (replicas) */
+	uint32_t tgt;      /* a stream's leaders with targets: hi says who ends at the ceiling */
+	uint64_t hi;
 } pl__scope;
 
 /* A mark on a member, kept in the scratch's high bits beside the projection
@@ -189,6 +198,8 @@ typedef struct pl__best {
 			    * goes to the follower `via` first */
 	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
 	uint32_t via; /* replicas: see follower */
+	uint32_t settled; /* leaders: 1 no other follower of the shard is above its replica ceiling of the
+			   * stream (pl__bk_offer()'s `settled`) */
 } pl__best;
 
 /* Member m's leaders (replicas) in the scope. */
@@ -270,9 +281,11 @@ int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint3
 void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w);
 
 /* Offer the move of shard k from a (key ka) to d (key kd; follower: see
- * pl__best) to the best so far, x: 1 when it is the best now. */
+ * pl__best) to the best so far, x: 1 when it is the best now. settled (a
+ * leader move): 1 when none of the shard's other followers will shed a
+ * replica of its stream (pl__best); 0 in the replica passes. */
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
-		 uint32_t follower, uint32_t k);
+		 uint32_t follower, uint32_t settled, uint32_t k);
 
 /* Should the search wait rather than make its best move x: x would move a
  * leadership that has moved already in this view (pl__moved()) while a
@@ -286,6 +299,14 @@ int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
 
 /* What a search that found no move ends with (noting waits in b). */
 int pl__bk_outcome(pl__bk *b, const pl__seen *w);
+
+/* ---- 3. the leader targets (broker_flow.c) ------------------------------- */
+
+/* For every stream, the members that end it at their ceiling (b->tgt, with
+ * b->tgt_on), chosen by one min-cost flow over every stream and the totals'
+ * bounds: the fewest leader moves. Left off (tgt_on 0) past PL__BK_FLOW
+ * members or streams, or PL__BK_FLOW_WORK steps. */
+void pl__bk_targets(pl__bk *b);
 
 /* ---- 3. searches and drivers (broker_search.c) --------------------------- */
 

@@ -101,16 +101,16 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 				continue;
 			}
 			if (!lead) {
-				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 2, k);
+				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 2, 0, k);
 				break;
 			}
 			if (pl__bk_carry_ok(b, k, a, d)) {
-				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 1, k);
+				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 1, 0, k);
 				break;
 			}
 			/* The leadership may not go to d: to a follower first? */
 			uint32_t f = handoff(b, k, a);
-			if (f != PL_NONE && pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 0, k))
+			if (f != PL_NONE && pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 0, 0, k))
 				x->via = f;
 			break;
 		}
@@ -123,7 +123,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++)
 		offer_shard(b, sc, &l, &w, &x, v->by_stream[j], PL_NONE, 0);
 	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
@@ -153,7 +153,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 				pl__bk_seen_limit(w, a);
 			continue;
 		}
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
 			if (pl__holds(&v->st[k], a))

@@ -65,6 +65,8 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->rep = rep;
 	sc->L = 0;
 	sc->over = sc->under = sc->level = 0;
+	sc->tgt = !rep && b->tgt_on;
+	sc->hi = sc->tgt ? b->tgt[s] : 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (all || pl__eligible(v, c[i].member)) {
 			uint32_t x = c[i].leaders;
@@ -124,6 +126,8 @@ static void scope_cluster(const pl__bk *b, uint32_t rep, pl__scope *sc)
 	sc->L = 0;
 	sc->hot = 0;
 	sc->over = sc->under = sc->level = 0;
+	sc->tgt = 0;
+	sc->hi = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		sc->L += cnt[v->elig[e]];
 	set_equal_bounds(v, sc);
@@ -194,6 +198,8 @@ int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_
 	}
 	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
 	*key = c > bound ? c - bound : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c > fl + (uint32_t)(sc->hi >> m & 1)); /* leads more than its target */
 	return c > bound;
 }
 
@@ -214,6 +220,8 @@ int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t 
 	}
 	uint32_t bound = sc->under ? fl : ce;
 	*key = c < bound ? bound - c : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c < fl + (uint32_t)(sc->hi >> m & 1)); /* leads fewer than its target */
 	return c < bound;
 }
 
@@ -428,13 +436,14 @@ static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint3
 }
 
 /* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
- * before a copy (a copy that serves the replicas first of all), the larger
+ * before a copy (a copy that serves the replicas first of all), a shard
+ * none of whose other followers will shed a replica (settled), the larger
  * rise in rendezvous draw, key order. Between two moves whose source and
  * destination keys are equal (they lower the scope's potential alike), the
  * one that repeats less of the moves already made wins first: so a shard
  * that moved is not chosen again while another candidate does as well. */
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
-		 uint32_t follower, uint32_t k)
+		 uint32_t follower, uint32_t settled, uint32_t k)
 {
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
@@ -452,6 +461,8 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 			c = pl__bk_dest_before(v, sc, kd, d, x->kd, x->d) ? 1 : -1;
 		if (c == 0 && follower != x->follower)
 			c = follower > x->follower ? 1 : -1;
+		if (c == 0 && settled != x->settled)
+			c = settled > x->settled ? 1 : -1;
 		if (c == 0)
 			c = g > x->gain || (g == x->gain && v->k_rank[k] < v->k_rank[x->k]) ? 1 : -1;
 		if (c < 0)
@@ -466,6 +477,7 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 	x->k = k;
 	x->gain = g;
 	x->via = PL_NONE;
+	x->settled = settled;
 	return 1;
 }
 

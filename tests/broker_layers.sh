@@ -9,7 +9,7 @@ layer() {
 	case "$1" in
 	broker) echo 1 ;;
 	broker_place | broker_drain | broker_balance | broker_replica) echo 2 ;;
-	broker_scope | broker_search | broker_tier) echo 3 ;;
+	broker_scope | broker_search | broker_tier | broker_flow) echo 3 ;;
 	broker_common) echo 4 ;;
 	*) echo 0 ;;
 	esac

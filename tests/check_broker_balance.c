@@ -151,7 +151,7 @@ static int replay(int kind)
 #define RATIO_MAX 4096
 
 typedef struct ratio {
-	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, twice_any, twice_copy, layouts;
+	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, twice_any, twice_copy, layouts, rmoves;
 	uint64_t worst_seed, big_seed, twice_seed; /* twice_seed: the first layout moving a leader twice */
 	uint32_t excess[RATIO_MAX]; /* per layout: moves above the bound, in tenths of a percent */
 } ratio;
@@ -202,12 +202,13 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 	printf("broker: %u %s layouts (seed %llu): %u moves, lower bound %u, ratio %.3f; worst %u/%u = %.3f "
 	       "(layout %llu); of those needing 10 or more, worst %u/%u = %.3f (layout %llu); "
 	       "%u moved some shard's leader twice (first: layout %llu), %u copied some shard twice, %u moved some "
-	       "shard twice (leader or replica); moves above the bound at p99: %.1f%%\n",
+	       "shard twice (leader or replica); %u replica moves; moves above the bound at p99: %.1f%%\n",
 	       q->layouts, what, (unsigned long long)seed, q->moves, q->bound,
 	       q->bound ? (double)q->moves / q->bound : 1.0, q->worst_n, q->worst_lb, (double)q->worst_n / q->worst_lb,
 	       (unsigned long long)q->worst_seed, q->big_n, q->big_lb, (double)q->big_n / q->big_lb,
 	       (unsigned long long)q->big_seed, q->twice, (unsigned long long)q->twice_seed, q->twice_copy, q->twice_any,
-	       ratio_p99(q));
+	       q->rmoves, ratio_p99(q));
+	fflush(stdout); /* before an assertion ends the test */
 }
 
 /* Equal weights, no caps, no zones: every layout converges to every stream
@@ -242,6 +243,7 @@ static ratio converge(int kind, uint64_t seed, uint32_t iters)
 		ratio_add(&q, s, x.moves, (uint32_t)lb, x.twice);
 		q.twice_any += x.twice_any > 0;
 		q.twice_copy += x.twice_copy > 0;
+		q.rmoves += x.rmoves;
 		tl_free(t);
 	}
 	return q;
@@ -254,8 +256,11 @@ START_TEST(converges_balanced_near_the_fewest_moves)
 	uint64_t seed = tl_seed(0xb10cbu);
 	ratio q = converge(K_PLAIN, seed, tl_iters(400));
 	ratio_print("small", seed, &q);
-	/* Within 1.10 of the minimum, over the whole run. */
+	/* Within 1.10 of the minimum, over the whole run, and within 3% of it
+	 * on 99% of the layouts (one extra move on a layout needing 10 to 30 is
+	 * 3 to 10%: nearly every layout must be exactly minimal). */
 	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 110, "%u moves, bound %u", q.moves, q.bound);
+	ck_assert_msg(ratio_p99(&q) <= 3.0, "moves above the bound at p99: %.1f%%", ratio_p99(&q));
 	/* No shard's leadership moves twice: a shard that moved is not chosen
 	 * again while another does as well (pl_broker_plan(3)). */
 	ck_assert_msg(q.twice == 0, "%u layouts moved some shard's leader twice (first: layout %llu)", q.twice,
@@ -275,6 +280,7 @@ START_TEST(big_layouts_stay_within_1_10_of_the_fewest_moves)
 	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 110, "%u moves, bound %u", q.moves, q.bound);
 	ck_assert_msg((uint64_t)q.big_n * 100 <= (uint64_t)q.big_lb * 110, "layout %llu: %u moves, bound %u",
 		      (unsigned long long)q.big_seed, q.big_n, q.big_lb);
+	ck_assert_msg(ratio_p99(&q) <= 3.0, "moves above the bound at p99: %.1f%%", ratio_p99(&q));
 	ck_assert_msg(q.twice == 0, "%u layouts moved some shard's leader twice (first: layout %llu)", q.twice,
 		      (unsigned long long)q.twice_seed);
 }
@@ -315,6 +321,7 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 		return;
 	uint64_t seed = tl_seed(0x5eedu), rng = seed;
 	uint32_t iters = tl_iters(400), blocked = 0, relays = 0, twice = 0, twice_any = 0, twice_copy = 0;
+	uint32_t moves = 0, rmoves = 0;
 	uint32_t zc = 0, zc_twice = 0, zc_copy = 0, zc_any = 0; /* zones or caps, equal weights, no churn */
 	const char *one = getenv("PL_TEST_ONE"); /* run one layout of this test by its seed */
 	for (uint32_t it = 0; it < iters; it++) {
@@ -326,6 +333,8 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 		run x = mr_run(t, &cfg, s, 100000);
 		ck_assert_msg(x.converged, "layout %llu: no convergence", (unsigned long long)s);
 		relays += x.relays;
+		moves += x.moves;
+		rmoves += x.rmoves;
 		twice += x.twice > 0;
 		twice_any += x.twice_any > 0;
 		twice_copy += x.twice_copy > 0;
@@ -358,8 +367,8 @@ START_TEST(every_move_keeps_the_rules_and_the_ticks_end)
 	}
 	printf("broker: %u layouts with zones, caps, weights and churn (seed %llu): %u ended blocked, %u relays; "
 	       "%u moved some shard's leader twice, %u copied some shard twice, %u moved some shard twice (leader or "
-	       "replica)\n",
-	       iters, (unsigned long long)seed, blocked, relays, twice, twice_copy, twice_any);
+	       "replica); %u leader moves, %u replica moves\n",
+	       iters, (unsigned long long)seed, blocked, relays, twice, twice_copy, twice_any, moves, rmoves);
 	printf("broker: of those, %u with zones or caps (equal weights, no churn): %u moved some shard's leader twice, "
 	       "%u copied some shard twice, %u moved some shard twice\n",
 	       zc, zc_twice, zc_copy, zc_any);
@@ -535,6 +544,74 @@ START_TEST(a_shard_acted_on_in_this_call_is_not_moved_again)
 }
 END_TEST
 
+/* Four streams on four members where the stream pass's choices matter: s0
+ * 0/2/0/0 hands one to a member at its floor, and which one decides whether
+ * the totals then need a cluster move. The fewest moves are 5 (s3 to m01
+ * and m02, s1 to m01, s2 to m00, s0 to m03); choosing s0's destination on
+ * totals projected only by the other streams' gives (m00, tied with m02 and
+ * m03 and the smaller id) needs 6. The targets of one flow over every
+ * stream and the totals find the 5. */
+START_TEST(the_stream_moves_follow_one_flow_over_every_stream)
+{
+	tl *t = bu_new(4, NULL);
+	static const uint32_t s0[] = {0, 2, 0, 0}, s1[] = {2, 0, 1, 0}, s2[] = {1, 1, 3, 2}, s3[] = {3, 0, 0, 1};
+	bu_stream(t, "s0", s0, 4, 1);
+	bu_stream(t, "s1", s1, 4, 1);
+	bu_stream(t, "s2", s2, 4, 1);
+	bu_stream(t, "s3", s3, 4, 1);
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	ck_assert_uint_eq(mr_lower_bound(t, v), 5);
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *m = bu_dry(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 5);
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(m[i].reason, PL_REASON_STREAM_SKEW);
+		if (m[i].stream == 0)
+			ck_assert_uint_eq(m[i].to, 3);
+	}
+	char why[128];
+	ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "%s", why);
+	free(m);
+	tl_free(t);
+}
+END_TEST
+
+/* Past PL__BK_FLOW (64) members, or past the flow's work bound (40 streams
+ * over 40 members, each with places to choose), the flow is left off and
+ * the passes rank on projected totals as before: still balanced, near the
+ * fewest moves. */
+START_TEST(past_the_flow_bound_the_passes_rank_as_before)
+{
+	static const uint32_t sizes[][3] = {{70, 3, 60}, {40, 40, 50}}; /* members, streams, shards per stream */
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		uint32_t nm = sizes[z][0], ns = sizes[z][1], per = sizes[z][2];
+		tl *t = bu_new(nm, NULL);
+		uint32_t c[70];
+		for (uint32_t s = 0; s < ns; s++) {
+			memset(c, 0, sizeof c);
+			c[s % nm] = per - per / 3;
+			c[(nm - 1 - s) % nm] = per / 3;
+			bu_stream(t, tl_str(t, "s%u", s), c, nm, 1);
+		}
+		pl_view *v = tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = PL_BROKER_MAX_MOVES;
+		uint64_t lb = mr_lower_bound(t, v);
+		run x = mr_run(t, &cfg, 1, 100000);
+		ck_assert(x.converged);
+		ck_assert_uint_eq(x.status, PL_STATUS_BALANCED);
+		char why[128];
+		ck_assert_msg(mr_balanced(t, v, 1, 1, why, sizeof why), "%s", why);
+		ck_assert_msg(x.moves >= lb && (uint64_t)x.moves * 100 <= lb * 110, "%u members: %u moves, bound %llu",
+			      nm, x.moves, (unsigned long long)lb);
+		tl_free(t);
+	}
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -545,6 +622,8 @@ Suite *suite(void)
 	tcase_add_test(c, without_stream_balance_the_cluster_pass_moves_any_shard);
 	tcase_add_test(c, a_shard_acted_on_in_this_call_is_not_moved_again);
 	tcase_add_test(c, the_stream_pass_pages_past_sixteen_streams);
+	tcase_add_test(c, the_stream_moves_follow_one_flow_over_every_stream);
+	tcase_add_test(c, past_the_flow_bound_the_passes_rank_as_before);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 300);
