@@ -216,11 +216,15 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 		int rc = r->ops->tick(r, budget ? budget - r->nacts : 0, &t, e);
 		if (rc)
 			return rc;
-		pl_view_settle(r->v);
+		/* a tick that starts nothing while moves finish is not quiet:
+		 * the moves in flight may be what held the policy back */
+		int settled = pl_view_settle(r->v);
 		end->status = t.status;
 		end->last = t;
 		if (t.written) {
 			end->active++;
+			quiet = 0;
+		} else if (settled > 0) {
 			quiet = 0;
 		} else if (r->now >= t.wait_until) {
 			quiet++;
