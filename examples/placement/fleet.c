@@ -96,6 +96,12 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 	uint32_t counts[32];
 	memset(counts, 0, sizeof counts);
 	t->status = PL_STATUS_BALANCED;
+	/* every member down: none decides, and no shard has an owner, which
+	 * pl_fleet_decide() would answer PL_E_NO_ELIGIBLE to */
+	pl_view_counts vc;
+	pl_view_stats(r->v, &vc);
+	if (vc.eligible == 0 && s->n_shards > 0)
+		return pt_tick_no_eligible(t);
 	for (uint32_t q = 0; q < s->n_members; q++) {
 		uint32_t m = r->self != PL_NONE ? r->self : (uint32_t)pl_view_at(r->v, PL_ELEM_MEMBER, q);
 		if (r->self == PL_NONE && (s->members[m].flags & PL_MEMBER_DOWN))
