@@ -161,6 +161,18 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 		if (t->full_stop || r->self != PL_NONE)
 			break;
 	}
+	/* A member in its cooldown may move once it has passed (after as many
+	 * ticks as the cooldown spans, or later when its last move is in the
+	 * future): quiet ticks before then are not the end. */
+	for (uint32_t m = 0; m < s->n_members; m++) {
+		if (r->last_move[m] == PL_FLEET_NEVER || (s->members[m].flags & PL_MEMBER_DOWN))
+			continue;
+		uint64_t due = r->last_move[m] + f->cfg.cooldown;
+		if (due < r->last_move[m])
+			due = UINT64_MAX;
+		if (due > t->wait_until)
+			t->wait_until = due;
+	}
 	/* A lag override younger than return-home-age may go home later: quiet
 	 * ticks before it is old enough are not the end. */
 	if (f->cfg.return_home_age != PL_FLEET_NEVER)
