@@ -419,6 +419,28 @@ END_TEST
 
 /* ---- the dry run ------------------------------------------------------------- */
 
+/* PL_MEMBER_LAGGING is a fleet's and a region's notion: the broker policy
+ * does not read it, so a lagging broker is a destination like any other
+ * (pl_snapshot_validate(3) says so). */
+START_TEST(a_lagging_member_is_a_destination_all_the_same)
+{
+	tl *t = skewed();
+	t->m[0].flags |= PL_MEMBER_LAGGING;
+	t->m[1].flags |= PL_MEMBER_LAGGING;
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = 4;
+	pl_action out[16];
+	pl_plan_info info;
+	int n = plan(t, &cfg, out, 16, &info);
+	ck_assert_int_eq(n, 4);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(out[i].to == 0 || out[i].to == 1, "action %d goes to %u", i, out[i].to);
+	ck_assert_uint_eq(bu_lead(t->view, 0, 2), 2);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(dry_run_is_the_ticks_in_sequence)
 {
 	uint32_t q;
@@ -572,6 +594,7 @@ Suite *suite(void)
 	tcase_add_test(c, status_blocked_caps);
 	tcase_add_test(c, status_blocked_zones);
 	tcase_add_test(c, status_stalled_and_balanced);
+	tcase_add_test(c, a_lagging_member_is_a_destination_all_the_same);
 	suite_add_tcase(s, c);
 	c = tcase_create("dry run and sentences");
 	tcase_add_test(c, dry_run_is_the_ticks_in_sequence);

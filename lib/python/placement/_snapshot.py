@@ -41,7 +41,8 @@ class Member:
         max_shards: most replicas it may hold; 0 is no cap.
         down: not live: owns, leads and receives nothing.
         draining: live, but hands off what it has and takes nothing new.
-        lagging: live, but behind: never the destination of a move.
+        lagging: live, but behind: never the destination of a fleet or region
+            move (the broker policy does not read it).
         load: the caller's measure of its load; None is unmeasured (never
             wins a load comparison on missing data), not zero.
         joined_at: the caller's clock when it joined; greater is newer.

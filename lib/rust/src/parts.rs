@@ -28,7 +28,8 @@ pub struct Member {
     pub down: bool,
     /// Live, but hands off what it has and takes nothing new.
     pub draining: bool,
-    /// Live, but behind: never the destination of a move.
+    /// Live, but behind: never the destination of a fleet or region move
+    /// (the broker policy does not read it).
     pub lagging: bool,
     /// The caller's measure of its load; `None` is unmeasured, which is not
     /// the same as zero (`PL_MEMBER_UNMEASURED`).
