@@ -26,7 +26,8 @@ pub struct Member {
     pub max_shards: u32,
     /// Not live: owns, leads and receives nothing.
     pub down: bool,
-    /// Live, but hands off what it has and takes nothing new.
+    /// Live, but takes nothing new; the broker policy hands off all it has,
+    /// the region policy leaves its peers where they are.
     pub draining: bool,
     /// Live, but behind: never the destination of a fleet or region move
     /// (the broker policy does not read it).
