@@ -107,11 +107,14 @@ static void blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const
 			}
 		} else if (w->member == PL_NONE) {
 			pt_put(b, " the cluster as a whole");
+		} else {
+			pt_put(b, " member "); /* "lagging: member f2: it lags" */
+			pt_put_name(b, s->members[w->member].id);
 		}
 		if (w->word)
 			pt_put(b, ": %s", w->word);
-		if (w->member != PL_NONE) {
-			pt_put(b, "%s member ", w->shard != PL_NONE || w->stream != PL_NONE || w->word ? "," : "");
+		if (w->member != PL_NONE && (w->shard != PL_NONE || w->stream != PL_NONE)) {
+			pt_put(b, ", member ");
 			pt_put_name(b, s->members[w->member].id);
 		}
 		pt_putc(b, '\n');
