@@ -35,10 +35,28 @@ static inline void put(out *o, const char *fmt, ...)
 		o->len += (size_t)n;
 }
 
+/* An id's bytes, as they are but for a control byte (below 0x20, 0x7f) or
+ * a '%', written %XX as placement(5) spells it: a NUL in an id must not end
+ * the sentence, nor a newline break its line, and two ids never read the
+ * same. */
+static inline int plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c != 0x7f && c != '%';
+}
+
 static inline void put_bytes(out *o, pl_bytes b)
 {
-	int n = b.len > 0x7fffffff ? 0x7fffffff : (int)b.len;
-	put(o, "%.*s", n, b.ptr ? b.ptr : "");
+	const unsigned char *p = (const unsigned char *)b.ptr;
+	uint64_t i = 0;
+	while (p && i < b.len) {
+		uint64_t j = i;
+		while (i < b.len && i - j < 0x40000000u && plain_byte(p[i]))
+			i++;
+		if (i > j)
+			put(o, "%.*s", (int)(i - j), (const char *)p + j);
+		else
+			put(o, "%%%02X", p[i++]);
+	}
 }
 
 /* "1 replica", "2 replicas". */

@@ -188,6 +188,28 @@ START_TEST(sentences_follow_their_fields)
 }
 END_TEST
 
+/* Ids are bytes: a NUL, a control byte or a '%' in one is written %XX, so
+ * the sentence names every byte, two ids never read the same, and no id
+ * cuts the sentence short or breaks its line. */
+START_TEST(odd_bytes_of_ids_are_written_as_escapes)
+{
+	static const char from[] = "a\0x", to[] = "a\0y", key[] = "k\ney\x1b%";
+	tl *t = names();
+	t->m[2].id = (pl_bytes){from, sizeof from - 1};
+	t->m[0].id = (pl_bytes){to, sizeof to - 1};
+	t->k[0].key = (pl_bytes){key, sizeof key - 1};
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	a.scope = PL_SCOPE_STREAM;
+	a.from_count = 10;
+	a.to_count = 1;
+	a.floor = 4;
+	a.ceiling = 4;
+	ck_assert_str_eq(say(t, &a), "move leader of k%0Aey%1B%25 from a%00x to a%00y: stream orders leads 10 on "
+				     "a%00x, 1 on a%00y, floor 4, ceiling 4");
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -198,6 +220,7 @@ static Suite *suite(void)
 	tcase_add_test(c, bad_actions_write_nothing);
 	tcase_add_test(c, explain_refuses_members_out_of_range_and_missing_arrays);
 	tcase_add_test(c, sentences_follow_their_fields);
+	tcase_add_test(c, odd_bytes_of_ids_are_written_as_escapes);
 	suite_add_tcase(s, c);
 	c = tcase_create("names");
 	tcase_add_test(c, names_of_kinds_reasons_statuses);

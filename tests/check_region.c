@@ -268,6 +268,36 @@ END_TEST
 
 /* ---- caps ------------------------------------------------------------------------------ */
 
+/* A draining member takes nothing new, and the region policy moves none of
+ * its peers off it (pl_snapshot_validate(3)): the regions it holds keep it
+ * as a peer, its primaries go to the peers that may take them, and the
+ * cluster is balanced with it holding what it held. */
+START_TEST(a_draining_member_keeps_its_peers)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", "z1", 1), d = ru_member(t, "d", "z2", 2), b = ru_member(t, "b", "z3", 3);
+	t->m[d].flags = PL_MEMBER_DRAINING;
+	ru_region(t, "r0", d, 2, d, a);
+	ru_region(t, "r1", d, 2, d, b);
+	pl_view *v = tl_view(t, 0);
+	pl_region_config c = ru_cfg(2);
+	ru_tick *tk = ru_tick_new();
+	for (int tick = 0; tick < 4; tick++) {
+		ru_plan(v, &c, tk);
+		for (int i = 0; i < tk->rc; i++) {
+			ck_assert_uint_ne(tk->a[i].to, d);
+			ck_assert_uint_ne(tk->a[i].kind, PL_ACTION_MOVE_REPLICA);
+		}
+		v = ru_next(t, tick & 1);
+	}
+	ck_assert_uint_eq(tk->info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(ru_reps(v, d), 2);
+	ck_assert_uint_eq(ru_prims(v, d), 0);
+	free(tk);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(caps_stop_and_the_view_holds_exactly_the_written)
 {
 	tl *t = tl_new();
@@ -360,6 +390,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, check_add_peer_refuses_each_case);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("caps");
+	tcase_add_test(tc, a_draining_member_keeps_its_peers);
 	tcase_add_test(tc, caps_stop_and_the_view_holds_exactly_the_written);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("explain");

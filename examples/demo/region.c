@@ -1,6 +1,6 @@
 /*
  * region.c - replica sets that grow onto joining members, and primaries that
- * follow: a cluster of 12 regions grows 1 -> 2 -> 4 members with RF 3, tick
+ * follow: a cluster of 12 regions, owned by its one member, grows 1 -> 2 -> 4 members with RF 3, tick
  * by tick. Each tick runs pl_region_plan() once (at most 6 actions), prints
  * each action's sentence and the regions and primaries per member, and
  * carries the actions out by rebuilding the snapshot from the view's shard
@@ -121,7 +121,8 @@ int demo_region(void)
 {
 	demo_title("Regions: replica sets grow onto joining members, primaries follow");
 	printf("12 regions, replication factor 3, at most 6 actions per tick. The\n"
-	       "effective RF is min(3, live members): one member owns every region.\n\n");
+	       "effective RF is min(3, live members): node-1, alone, owns every region\n"
+	       "(one peer, itself, the primary) until others join.\n\n");
 	cluster *c = calloc(1, sizeof *c);
 	if (c == NULL)
 		return 1;
@@ -136,6 +137,11 @@ int demo_region(void)
 	cfg.max_actions = 6;
 	int rc = 0;
 	join(c, 1);
+	for (uint32_t i = 0; i < NREGIONS; i++) { /* a one-member cluster's regions: peers = [node-1] */
+		c->k[i].replicas[0] = 0;
+		c->k[i].replica_count = 1;
+		c->k[i].leader = 0;
+	}
 	rc |= run(c, &cfg);
 	join(c, 1);
 	rc |= run(c, &cfg);

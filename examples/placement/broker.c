@@ -46,6 +46,17 @@ static int prepare(pt_run *r, pt_err *e)
 	return 0;
 }
 
+/* Why a draining member's replica cannot leave it (pl_broker_drain_stalls()). */
+static const char *stall_words(uint32_t reason)
+{
+	switch (reason) {
+	case PL_BROKER_STALL_HELD: return "every eligible member holds it";
+	case PL_BROKER_STALL_ZONES: return "every other eligible member would lower its zone count";
+	case PL_BROKER_STALL_CAPS: return "every member that keeps its zone count is at its cap";
+	default: return NULL;
+	}
+}
+
 static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 {
 	pl_action buf[CHUNK];
@@ -72,8 +83,17 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 	}
 	t->status = info.status;
 	t->blocked = info.blocked;
-	/* what info.detail names, by status (placement/broker.h) */
-	if (info.detail != PL_NONE) {
+	/* what info.detail names, by status (placement/broker.h); a drain
+	 * that stalls names each replica that cannot leave, and why */
+	if (info.status == PL_STATUS_DRAIN_STALLED) {
+		pl_broker_stall st[PT_MAX_BLOCKERS];
+		int ns = pl_broker_drain_stalls(r->v, st, PT_MAX_BLOCKERS, NULL, NULL);
+		for (int i = 0; i < ns; i++)
+			pt_tick_blocker(t, info.status, st[i].shard, r->snap.shards[st[i].shard].stream, st[i].member,
+					stall_words(st[i].reason));
+		if (ns <= 0 && info.detail < r->snap.n_shards)
+			pt_tick_blocker(t, info.status, info.detail, r->snap.shards[info.detail].stream, PL_NONE, NULL);
+	} else if (info.detail != PL_NONE) {
 		if (info.status == PL_STATUS_STALLED && info.detail < r->snap.n_shards)
 			pt_tick_blocker(t, info.status, info.detail, r->snap.shards[info.detail].stream, PL_NONE, NULL);
 		else if ((info.status == PL_STATUS_BLOCKED_CAPS || info.status == PL_STATUS_BLOCKED_ZONES) &&

@@ -73,6 +73,19 @@ static int moved(const pl_action *a)
 	return a->reason != PL_REASON_VOID_OVERRIDE && a->reason != PL_REASON_REDUNDANT_OVERRIDE;
 }
 
+/* Why a member's decision ended with a status that leaves the fleet out of
+ * its bounds (pl_fleet_decide(3)). */
+static const char *blocker_words(uint32_t status)
+{
+	switch (status) {
+	case PL_STATUS_STALLED: return "it lags, and no member that is not lagging can take its busiest shard";
+	case PL_STATUS_MOVING: return "count or spread moves are still wanted";
+	case PL_STATUS_RETURNING_HOME: return "lag overrides wait to go home";
+	case PL_STATUS_UNEVEN: return "out of bounds, and no rule of this configuration moves it";
+	default: return NULL;
+	}
+}
+
 static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 {
 	fleet_state *f = r->cfg;
@@ -96,6 +109,12 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 	uint32_t counts[32];
 	memset(counts, 0, sizeof counts);
 	t->status = PL_STATUS_BALANCED;
+	/* every member down: none decides, and no shard has an owner, which
+	 * pl_fleet_decide() would answer PL_E_NO_ELIGIBLE to */
+	pl_view_counts vc;
+	pl_view_stats(r->v, &vc);
+	if (vc.eligible == 0 && s->n_shards > 0)
+		return pt_tick_no_eligible(t);
 	for (uint32_t q = 0; q < s->n_members; q++) {
 		uint32_t m = r->self != PL_NONE ? r->self : (uint32_t)pl_view_at(r->v, PL_ELEM_MEMBER, q);
 		if (r->self == PL_NONE && (s->members[m].flags & PL_MEMBER_DOWN))
@@ -122,7 +141,9 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 		if (pt_status_blocks(info.status)) {
 			if (!pt_status_blocks(t->status))
 				t->status = info.status;
-			pt_tick_blocker(t, info.status, PL_NONE, PL_NONE, m, NULL);
+			/* lagging names the members that lag (below), not the deciders */
+			if (info.status != PL_STATUS_LAGGING)
+				pt_tick_blocker(t, info.status, PL_NONE, PL_NONE, m, blocker_words(info.status));
 		} else if (info.status != PL_STATUS_BALANCED && t->status == PL_STATUS_BALANCED) {
 			t->status = info.status;
 		}
@@ -154,6 +175,24 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 			r->last_move[m] = r->now;
 		if (t->full_stop || r->self != PL_NONE)
 			break;
+	}
+	if (t->status == PL_STATUS_LAGGING)
+		for (uint32_t q = 0; q < s->n_members; q++) {
+			uint32_t m = (uint32_t)pl_view_at(r->v, PL_ELEM_MEMBER, q);
+			if ((s->members[m].flags & (PL_MEMBER_LAGGING | PL_MEMBER_DOWN)) == PL_MEMBER_LAGGING)
+				pt_tick_blocker(t, PL_STATUS_LAGGING, PL_NONE, PL_NONE, m, "it lags");
+		}
+	/* A member in its cooldown may move once it has passed (after as many
+	 * ticks as the cooldown spans, or later when its last move is in the
+	 * future): quiet ticks before then are not the end. */
+	for (uint32_t m = 0; m < s->n_members; m++) {
+		if (r->last_move[m] == PL_FLEET_NEVER || (s->members[m].flags & PL_MEMBER_DOWN))
+			continue;
+		uint64_t due = r->last_move[m] + f->cfg.cooldown;
+		if (due < r->last_move[m])
+			due = UINT64_MAX;
+		if (due > t->wait_until)
+			t->wait_until = due;
 	}
 	/* A lag override younger than return-home-age may go home later: quiet
 	 * ticks before it is old enough are not the end. */

@@ -78,6 +78,11 @@ int pt_st_set(parser *ps, cursor *c, pt_err *e)
 		case PT_T_NUM:
 			if (pt_number(val, pt_settings[i].max, c->line, nm, &s->value, e))
 				return -1;
+			if (i == PT_SET_TICKS && s->value == 0)
+				return pt_fail(e, c->line,
+					       "set ticks=0: simulate runs 1 to %u ticks (leave ticks= out to run until nothing "
+					       "more is done)",
+					       (unsigned)PT_MAX_TICKS);
 			break;
 		case PT_T_BOOL:
 			if (pt_word_is(val, "on"))

@@ -107,11 +107,14 @@ static void blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const
 			}
 		} else if (w->member == PL_NONE) {
 			pt_put(b, " the cluster as a whole");
+		} else {
+			pt_put(b, " member "); /* "lagging: member f2: it lags" */
+			pt_put_name(b, s->members[w->member].id);
 		}
 		if (w->word)
 			pt_put(b, ": %s", w->word);
-		if (w->member != PL_NONE) {
-			pt_put(b, "%s member ", w->shard != PL_NONE || w->stream != PL_NONE || w->word ? "," : "");
+		if (w->member != PL_NONE && (w->shard != PL_NONE || w->stream != PL_NONE)) {
+			pt_put(b, ", member ");
 			pt_put_name(b, s->members[w->member].id);
 		}
 		pt_putc(b, '\n');
@@ -216,11 +219,15 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 		int rc = r->ops->tick(r, budget ? budget - r->nacts : 0, &t, e);
 		if (rc)
 			return rc;
-		pl_view_settle(r->v);
+		/* a tick that starts nothing while moves finish is not quiet:
+		 * the moves in flight may be what held the policy back */
+		int settled = pl_view_settle(r->v);
 		end->status = t.status;
 		end->last = t;
 		if (t.written) {
 			end->active++;
+			quiet = 0;
+		} else if (settled > 0) {
 			quiet = 0;
 		} else if (r->now >= t.wait_until) {
 			quiet++;

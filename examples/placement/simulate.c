@@ -159,9 +159,9 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_buf_free(&evj);
 			goto out;
 		}
-		pl_view_settle(r.v);
+		int settled = pl_view_settle(r.v); /* moves that finish: not quiet */
 		pt_progress(o, "simulated tick %llu, %zu actions so far", (unsigned long long)t, r.nacts);
-		quiet = tk.written ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
+		quiet = tk.written || settled > 0 ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
 		pt_stats st;
 		pt_stats_compute(&st, r.v, policy);
 		/* the tick's measure per member, for the picture (up to a bound

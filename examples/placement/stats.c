@@ -417,9 +417,10 @@ static void spread_words(pt_buf *b, const pt_stats *st, const pl_snapshot *s, co
 		if (!pt_eligible(&s->members[c->member]))
 			continue;
 		n++;
-		if (c->leaders < mn)
+		/* the first of equals in the rows' (id) order, never a file index */
+		if (n == 1 || c->leaders < mn)
 			mn = c->leaders, mn_m = c->member;
-		if (c->leaders > mx)
+		if (n == 1 || c->leaders > mx)
 			mx = c->leaders, mx_m = c->member;
 	}
 	if (n == 0) {
@@ -463,9 +464,9 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 		if (!pt_held(st, m))
 			continue;
 		n++;
-		if (val < mn)
+		if (n == 1 || val < mn)
 			mn = val, mn_m = st->m[r].member;
-		if (val > mx)
+		if (n == 1 || val > mx)
 			mx = val, mx_m = st->m[r].member;
 	}
 	if (st->nm == 0 || (st->nm > PT_NAMED && n == 0))

@@ -49,8 +49,8 @@ typedef struct pl_bytes {
 
 /* pl_member.flags */
 #define PL_MEMBER_DOWN 0x1u       /**< not live: owns, leads and receives nothing */
-#define PL_MEMBER_DRAINING 0x2u   /**< live, but hands off what it has and takes nothing new */
-#define PL_MEMBER_LAGGING 0x4u    /**< live, but behind: never a destination of a move */
+#define PL_MEMBER_DRAINING 0x2u   /**< live, but takes nothing new; the broker policy hands off all it has, the region policy leaves its peers */
+#define PL_MEMBER_LAGGING 0x4u    /**< live, but behind: never a destination of a fleet or region move (the broker policy does not read it) */
 #define PL_MEMBER_UNMEASURED 0x8u /**< its load is unknown: load is ignored */
 #define PL_MEMBER_FLAGS_ALL 0xFu
 

@@ -10,6 +10,8 @@
 #  3. round trip: every snapshot in the cases, written by `format` (text),
 #     reads back to the same snapshot (format is idempotent), the same stats
 #     and the same plan;
+#  3b2. any order: every snapshot with its member, stream, shard and
+#     override lines reversed prints the same stats and plan;
 #  3c. Kafka: import kafka-topics.sh --describe output, plan it, apply the
 #     reassignment and election files as Kafka would (kafka_apply.py), and
 #     get what plan --out writes;
@@ -180,6 +182,31 @@ while read -r expected cmd rest; do
 done
 [ -f "$tmp/end-checks" ] && checks=$((checks + $(wc -l < "$tmp/end-checks")))
 [ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
+
+# ---- 3b2. any order ----------------------------------------------------------------
+# The same snapshot with its member, stream, shard and override lines in the
+# reverse order (settings, events and comments where they were) prints the
+# same stats and the same plan: nothing the tool says depends on the order
+# of the file's lines.
+for f in $snapshots; do
+	[ -f "$f" ] || continue
+	awk '/^[ \t]*(member|stream|shard|override)[ \t]/ { body[n++] = $0; next } { print }
+	     END { while (n > 0) print body[--n] }' "$f" > "$tmp/reversed.txt"
+	for cmd in "stats" "plan" "--json plan"; do
+		# shellcheck disable=SC2086
+		"$bin" $cmd "$f" > "$tmp/a" 2> /dev/null
+		ra=$?
+		# shellcheck disable=SC2086
+		"$bin" $cmd "$tmp/reversed.txt" > "$tmp/b" 2> /dev/null
+		rb=$?
+		if [ $ra -eq $rb ] && cmp -s "$tmp/a" "$tmp/b"; then
+			ok
+		else
+			bad "$cmd of $f with its lines reversed differs (exit $ra, then $rb)"
+			diff -u "$tmp/a" "$tmp/b" | head -10
+		fi
+	done
+done
 
 # ---- 3c. Kafka's round trip -----------------------------------------------------------
 # Import what kafka-topics.sh --describe printed, plan it, do to the imported

@@ -40,8 +40,10 @@ class Member:
         weight: relative capacity, 1..65536 (0 reads as 1).
         max_shards: most replicas it may hold; 0 is no cap.
         down: not live: owns, leads and receives nothing.
-        draining: live, but hands off what it has and takes nothing new.
-        lagging: live, but behind: never the destination of a move.
+        draining: live, but takes nothing new; the broker policy hands off all
+            it has, the region policy leaves its peers where they are.
+        lagging: live, but behind: never the destination of a fleet or region
+            move (the broker policy does not read it).
         load: the caller's measure of its load; None is unmeasured (never
             wins a load comparison on missing data), not zero.
         joined_at: the caller's clock when it joined; greater is newer.

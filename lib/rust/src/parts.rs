@@ -26,9 +26,11 @@ pub struct Member {
     pub max_shards: u32,
     /// Not live: owns, leads and receives nothing.
     pub down: bool,
-    /// Live, but hands off what it has and takes nothing new.
+    /// Live, but takes nothing new; the broker policy hands off all it has,
+    /// the region policy leaves its peers where they are.
     pub draining: bool,
-    /// Live, but behind: never the destination of a move.
+    /// Live, but behind: never the destination of a fleet or region move
+    /// (the broker policy does not read it).
     pub lagging: bool,
     /// The caller's measure of its load; `None` is unmeasured, which is not
     /// the same as zero (`PL_MEMBER_UNMEASURED`).
