@@ -13,20 +13,23 @@
  * byte is 16) are sorted again from 15 bytes further on; keys equal with no
  * bytes left are equal keys, reported as duplicates. Runs of 16 or fewer
  * are finished by insertion sort. Most key sets are ordered by one level, so
- * each key's bytes are read about once; later levels would read them out of
- * order, which is what costs on a million keys.
+ * each key's bytes are read once; later levels would read them out of order,
+ * which is what costs on a million keys.
  *
- * Packed first level. On the first level the 16 bytes of each key's sort key
- * rarely all vary: decimal ids use ten values of a byte, and some bytes
- * never change. Each varying byte position is replaced by the rank of its
- * value among the values present there, and the ranks are combined in mixed
- * radix (a position's rank times the product of the counts of the less
- * significant ones), which keeps the order exactly. When the product fits
- * in 32 bits, keys are sorted as 64-bit words (packed key, index) by radix
- * passes over the packed key's bytes only: a third of the bytes moved per
- * pass, and often half the passes. The key bytes are read twice (once to
- * count, once to pack) instead of being carried. Equal packed keys are equal
- * sort keys, finished as on any level.
+ * Packed first level. The first level is done in one read of the keys: the
+ * shared prefix is bounded from a sample of 33 keys and checked against each
+ * key as its level key is taken (when one lacks it, the prefix is found
+ * exactly and the keys read again), and each of the 16 bytes of the level
+ * key is tracked for its least and greatest value. Those bytes rarely all
+ * vary, and decimal ids use ten values of a byte: each varying byte is
+ * replaced by its value less the least (or, when the ranges are too wide,
+ * by the rank of its value among those present, a second read of the level
+ * keys), and the bytes are combined in mixed radix (a byte's value times the
+ * product of the ranges of the less significant ones), which keeps the order
+ * exactly. When that packed key and the index fit one 64-bit word (the key
+ * in at most 40 bits), the words are sorted by LSD radix passes of at most
+ * 10 bits over the packed key only: two passes for a million decimal ids.
+ * Equal packed keys are equal level keys, finished as on any level.
  *
  * Every pass is stable, so equal keys keep their index order and the first
  * duplicate (the smallest index repeating an earlier key) is the same
@@ -34,6 +37,13 @@
  * bytes and keys are at most PL_MAX_ID_LEN long.
  */
 #include "internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define PL__SSE2 1
+#else
+#define PL__SSE2 0
+#endif
 
 int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen)
 {
@@ -179,117 +189,227 @@ static void sort_level(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 	}
 }
 
-/*
- * The packed first level (see the top of the file) of a[0..n), n > 16, whose
- * entries hold their index and tag, at offset off. Returns 0 when it does not
- * apply (the packed key would pass 32 bits, or a run of equal keys is too
- * long for the scratch left), having changed nothing but the level keys;
- * else writes out[] (and out_tag) and the duplicates.
- */
-static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uint64_t off, uint32_t *out,
-		       uint32_t *out_tag, dups *d)
+/* The first level's window of a key at off: level_key()'s 16 bytes in memory
+ * order (bytes [off, off + 15) zero-padded, then the bytes remaining capped
+ * at 16), copied with fixed-size moves (no call for a short key). */
+static void window(unsigned char *w, pl_bytes b, uint64_t off)
 {
-	uint32_t rank[16][256];
-	memset(rank, 0, sizeof rank);
-	/* The digits that vary (where some key differs from the first), then
-	 * the values present at those only. */
-	uint64_t vlo = 0, vhi = 0;
+	uint64_t rem = b.len > off ? b.len - off : 0;
+	if (rem >= 16) {
+		memcpy(w, b.ptr + off, 16);
+		w[15] = 16;
+		return;
+	}
+	memset(w, 0, 16);
+	const char *p = rem ? b.ptr + off : NULL;
+	size_t m = (size_t)(rem < 15 ? rem : 15);
+	if (m >= 8) {
+		memcpy(w, p, 8); /* two overlapping moves cover 8..15 bytes */
+		memcpy(w + m - 8, p + m - 8, 8);
+	} else if (m >= 4) {
+		memcpy(w, p, 4);
+		memcpy(w + m - 4, p + m - 4, 4);
+	} else {
+		for (size_t j = 0; j < m; j++)
+			w[j] = (unsigned char)p[j];
+	}
+	w[15] = (unsigned char)rem;
+}
+
+/* Does key b start with the off bytes of k0? */
+static int has_prefix(pl_bytes b, pl_bytes k0, uint64_t off)
+{
+	return off == 0 || (b.len >= off && memcmp(b.ptr, k0.ptr, (size_t)off) == 0);
+}
+
+/* The prefix all n keys share: a bound from a sample of them first (the
+ * shared prefix of all is at most theirs), then checked against each. */
+static uint64_t sample_prefix(const pl__byteseq *q, uint32_t n)
+{
+	pl_bytes k0 = pl__seq_at(q, 0);
+	uint64_t lcp = k0.len;
+	for (uint32_t j = 1; j <= 32 && lcp > 0; j++) {
+		pl_bytes b = pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / 32));
+		uint64_t m = b.len < lcp ? b.len : lcp, x = 0;
+		while (x < m && b.ptr[x] == k0.ptr[x])
+			x++;
+		lcp = x;
+	}
+	return lcp;
+}
+
+/* The prefix all n keys share, exactly. */
+static uint64_t common_prefix(const pl__byteseq *q, uint32_t n)
+{
+	pl_bytes k0 = pl__seq_at(q, 0);
+	uint64_t lcp = k0.len;
+	for (uint32_t i = 1; i < n && lcp > 0; i++) {
+		pl_bytes b = pl__seq_at(q, i);
+		if (has_prefix(b, k0, lcp))
+			continue; /* the usual case, once the prefix is found */
+		uint64_t m = b.len < lcp ? b.len : lcp, x = 0;
+		while (x < m && b.ptr[x] == k0.ptr[x])
+			x++;
+		lcp = x;
+	}
+	return lcp;
+}
+
+/* Each key's window at off and its tag, with the least and greatest value
+ * of each window byte (the least is stored inverted, so both are maxima).
+ * With `check`, 0 as soon as a key does not start with k0's off bytes. */
+static int fill_windows(const pl__byteseq *q, uint32_t n, uint64_t off, int check, unsigned char (*win)[16],
+			uint32_t *tags, unsigned char lo[16], unsigned char hi[16])
+{
+	pl_bytes k0 = pl__seq_at(q, 0);
+	int tagged = q->tag_offset != PL__NO_TAG;
+#if PL__SSE2
+	__m128i mn = _mm_set1_epi8(-1), mx = _mm_setzero_si128();
+#else
+	uint64_t and0 = ~UINT64_C(0), and1 = ~UINT64_C(0), or0 = 0, or1 = 0;
+#endif
 	for (uint32_t i = 0; i < n; i++) {
-		level_key(&a[i], pl__seq_at(q, a[i].i), off);
-		vlo |= a[i].lo ^ a[0].lo;
-		vhi |= a[i].hi ^ a[0].hi;
+		pl_bytes b = pl__seq_at(q, i);
+		if (tagged)
+			memcpy(&tags[i], q->base + (size_t)i * q->stride + q->tag_offset, sizeof tags[i]);
+		if (check && !has_prefix(b, k0, off))
+			return 0;
+		window(win[i], b, off);
+#if PL__SSE2
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)win[i]);
+		mn = _mm_min_epu8(mn, x);
+		mx = _mm_max_epu8(mx, x);
+#else
+		/* Bytewise, the and of the values is at most each, the or at
+		 * least each: a range holding them all. */
+		uint64_t x0, x1;
+		memcpy(&x0, win[i], 8);
+		memcpy(&x1, win[i] + 8, 8);
+		and0 &= x0;
+		and1 &= x1;
+		or0 |= x0;
+		or1 |= x1;
+#endif
 	}
-	for (int g = 0; g < 8; g++) {
-		rank[g][(a[0].lo >> (8 * g)) & 0xff] = 1;
-		rank[g + 8][(a[0].hi >> (8 * g)) & 0xff] = 1;
+#if PL__SSE2
+	_mm_storeu_si128((__m128i *)(void *)lo, mn);
+	_mm_storeu_si128((__m128i *)(void *)hi, mx);
+#else
+	memcpy(lo, &and0, 8);
+	memcpy(lo + 8, &and1, 8);
+	memcpy(hi, &or0, 8);
+	memcpy(hi + 8, &or1, 8);
+#endif
+	return 1;
+}
+
+/*
+ * The packed first level (see the top of the file) of keys 0..n-1, n > 16.
+ * Returns 0 when it does not apply (the packed key and the index would pass
+ * 64 bits, or a run of equal keys is too long for the scratch left), having
+ * written nothing the caller reads; else writes out[] (and out_tag) and the
+ * duplicates.
+ */
+static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
+		      dups *d)
+{
+	/* The scratch (6 words a key): the (packed key, index) words and their
+	 * copy, the tags, the windows; the runs reuse the windows' room. */
+	uint64_t *w = scratch, *wtmp = w + n;
+	uint32_t *tags = (uint32_t *)(void *)(wtmp + n);
+	unsigned char (*win)[16] = (unsigned char (*)[16])(void *)(wtmp + n + (n + 1) / 2);
+	kent *run = (kent *)(void *)win;
+	size_t run_room = (size_t)(6 * (uint64_t)n - 2 * (uint64_t)n - (n + 1) / 2) * sizeof *w;
+	unsigned char lo[16], hi[16];
+	uint64_t off = sample_prefix(q, n);
+	if (!fill_windows(q, n, off, 1, win, tags, lo, hi)) {
+		off = common_prefix(q, n);
+		fill_windows(q, n, off, 0, win, tags, lo, hi);
 	}
-	int md[16], nm = 0;
-	for (int g = 0; g < 16; g++)
-		if (((g < 8 ? vlo : vhi) >> (8 * (g & 7))) & 0xff)
-			md[nm++] = g;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t word[2] = {a[i].lo, a[i].hi};
-		for (int j = 0; j < nm; j++)
-			rank[md[j]][(word[md[j] >= 8] >> (8 * (md[j] & 7))) & 0xff] = 1;
-	}
-	/* Per varying digit, from the least significant: its values' ranks
-	 * and its multiplier. */
-	int vd[16], nv = 0;
-	uint32_t mult[16];
-	uint64_t prod = 1;
-	for (int g = 0; g < 16; g++) {
-		uint32_t c = 0;
-		for (int b = 0; b < 256; b++)
-			if (rank[g][b])
-				rank[g][b] = c++;
+	/* The index takes the low bits of a word, the packed key the rest, up
+	 * to 40 bits (four radix digits). */
+	int ibits = 1;
+	while (ibits < 32 && ((uint64_t)n - 1) >> ibits)
+		ibits++;
+	uint64_t limit = UINT64_C(1) << (64 - ibits < 40 ? 64 - ibits : 40);
+	/* Per varying byte (from the least significant, byte 15), a value's
+	 * rank and the byte's multiplier: first the byte's value less the
+	 * least; when the ranges' product passes the limit, the ranks among the
+	 * values present. */
+	unsigned char rank[16][256];
+	int vt[16], nv = 0;
+	uint64_t mult[16], prod = 1;
+	for (int j = 0; j < 16; j++) {
+		int t = 15 - j;
+		uint32_t c = (uint32_t)hi[t] - lo[t] + 1;
 		if (c < 2)
 			continue;
-		if (prod * c > UINT64_C(0xffffffff))
-			return 0;
-		vd[nv] = g;
-		mult[nv++] = (uint32_t)prod;
-		prod *= c;
+		vt[nv] = t;
+		mult[nv++] = prod;
+		prod = prod > limit / c ? limit + 1 : prod * c;
+		for (uint32_t b = lo[t]; b <= hi[t]; b++)
+			rank[t][b] = (unsigned char)(b - lo[t]);
 	}
-	/* (packed key, place) words, in the first two thirds of tmp. */
-	uint64_t *w = (uint64_t *)tmp, *wtmp = w + n;
-	/* Each varying digit as (word, shift, its ranks pre-multiplied). */
-	for (int j = 0; j < nv; j++)
-		for (int b = 0; b < 256; b++)
-			rank[vd[j]][b] *= mult[j];
-	int vs[16], vw[16];
-	for (int j = 0; j < nv; j++) {
-		vs[j] = 8 * (vd[j] & 7);
-		vw[j] = vd[j] >= 8;
-	}
-	/* The tags, packed in the last third of tmp (read at random below: 4
-	 * bytes a key rather than an entry), the room for runs after them. */
-	uint32_t *tags = (uint32_t *)(void *)(wtmp + n);
-	size_t tag_room = ((size_t)n * sizeof *tags + 7) & ~(size_t)7;
-	kent *run = (kent *)(void *)((char *)tags + tag_room);
-	size_t run_room = (size_t)n * sizeof(kent) - 2 * (size_t)n * sizeof *w - tag_room;
-	/* The packed keys, and the counts of each of their bytes for the
-	 * passes below, in one loop. */
-	uint32_t counts[4][256];
-	memset(counts, 0, sizeof counts);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t word[2] = {a[i].lo, a[i].hi};
-		uint32_t key = 0;
+	if (prod > limit) {
 		for (int j = 0; j < nv; j++)
-			key += rank[vd[j]][(word[vw[j]] >> vs[j]) & 0xff];
-		w[i] = (uint64_t)key << 32 | i;
-		tags[i] = a[i].tag;
-		counts[0][key & 0xff]++;
-		counts[1][(key >> 8) & 0xff]++;
-		counts[2][(key >> 16) & 0xff]++;
-		counts[3][key >> 24]++;
+			memset(rank[vt[j]], 0, sizeof rank[0]);
+		for (uint32_t i = 0; i < n; i++)
+			for (int j = 0; j < nv; j++)
+				rank[vt[j]][win[i][vt[j]]] = 1;
+		prod = 1;
+		for (int j = 0; j < nv; j++) {
+			uint32_t c = 0;
+			for (int b = 0; b < 256; b++)
+				if (rank[vt[j]][b])
+					rank[vt[j]][b] = (unsigned char)c++;
+			mult[j] = prod;
+			prod = prod > limit / c ? limit + 1 : prod * c;
+		}
+		if (prod > limit)
+			return 0;
 	}
-	/* Stable LSD passes over the packed key's bytes (bits 32 and up). */
+	/* Radix digits over the packed key's bits, at most 10 bits each. */
+	int kbits = 0;
+	while (kbits < 64 && (prod - 1) >> kbits)
+		kbits++;
+	int np = (kbits + 9) / 10, width = np ? (kbits + np - 1) / np : 0;
+	uint32_t mask = (UINT32_C(1) << width) - 1;
+	uint32_t counts[4][1024];
+	memset(counts, 0, (size_t)np * sizeof counts[0]);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t key = 0;
+		for (int j = 0; j < nv; j++)
+			key += rank[vt[j]][win[i][vt[j]]] * mult[j];
+		w[i] = key << ibits | i;
+		for (int p = 0; p < np; p++)
+			counts[p][(key >> (p * width)) & mask]++;
+	}
+	/* Stable LSD passes: equal keys stay in index order. */
 	uint64_t *src = w, *dst = wtmp;
-	for (int sh = 32; sh < 64 && (prod - 1) >> (sh - 32); sh += 8) {
-		uint32_t *count = counts[(sh - 32) / 8];
-		uint32_t sum = 0;
-		for (int b = 0; b < 256; b++) {
+	for (int p = 0; p < np; p++) {
+		uint32_t *count = counts[p], sum = 0;
+		int sh = ibits + p * width;
+		for (uint32_t b = 0; b <= mask; b++) {
 			uint32_t t = count[b];
 			count[b] = sum;
 			sum += t;
 		}
 		for (uint32_t i = 0; i < n; i++)
-			dst[count[(src[i] >> sh) & 0xff]++] = src[i];
+			dst[count[(src[i] >> sh) & mask]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
 	}
-	/* Keys alone in their packed key are placed at once (an entry's index
-	 * is its place: a[p].i == p). Runs of equal keys with bytes left are
-	 * sorted from 15 bytes on in the run room: check the longest fits
-	 * first (out[] is written again on the fallback). */
+	/* Keys alone in their packed key are placed at once. Runs of equal
+	 * keys with bytes left are sorted from 15 bytes on in the run room
+	 * (the windows are not read again): check the longest fits first. */
+	uint64_t imask = (UINT64_C(1) << ibits) - 1;
 	uint32_t longest = 1;
 	for (uint32_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && src[j] >> 32 == src[i] >> 32; j++)
+		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
 			;
 		if (j - i == 1) {
-			uint32_t p = (uint32_t)src[i];
-			PL_ASSERT(a[p].i == p);
+			uint32_t p = (uint32_t)(src[i] & imask);
 			out[i] = p;
 			if (out_tag)
 				out_tag[i] = tags[p];
@@ -301,13 +421,17 @@ static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 	if (2 * (size_t)longest * sizeof *run > run_room)
 		return 0;
 	for (uint32_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && src[j] >> 32 == src[i] >> 32; j++)
+		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
 			;
 		if (j - i == 1)
 			continue;
-		for (uint32_t x = i; x < j; x++)
-			run[x - i] = a[(uint32_t)src[x]];
-		if ((run[0].lo & 0xff) == 16)
+		for (uint32_t x = i; x < j; x++) {
+			uint32_t p = (uint32_t)(src[x] & imask);
+			run[x - i].i = p;
+			run[x - i].tag = tags[p];
+		}
+		pl_bytes b = pl__seq_at(q, run[0].i);
+		if (b.len > off && b.len - off >= 16) /* a window's bytes remaining: 16 */
 			sort_level(q, run, run + (j - i), j - i, off + 15, d);
 		else
 			note_dup(d, run); /* no bytes left: equal keys, in index order */
@@ -323,34 +447,19 @@ static int sort_packed(const pl__byteseq *q, kent *a, kent *tmp, uint32_t n, uin
 uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
 			uint32_t *dup_other)
 {
-	kent *a = scratch, *tmp = a + n;
 	dups d = {PL_NONE, PL_NONE};
-	/* Skip the prefix every key shares: it orders nothing. */
-	/* In the same pass, each entry's index and tag. */
-	uint64_t lcp = 0;
-	pl_bytes k0 = {NULL, 0};
-	if (n > 0) {
-		k0 = pl__seq_at(q, 0);
-		lcp = k0.len;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		a[i].i = i;
-		a[i].tag = 0;
-		if (q->tag_offset != PL__NO_TAG)
-			memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
-		if (i == 0 || lcp == 0)
-			continue;
-		pl_bytes b = pl__seq_at(q, i);
-		uint64_t m = b.len < lcp ? b.len : lcp, j = 0;
-		if (m > 0 && memcmp(b.ptr, k0.ptr, (size_t)m) == 0) {
-			lcp = m; /* the usual case, once the prefix is found */
-			continue;
+	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, &d))) {
+		/* Byte levels from the prefix every key shares (it orders
+		 * nothing). */
+		kent *a = scratch, *tmp = a + n;
+		uint64_t lcp = n > 0 ? common_prefix(q, n) : 0;
+		for (uint32_t i = 0; i < n; i++) {
+			a[i].i = i;
+			a[i].tag = 0;
+			if (q->tag_offset != PL__NO_TAG)
+				memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
 		}
-		while (j < m && b.ptr[j] == k0.ptr[j])
-			j++;
-		lcp = j;
-	}
-	if (!(n > 16 && sort_packed(q, a, tmp, n, lcp, out, out_tag, &d))) {
+		d.index = d.other = PL_NONE;
 		sort_level(q, a, tmp, n, lcp, &d);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = a[i].i;

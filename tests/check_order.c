@@ -129,6 +129,81 @@ START_TEST(an_odd_key_among_a_shared_prefix)
 }
 END_TEST
 
+/* Ids as control planes write them, past the 16 keys an insertion sort
+ * takes: decimal and hex numbers, behind prefixes shorter and longer than a
+ * level, with duplicates, each key set in a random order. Decimal bytes fit
+ * the packed first level by their ranges, hex ones by the values present;
+ * keys 16 bytes past the prefix that agree on 15 of them go on to a second
+ * level. All must give the comparison order. */
+START_TEST(id_shapes_match_comparison_order)
+{
+	uint64_t seed = tl_seed(0x1d5a9e5u);
+	for (uint32_t it = 0; it < 60; it++) {
+		uint64_t rng = seed + it;
+		uint32_t f = it % 7;
+		uint32_t n = 17 + tl_below(&rng, it % 4 == 0 ? 20000 : 400);
+		key *k = calloc(n, sizeof *k);
+		char *pool = malloc((size_t)n * 48);
+		uint32_t spread = 1 + tl_below(&rng, 100000);
+		for (uint32_t i = 0; i < n; i++) {
+			char *p = pool + (size_t)i * 48;
+			uint32_t a = tl_below(&rng, spread), b = (uint32_t)tl_rand(&rng);
+			if (f == 0)
+				b %= 10000;
+			int len = f == 0   ? snprintf(p, 48, "topic-%05u/%04u", a, b)
+				  : f == 1 ? snprintf(p, 48, "%08x", b)
+				  : f == 2 ? snprintf(p, 48, "/cluster/prod/streams/orders-%u-%u", a, b % 64)
+				  : f == 3 ? snprintf(p, 48, "%u.%u", a, b % 1000)
+				  : f == 4 ? snprintf(p, 48, "shard-%x:%x", a, b)
+				  : f == 5 ? snprintf(p, 48, "k%u", a)
+					   : snprintf(p, 48, "%c00000000000000%c", 'a' + a % 3, 'a' + b % 26);
+			if (i > 0 && tl_below(&rng, 50) == 0) { /* a duplicate */
+				uint32_t o = tl_below(&rng, i);
+				memcpy(p, k[o].b.ptr, (size_t)k[o].b.len);
+				len = (int)k[o].b.len;
+			}
+			k[i].b = (pl_bytes){p, (uint64_t)len};
+			k[i].tag = i * 7u;
+		}
+		uint32_t *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want), *tags = malloc(n * sizeof *tags);
+		void *scratch = malloc(PL__SORT_SCRATCH(n));
+		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
+		uint32_t other, dup = pl__sort_bytes(&q, n, got, tags, scratch, &other);
+		for (uint32_t i = 0; i < n; i++)
+			want[i] = i;
+		cmp_base = k;
+		qsort(want, n, sizeof *want, ref_cmp);
+		uint32_t brute = PL_NONE, brute_other = PL_NONE;
+		for (uint32_t i = 0; i < n; i++) {
+			ck_assert_msg(got[i] == want[i] && tags[i] == k[want[i]].tag,
+				      "seed %llu (format %u, %u keys): place %u has %u, want %u",
+				      (unsigned long long)(seed + it), f, n, i, got[i], want[i]);
+			/* in sorted order, a key equal to the one before it repeats it */
+			if (i > 0 && pl__bytes_cmp(k[want[i]].b.ptr, k[want[i]].b.len, k[want[i - 1]].b.ptr,
+						   k[want[i - 1]].b.len) == 0 && want[i] < brute) {
+				uint32_t j = i - 1;
+				while (j > 0 && pl__bytes_cmp(k[want[j - 1]].b.ptr, k[want[j - 1]].b.len, k[want[i]].b.ptr,
+							      k[want[i]].b.len) == 0)
+					j--;
+				brute = want[i];
+				brute_other = want[j];
+			}
+		}
+		/* The first duplicate: the smallest index repeating an earlier key,
+		 * and the earliest key it repeats. */
+		ck_assert_msg(dup == brute, "seed %llu: duplicate %u, want %u", (unsigned long long)(seed + it), dup, brute);
+		if (dup != PL_NONE)
+			ck_assert_uint_eq(other, brute_other);
+		free(k);
+		free(pool);
+		free(got);
+		free(want);
+		free(tags);
+		free(scratch);
+	}
+}
+END_TEST
+
 START_TEST(radix_u64_sorts)
 {
 	uint64_t rng = tl_seed(99);
@@ -171,6 +246,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, radix_order_matches_comparison_order);
 	tcase_add_test(c, an_odd_key_among_a_shared_prefix);
+	tcase_add_test(c, id_shapes_match_comparison_order);
 	tcase_add_test(c, radix_u64_sorts);
 	tcase_add_test(c, bytes_compare);
 	suite_add_tcase(s, c);
