@@ -31,6 +31,13 @@
  * 10 bits over the packed key only: two passes for a million decimal ids.
  * Equal packed keys are equal level keys, finished as on any level.
  *
+ * From a sample. For 4,096 keys or more, the plan (which bytes vary, and the
+ * values each may take: the classes of the values a sample of 64 keys shows,
+ * such as the ten digits) is made first, and each key is packed in the one
+ * read of it, checked to fit the plan: the level keys are not stored. The
+ * first key that does not fit (a byte the sample saw constant that varies, a
+ * value of another class) sends the sort to the windows above.
+ *
  * Every pass is stable, so equal keys keep their index order and the first
  * duplicate (the smallest index repeating an earlier key) is the same
  * whatever path the sort took. It terminates because each level consumes 15
@@ -38,7 +45,7 @@
  */
 #include "internal.h"
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(PL_NO_SSE2) /* PL_NO_SSE2: the portable path, to test it */
 #include <emmintrin.h>
 #define PL__SSE2 1
 #else
@@ -216,10 +223,23 @@ static void window(unsigned char *w, pl_bytes b, uint64_t off)
 	w[15] = (unsigned char)rem;
 }
 
-/* Does key b start with the off bytes of k0? */
+/* Does key b start with the off bytes of k0? Up to 8 bytes as one word
+ * compared under a mask of their bytes, when b has 8. */
 static int has_prefix(pl_bytes b, pl_bytes k0, uint64_t off)
 {
-	return off == 0 || (b.len >= off && memcmp(b.ptr, k0.ptr, (size_t)off) == 0);
+	if (off == 0)
+		return 1;
+	if (b.len < off)
+		return 0;
+	if (off <= 8 && b.len >= 8 && k0.len >= 8) {
+		static const unsigned char ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+		uint64_t x, y, m;
+		memcpy(&x, b.ptr, 8);
+		memcpy(&y, k0.ptr, 8);
+		memcpy(&m, ones + 8 - off, 8);
+		return ((x ^ y) & m) == 0;
+	}
+	return memcmp(b.ptr, k0.ptr, (size_t)off) == 0;
 }
 
 /* The prefix all n keys share: a bound from a sample of them first (the
@@ -303,6 +323,156 @@ static int fill_windows(const pl__byteseq *q, uint32_t n, uint64_t off, int chec
 	return 1;
 }
 
+/* How level keys are packed: for each varying byte (from the least
+ * significant, byte 15), its place, its multiplier, and each value's rank
+ * (PLAN_BAD for a value the plan does not hold). */
+#define PLAN_BAD 0x8000u
+typedef struct plan {
+	int nv, vt[16];
+	uint64_t mult[16], prod;
+	uint16_t rank[16][256];
+} plan;
+
+/* Turn the values marked non-zero in rank[t] of each byte t in `vary` into
+ * ranks, and their counts into multipliers: 0 when their product passes
+ * limit. */
+static int plan_ranks(plan *p, uint32_t vary, uint64_t limit)
+{
+	p->nv = 0;
+	p->prod = 1;
+	for (int t = 15; t >= 0; t--) {
+		if (!((vary >> t) & 1))
+			continue;
+		uint32_t c = 0;
+		for (int b = 0; b < 256; b++)
+			p->rank[t][b] = p->rank[t][b] ? (uint16_t)c++ : (uint16_t)PLAN_BAD;
+		p->vt[p->nv] = t;
+		p->mult[p->nv++] = p->prod;
+		p->prod = p->prod > limit / c ? limit + 1 : p->prod * c;
+	}
+	return p->prod <= limit;
+}
+
+/* A window's packed key; a value the plan does not hold sets PLAN_BAD in
+ * *bad. */
+static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
+{
+	uint64_t key = 0;
+	uint32_t f = 0;
+	for (int j = 0; j < p->nv; j++) {
+		uint32_t r = p->rank[p->vt[j]][w[p->vt[j]]];
+		f |= r;
+		key += r * p->mult[j];
+	}
+	*bad |= f & PLAN_BAD;
+	return key;
+}
+
+/* Radix digits over a packed key below prod: *np of *width bits, at most 10
+ * bits each (four digits for the 40 bits a key may have). */
+static void digits(uint64_t prod, int *np, int *width)
+{
+	int kbits = 0;
+	while (kbits < 64 && (prod - 1) >> kbits)
+		kbits++;
+	*np = (kbits + 9) / 10;
+	*width = *np ? (kbits + *np - 1) / *np : 0;
+}
+
+/* Mark the values of byte t that a sample's value v stands for: its class
+ * (the decimal digits, a-f, g-z, A-F, G-Z, or the bytes remaining 0..16 of
+ * byte 15), else itself. */
+static void mark_class(uint16_t *rank, int t, uint32_t v)
+{
+	uint32_t lo = v, hi = v;
+	if (t == 15)
+		lo = 0, hi = 16;
+	else if (v >= '0' && v <= '9')
+		lo = '0', hi = '9';
+	else if (v >= 'a' && v <= 'z')
+		lo = v <= 'f' ? 'a' : 'g', hi = v <= 'f' ? 'f' : 'z';
+	else if (v >= 'A' && v <= 'Z')
+		lo = v <= 'F' ? 'A' : 'G', hi = v <= 'F' ? 'F' : 'Z';
+	for (uint32_t b = lo; b <= hi; b++)
+		rank[b] = 1;
+}
+
+/* Keys from a sample only: windows of 64 keys at off, the bytes that vary
+ * among them ranked by the classes of their values, those that do not in
+ * cv under the mask cm. Each key is then packed in the one read of it,
+ * checked to start with the prefix, agree on the constant bytes and hold
+ * only values of the classes; 0 at the first that does not (the keys are
+ * then read as windows), else the words w[], the radix digits (*np of
+ * *width bits) and their counts. */
+static int pack_from_sample(const pl__byteseq *q, uint32_t n, uint64_t off, plan *p, uint64_t limit, int ibits,
+			    uint64_t *w, uint64_t *room, uint32_t *tags, int *np, int *width, uint32_t (*counts)[1024])
+{
+	enum { S = 64 };
+	unsigned char sw[S][16];
+	for (uint32_t j = 0; j < S; j++)
+		window(sw[j], pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / (S - 1))), off);
+	uint32_t vary = 0;
+	for (int t = 0; t < 16; t++)
+		for (uint32_t j = 1; j < S; j++)
+			vary |= (uint32_t)(sw[j][t] != sw[0][t]) << t;
+	unsigned char cm[16];
+	for (int t = 0; t < 16; t++) {
+		cm[t] = (vary >> t) & 1 ? 0 : 0xff;
+		if (!((vary >> t) & 1))
+			continue;
+		memset(p->rank[t], 0, sizeof p->rank[t]);
+		for (uint32_t j = 0; j < S; j++)
+			mark_class(p->rank[t], t, sw[j][t]);
+	}
+	if (!plan_ranks(p, vary, limit))
+		return 0;
+	digits(p->prod, np, width);
+	/* Each varying byte's ranks times its multiplier, in `room` (n >= 4096
+	 * words: 256 for each of at most 16 bytes), a value outside the plan
+	 * as 2^56: a sum of 16 terms stays below 2^61, and a key holding only
+	 * values of the plan below 2^44. */
+	const uint64_t badv = UINT64_C(1) << 56;
+	int nv = p->nv, vt[16];
+	for (int j = 0; j < nv; j++) {
+		vt[j] = p->vt[j];
+		for (int b = 0; b < 256; b++) {
+			uint32_t r = p->rank[vt[j]][b];
+			room[256 * j + b] = r & PLAN_BAD ? badv : r * p->mult[j];
+		}
+	}
+	int nd = *np, wd = *width;
+	memset(counts, 0, (size_t)nd * sizeof counts[0]);
+	uint64_t cv0, cv1, cm0, cm1;
+	memcpy(&cv0, sw[0], 8);
+	memcpy(&cv1, sw[0] + 8, 8);
+	memcpy(&cm0, cm, 8);
+	memcpy(&cm1, cm + 8, 8);
+	pl_bytes k0 = pl__seq_at(q, 0);
+	int tagged = q->tag_offset != PL__NO_TAG;
+	uint32_t mask = (UINT32_C(1) << wd) - 1;
+	for (uint32_t i = 0; i < n; i++) {
+		pl_bytes b = pl__seq_at(q, i);
+		if (tagged)
+			memcpy(&tags[i], q->base + (size_t)i * q->stride + q->tag_offset, sizeof tags[i]);
+		if (!has_prefix(b, k0, off))
+			return 0;
+		unsigned char x[16];
+		uint64_t x0, x1;
+		window(x, b, off);
+		memcpy(&x0, x, 8);
+		memcpy(&x1, x + 8, 8);
+		uint64_t key = 0;
+		for (int j = 0; j < nv; j++)
+			key += room[256 * j + x[vt[j]]];
+		if ((((x0 ^ cv0) & cm0) | ((x1 ^ cv1) & cm1)) != 0 || key >= badv)
+			return 0;
+		w[i] = key << ibits | i;
+		for (int d = 0; d < nd; d++)
+			counts[d][(key >> (d * wd)) & mask]++;
+	}
+	return 1;
+}
+
 /*
  * The packed first level (see the top of the file) of keys 0..n-1, n > 16.
  * Returns 0 when it does not apply (the packed key and the index would pass
@@ -320,75 +490,64 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	unsigned char (*win)[16] = (unsigned char (*)[16])(void *)(wtmp + n + (n + 1) / 2);
 	kent *run = (kent *)(void *)win;
 	size_t run_room = (size_t)(6 * (uint64_t)n - 2 * (uint64_t)n - (n + 1) / 2) * sizeof *w;
-	unsigned char lo[16], hi[16];
-	uint64_t off = sample_prefix(q, n);
-	if (!fill_windows(q, n, off, 1, win, tags, lo, hi)) {
-		off = common_prefix(q, n);
-		fill_windows(q, n, off, 0, win, tags, lo, hi);
-	}
 	/* The index takes the low bits of a word, the packed key the rest, up
-	 * to 40 bits (four radix digits). */
+	 * to 40 bits. */
 	int ibits = 1;
 	while (ibits < 32 && ((uint64_t)n - 1) >> ibits)
 		ibits++;
 	uint64_t limit = UINT64_C(1) << (64 - ibits < 40 ? 64 - ibits : 40);
-	/* Per varying byte (from the least significant, byte 15), a value's
-	 * rank and the byte's multiplier: first the byte's value less the
-	 * least; when the ranges' product passes the limit, the ranks among the
-	 * values present. */
-	unsigned char rank[16][256];
-	int vt[16], nv = 0;
-	uint64_t mult[16], prod = 1;
-	for (int j = 0; j < 16; j++) {
-		int t = 15 - j;
-		uint32_t c = (uint32_t)hi[t] - lo[t] + 1;
-		if (c < 2)
-			continue;
-		vt[nv] = t;
-		mult[nv++] = prod;
-		prod = prod > limit / c ? limit + 1 : prod * c;
-		for (uint32_t b = lo[t]; b <= hi[t]; b++)
-			rank[t][b] = (unsigned char)(b - lo[t]);
-	}
-	if (prod > limit) {
-		for (int j = 0; j < nv; j++)
-			memset(rank[vt[j]], 0, sizeof rank[0]);
-		for (uint32_t i = 0; i < n; i++)
-			for (int j = 0; j < nv; j++)
-				rank[vt[j]][win[i][vt[j]]] = 1;
-		prod = 1;
-		for (int j = 0; j < nv; j++) {
-			uint32_t c = 0;
-			for (int b = 0; b < 256; b++)
-				if (rank[vt[j]][b])
-					rank[vt[j]][b] = (unsigned char)c++;
-			mult[j] = prod;
-			prod = prod > limit / c ? limit + 1 : prod * c;
-		}
-		if (prod > limit)
-			return 0;
-	}
-	/* Radix digits over the packed key's bits, at most 10 bits each. */
-	int kbits = 0;
-	while (kbits < 64 && (prod - 1) >> kbits)
-		kbits++;
-	int np = (kbits + 9) / 10, width = np ? (kbits + np - 1) / np : 0;
-	uint32_t mask = (UINT32_C(1) << width) - 1;
+	plan pl;
 	uint32_t counts[4][1024];
-	memset(counts, 0, (size_t)np * sizeof counts[0]);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t key = 0;
-		for (int j = 0; j < nv; j++)
-			key += rank[vt[j]][win[i][vt[j]]] * mult[j];
-		w[i] = key << ibits | i;
-		for (int p = 0; p < np; p++)
-			counts[p][(key >> (p * width)) & mask]++;
+	int np, width;
+	uint64_t off = sample_prefix(q, n);
+	int packed = 0;
+	if (n >= 4096) /* a sample's plan, when it holds for every key */
+		packed = pack_from_sample(q, n, off, &pl, limit, ibits, w, wtmp, tags, &np, &width, counts);
+	if (!packed) {
+		unsigned char lo[16], hi[16];
+		if (!fill_windows(q, n, off, 1, win, tags, lo, hi)) {
+			off = common_prefix(q, n);
+			fill_windows(q, n, off, 0, win, tags, lo, hi);
+		}
+		/* Each varying byte's values by their range; when the ranges'
+		 * product passes the limit, by the values present. */
+		uint32_t vary = 0;
+		for (int t = 0; t < 16; t++) {
+			if (hi[t] == lo[t])
+				continue;
+			vary |= UINT32_C(1) << t;
+			memset(pl.rank[t], 0, sizeof pl.rank[t]);
+			for (uint32_t b = lo[t]; b <= hi[t]; b++)
+				pl.rank[t][b] = 1;
+		}
+		if (!plan_ranks(&pl, vary, limit)) {
+			for (int t = 0; t < 16; t++)
+				if ((vary >> t) & 1)
+					memset(pl.rank[t], 0, sizeof pl.rank[t]);
+			for (uint32_t i = 0; i < n; i++)
+				for (int t = 0; t < 16; t++)
+					if ((vary >> t) & 1)
+						pl.rank[t][win[i][t]] = 1;
+			if (!plan_ranks(&pl, vary, limit))
+				return 0;
+		}
+		digits(pl.prod, &np, &width);
+		memset(counts, 0, (size_t)np * sizeof counts[0]);
+		uint32_t mask = (UINT32_C(1) << width) - 1, bad = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t key = pack(&pl, win[i], &bad);
+			w[i] = key << ibits | i;
+			for (int x = 0; x < np; x++)
+				counts[x][(key >> (x * width)) & mask]++;
+		}
+		PL_ASSERT(bad == 0);
 	}
+	uint32_t mask = (UINT32_C(1) << width) - 1;
 	/* Stable LSD passes: equal keys stay in index order. */
 	uint64_t *src = w, *dst = wtmp;
-	for (int p = 0; p < np; p++) {
-		uint32_t *count = counts[p], sum = 0;
-		int sh = ibits + p * width;
+	for (int x = 0; x < np; x++) {
+		uint32_t *count = counts[x], sum = 0;
+		int sh = ibits + x * width;
 		for (uint32_t b = 0; b <= mask; b++) {
 			uint32_t t = count[b];
 			count[b] = sum;
