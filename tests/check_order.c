@@ -134,14 +134,15 @@ END_TEST
  * level, with duplicates, each key set in a random order. Decimal bytes fit
  * the packed first level by their ranges, hex ones by the values present;
  * keys 16 bytes past the prefix that agree on 15 of them go on to a second
- * level. All must give the comparison order. */
+ * level; a byte that a sample of the keys sees constant varies in a few.
+ * All must give the comparison order. */
 START_TEST(id_shapes_match_comparison_order)
 {
 	uint64_t seed = tl_seed(0x1d5a9e5u);
 	for (uint32_t it = 0; it < 60; it++) {
 		uint64_t rng = seed + it;
-		uint32_t f = it % 7;
-		uint32_t n = 17 + tl_below(&rng, it % 4 == 0 ? 20000 : 400);
+		uint32_t f = it % 8;
+		uint32_t n = 17 + tl_below(&rng, it % 4 == 0 || f == 7 ? 20000 : 400);
 		key *k = calloc(n, sizeof *k);
 		char *pool = malloc((size_t)n * 48);
 		uint32_t spread = 1 + tl_below(&rng, 100000);
@@ -156,7 +157,8 @@ START_TEST(id_shapes_match_comparison_order)
 				  : f == 3 ? snprintf(p, 48, "%u.%u", a, b % 1000)
 				  : f == 4 ? snprintf(p, 48, "shard-%x:%x", a, b)
 				  : f == 5 ? snprintf(p, 48, "k%u", a)
-					   : snprintf(p, 48, "%c00000000000000%c", 'a' + a % 3, 'a' + b % 26);
+				  : f == 6 ? snprintf(p, 48, "%c00000000000000%c", 'a' + a % 3, 'a' + b % 26)
+					   : snprintf(p, 48, "item-%06u%c", a, i % 997 == 5 ? 'b' : 'a');
 			if (i > 0 && tl_below(&rng, 50) == 0) { /* a duplicate */
 				uint32_t o = tl_below(&rng, i);
 				memcpy(p, k[o].b.ptr, (size_t)k[o].b.len);
