@@ -345,16 +345,22 @@ void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 	window(x, b, f->off);
 	memcpy(&x0, x, 8);
 	memcpy(&x1, x + 8, 8);
-	for (int j = 0; j < f->nv; j++)
-		key += f->room[256 * j + x[f->vt[j]]];
+	const uint64_t *room = f->room;
+	const int *vt = f->vt;
+	int nv = f->nv, j = 0;
+	for (; j + 1 < nv; j += 2) /* two sums at a time: independent loads */
+		key += room[256 * j + x[vt[j]]] + room[256 * (j + 1) + x[vt[j + 1]]];
+	if (j < nv)
+		key += room[256 * j + x[vt[j]]];
 	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD) {
 		f->live = 0;
 		return;
 	}
 	f->w[i] = key << f->ibits | i;
-	uint32_t mask = (UINT32_C(1) << f->width) - 1;
-	for (int d = 0; d < f->np; d++)
-		f->counts[d][(key >> (d * f->width)) & mask]++;
+	int np = f->np, width = f->width;
+	uint32_t mask = (UINT32_C(1) << width) - 1, (*counts)[1024] = f->counts;
+	for (int d = 0; d < np; d++)
+		counts[d][(key >> (d * width)) & mask]++;
 }
 
 /*
