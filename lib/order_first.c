@@ -213,7 +213,7 @@ static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
 static void digits(uint64_t prod, int *np, int *width)
 {
 	int kbits = 0;
-	while (kbits < 64 && (prod - 1) >> kbits)
+	while ((prod - 1) >> kbits) /* prod <= 2^40 */
 		kbits++;
 	*np = (kbits + 9) / 10;
 	*width = *np ? (kbits + *np - 1) / *np : 0;
@@ -268,7 +268,7 @@ static layout layout_of(void *scratch, uint32_t n)
 static int index_bits(uint32_t n, uint64_t *limit)
 {
 	int ibits = 1;
-	while (ibits < 32 && ((uint64_t)n - 1) >> ibits)
+	while (((uint64_t)n - 1) >> ibits) /* n <= PL_MAX_SHARDS: at most 26 bits */
 		ibits++;
 	*limit = UINT64_C(1) << (64 - ibits < 40 ? 64 - ibits : 40);
 	return ibits;
