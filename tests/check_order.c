@@ -23,6 +23,45 @@ static int ref_cmp(const void *x, const void *y)
 	return c ? c : (a > b) - (a < b);
 }
 
+/* Sort n keys and compare with qsort: every place and its tag, and the first
+ * duplicate (the smallest index repeating an earlier key, and the earliest
+ * key it repeats: in the sorted order, the second of a run of equal keys,
+ * and the run's first). `what` and `seed` name the key set on failure. */
+static void sorts_as_qsort(const key *k, uint32_t n, const char *what, uint64_t seed)
+{
+	uint32_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
+	uint32_t *tags = malloc((n + 1) * sizeof *tags);
+	void *scratch = malloc(PL__SORT_SCRATCH(n + 1));
+	pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
+	uint32_t other, dup = pl__sort_bytes(&q, n, got, tags, scratch, &other);
+	for (uint32_t i = 0; i < n; i++)
+		want[i] = i;
+	cmp_base = k;
+	qsort(want, n, sizeof *want, ref_cmp);
+	uint32_t brute = PL_NONE, brute_other = PL_NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_msg(got[i] == want[i] && tags[i] == k[want[i]].tag,
+			      "seed %llu (%s, %u keys): place %u has %u, want %u", (unsigned long long)seed, what, n, i,
+			      got[i], want[i]);
+		const key *a = &k[want[i]];
+		if (i > 0 && pl__bytes_cmp(a->b.ptr, a->b.len, k[want[i - 1]].b.ptr, k[want[i - 1]].b.len) == 0 &&
+		    want[i] < brute) {
+			uint32_t j = i - 1;
+			while (j > 0 && pl__bytes_cmp(k[want[j - 1]].b.ptr, k[want[j - 1]].b.len, a->b.ptr, a->b.len) == 0)
+				j--;
+			brute = want[i];
+			brute_other = want[j];
+		}
+	}
+	ck_assert_msg(dup == brute, "seed %llu (%s): duplicate %u, want %u", (unsigned long long)seed, what, dup, brute);
+	if (dup != PL_NONE)
+		ck_assert_uint_eq(other, brute_other);
+	free(got);
+	free(want);
+	free(tags);
+	free(scratch);
+}
+
 START_TEST(radix_order_matches_comparison_order)
 {
 	uint64_t seed = tl_seed(0x0bde7u);
@@ -62,37 +101,11 @@ START_TEST(radix_order_matches_comparison_order)
 			k[i].b.len = len;
 			k[i].tag = (uint32_t)tl_rand(&rng);
 		}
-		uint32_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
-		uint32_t *tags = malloc((n + 1) * sizeof *tags);
-		void *scratch = malloc(PL__SORT_SCRATCH(n + 1));
-		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
-		uint32_t other, dup = pl__sort_bytes(&q, n, got, tags, scratch, &other);
-		for (uint32_t i = 0; i < n; i++)
-			want[i] = i;
-		cmp_base = k;
-		qsort(want, n, sizeof *want, ref_cmp);
-		for (uint32_t i = 0; i < n; i++)
-			ck_assert_msg(got[i] == want[i] && tags[i] == k[want[i]].tag,
-				      "seed %llu (style %u): place %u has %u, want %u", (unsigned long long)(seed + it), style,
-				      i, got[i], want[i]);
-		/* The first duplicate is the smallest index repeating an earlier key. */
-		uint32_t brute = PL_NONE, brute_other = PL_NONE;
-		for (uint32_t i = 0; i < n && brute == PL_NONE; i++)
-			for (uint32_t j = 0; j < i; j++)
-				if (pl__bytes_cmp(k[i].b.ptr, k[i].b.len, k[j].b.ptr, k[j].b.len) == 0) {
-					brute = i;
-					brute_other = j;
-					break;
-				}
-		ck_assert_uint_eq(dup, brute);
-		if (dup != PL_NONE)
-			ck_assert_uint_eq(other, brute_other);
+		char what[16];
+		snprintf(what, sizeof what, "style %u", style);
+		sorts_as_qsort(k, n, what, seed + it);
 		free(k);
 		free(pool);
-		free(got);
-		free(want);
-		free(tags);
-		free(scratch);
 	}
 }
 END_TEST
@@ -172,41 +185,11 @@ START_TEST(id_shapes_match_comparison_order)
 			k[i].b = (pl_bytes){p, (uint64_t)len};
 			k[i].tag = i * 7u;
 		}
-		uint32_t *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want), *tags = malloc(n * sizeof *tags);
-		void *scratch = malloc(PL__SORT_SCRATCH(n));
-		pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
-		uint32_t other, dup = pl__sort_bytes(&q, n, got, tags, scratch, &other);
-		for (uint32_t i = 0; i < n; i++)
-			want[i] = i;
-		cmp_base = k;
-		qsort(want, n, sizeof *want, ref_cmp);
-		uint32_t brute = PL_NONE, brute_other = PL_NONE;
-		for (uint32_t i = 0; i < n; i++) {
-			ck_assert_msg(got[i] == want[i] && tags[i] == k[want[i]].tag,
-				      "seed %llu (format %u, %u keys): place %u has %u, want %u",
-				      (unsigned long long)(seed + it), f, n, i, got[i], want[i]);
-			/* in sorted order, a key equal to the one before it repeats it */
-			if (i > 0 && pl__bytes_cmp(k[want[i]].b.ptr, k[want[i]].b.len, k[want[i - 1]].b.ptr,
-						   k[want[i - 1]].b.len) == 0 && want[i] < brute) {
-				uint32_t j = i - 1;
-				while (j > 0 && pl__bytes_cmp(k[want[j - 1]].b.ptr, k[want[j - 1]].b.len, k[want[i]].b.ptr,
-							      k[want[i]].b.len) == 0)
-					j--;
-				brute = want[i];
-				brute_other = want[j];
-			}
-		}
-		/* The first duplicate: the smallest index repeating an earlier key,
-		 * and the earliest key it repeats. */
-		ck_assert_msg(dup == brute, "seed %llu: duplicate %u, want %u", (unsigned long long)(seed + it), dup, brute);
-		if (dup != PL_NONE)
-			ck_assert_uint_eq(other, brute_other);
+		char what[16];
+		snprintf(what, sizeof what, "format %u", f);
+		sorts_as_qsort(k, n, what, seed + it);
 		free(k);
 		free(pool);
-		free(got);
-		free(want);
-		free(tags);
-		free(scratch);
 	}
 }
 END_TEST

@@ -402,6 +402,29 @@ START_TEST(a_fleet_that_more_than_halved_and_changed_shapes)
 }
 END_TEST
 
+/* nm members in three zones, ns streams, nk shards of RF 3 (keys
+ * "orders/NNNNN" in a scattered order, or with keys_of, its keys: the same
+ * bytes where they were). */
+static tl *shards_layout(uint32_t nm, uint32_t ns, uint32_t nk, const tl *keys_of)
+{
+	tl *t = tl_new();
+	for (uint32_t i = 0; i < nm; i++)
+		tl_member(t, tl_str(t, "m%02u", i), tl_str(t, "z%u", i % 3));
+	for (uint32_t i = 0; i < ns; i++)
+		tl_stream(t, tl_str(t, "s%04u", i));
+	for (uint32_t i = 0; i < nk; i++) {
+		uint32_t a = i % nm, b = (i + 1) % nm, c = (i + 2) % nm;
+		if (keys_of) {
+			tl_shard(t, "x", i % ns, a, 3, a, b, c);
+			t->k[i].key = keys_of->k[i].key;
+		} else {
+			tl_shard(t, tl_str(t, "orders/%05u", (i * 7919u) % nk), i % ns, a, 3, a, b, c);
+		}
+	}
+	tl_snap(t);
+	return t;
+}
+
 /* Thousands of shards (the key sort's first level is fed by validation's
  * pass over them): a hint whose shards match up to one place, from which
  * validation feeds the keys after those before; the first key differing
@@ -414,30 +437,12 @@ START_TEST(many_shards_matching_up_to_a_place)
 	static const uint32_t cuts[] = {0, 3000, 5999};
 	for (int shape = 0; shape < 2; shape++) {
 		uint32_t nm = shape ? 40 : 8, ns = shape ? 1000 : 4, nk = 6000;
-		tl *t = tl_new();
-		for (uint32_t i = 0; i < nm; i++)
-			tl_member(t, tl_str(t, "m%02u", i), tl_str(t, "z%u", i % 3));
-		for (uint32_t i = 0; i < ns; i++)
-			tl_stream(t, tl_str(t, "s%04u", i));
-		for (uint32_t i = 0; i < nk; i++) {
-			uint32_t a = i % nm, b = (i + 1) % nm, c = (i + 2) % nm;
-			tl_shard(t, tl_str(t, "orders/%05u", (i * 7919u) % nk), i % ns, a, 3, a, b, c);
-		}
-		tl_snap(t);
+		tl *t = shards_layout(nm, ns, nk, NULL);
 		void *m0;
 		pl_view *old = build(t, PL_SCORER_XXH3, NULL, &m0);
 		for (uint32_t c = 0; c < 3 * 2; c++) {
 			uint32_t cut = cuts[c % 3];
-			tl *u = tl_new();
-			for (uint32_t i = 0; i < nm; i++)
-				tl_member(u, tl_str(u, "m%02u", i), tl_str(u, "z%u", i % 3));
-			for (uint32_t i = 0; i < ns; i++)
-				tl_stream(u, tl_str(u, "s%04u", i));
-			for (uint32_t i = 0; i < nk; i++) {
-				uint32_t a = i % nm, b = (i + 1) % nm, x = (i + 2) % nm;
-				tl_shard(u, "x", i % ns, a, 3, a, b, x);
-				u->k[i].key = t->k[i].key; /* the same bytes, where they were */
-			}
+			tl *u = shards_layout(nm, ns, nk, t);
 			if (c < 3) { /* swap two keys: the same key set */
 				uint32_t o = cut ? cut - 1 : 1;
 				pl_bytes k = u->k[cut].key;
