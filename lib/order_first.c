@@ -240,7 +240,7 @@ static void mark_class(uint16_t *rank, int t, uint32_t v)
 /* Where the first level keeps what it needs in the scratch of n keys (6
  * words a key): the (packed key, index) words and their copy, the tags,
  * then the windows (or, when keys are fed, the digit counts); the runs
- * reuse the room from the windows on. */
+ * reuse the room from the windows to the end of PL__SORT_SCRATCH(n). */
 typedef struct layout {
 	uint64_t *w, *wtmp;
 	uint32_t *tags;
@@ -249,6 +249,9 @@ typedef struct layout {
 	pl__kent *run;
 	size_t run_room;
 } layout;
+
+/* The windows end past 4.5 words a key (at 5 for one key). */
+_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t), "the first level's scratch");
 
 static layout layout_of(void *scratch, uint32_t n)
 {
@@ -259,7 +262,7 @@ static layout layout_of(void *scratch, uint32_t n)
 	l.win = (unsigned char (*)[16])(void *)(l.wtmp + n + (n + 1) / 2);
 	l.counts = (uint32_t (*)[1024])(void *)l.win;
 	l.run = (pl__kent *)(void *)l.win;
-	l.run_room = (size_t)(6 * (uint64_t)n - 2 * (uint64_t)n - (n + 1) / 2) * sizeof *l.w;
+	l.run_room = PL__SORT_SCRATCH(n) - (size_t)((char *)l.win - (char *)scratch);
 	return l;
 }
 
