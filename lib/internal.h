@@ -66,6 +66,30 @@ int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
 uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
 			uint32_t *dup_other);
 
+/* The first level of pl__sort_bytes() fed one key at a time, in index
+ * order, by a pass that reads the keys anyway (validation's over the
+ * shards), so the sort need not read them again: start from a sample of q's
+ * keys (n of them, scratch as for the sort, not touched by anything else
+ * until the sort), add each key and its tag, then sort with the feed. A key
+ * that does not fit the sample's plan ends the feed (live 0); the sort then
+ * reads the keys itself. Feeding stops at any time: fewer than n keys fed
+ * is a feed the sort does not use. */
+#define PL__FEED_BAD (UINT64_C(1) << 56)
+typedef struct pl__keyfeed {
+	uint32_t n, next, live;
+	int ibits, nv, np, width, vt[16];
+	uint64_t off, cv[2], cm[2];
+	pl_bytes k0;
+	uint64_t *w, *room;
+	uint32_t *tags;
+	uint32_t (*counts)[1024];
+} pl__keyfeed;
+void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch);
+void pl__keyfeed_add(pl__keyfeed *f, pl_bytes key, uint32_t tag);
+/* pl__sort_bytes() with a feed of q's keys (or NULL). */
+uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, uint32_t *out, uint32_t *out_tag,
+		      void *scratch, uint32_t *dup_other);
+
 /* LSD radix sort of plain 64-bit keys; tmp has n entries. Result in a. */
 void pl__radix_sort_u64(uint64_t *a, uint64_t *tmp, uint32_t n);
 

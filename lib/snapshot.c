@@ -223,7 +223,17 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	int always = r && r->st_always;
 	pl__shard_state *st = r && (was || always) ? r->st : NULL;
 	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
+	/* The keys go to the sort's first level in the same pass (the sort
+	 * then reads no shard), unless they may match the hint's: from the
+	 * first that does not, after the ones before it. The scratch is free
+	 * now; the states written there while the shards matched are not kept
+	 * once one does not. */
 	uint32_t tallies = was && r->tallies, moving = 0;
+	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
+			  offsetof(pl_shard, stream)};
+	pl__keyfeed feed;
+	if (was == NULL)
+		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
 	for (uint32_t i = 0; i < s->n_shards; i++) {
 		const pl_shard *k = &s->shards[i];
 		int rc = check_shard(s, k);
@@ -233,11 +243,17 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		if (was) {
 			const pl_shard *o = &was[i];
-			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key))
+			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key)) {
 				was = NULL;
-			else
+				pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
+				for (uint32_t x = 0; x < i && feed.live; x++)
+					pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
+			} else {
 				tallies = tallies && same_tallies(k, o);
+			}
 		}
+		if (was == NULL)
+			pl__keyfeed_add(&feed, k->key, k->stream);
 		if (st && (was || always)) {
 			pl__state_from_shard(&st[i], k);
 			moving += k->moving_to != PL_NONE;
@@ -251,12 +267,10 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		r->hashed = kh != NULL;
 		r->moving = moving;
 	}
-	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
-			  offsetof(pl_shard, stream)};
 	if (r && r->shards)
 		memcpy(k_order, r->old->k_order, (size_t)s->n_shards * sizeof *k_order);
 	else
-		dup = pl__sort_bytes(&q, s->n_shards, k_order, k_stream, scratch, &other);
+		dup = pl__sort_fed(&q, s->n_shards, &feed, k_order, k_stream, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_SHARD, PL_ELEM_SHARD, dup, other);
 

@@ -402,6 +402,85 @@ START_TEST(a_fleet_that_more_than_halved_and_changed_shapes)
 }
 END_TEST
 
+/* nm members in three zones, ns streams, nk shards of RF 3 (keys
+ * "orders/NNNNN" in a scattered order, or with keys_of, its keys: the same
+ * bytes where they were). */
+static tl *shards_layout(uint32_t nm, uint32_t ns, uint32_t nk, const tl *keys_of)
+{
+	tl *t = tl_new();
+	for (uint32_t i = 0; i < nm; i++)
+		tl_member(t, tl_str(t, "m%02u", i), tl_str(t, "z%u", i % 3));
+	for (uint32_t i = 0; i < ns; i++)
+		tl_stream(t, tl_str(t, "s%04u", i));
+	for (uint32_t i = 0; i < nk; i++) {
+		uint32_t a = i % nm, b = (i + 1) % nm, c = (i + 2) % nm;
+		if (keys_of) {
+			tl_shard(t, "x", i % ns, a, 3, a, b, c);
+			t->k[i].key = keys_of->k[i].key;
+		} else {
+			tl_shard(t, tl_str(t, "orders/%05u", (i * 7919u) % nk), i % ns, a, 3, a, b, c);
+		}
+	}
+	tl_snap(t);
+	return t;
+}
+
+/* Thousands of shards (the key sort's first level is fed by validation's
+ * pass over them): a hint whose shards match up to one place, from which
+ * validation feeds the keys after those before; the first key differing
+ * from the hint's is the first, one in the middle, or a key of another shape
+ * (the sample's plan gives way). Few streams (the sort's scratch is the
+ * states' room) and many (the cells' room). A duplicate key is found with
+ * and without the hint. */
+START_TEST(many_shards_matching_up_to_a_place)
+{
+	static const uint32_t cuts[] = {0, 3000, 5999};
+	for (int shape = 0; shape < 2; shape++) {
+		uint32_t nm = shape ? 40 : 8, ns = shape ? 1000 : 4, nk = 6000;
+		tl *t = shards_layout(nm, ns, nk, NULL);
+		void *m0;
+		pl_view *old = build(t, PL_SCORER_XXH3, NULL, &m0);
+		for (uint32_t c = 0; c < 3 * 2; c++) {
+			uint32_t cut = cuts[c % 3];
+			tl *u = shards_layout(nm, ns, nk, t);
+			if (c < 3) { /* swap two keys: the same key set */
+				uint32_t o = cut ? cut - 1 : 1;
+				pl_bytes k = u->k[cut].key;
+				u->k[cut].key = u->k[o].key;
+				u->k[o].key = k;
+			} else {
+				u->k[cut].key.ptr = tl_str(u, "orders/%s", "new-one");
+				u->k[cut].key.len = strlen(u->k[cut].key.ptr);
+			}
+			tl_snap(u);
+			void *m1, *m2;
+			pl_view *hinted = build(u, PL_SCORER_XXH3, old, &m1), *fresh = build(u, PL_SCORER_XXH3, NULL, &m2);
+			ck_assert_uint_eq(hinted->reused & PL__REUSED_ORDERS, 0);
+			same_answers(hinted, fresh, u, shape, c);
+			free(m1);
+			free(m2);
+			/* a duplicate: the smallest index repeating an earlier key */
+			u->k[4000 + c].key = u->k[7 + c].key;
+			size_t size = pl_view_size(&u->snap);
+			void *mem = malloc(size);
+			pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+			pl_view *v;
+			for (int hint = 0; hint < 2; hint++) {
+				pl_diag d;
+				opt.reuse = hint ? old : NULL;
+				ck_assert_int_eq(pl_view_init(&v, mem, size, &u->snap, &opt, &d), PL_E_DUP_SHARD);
+				ck_assert_uint_eq(d.index, 4000 + c);
+				ck_assert_uint_eq(d.other, 7 + c);
+			}
+			free(mem);
+			tl_free(u);
+		}
+		free(m0);
+		tl_free(t);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view_reuse");
@@ -410,6 +489,7 @@ static Suite *suite(void)
 	tcase_add_test(c, reused_views_answer_as_fresh_ones);
 	tcase_add_test(c, bad_hints);
 	tcase_add_test(c, a_fleet_that_more_than_halved_and_changed_shapes);
+	tcase_add_test(c, many_shards_matching_up_to_a_place);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -1,0 +1,537 @@
+/*
+ * order_first.c - the canonical key order's entry points and its first level,
+ * packed (order.c holds the byte levels after it).
+ *
+ * Packed first level. The first level is done in one read of the keys: the
+ * shared prefix is bounded from a sample of 33 keys and checked against each
+ * key as its level key is taken (when one lacks it, the prefix is found
+ * exactly and the keys read again), and each of the 16 bytes of the level
+ * key is tracked for its least and greatest value. Those bytes rarely all
+ * vary, and decimal ids use ten values of a byte: each varying byte is
+ * replaced by its value less the least (or, when the ranges are too wide,
+ * by the rank of its value among those present, a second read of the level
+ * keys), and the bytes are combined in mixed radix (a byte's value times the
+ * product of the ranges of the less significant ones), which keeps the order
+ * exactly. When that packed key and the index fit one 64-bit word (the key
+ * in at most 40 bits), the words are sorted by LSD radix passes of at most
+ * 10 bits over the packed key only: two passes for a million decimal ids.
+ * Equal packed keys are equal level keys, finished as on any level.
+ *
+ * From a sample. For 4,096 keys or more, the plan (which bytes vary, and the
+ * values each may take: the classes of the values a sample of 64 keys shows,
+ * such as the ten digits) is made first, and each key is packed in the one
+ * read of it, checked to fit the plan: the level keys are not stored. The
+ * first key that does not fit (a byte the sample saw constant that varies, a
+ * value of another class) sends the sort to the windows above.
+ *
+ * Nothing is allocated: the caller's scratch holds every array, and the
+ * plans are on the stack.
+ */
+#include "order_impl.h"
+
+#if defined(__SSE2__) && !defined(PL_NO_SSE2) /* PL_NO_SSE2: the portable path, to test it */
+#include <emmintrin.h>
+#define PL__SSE2 1
+#else
+#define PL__SSE2 0
+#endif
+
+/* The first level's window of a key at off: level_key()'s 16 bytes in memory
+ * order (bytes [off, off + 15) zero-padded, then the bytes remaining capped
+ * at 16), copied with fixed-size moves (no call for a short key). */
+static void window(unsigned char *w, pl_bytes b, uint64_t off)
+{
+	uint64_t rem = b.len > off ? b.len - off : 0;
+	if (rem >= 16) {
+		memcpy(w, b.ptr + off, 16);
+		w[15] = 16;
+		return;
+	}
+	memset(w, 0, 16);
+	const char *p = rem ? b.ptr + off : NULL;
+	size_t m = (size_t)(rem < 15 ? rem : 15);
+	if (m >= 8) {
+		memcpy(w, p, 8); /* two overlapping moves cover 8..15 bytes */
+		memcpy(w + m - 8, p + m - 8, 8);
+	} else if (m >= 4) {
+		memcpy(w, p, 4);
+		memcpy(w + m - 4, p + m - 4, 4);
+	} else {
+		for (size_t j = 0; j < m; j++)
+			w[j] = (unsigned char)p[j];
+	}
+	w[15] = (unsigned char)rem;
+}
+
+/* Does key b start with the off bytes of k0? Up to 8 bytes as one word
+ * compared under a mask of their bytes, when b has 8. */
+static int has_prefix(pl_bytes b, pl_bytes k0, uint64_t off)
+{
+	if (off == 0)
+		return 1;
+	if (b.len < off)
+		return 0;
+	if (off <= 8 && b.len >= 8 && k0.len >= 8) {
+		static const unsigned char ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+		uint64_t x, y, m;
+		memcpy(&x, b.ptr, 8);
+		memcpy(&y, k0.ptr, 8);
+		memcpy(&m, ones + 8 - off, 8);
+		return ((x ^ y) & m) == 0;
+	}
+	return memcmp(b.ptr, k0.ptr, (size_t)off) == 0;
+}
+
+/* The prefix all n keys share: a bound from a sample of them first (the
+ * shared prefix of all is at most theirs), then checked against each. */
+static uint64_t sample_prefix(const pl__byteseq *q, uint32_t n)
+{
+	pl_bytes k0 = pl__seq_at(q, 0);
+	uint64_t lcp = k0.len;
+	for (uint32_t j = 1; j <= 32 && lcp > 0; j++) {
+		pl_bytes b = pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / 32));
+		uint64_t m = b.len < lcp ? b.len : lcp, x = 0;
+		while (x < m && b.ptr[x] == k0.ptr[x])
+			x++;
+		lcp = x;
+	}
+	return lcp;
+}
+
+/* The prefix all n keys share, exactly. */
+static uint64_t common_prefix(const pl__byteseq *q, uint32_t n)
+{
+	pl_bytes k0 = pl__seq_at(q, 0);
+	uint64_t lcp = k0.len;
+	for (uint32_t i = 1; i < n && lcp > 0; i++) {
+		pl_bytes b = pl__seq_at(q, i);
+		if (has_prefix(b, k0, lcp))
+			continue; /* the usual case, once the prefix is found */
+		uint64_t m = b.len < lcp ? b.len : lcp, x = 0;
+		while (x < m && b.ptr[x] == k0.ptr[x])
+			x++;
+		lcp = x;
+	}
+	return lcp;
+}
+
+/* Each key's window at off and its tag, with the least and greatest value
+ * of each window byte (the least is stored inverted, so both are maxima).
+ * With `check`, 0 as soon as a key does not start with k0's off bytes. */
+static int fill_windows(const pl__byteseq *q, uint32_t n, uint64_t off, int check, unsigned char (*win)[16],
+			uint32_t *tags, unsigned char lo[16], unsigned char hi[16])
+{
+	pl_bytes k0 = pl__seq_at(q, 0);
+	int tagged = q->tag_offset != PL__NO_TAG;
+#if PL__SSE2
+	__m128i mn = _mm_set1_epi8(-1), mx = _mm_setzero_si128();
+#else
+	uint64_t and0 = ~UINT64_C(0), and1 = ~UINT64_C(0), or0 = 0, or1 = 0;
+#endif
+	for (uint32_t i = 0; i < n; i++) {
+		pl_bytes b = pl__seq_at(q, i);
+		if (tagged)
+			memcpy(&tags[i], q->base + (size_t)i * q->stride + q->tag_offset, sizeof tags[i]);
+		if (check && !has_prefix(b, k0, off))
+			return 0;
+		window(win[i], b, off);
+#if PL__SSE2
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)win[i]);
+		mn = _mm_min_epu8(mn, x);
+		mx = _mm_max_epu8(mx, x);
+#else
+		/* Bytewise, the and of the values is at most each, the or at
+		 * least each: a range holding them all. */
+		uint64_t x0, x1;
+		memcpy(&x0, win[i], 8);
+		memcpy(&x1, win[i] + 8, 8);
+		and0 &= x0;
+		and1 &= x1;
+		or0 |= x0;
+		or1 |= x1;
+#endif
+	}
+#if PL__SSE2
+	_mm_storeu_si128((__m128i *)(void *)lo, mn);
+	_mm_storeu_si128((__m128i *)(void *)hi, mx);
+#else
+	memcpy(lo, &and0, 8);
+	memcpy(lo + 8, &and1, 8);
+	memcpy(hi, &or0, 8);
+	memcpy(hi + 8, &or1, 8);
+#endif
+	return 1;
+}
+
+/* How level keys are packed: for each varying byte (from the least
+ * significant, byte 15), its place, its multiplier, and each value's rank
+ * (PLAN_BAD for a value the plan does not hold). */
+#define PLAN_BAD 0x8000u
+typedef struct plan {
+	int nv, vt[16];
+	uint64_t mult[16], prod;
+	uint16_t rank[16][256];
+} plan;
+
+/* Turn the values marked non-zero in rank[t] of each byte t in `vary` into
+ * ranks, and their counts into multipliers: 0 when their product passes
+ * limit. */
+static int plan_ranks(plan *p, uint32_t vary, uint64_t limit)
+{
+	p->nv = 0;
+	p->prod = 1;
+	for (int t = 15; t >= 0; t--) {
+		if (!((vary >> t) & 1))
+			continue;
+		uint32_t c = 0;
+		for (int b = 0; b < 256; b++)
+			p->rank[t][b] = p->rank[t][b] ? (uint16_t)c++ : (uint16_t)PLAN_BAD;
+		p->vt[p->nv] = t;
+		p->mult[p->nv++] = p->prod;
+		p->prod = p->prod > limit / c ? limit + 1 : p->prod * c;
+	}
+	return p->prod <= limit;
+}
+
+/* A window's packed key; a value the plan does not hold sets PLAN_BAD in
+ * *bad. */
+static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
+{
+	uint64_t key = 0;
+	uint32_t f = 0;
+	for (int j = 0; j < p->nv; j++) {
+		uint32_t r = p->rank[p->vt[j]][w[p->vt[j]]];
+		f |= r;
+		key += r * p->mult[j];
+	}
+	*bad |= f & PLAN_BAD;
+	return key;
+}
+
+/* Radix digits over a packed key below prod: *np of *width bits, at most 10
+ * bits each (four digits for the 40 bits a key may have). */
+static void digits(uint64_t prod, int *np, int *width)
+{
+	int kbits = 0;
+	while ((prod - 1) >> kbits) /* prod <= 2^40 */
+		kbits++;
+	*np = (kbits + 9) / 10;
+	*width = *np ? (kbits + *np - 1) / *np : 0;
+}
+
+/* Mark the values of byte t that a sample's value v stands for: its class
+ * (the decimal digits, a-f, g-z, A-F, G-Z, or the bytes remaining 0..16 of
+ * byte 15), else itself. */
+static void mark_class(uint16_t *rank, int t, uint32_t v)
+{
+	uint32_t lo = v, hi = v;
+	if (t == 15)
+		lo = 0, hi = 16;
+	else if (v >= '0' && v <= '9')
+		lo = '0', hi = '9';
+	else if (v >= 'a' && v <= 'z')
+		lo = v <= 'f' ? 'a' : 'g', hi = v <= 'f' ? 'f' : 'z';
+	else if (v >= 'A' && v <= 'Z')
+		lo = v <= 'F' ? 'A' : 'G', hi = v <= 'F' ? 'F' : 'Z';
+	for (uint32_t b = lo; b <= hi; b++)
+		rank[b] = 1;
+}
+
+/* Where the first level keeps what it needs in the scratch of n keys (6
+ * words a key): the (packed key, index) words and their copy, the tags,
+ * then the windows (or, when keys are fed, the digit counts); the runs
+ * reuse the room from the windows to the end of PL__SORT_SCRATCH(n). */
+typedef struct layout {
+	uint64_t *w, *wtmp;
+	uint32_t *tags;
+	unsigned char (*win)[16];
+	uint32_t (*counts)[1024];
+	pl__kent *run;
+	size_t run_room;
+} layout;
+
+/* The windows end past 4.5 words a key (at 5 for one key). */
+_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t), "the first level's scratch");
+
+static layout layout_of(void *scratch, uint32_t n)
+{
+	layout l;
+	l.w = scratch;
+	l.wtmp = l.w + n;
+	l.tags = (uint32_t *)(void *)(l.wtmp + n);
+	l.win = (unsigned char (*)[16])(void *)(l.wtmp + n + (n + 1) / 2);
+	l.counts = (uint32_t (*)[1024])(void *)l.win;
+	l.run = (pl__kent *)(void *)l.win;
+	l.run_room = PL__SORT_SCRATCH(n) - (size_t)((char *)l.win - (char *)scratch);
+	return l;
+}
+
+/* The index takes the low bits of a word, the packed key the rest, up to
+ * 40 bits: the bits of the index, and the bound of a packed key. */
+static int index_bits(uint32_t n, uint64_t *limit)
+{
+	int ibits = 1;
+	while (((uint64_t)n - 1) >> ibits) /* n <= PL_MAX_SHARDS: at most 26 bits */
+		ibits++;
+	*limit = UINT64_C(1) << (64 - ibits < 40 ? 64 - ibits : 40);
+	return ibits;
+}
+
+void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
+{
+	enum { S = 64 };
+	memset(f, 0, sizeof *f);
+	if (n < 4096) /* room below for the tables; fewer keys are read twice */
+		return;
+	layout l = layout_of(scratch, n);
+	uint64_t limit;
+	f->ibits = index_bits(n, &limit);
+	f->off = sample_prefix(q, n);
+	f->k0 = pl__seq_at(q, 0);
+	f->n = n;
+	unsigned char sw[S][16];
+	for (uint32_t j = 0; j < S; j++)
+		window(sw[j], pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / (S - 1))), f->off);
+	uint32_t vary = 0;
+	for (int t = 0; t < 16; t++)
+		for (uint32_t j = 1; j < S; j++)
+			vary |= (uint32_t)(sw[j][t] != sw[0][t]) << t;
+	plan p;
+	unsigned char cm[16];
+	for (int t = 0; t < 16; t++) {
+		cm[t] = (vary >> t) & 1 ? 0 : 0xff;
+		if (!((vary >> t) & 1))
+			continue;
+		memset(p.rank[t], 0, sizeof p.rank[t]);
+		for (uint32_t j = 0; j < S; j++)
+			mark_class(p.rank[t], t, sw[j][t]);
+	}
+	if (!plan_ranks(&p, vary, limit))
+		return;
+	digits(p.prod, &f->np, &f->width);
+	/* Each varying byte's ranks times its multiplier, in the copy's room
+	 * (n >= 4096 words: 256 for each of at most 16 bytes), a value outside
+	 * the plan as 2^56: a sum of 16 terms stays below 2^61, and a key of
+	 * values of the plan below 2^44. */
+	f->nv = p.nv;
+	for (int j = 0; j < p.nv; j++) {
+		f->vt[j] = p.vt[j];
+		for (int b = 0; b < 256; b++) {
+			uint32_t r = p.rank[p.vt[j]][b];
+			l.wtmp[256 * j + b] = r & PLAN_BAD ? PL__FEED_BAD : r * p.mult[j];
+		}
+	}
+	memset(l.counts, 0, (size_t)f->np * sizeof l.counts[0]);
+	memcpy(&f->cv[0], sw[0], 8);
+	memcpy(&f->cv[1], sw[0] + 8, 8);
+	memcpy(&f->cm[0], cm, 8);
+	memcpy(&f->cm[1], cm + 8, 8);
+	f->w = l.w;
+	f->room = l.wtmp;
+	f->tags = l.tags;
+	f->counts = l.counts;
+	f->live = 1;
+}
+
+void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
+{
+	if (!f->live)
+		return;
+	uint32_t i = f->next++;
+	f->tags[i] = tag;
+	unsigned char x[16];
+	uint64_t x0, x1, key = 0;
+	if (!has_prefix(b, f->k0, f->off)) {
+		f->live = 0;
+		return;
+	}
+	window(x, b, f->off);
+	memcpy(&x0, x, 8);
+	memcpy(&x1, x + 8, 8);
+	const uint64_t *room = f->room;
+	const int *vt = f->vt;
+	int nv = f->nv, j = 0;
+	for (; j + 1 < nv; j += 2) /* two sums at a time: independent loads */
+		key += room[256 * j + x[vt[j]]] + room[256 * (j + 1) + x[vt[j + 1]]];
+	if (j < nv)
+		key += room[256 * j + x[vt[j]]];
+	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD) {
+		f->live = 0;
+		return;
+	}
+	f->w[i] = key << f->ibits | i;
+	int np = f->np, width = f->width;
+	uint32_t mask = (UINT32_C(1) << width) - 1, (*counts)[1024] = f->counts;
+	for (int d = 0; d < np; d++)
+		counts[d][(key >> (d * width)) & mask]++;
+}
+
+/*
+ * The packed first level (see the top of the file) of keys 0..n-1, n > 16,
+ * from the words a feed made when it holds them all (else by the windows,
+ * or first by a feed of its own when fed is NULL). Returns 0 when it does
+ * not apply (the packed key and the index would pass 64 bits, or a run of
+ * equal keys is too long for the scratch left), having written nothing the
+ * caller reads; else writes out[] (and out_tag) and the duplicates.
+ */
+static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
+		      const pl__keyfeed *fed, pl__dups *d)
+{
+	layout l = layout_of(scratch, n);
+	uint64_t limit;
+	int ibits = index_bits(n, &limit);
+	uint32_t lcounts[4][1024], (*counts)[1024] = l.counts;
+	int np, width;
+	uint64_t off;
+	pl__keyfeed own;
+	if (fed == NULL) { /* a sample's plan, when it holds for every key */
+		pl__keyfeed_start(&own, q, n, scratch);
+		for (uint32_t i = 0; i < n && own.live; i++) {
+			uint32_t tag = 0;
+			if (q->tag_offset != PL__NO_TAG)
+				memcpy(&tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof tag);
+			pl__keyfeed_add(&own, pl__seq_at(q, i), tag);
+		}
+		fed = &own;
+	}
+	if (fed->live && fed->next == n) {
+		np = fed->np;
+		width = fed->width;
+		off = fed->off;
+	} else {
+		plan pl;
+		unsigned char lo[16], hi[16];
+		off = sample_prefix(q, n);
+		if (!fill_windows(q, n, off, 1, l.win, l.tags, lo, hi)) {
+			off = common_prefix(q, n);
+			fill_windows(q, n, off, 0, l.win, l.tags, lo, hi);
+		}
+		/* Each varying byte's values by their range; when the ranges'
+		 * product passes the limit, by the values present. */
+		uint32_t vary = 0;
+		for (int t = 0; t < 16; t++) {
+			if (hi[t] == lo[t])
+				continue;
+			vary |= UINT32_C(1) << t;
+			memset(pl.rank[t], 0, sizeof pl.rank[t]);
+			for (uint32_t b = lo[t]; b <= hi[t]; b++)
+				pl.rank[t][b] = 1;
+		}
+		if (!plan_ranks(&pl, vary, limit)) {
+			for (int t = 0; t < 16; t++)
+				if ((vary >> t) & 1)
+					memset(pl.rank[t], 0, sizeof pl.rank[t]);
+			for (uint32_t i = 0; i < n; i++)
+				for (int t = 0; t < 16; t++)
+					if ((vary >> t) & 1)
+						pl.rank[t][l.win[i][t]] = 1;
+			if (!plan_ranks(&pl, vary, limit))
+				return 0;
+		}
+		digits(pl.prod, &np, &width);
+		counts = lcounts; /* the windows hold the counts' room */
+		memset(counts, 0, (size_t)np * sizeof counts[0]);
+		uint32_t mask = (UINT32_C(1) << width) - 1, bad = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t key = pack(&pl, l.win[i], &bad);
+			l.w[i] = key << ibits | i;
+			for (int x = 0; x < np; x++)
+				counts[x][(key >> (x * width)) & mask]++;
+		}
+		PL_ASSERT(bad == 0);
+	}
+	uint32_t mask = (UINT32_C(1) << width) - 1;
+	/* Stable LSD passes: equal keys stay in index order. */
+	uint64_t *src = l.w, *dst = l.wtmp;
+	for (int x = 0; x < np; x++) {
+		uint32_t *count = counts[x], sum = 0;
+		int sh = ibits + x * width;
+		for (uint32_t b = 0; b <= mask; b++) {
+			uint32_t t = count[b];
+			count[b] = sum;
+			sum += t;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			dst[count[(src[i] >> sh) & mask]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	/* Keys alone in their packed key are placed at once. Runs of equal
+	 * keys with bytes left are sorted from 15 bytes on in the run room
+	 * (the windows are not read again): check the longest fits first. */
+	uint64_t imask = (UINT64_C(1) << ibits) - 1;
+	uint32_t longest = 1;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
+			;
+		if (j - i == 1) {
+			uint32_t p = (uint32_t)(src[i] & imask);
+			out[i] = p;
+			if (out_tag)
+				out_tag[i] = l.tags[p];
+		}
+		longest = j - i > longest ? j - i : longest;
+	}
+	if (longest == 1)
+		return 1;
+	if (2 * (size_t)longest * sizeof *l.run > l.run_room)
+		return 0;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
+			;
+		if (j - i == 1)
+			continue;
+		pl__kent *run = l.run;
+		for (uint32_t x = i; x < j; x++) {
+			uint32_t p = (uint32_t)(src[x] & imask);
+			run[x - i].i = p;
+			run[x - i].tag = l.tags[p];
+		}
+		pl_bytes b = pl__seq_at(q, run[0].i);
+		if (b.len > off && b.len - off >= 16) /* a window's bytes remaining: 16 */
+			pl__sort_level(q, run, run + (j - i), j - i, off + 15, d);
+		else
+			pl__note_dup(d, run); /* no bytes left: equal keys, in index order */
+		for (uint32_t x = i; x < j; x++) {
+			out[x] = run[x - i].i;
+			if (out_tag)
+				out_tag[x] = run[x - i].tag;
+		}
+	}
+	return 1;
+}
+
+uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, uint32_t *out, uint32_t *out_tag,
+		      void *scratch, uint32_t *dup_other)
+{
+	pl__dups d = {PL_NONE, PL_NONE};
+	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, fed, &d))) {
+		/* Byte levels from the prefix every key shares (it orders
+		 * nothing). */
+		pl__kent *a = scratch, *tmp = a + n;
+		uint64_t lcp = n > 0 ? common_prefix(q, n) : 0;
+		for (uint32_t i = 0; i < n; i++) {
+			a[i].i = i;
+			a[i].tag = 0;
+			if (q->tag_offset != PL__NO_TAG)
+				memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
+		}
+		d.index = d.other = PL_NONE;
+		pl__sort_level(q, a, tmp, n, lcp, &d);
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = a[i].i;
+		if (out_tag)
+			for (uint32_t i = 0; i < n; i++)
+				out_tag[i] = a[i].tag;
+	}
+	if (dup_other)
+		*dup_other = d.other;
+	return d.index;
+}
+
+uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
+			uint32_t *dup_other)
+{
+	return pl__sort_fed(q, n, NULL, out, out_tag, scratch, dup_other);
+}
