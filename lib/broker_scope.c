@@ -27,15 +27,45 @@ static void set_equal_bounds(const pl_view *v, pl__scope *sc)
 		pl__bounds(v, sc->L, v->elig[0], &sc->fl, &sc->ce);
 }
 
-/* Sum of a stream's cells (leaders, or with rep replicas): on eligible
+/* Member i of a stream's counts: the leader cells, or with rep the members
+ * that may hold replicas (pl__rcell_members()), with their counts (0: skip). */
+typedef struct counts {
+	const pl__cell *c;
+	const uint32_t *m;
+	uint32_t n;
+} counts;
+
+static counts stream_counts(const pl_view *v, uint32_t s, int rep)
+{
+	counts x = {NULL, NULL, 0};
+	if (rep) {
+		x.n = pl__rcell_members(v, s, &x.m);
+	} else {
+		x.c = v->cells + v->s_cell_first[s];
+		x.n = v->s_cell_count[s];
+	}
+	return x;
+}
+
+static uint32_t counts_member(const counts *x, uint32_t i)
+{
+	return x->c ? x->c[i].member : x->m[i];
+}
+
+static uint32_t counts_value(const pl_view *v, const counts *x, uint32_t i)
+{
+	return x->c ? x->c[i].leaders : v->rc_count[x->m[i]] & ~PL__RC_LISTED;
+}
+
+/* Sum of a stream's counts (leaders, or with rep replicas): on eligible
  * members only when elig. */
 static uint32_t cells_sum(const pl_view *v, uint32_t s, int rep, int elig)
 {
-	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
-	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], L = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!elig || pl__eligible(v, c[i].member))
-			L += c[i].leaders;
+	counts c = stream_counts(v, s, rep);
+	uint32_t L = 0;
+	for (uint32_t i = 0; i < c.n; i++)
+		if (!elig || pl__eligible(v, counts_member(&c, i)))
+			L += counts_value(v, &c, i);
 	return L;
 }
 
@@ -57,8 +87,8 @@ uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s)
 static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
-	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], ne = 0;
+	counts c = stream_counts(v, s, (int)rep);
+	uint32_t n = c.n, ne = 0;
 	uint32_t cmax = 0, cmin = UINT32_MAX;
 	int all = v->n_elig == v->nm; /* no cell needs the eligibility test */
 	sc->s = s;
@@ -66,8 +96,8 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->L = 0;
 	sc->over = sc->under = sc->level = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (all || pl__eligible(v, c[i].member)) {
-			uint32_t x = c[i].leaders;
+		if ((all || pl__eligible(v, counts_member(&c, i))) && counts_value(v, &c, i) > 0) {
+			uint32_t x = counts_value(v, &c, i);
 			sc->L += x;
 			ne++;
 			cmax = x > cmax ? x : cmax;
@@ -83,14 +113,14 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t m = c[i].member, fl, ce;
-		if (!pl__eligible(v, m))
+		uint32_t m = counts_member(&c, i), x = counts_value(v, &c, i), fl, ce;
+		if (!pl__eligible(v, m) || x == 0)
 			continue;
 		pl__bk_bounds(v, sc, m, &fl, &ce);
-		if (c[i].leaders > ce && c[i].leaders - ce > sc->hot)
-			sc->hot = c[i].leaders - ce;
-		sc->over |= c[i].leaders > ce;
-		sc->under |= c[i].leaders < fl;
+		if (x > ce && x - ce > sc->hot)
+			sc->hot = x - ce;
+		sc->over |= x > ce;
+		sc->under |= x < fl;
 	}
 	if (sc->under || ne == v->n_elig)
 		return;

@@ -185,11 +185,15 @@ struct pl_view {
 	uint32_t *s_cell_first; /* [ns + 1] offsets into cells */
 	uint32_t *s_cell_count; /* live cells of the stream */
 	pl__cell *cells;
-	/* Replica cells: (member, replicas of the stream it holds), the same
-	 * way, with room for min(PL_MAX_REPLICAS x its shards, members). */
-	uint32_t *s_rcell_first; /* [ns + 1] offsets into rcells */
-	uint32_t *s_rcell_count;
-	pl__cell *rcells;
+	/* Replicas per member of one stream, the one last asked (pl__rcell_get()):
+	 * counted from its shards' states when another stream is asked, kept in
+	 * step by pl__rcell_add() while it holds that stream. rc_count[m] has
+	 * PL__RC_LISTED set once m is in rc_list[0..rc_n) (counts that fall to
+	 * zero stay listed). */
+	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
+	uint32_t rc_n;
+	uint32_t *rc_count;  /* [nm] */
+	uint32_t *rc_list;   /* [nm] */
 
 	/* shards */
 	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
@@ -300,10 +304,16 @@ uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 
-/* Replicas of stream s that member m holds (the cell's `leaders` field
- * holds the count), and +1 or -1 to it. */
+/* Replicas of stream s that member m holds, and +1 or -1 to it (called
+ * after the shard's state changed). The first call for a stream other than
+ * the one counted costs a walk of its shards' states. */
+#define PL__RC_LISTED (UINT32_C(1) << 31)
 uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m);
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+/* The members that may hold replicas of stream s (each once, in no order;
+ * some may count zero): their number, the list in *members. The list holds
+ * while no other stream is asked. */
+uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **members);
 
 /* Floor and ceiling of `count` shared over eligible weight, for member m. */
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);

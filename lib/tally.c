@@ -4,13 +4,17 @@
  * How it works. Every policy, and pl_view_apply() for the caller, changes a
  * view through pl__view_apply(): it checks the action against the shard's
  * state, then updates the state and every tally the change touches (leaders
- * and replicas in total, the stream's leader and replica cells, the fleet's owned and
+ * and replicas in total, the stream's leader cells and replica counts, the fleet's owned and
  * lag-held counts when they are computed), so a later decision in the same
  * call sees it.
  * Moves stay "in flight" (the shard is not moved again) until
  * pl_view_settle(), which is the next tick as far as a dry run is concerned.
  *
- * Stream cells: stream s owns cells [s_cell_first[s], s_cell_first[s + 1]),
+ * Replicas per stream are not kept per cell: pl__rcell_get() counts the
+ * stream asked from its shards' states into a one-stream cache (the
+ * policies visit streams one at a time), which pl__rcell_add() keeps in step.
+ *
+ * Leader cells: stream s owns cells [s_cell_first[s], s_cell_first[s + 1]),
  * of which the first s_cell_count[s] are live, sorted by member index, each
  * with a count of at least 1. A count reaching zero removes its cell, so a
  * stream never holds more cells than members leading some of it, which is at
@@ -81,15 +85,65 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 		 delta);
 }
 
+/* Count stream s's replicas per member into the view's one-stream cache,
+ * from its shards' states: O(the stream's replicas, and the last one's). */
+static void rcache_fill(pl_view *v, uint32_t s)
+{
+	for (uint32_t i = 0; i < v->rc_n; i++)
+		v->rc_count[v->rc_list[i]] = 0;
+	uint32_t n = 0;
+	for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
+		const pl__shard_state *st = &v->st[v->by_stream[j]];
+		for (uint32_t r = 0; r < st->nrep; r++) {
+			uint32_t m = st->rep[r];
+			if (v->rc_count[m]++ == 0) {
+				v->rc_count[m] |= PL__RC_LISTED;
+				v->rc_list[n++] = m;
+			}
+		}
+	}
+	v->rc_n = n;
+	v->rc_stream = s;
+}
+
+/* The cache is the view's own memory, not an answer: filling it from a
+ * const view changes nothing a caller reads (a view is used by one thread
+ * at a time). */
+static pl_view *rcache(const pl_view *v, uint32_t s)
+{
+	pl_view *w = (pl_view *)(uintptr_t)v;
+	if (w->rc_stream != s)
+		rcache_fill(w, s);
+	return w;
+}
+
 uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m)
 {
-	return cell_get(v->rcells + v->s_rcell_first[s], v->s_rcell_count[s], m);
+	return rcache(v, s)->rc_count[m] & ~PL__RC_LISTED;
+}
+
+uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **members)
+{
+	const pl_view *w = rcache(v, s);
+	*members = w->rc_list;
+	return w->rc_n;
 }
 
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 {
-	cell_add(v->rcells + v->s_rcell_first[s], &v->s_rcell_count[s],
-		 v->s_rcell_first[s + 1] - v->s_rcell_first[s], m, delta);
+	if (v->rc_stream != s)
+		return; /* counted from the states when it is asked */
+	uint32_t *c = &v->rc_count[m];
+	if (delta > 0) {
+		if (!(*c & PL__RC_LISTED)) {
+			*c |= PL__RC_LISTED;
+			v->rc_list[v->rc_n++] = m;
+		}
+		(*c)++;
+		return;
+	}
+	PL_ASSERT((*c & ~PL__RC_LISTED) > 0);
+	(*c)--;
 }
 
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil)

@@ -9,9 +9,9 @@
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
  * stream ranks; the shards of each stream in key order (a counting sort over
  * the key order, so linear); shard hashes and states, with in-flight moves
- * and copies applied as if finished; then the per-stream leader and replica
- * cells together, in one walk over each stream's shard states (replica cells
- * have room for min(PL_MAX_REPLICAS x shards, members) per stream).
+ * and copies applied as if finished; then the per-stream leader cells, in
+ * one walk over each stream's shard states. Replicas per stream are counted
+ * when asked (tally.c), one stream at a time, so they take no room per shard.
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only
@@ -26,14 +26,6 @@
 static uint32_t clampc(uint32_t n, uint32_t lim)
 {
 	return n > lim ? lim : n;
-}
-
-/* Room for the replica cells: min(PL_MAX_REPLICAS x shards, members) per
- * stream, so at most the smaller of the two sums. */
-static uint64_t rcell_room(uint32_t nm, uint32_t ns, uint32_t nk)
-{
-	uint64_t a = (uint64_t)PL_MAX_REPLICAS * nk, b = (uint64_t)ns * nm;
-	return a < b ? a : b;
 }
 
 /* Elements init's sorts and duplicate checks take scratch for. */
@@ -68,6 +60,8 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(m_lagged, uint32_t, nm);
 	TAKE(m_scratch, int64_t, nm);
 	TAKE(elig, uint32_t, nm);
+	TAKE(rc_count, uint32_t, nm);
+	TAKE(rc_list, uint32_t, nm);
 	TAKE(s_order, uint32_t, ns);
 	TAKE(s_rank, uint32_t, ns);
 	TAKE(s_shards, uint32_t, ns);
@@ -80,12 +74,9 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
-	TAKE(s_rcell_first, uint32_t, (size_t)ns + 1);
-	TAKE(s_rcell_count, uint32_t, ns);
-	/* The leader and replica cells, side by side: init's sort scratch when
-	 * they have room for it (see pl_view_init()). */
+	/* The leader cells: init's sort scratch when they have room for it
+	 * (see pl_view_init()). */
 	TAKE(cells, pl__cell, nk);
-	TAKE(rcells, pl__cell, rcell_room(nm, ns, nk));
 	/* Else the shard states share their room with it. */
 	uint32_t mx = scratch_count(nm, ns, nk, no, nc);
 	/* The states start on a 64-byte boundary of the memory (it is only 8
@@ -214,15 +205,13 @@ static void sort_cells(pl__cell *c, uint32_t n)
 	}
 }
 
-/* Leader and replica cells, from the shard states (in-flight moves and
- * copies already counted), in one walk: stream by stream, each member met
- * is listed in the stream's replica cells, marked in a bitmap, and counted
- * in m_scratch (replicas in the low 32 bits, leaders in the high ones; zeroed
- * as they are read back). The members met are then put in member order: a
- * read of the bitmap's words when that is cheaper than sorting them (many
- * met), else a heap sort of the few, so O(min(d log d, members / 64 + d))
- * per stream; each gives its replica cell and, when it leads some of the
- * stream, its leader cell. The bitmap borrows m_owned (counted later). */
+/* Leader cells, from the shard states (in-flight moves and copies already
+ * counted), stream by stream: each leader met is listed in the stream's
+ * cells, marked in a bitmap, and counted in m_scratch (zeroed as it is read
+ * back). The leaders met are then put in member order: a read of the
+ * bitmap's words when that is cheaper than sorting them (many met), else a
+ * heap sort of the few, so O(min(d log d, members / 64 + d)) per stream.
+ * The bitmap borrows m_owned (counted later). */
 static void init_cells(pl_view *v)
 {
 	int64_t *acc = v->m_scratch;
@@ -232,37 +221,27 @@ static void init_cells(pl_view *v)
 		acc[m] = 0;
 	for (uint32_t w = 0; w < words; w++)
 		bits[w] = 0;
-	uint32_t lsum = 0, rsum = 0;
+	uint32_t lsum = 0;
 	for (uint32_t s = 0; s < v->ns; s++) {
 		uint32_t lroom = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
-		uint64_t room = (uint64_t)PL_MAX_REPLICAS * v->s_shards[s];
-		pl__cell *rc = v->rcells + rsum, *lc = v->cells + lsum;
+		pl__cell *lc = v->cells + lsum;
 		uint32_t d = 0;
-		v->s_rcell_first[s] = rsum;
 		v->s_cell_first[s] = lsum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
 				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
 #endif
-			const pl__shard_state *st = &v->st[v->by_stream[j]];
-			for (uint32_t r = 0; r < st->nrep; r++) {
-				uint32_t m = st->rep[r];
-				if (acc[m]++ == 0) {
-					rc[d++].member = m;
-					bits[m >> 6] |= UINT64_C(1) << (m & 63);
-				}
-			}
-			uint32_t l = st->leader;
-			if (l != PL_NONE) {
-				PL_ASSERT(acc[l] != 0); /* a leader is among the replicas */
-				acc[l] += INT64_C(1) << 32;
+			uint32_t l = v->st[v->by_stream[j]].leader;
+			if (l != PL_NONE && acc[l]++ == 0) {
+				lc[d++].member = l;
+				bits[l >> 6] |= UINT64_C(1) << (l & 63);
 			}
 		}
-		uint32_t nr = 0, nl = 0;
 		if ((uint64_t)words <= 4 * (uint64_t)d) {
 			/* Many met: read the bitmap in member order. */
-			for (uint32_t w = 0; nr < d; w++) {
+			uint32_t nl = 0;
+			for (uint32_t w = 0; nl < d; w++) {
 				uint64_t x = bits[w];
 				bits[w] = 0;
 				while (x) {
@@ -275,37 +254,23 @@ static void init_cells(pl_view *v)
 					uint32_t m = 64 * w + b;
 #endif
 					x &= x - 1;
-					uint64_t a = (uint64_t)acc[m];
+					lc[nl].member = m;
+					lc[nl++].leaders = (uint32_t)acc[m];
 					acc[m] = 0;
-					rc[nr].member = m;
-					rc[nr++].leaders = (uint32_t)a;
-					if (a >> 32) {
-						lc[nl].member = m;
-						lc[nl++].leaders = (uint32_t)(a >> 32);
-					}
 				}
 			}
 		} else {
-			sort_cells(rc, d);
+			sort_cells(lc, d);
 			for (uint32_t i = 0; i < d; i++) {
-				uint32_t m = rc[i].member;
-				uint64_t a = (uint64_t)acc[m];
+				uint32_t m = lc[i].member;
+				lc[i].leaders = (uint32_t)acc[m];
 				acc[m] = 0;
 				bits[m >> 6] = 0;
-				rc[nr].member = m;
-				rc[nr++].leaders = (uint32_t)a;
-				if (a >> 32) {
-					lc[nl].member = m;
-					lc[nl++].leaders = (uint32_t)(a >> 32);
-				}
 			}
 		}
-		v->s_rcell_count[s] = nr;
-		v->s_cell_count[s] = nl;
-		rsum += (uint32_t)(room < v->nm ? room : v->nm);
+		v->s_cell_count[s] = d;
 		lsum += lroom;
 	}
-	v->s_rcell_first[v->ns] = rsum;
 	v->s_cell_first[v->ns] = lsum;
 }
 
@@ -405,13 +370,9 @@ static void copy_cells(pl_view *v, const pl_view *old)
 	size_t n1 = ((size_t)v->ns + 1) * sizeof(uint32_t), n = (size_t)v->ns * sizeof(uint32_t);
 	memcpy(v->s_cell_first, old->s_cell_first, n1);
 	memcpy(v->s_cell_count, old->s_cell_count, n);
-	memcpy(v->s_rcell_first, old->s_rcell_first, n1);
-	memcpy(v->s_rcell_count, old->s_rcell_count, n);
 	for (uint32_t s = 0; s < v->ns; s++) {
 		memcpy(v->cells + v->s_cell_first[s], old->cells + old->s_cell_first[s],
 		       (size_t)old->s_cell_count[s] * sizeof *v->cells);
-		memcpy(v->rcells + v->s_rcell_first[s], old->rcells + old->s_rcell_first[s],
-		       (size_t)old->s_rcell_count[s] * sizeof *v->rcells);
 	}
 }
 
@@ -457,7 +418,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	/* The sorts' scratch is the cells' room when it is large enough (the
 	 * cells are written last), else the shard states' room. k_home holds
 	 * the stream of each shard in key order until the end. */
-	size_t cells_room = (size_t)((char *)(v->rcells + rcell_room(nm, ns, nk)) - (char *)v->cells);
+	size_t cells_room = (size_t)nk * sizeof *v->cells;
 	void *scratch = cells_room >= PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc)) ? (void *)v->cells : v->st;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
@@ -506,6 +467,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		for (uint32_t i = 0; i < nm; i++)
 			v->m_owned[i] = 0; /* init_cells() borrowed it */
 	}
+	v->rc_stream = PL_NONE;
+	v->rc_n = 0;
+	for (uint32_t i = 0; i < nm; i++)
+		v->rc_count[i] = 0;
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
 	if (pl__reuse_homes(v, &r))

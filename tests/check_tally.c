@@ -54,10 +54,12 @@ static pl_action action(uint32_t kind, uint32_t shard, uint32_t from, uint32_t t
 	return tl_action(kind, PL_REASON_STREAM_SKEW, shard, PL_NONE, from, to);
 }
 
-START_TEST(random_actions_keep_tallies)
+/* Random actions on random layouts; with probe, a stream's replica tally
+ * is asked between actions (the counts of the stream asked last are kept
+ * in step by the actions, the others counted again when asked) and the
+ * whole view is recounted every 50 steps. */
+static void random_actions(uint64_t seed, uint32_t iters, int probe)
 {
-	uint64_t seed = tl_seed(0x7a11e5u);
-	uint32_t iters = tl_iters(40);
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t rng = seed + it;
 		uint32_t nm = 2 + tl_below(&rng, 8);
@@ -94,11 +96,44 @@ START_TEST(random_actions_keep_tallies)
 				applied++;
 			if (tl_below(&rng, 10) == 0)
 				pl_view_settle(v);
+			if (probe) {
+				pl_tally x;
+				uint32_t s = t->k[k].stream != PL_NONE && tl_below(&rng, 2) ? t->k[k].stream
+											   : tl_below(&rng, t->ns);
+				ck_assert_int_eq(pl_view_stream_tally(v, s, m, &x), 0);
+				if (step % 50 == 49)
+					expect_recount(t, v, seed + it);
+			}
 		}
 		ck_assert_uint_gt(applied, 0);
 		expect_recount(t, v, seed + it);
 		tl_free(t);
 	}
+}
+
+START_TEST(random_actions_keep_tallies)
+{
+	random_actions(tl_seed(0x7a11e5u), tl_iters(40), 0);
+}
+END_TEST
+
+START_TEST(stream_tallies_asked_between_actions)
+{
+	random_actions(tl_seed(0x5ca1edu), tl_iters(40), 1);
+}
+END_TEST
+
+/* The view's memory at the bench's size (1M shards, 1k members, 10k
+ * streams): replicas per stream take no room per shard. */
+START_TEST(view_size_per_shard)
+{
+	pl_snapshot s;
+	memset(&s, 0, sizeof s);
+	s.n_members = 1000;
+	s.n_streams = 10000;
+	s.n_shards = 1000000;
+	size_t size = pl_view_size(&s);
+	ck_assert_msg(size <= (size_t)100 * s.n_shards, "%zu bytes per shard", size / s.n_shards);
 }
 END_TEST
 
@@ -265,6 +300,8 @@ static Suite *suite(void)
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, random_actions_keep_tallies);
+	tcase_add_test(c, stream_tallies_asked_between_actions);
+	tcase_add_test(c, view_size_per_shard);
 	suite_add_tcase(s, c);
 	return s;
 }
