@@ -86,7 +86,7 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 	b->n_flight = 0;
 	if (b->limits && b->budget > 0 && v->n_moving > 0) {
 		for (uint32_t k = 0; k < v->nk && b->n_flight < PL_BROKER_MAX_MOVES; k++) {
-			const pl__shard_state *st = &v->st[k];
+			const pl__shard_state *st = pl__st(v, k);
 			if (!st->moving)
 				continue;
 			const pl_shard *sh = &v->snap.shards[k];
@@ -236,7 +236,7 @@ int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap,
 	if (v->n_live > v->n_elig)
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
-			const pl__shard_state *st = &v->st[k];
+			const pl__shard_state *st = pl__st(v, k);
 			/* Its replicas on draining members, in id order. */
 			uint32_t last = PL_NONE;
 			for (;;) {

@@ -49,7 +49,7 @@
 static uint32_t handoff(const pl__bk *b, uint32_t k, uint32_t a)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t f = st->rep[j];
@@ -70,7 +70,7 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			uint32_t only, uint32_t ka_only)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream, R = 0;
 	if (sc->s == PL_NONE && s != PL_NONE && b->cfg->stream_balance)
 		R = pl__bk_stream_replicas(v, s);
@@ -156,7 +156,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
-			if (pl__holds(&v->st[k], a))
+			if (pl__holds(pl__st(v, k), a))
 				offer_shard(b, sc, l, w, &x, k, a, ka);
 		}
 		if (x.have && (relay || !pl__bk_repeat_waits(v, sc, &x, w)))
@@ -184,7 +184,7 @@ static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
 		return 0;
 	for (uint32_t r = 0; r < v->nk; r++) {
 		uint32_t k = v->k_order[r], s = v->snap.shards[k].stream;
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || !pl__bk_zones_ok(v, k, x, d))
 			continue;
 		if (s != PL_NONE && b->cfg->stream_balance &&

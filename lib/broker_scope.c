@@ -188,7 +188,7 @@ int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
 int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
 {
 	const pl_view *v = b->v;
-	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(&v->st[k], d))
+	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(pl__st(v, k), d))
 		return 0; /* with replicas still to drain, their counts are not final */
 	uint32_t s = v->snap.shards[k].stream, ra = v->m_replicas[a], rd = v->m_replicas[d];
 	if (s == PL_NONE || !b->cfg->stream_balance)

@@ -131,18 +131,35 @@ static inline int pl__draw_gt(pl__draw a, pl__draw b)
 
 /* ---- the view ------------------------------------------------------------ */
 
-/* Per-shard state the policies change. */
+/* Per-shard state the policies change: 24 bytes and v->room replica slots
+ * (pl__st(); the view's largest replica count, PL_MAX_REPLICAS by default),
+ * 4-byte aligned, no padding. */
 typedef struct pl__shard_state {
-	uint64_t ov_since;
-	uint64_t epoch;     /* the snapshot's, plus one per replica or leader action */
+	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when ov_member is set */
+	uint32_t ep;        /* replica and leader actions applied since the view was built:
+			     * the epoch is the snapshot's plus this (pl__epoch()) */
 	uint32_t leader;    /* effective leader or PL_NONE */
 	uint32_t ov_member; /* fleet override member or PL_NONE */
 	uint8_t nrep;
 	uint8_t moving;     /* a move is in flight */
 	uint8_t ov_origin;
 	uint8_t touched;    /* an action was applied to it in this view */
-	uint32_t rep[PL_MAX_REPLICAS];
+	uint32_t rep[];     /* v->room slots; those past nrep are never read */
 } pl__shard_state;
+
+/* Bytes of one shard's state with room replica slots. */
+#define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + (size_t)(room) * sizeof(uint32_t))
+
+static inline uint64_t pl__since(const pl__shard_state *st)
+{
+	return (uint64_t)st->since_hi << 32 | st->since_lo;
+}
+
+static inline void pl__set_since(pl__shard_state *st, uint64_t t)
+{
+	st->since_lo = (uint32_t)t;
+	st->since_hi = (uint32_t)(t >> 32);
+}
 
 /* One (stream, member) leader count. */
 typedef struct pl__cell {
@@ -205,7 +222,9 @@ struct pl_view {
 			      * of those moved its leadership; kept by
 			      * pl_view_settle(), so a dry run sees its whole
 			      * sequence */
-	pl__shard_state *st;
+	char *st;             /* the shard states, st_size bytes apart (pl__st()) */
+	uint32_t st_size;
+	uint32_t room;        /* replica slots per shard */
 	uint32_t homes_ready;
 	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
 	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
@@ -223,6 +242,18 @@ struct pl_view {
 static inline uint32_t pl__moved(const pl_view *v, uint32_t k)
 {
 	return (uint32_t)(v->k_moved[k >> 5] >> (2 * (k & 31))) & 3u;
+}
+
+/* Shard k's state. */
+static inline pl__shard_state *pl__st(const pl_view *v, uint32_t k)
+{
+	return (pl__shard_state *)(void *)(v->st + (size_t)k * v->st_size);
+}
+
+/* Shard k's epoch: the snapshot's, plus one per replica or leader action. */
+static inline uint64_t pl__epoch(const pl_view *v, uint32_t k)
+{
+	return v->snap.shards[k].epoch + pl__st(v, k)->ep;
 }
 
 static inline int pl__view_ok(const pl_view *v)
@@ -259,7 +290,7 @@ static inline int pl__holds(const pl__shard_state *st, uint32_t m)
 static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 {
 	uint32_t cap = v->snap.members[m].max_shards;
-	return cap == 0 || pl__holds(&v->st[k], m) || v->m_replicas[m] < cap;
+	return cap == 0 || pl__holds(pl__st(v, k), m) || v->m_replicas[m] < cap;
 }
 
 /* Scoring hash of any key bytes under the view's scorer, or a scorer. */
@@ -383,7 +414,9 @@ typedef struct pl__reuse {
 	uint32_t members, zones, streams, shards, hashes;
 	uint32_t scorer; /* the new view's */
 	uint32_t tallies, states, moving;
-	pl__shard_state *st;
+	char *st;          /* the states, st_size bytes apart, with room slots */
+	size_t st_size;
+	uint32_t room;
 	/* With st_always, validation writes every shard's state, and (k_hash
 	 * set) its key hash under `scorer` unless the hint's may be taken,
 	 * whether or not the shards match: `hashed` says it did. */
@@ -393,15 +426,14 @@ typedef struct pl__reuse {
 
 /* Shard k's state as the snapshot says it, its leader move counted finished
  * (moving_to leads, and holds the old leader's replica if it held none); no
- * override. */
-static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k)
+ * override. room >= k->replica_count (the view's room). */
+static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, uint32_t room)
 {
 	memset(st, 0, sizeof *st);
 	st->ov_member = PL_NONE;
-	st->epoch = k->epoch;
 	st->nrep = (uint8_t)k->replica_count;
-	/* All slots at once (a fixed-size copy); those past nrep are never read. */
-	memcpy(st->rep, k->replicas, sizeof st->rep);
+	/* All slots at once; those past nrep are never read. */
+	memcpy(st->rep, k->replicas, (size_t)room * sizeof st->rep[0]);
 	st->leader = k->moving_to != PL_NONE ? k->moving_to : k->leader;
 	if (k->moving_to != PL_NONE) {
 		uint32_t j = 0;
@@ -424,6 +456,12 @@ static inline int pl__same_bytes(pl_bytes a, pl_bytes b)
 		return 1;
 	return memcmp(a.ptr, b.ptr, (size_t)a.len) == 0;
 }
+/* The state of shard i in a hint's st. */
+static inline pl__shard_state *pl__reuse_st(const pl__reuse *r, uint32_t i)
+{
+	return (pl__shard_state *)(void *)(r->st + (size_t)i * r->st_size);
+}
+
 void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint32_t scorer);
 /* Ring homes from old's, for a view built up to its shard states; fills the
  * owned counts and returns 1, or returns 0 (nothing written) when old has no
@@ -536,6 +574,8 @@ size_t pl__span(uint32_t count, size_t size);
 int pl__overlap(const void *p, size_t n, const void *q, size_t m);
 /* Does [p, p + n) share a byte with the struct s or one of its arrays? */
 int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n);
+/* The bytes a built view spans (its memory, from the view on). */
+size_t pl__view_bytes(const pl_view *v);
 /* Does it share a byte with the view's memory or its snapshot's arrays? */
 int pl__overlaps_view(const pl_view *v, const void *p, size_t n);
 /* An output (argument arg) that overlaps the view v (unless NULL) or the

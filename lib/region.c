@@ -90,7 +90,7 @@ int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_dia
 /* Member-level refusals of an add, in the documented order. */
 static int add_refusal(const pl_view *v, uint32_t k, uint32_t m)
 {
-	if (pl__holds(&v->st[k], m))
+	if (pl__holds(pl__st(v, k), m))
 		return PL_E_PEER_DUPLICATE;
 	if (!pl__region_may_receive(v, m))
 		return PL_E_MEMBER_UNAVAILABLE;
@@ -115,12 +115,12 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 		return pl__fail(diag, PL_E_NOT_IDEMPOTENT, PL_ELEM_SHARD, region, PL_NONE);
 	if (k->flags & PL_SHARD_TRANSFER_DEBT)
 		return pl__fail(diag, PL_E_TRANSFER_DEBT, PL_ELEM_SHARD, region, PL_NONE);
-	if (expected_epoch != v->st[region].epoch)
+	if (expected_epoch != pl__epoch(v, region))
 		return pl__fail(diag, PL_E_EPOCH_STALE, PL_ELEM_SHARD, region, PL_NONE);
 	int rc = add_refusal(v, region, member);
 	if (rc)
 		return pl__fail(diag, rc, PL_ELEM_MEMBER, member, region);
-	if (v->st[region].nrep >= PL_MAX_REPLICAS)
+	if (pl__st(v, region)->nrep >= PL_MAX_REPLICAS)
 		return pl__fail(diag, PL_E_REPLICA_SET_FULL, PL_ELEM_SHARD, region, PL_NONE);
 	return 0;
 }
@@ -132,7 +132,7 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
  * the best peer that is not ready, when none is. */
 static uint32_t pick_primary(const pl_view *v, uint32_t k, uint32_t *stall_m)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE, best_nr = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t p = st->rep[j];
@@ -180,7 +180,7 @@ static int cand_better(const pl_view *v, uint64_t kh, cand *a, cand *b)
  * (NOT_READY with *stall_m, or NO_MEMBER). */
 static uint32_t pick_peer(const pl_view *v, uint32_t k, uint32_t *tier, uint32_t *stall, uint32_t *stall_m)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint64_t kh = v->k_hash[k];
 	cand best = {PL_NONE, 0, 0, 0, {0, 0, 0}}, best_nr = best;
 	for (uint32_t r = 0; r < v->nm; r++) {
@@ -208,7 +208,7 @@ static void step_grow(pl__region_ctx *c)
 		uint32_t k = v->k_order[r];
 		if (!pl__region_placeable(v, k))
 			continue;
-		pl__shard_state *st = &v->st[k];
+		pl__shard_state *st = pl__st(v, k);
 		uint32_t lp = pl__region_live_peers(v, st);
 		if (pl__region_busy(st)) {
 			c->pending += lp < c->rf;

@@ -107,7 +107,7 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor,
 	uint32_t zr = v->m_zone[r];
 	for (uint32_t rk = 0; rk < v->nk; rk++) {
 		uint32_t k = v->k_order[rk];
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (!pl__region_placeable(v, k) || pl__region_busy(st) || pl__holds(st, r))
 			continue;
 		int ready = pl__region_ready(v, r, k);
@@ -191,7 +191,7 @@ void pl__region_step_idle(pl__region_ctx *c)
 /* The region's newest peer that may receive and is ready, or PL_NONE. */
 static uint32_t newest_peer(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t p = st->rep[j];
@@ -205,7 +205,7 @@ static uint32_t newest_peer(const pl_view *v, uint32_t k)
 /* The primary of a placeable, idle region with a live primary; else PL_NONE. */
 static uint32_t movable_primary(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	if (!pl__region_placeable(v, k) || pl__region_busy(st) || st->leader == PL_NONE || !pl__live(v, st->leader))
 		return PL_NONE;
 	return st->leader;
@@ -297,7 +297,7 @@ void pl__region_step_load(pl__region_ctx *c)
 		 * not hold here before the move. */
 		PL_ASSERT(n == PL_NONE || n == p || v->m_leaders[n] >= lp);
 		(void)n;
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		uint32_t q = PL_NONE;
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t x = st->rep[j];

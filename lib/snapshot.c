@@ -221,7 +221,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
 	int always = r && r->st_always;
-	pl__shard_state *st = r && (was || always) ? r->st : NULL;
+	char *st = r && (was || always) ? r->st : NULL;
 	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
 	uint32_t tallies = was && r->tallies, moving = 0;
 	for (uint32_t i = 0; i < s->n_shards; i++) {
@@ -239,7 +239,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 				tallies = tallies && same_tallies(k, o);
 		}
 		if (st && (was || always)) {
-			pl__state_from_shard(&st[i], k);
+			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
 			moving += k->moving_to != PL_NONE;
 		}
 	}

@@ -93,7 +93,7 @@ static void rcache_fill(pl_view *v, uint32_t s)
 		v->rc_count[v->rc_list[i]] = 0;
 	uint32_t n = 0;
 	for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
-		const pl__shard_state *st = &v->st[v->by_stream[j]];
+		const pl__shard_state *st = pl__st(v, v->by_stream[j]);
 		for (uint32_t r = 0; r < st->nrep; r++) {
 			uint32_t m = st->rep[r];
 			if (v->rc_count[m]++ == 0) {
@@ -159,7 +159,7 @@ void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, u
 
 uint32_t pl__owner(const pl_view *v, uint32_t k)
 {
-	uint32_t o = v->st[k].ov_member;
+	uint32_t o = pl__st(v, k)->ov_member;
 	if (o != PL_NONE && pl__eligible(v, o))
 		return o;
 	return v->k_home[k];
@@ -167,7 +167,7 @@ uint32_t pl__owner(const pl_view *v, uint32_t k)
 
 uint32_t pl__lag_holder(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t o = st->ov_member;
 	if (o != PL_NONE && st->ov_origin == PL_ORIGIN_LAG && pl__eligible(v, o) && o != v->k_home[k])
 		return o;
@@ -207,7 +207,7 @@ void pl__view_owned(pl_view *v)
 
 static void set_leader(pl_view *v, uint32_t k, uint32_t to)
 {
-	pl__shard_state *st = &v->st[k];
+	pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream;
 	if (st->leader != PL_NONE) {
 		v->m_leaders[st->leader]--;
@@ -252,8 +252,10 @@ static int check_action(const pl_view *v, const pl_action *a)
 {
 	if (a->shard >= v->nk)
 		return PL_E_ACTION;
-	const pl__shard_state *st = &v->st[a->shard];
+	const pl__shard_state *st = pl__st(v, a->shard);
 	int to_ok = a->to < v->nm, from_ok = a->from < v->nm;
+	if (st->ep == UINT32_MAX && a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
+		return PL_E_ACTION; /* the epoch's advance since the build is kept in 32 bits */
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
 		return to_ok && pl__rep_index(st, a->to) >= 0 && a->from == st->leader && a->to != st->leader
@@ -281,7 +283,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	if (rc)
 		return rc;
 	uint32_t k = a->shard;
-	pl__shard_state *st = &v->st[k];
+	pl__shard_state *st = pl__st(v, k);
 	uint32_t owner_before = v->homes_ready ? pl__owner(v, k) : PL_NONE;
 	uint32_t lag_before = v->homes_ready ? pl__lag_holder(v, k) : PL_NONE;
 	switch (a->kind) {
@@ -322,18 +324,18 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		v->n_lag += a->origin == PL_ORIGIN_LAG;
 		st->ov_member = a->to;
 		st->ov_origin = (uint8_t)a->origin;
-		st->ov_since = a->at;
+		pl__set_since(st, a->at);
 		break;
 	case PL_ACTION_DROP_OVERRIDE:
 		v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
 		st->ov_member = PL_NONE;
 		st->ov_origin = 0;
-		st->ov_since = 0;
+		pl__set_since(st, 0);
 		v->n_overrides--;
 		break;
 	} /* check_action() refused every other kind */
 	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE) {
-		st->epoch++; /* a shard-map op: its commit advances the epoch */
+		st->ep++; /* a shard-map op: its commit advances the epoch */
 		v->moved = 1;
 	}
 	st->touched = 1;
@@ -376,9 +378,9 @@ int pl_view_settle(pl_view *v)
 		return PL_E_INVAL;
 	int n = 0;
 	for (uint32_t k = 0; k < v->nk; k++) {
-		n += v->st[k].moving;
-		v->st[k].moving = 0;
-		v->st[k].touched = 0;
+		n += pl__st(v, k)->moving;
+		pl__st(v, k)->moving = 0;
+		pl__st(v, k)->touched = 0;
 	}
 	v->n_moving = 0;
 	return n;

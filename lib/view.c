@@ -39,7 +39,8 @@ static uint32_t scratch_count(uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no
 }
 
 /* Lay the view out after `base` (or just measure it when v is NULL). */
-static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
+static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc,
+		     uint32_t room)
 {
 	size_t off = ALIGN8(sizeof(pl_view));
 #define TAKE(field, type, count)                                 \
@@ -68,24 +69,26 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(s_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_cell_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_cell_count, uint32_t, ns);
-	TAKE(k_hash, uint64_t, nk);
 	TAKE(k_order, uint32_t, nk);
-	TAKE(k_rank, uint32_t, nk);
-	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
-	/* The leader cells: init's sort scratch when they have room for it
-	 * (see pl_view_init()). */
+	/* What validation does not write, side by side from k_hash to the end
+	 * of the states: the sorts' scratch while it runs (pl_view_init()),
+	 * so the room is the larger of the two. */
+	size_t first = off;
+	TAKE(k_hash, uint64_t, nk);
+	TAKE(k_rank, uint32_t, nk);
+	TAKE(by_stream, uint32_t, nk);
 	TAKE(cells, pl__cell, nk);
-	/* Else the shard states share their room with it. */
-	uint32_t mx = scratch_count(nm, ns, nk, no, nc);
-	/* The states start on a 64-byte boundary of the memory (it is only 8
-	 * aligned: the room has slack for it), so that a state, read at random
-	 * by the per-stream walks and the policies, is one cache line, not two. */
-	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = PL__SORT_SCRATCH(mx);
-	if (v)
-		v->st = (pl__shard_state *)(void *)(base + off + ((64 - ((uintptr_t)(base + off) & 63)) & 63));
-	off = ALIGN8(off + 56 + (states > scratch ? states : scratch));
+	if (v) {
+		v->st = base + off;
+		v->st_size = (uint32_t)PL__STATE_SIZE(room);
+		v->room = room;
+	}
+	off = ALIGN8(off + (size_t)nk * PL__STATE_SIZE(room));
+	size_t scratch = PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc));
+	if (off - first < scratch)
+		off = first + scratch;
 #undef TAKE
 	return off;
 }
@@ -93,10 +96,18 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 size_t pl_view_size(const pl_snapshot *s)
 {
 	if (s == NULL || pl__past_limit(s) != PL_NONE)
-		return layout(NULL, NULL, 0, 0, 0, 0, 0);
+		return layout(NULL, NULL, 0, 0, 0, 0, 0, PL_MAX_REPLICAS);
 	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
 		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS),
-		      clampc(s->n_copies, PL_MAX_COPIES));
+		      clampc(s->n_copies, PL_MAX_COPIES), PL_MAX_REPLICAS);
+}
+
+/* The bytes a built view spans. */
+size_t pl__view_bytes(const pl_view *v)
+{
+	const pl_snapshot *s = &v->snap;
+	return layout(NULL, NULL, v->nm, v->ns, v->nk, clampc(s->n_overrides, PL_MAX_SHARDS),
+		      clampc(s->n_copies, PL_MAX_COPIES), v->room);
 }
 
 int pl_view_options_init(pl_view_options *opt)
@@ -230,9 +241,9 @@ static void init_cells(pl_view *v)
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
-				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
+				__builtin_prefetch(pl__st(v, v->by_stream[j + 16])); /* the walk is random in index order */
 #endif
-			uint32_t l = v->st[v->by_stream[j]].leader;
+			uint32_t l = pl__st(v, v->by_stream[j])->leader;
 			if (l != PL_NONE && acc[l]++ == 0) {
 				lc[d++].member = l;
 				bits[l >> 6] |= UINT64_C(1) << (l & 63);
@@ -283,7 +294,7 @@ static void apply_copies(pl_view *v)
 	const pl_snapshot *s = &v->snap;
 	for (uint32_t c = 0; c < s->n_copies; c++) {
 		const pl_copy *cp = &s->copies[c];
-		pl__shard_state *st = &v->st[cp->shard];
+		pl__shard_state *st = pl__st(v, cp->shard);
 		if (cp->from == PL_NONE) {
 			st->rep[st->nrep++] = cp->to;
 		} else {
@@ -334,7 +345,7 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 			const pl_shard *k = &s->shards[i];
 			if (hash)
 				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
-			pl__state_from_shard(&v->st[i], k);
+			pl__state_from_shard(pl__st(v, i), k, v->room);
 			v->n_moving += k->moving_to != PL_NONE;
 		}
 	}
@@ -344,7 +355,7 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
 	} else {
 		for (uint32_t i = 0; i < v->nk; i++) {
-			const pl__shard_state *st = &v->st[i];
+			const pl__shard_state *st = pl__st(v, i);
 			if (st->leader != PL_NONE)
 				v->m_leaders[st->leader]++;
 			for (uint32_t j = 0; j < st->nrep; j++)
@@ -354,11 +365,11 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 	v->n_overrides = s->n_overrides;
 	v->n_lag = 0;
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
-		pl__shard_state *st = &v->st[s->overrides[o].shard];
+		pl__shard_state *st = pl__st(v, s->overrides[o].shard);
 		v->n_lag += s->overrides[o].origin == PL_ORIGIN_LAG;
 		st->ov_member = s->overrides[o].member;
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
-		st->ov_since = s->overrides[o].since;
+		pl__set_since(st, s->overrides[o].since);
 	}
 }
 
@@ -399,6 +410,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	int rc = pl__check_arrays(snap, diag);
 	if (rc)
 		return rc;
+	uint32_t room = PL_MAX_REPLICAS;
 	size_t need = pl_view_size(snap);
 	if (size < need)
 		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
@@ -406,7 +418,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
 		return rc;
-	if (old != NULL && pl__overlap(mem, need, old, pl_view_size(&old->snap)))
+	if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
 		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
 
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
@@ -414,29 +426,24 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	uint32_t nc = clampc(snap->n_copies, PL_MAX_COPIES);
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
-	layout(v, mem, nm, ns, nk, no, nc);
-	/* The sorts' scratch is the cells' room when it is large enough (the
-	 * cells are written last), else the shard states' room. k_home holds
-	 * the stream of each shard in key order until the end. */
+	layout(v, mem, nm, ns, nk, no, nc, room);
+	/* The sorts' scratch is the room from k_hash to the end of the states
+	 * (validation writes none of it). k_home holds the stream of each
+	 * shard in key order until the end. */
 	size_t cells_room = (size_t)nk * sizeof *v->cells;
-	void *scratch = cells_room >= PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc)) ? (void *)v->cells : v->st;
+	void *scratch = v->k_hash;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
-	/* Validation writes the shard states (and the key hashes) in its pass
-	 * over the shards when the scratch is not their room; else the states
-	 * while the shards match the hint's (no sort of them follows then),
-	 * unless the zones are to be sorted after it in that room: they go to
-	 * the cells' room when it is large enough. */
+	/* Validation writes the shard states while the shards match the hint's
+	 * (no sort of them follows then), unless the zones are to be sorted
+	 * after it in the scratch: they go to the cells' room when it is large
+	 * enough. */
 	void *zscratch = scratch;
-	if (scratch == v->cells) {
-		r.st = v->st;
-		r.st_always = 1;
-		r.k_hash = v->k_hash;
-	} else {
-		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
-			zscratch = v->cells;
-		r.st = r.zones || zscratch != scratch ? v->st : NULL;
-	}
+	if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
+		zscratch = v->cells;
+	r.st = r.zones || zscratch != scratch ? v->st : NULL;
+	r.st_size = v->st_size;
+	r.room = v->room;
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
@@ -490,7 +497,7 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 		return PL_E_INVAL;
 	const pl_snapshot *s = &src->snap;
 	uint32_t no = clampc(s->n_overrides, PL_MAX_SHARDS), nc = clampc(s->n_copies, PL_MAX_COPIES);
-	size_t need = layout(NULL, NULL, src->nm, src->ns, src->nk, no, nc);
+	size_t need = pl__view_bytes(src);
 	if (size < need)
 		return PL_E_WORKSPACE;
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
@@ -501,12 +508,7 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	 * copy's arrays into its own memory with the one layout formula. */
 	memcpy(mem, src, need);
 	pl_view *v = mem;
-	layout(v, mem, v->nm, v->ns, v->nk, no, nc);
-	/* The states' place in the block follows its address: move them when
-	 * it differs from the source's. */
-	size_t from = (size_t)((const char *)src->st - (const char *)src), to = (size_t)((char *)v->st - (char *)v);
-	if (from != to)
-		memmove(v->st, (char *)mem + from, (size_t)v->nk * sizeof *v->st);
+	layout(v, mem, v->nm, v->ns, v->nk, no, nc, v->room);
 	*out = v;
 	return 0;
 }

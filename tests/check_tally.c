@@ -123,6 +123,36 @@ START_TEST(stream_tallies_asked_between_actions)
 }
 END_TEST
 
+/* The epoch is the snapshot's plus the actions applied since the build,
+ * that count kept in 32 bits: a shard at its last count takes no more
+ * shard-map action (overrides still), and its epoch reads exactly. */
+START_TEST(epoch_advance_is_exact_to_its_limit)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_stream(t, "s");
+	tl_shard(t, "k0", 0, 0, 2, 0u, 1u);
+	t->k[0].epoch = UINT64_C(1) << 40;
+	pl_view *v = tl_view(t, 0);
+	pl__st(v, 0)->ep = UINT32_MAX - 1;
+	pl_action a = action(PL_ACTION_SET_LEADER, 0, 0, 1);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	pl_shard_state st;
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.epoch, (UINT64_C(1) << 40) + UINT32_MAX);
+	a = action(PL_ACTION_SET_LEADER, 0, 1, 0);
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_SET_OVERRIDE, 0, PL_NONE, 1);
+	a.at = UINT64_C(0x123456789);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.leader, 1);
+	ck_assert_uint_eq(st.override_since, UINT64_C(0x123456789));
+	tl_free(t);
+}
+END_TEST
+
 /* The view's memory at the bench's size (1M shards, 1k members, 10k
  * streams): replicas per stream take no room per shard. */
 START_TEST(view_size_per_shard)
@@ -302,6 +332,7 @@ static Suite *suite(void)
 	tcase_add_test(c, random_actions_keep_tallies);
 	tcase_add_test(c, stream_tallies_asked_between_actions);
 	tcase_add_test(c, view_size_per_shard);
+	tcase_add_test(c, epoch_advance_is_exact_to_its_limit);
 	suite_add_tcase(s, c);
 	return s;
 }
