@@ -57,6 +57,8 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
 	if (cfg->replication_factor < 1 || cfg->replication_factor > PL_MAX_REPLICAS)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 5, PL_NONE);
+	if (cfg->replication_factor > v->room) /* new shards would pass the view's replica room */
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_CONFIG, 5, PL_NONE);
 	if (cfg->stream_balance > 1)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
 	if (cfg->replica_balance > 1)

@@ -139,7 +139,7 @@ static void failover(pl__bk *b, uint32_t k)
 		pl__bk_emit(b, &a);
 		return;
 	}
-	if (st->nrep >= PL_MAX_REPLICAS) {
+	if (st->nrep >= v->room) { /* a full set, or the view's room */
 		stall(b, k);
 		return;
 	}

@@ -122,6 +122,8 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 		return pl__fail(diag, rc, PL_ELEM_MEMBER, member, region);
 	if (pl__st(v, region)->nrep >= PL_MAX_REPLICAS)
 		return pl__fail(diag, PL_E_REPLICA_SET_FULL, PL_ELEM_SHARD, region, PL_NONE);
+	if (pl__st(v, region)->nrep >= v->room)
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_SHARD, region, PL_NONE);
 	return 0;
 }
 
@@ -240,7 +242,7 @@ static void step_grow(pl__region_ctx *c)
 			stall = PL_REGION_STALL_NO_SOURCE;
 		else if (!c->cfg->add_peer_proposals)
 			stall = PL_REGION_STALL_PROPOSALS_OFF;
-		else if (st->nrep >= PL_MAX_REPLICAS)
+		else if (st->nrep >= v->room) /* a full set, or the view's room */
 			stall = PL_REGION_STALL_FULL;
 		else
 			to = pick_peer(v, k, &tier, &stall, &stall_m);
@@ -284,6 +286,8 @@ int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint
 	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;
+	if (cfg->replication_factor > v->room) /* regions would grow past the view's replica room */
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_CONFIG, 1, PL_NONE);
 	if (v->nk > 0 && v->n_elig == 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_SNAPSHOT, 0, PL_NONE);
 

@@ -263,7 +263,9 @@ static int check_action(const pl_view *v, const pl_action *a)
 	case PL_ACTION_MOVE_LEADER:
 		return to_ok && from_ok && a->from == st->leader && a->to != a->from ? 0 : PL_E_ACTION;
 	case PL_ACTION_ADD_REPLICA:
-		return to_ok && pl__rep_index(st, a->to) < 0 && st->nrep < PL_MAX_REPLICAS ? 0 : PL_E_ACTION;
+		if (!to_ok || pl__rep_index(st, a->to) >= 0 || st->nrep >= PL_MAX_REPLICAS)
+			return PL_E_ACTION;
+		return st->nrep < v->room ? 0 : PL_E_REPLICA_ROOM; /* the state has no slot for it */
 	case PL_ACTION_MOVE_REPLICA:
 		return to_ok && from_ok && pl__rep_index(st, a->from) >= 0 && pl__rep_index(st, a->to) < 0
 			       ? 0 : PL_E_ACTION;

@@ -93,13 +93,37 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	return off;
 }
 
-size_t pl_view_size(const pl_snapshot *s)
+/* The replica room of each shard's state: the options' max_replicas (0 or
+ * past the limit: PL_MAX_REPLICAS), raised to the snapshot's largest count,
+ * one more where a copy in flight adds a replica; at most PL_MAX_REPLICAS
+ * (validation refuses more). The arrays are checked before they are read. */
+static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
+{
+	uint32_t room = opt != NULL && opt->version == PL_VIEW_OPTIONS_VERSION ? opt->max_replicas : 0;
+	if (room == 0 || room >= PL_MAX_REPLICAS || pl__check_arrays(s, NULL) != 0)
+		return PL_MAX_REPLICAS;
+	for (uint32_t i = 0; i < s->n_shards && room < PL_MAX_REPLICAS; i++)
+		room = s->shards[i].replica_count > room ? s->shards[i].replica_count : room;
+	for (uint32_t c = 0; c < s->n_copies && room < PL_MAX_REPLICAS; c++) {
+		const pl_copy *cp = &s->copies[c];
+		if (cp->from == PL_NONE && cp->shard < s->n_shards && s->shards[cp->shard].replica_count >= room)
+			room = s->shards[cp->shard].replica_count + 1;
+	}
+	return room < PL_MAX_REPLICAS ? room : PL_MAX_REPLICAS;
+}
+
+size_t pl_view_size_opt(const pl_snapshot *s, const pl_view_options *opt)
 {
 	if (s == NULL || pl__past_limit(s) != PL_NONE)
 		return layout(NULL, NULL, 0, 0, 0, 0, 0, PL_MAX_REPLICAS);
 	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
 		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS),
-		      clampc(s->n_copies, PL_MAX_COPIES), PL_MAX_REPLICAS);
+		      clampc(s->n_copies, PL_MAX_COPIES), replica_room(s, opt));
+}
+
+size_t pl_view_size(const pl_snapshot *s)
+{
+	return pl_view_size_opt(s, NULL);
 }
 
 /* The bytes a built view spans. */
@@ -399,7 +423,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view_options def = PL_VIEW_OPTIONS_INIT;
 	if (opt == NULL)
 		opt = &def;
-	if (opt->version != PL_VIEW_OPTIONS_VERSION && opt->version != 1)
+	if (opt->version < 1 || opt->version > PL_VIEW_OPTIONS_VERSION)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (opt->scorer != PL_SCORER_XXH3 && opt->scorer != PL_SCORER_LEGACY_FNV1A)
 		return pl__fail(diag, PL_E_SCORER, PL_ELEM_CONFIG, 1, PL_NONE);
@@ -407,11 +431,18 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	const pl_view *old = opt->version >= 2 ? opt->reuse : NULL;
 	if (old != NULL && !pl__view_ok(old))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_CONFIG, 2, PL_NONE);
+	/* Version 1 and 2 options end before `max_replicas`: it is not read. */
+	if (opt->version >= 3 && opt->max_replicas > PL_MAX_REPLICAS)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 3, PL_NONE);
+	if (opt->version >= 3 && opt->reserved != 0)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
 	int rc = pl__check_arrays(snap, diag);
 	if (rc)
 		return rc;
-	uint32_t room = PL_MAX_REPLICAS;
-	size_t need = pl_view_size(snap);
+	uint32_t room = replica_room(snap, opt);
+	size_t need = layout(NULL, NULL, clampc(snap->n_members, PL_MAX_MEMBERS), clampc(snap->n_streams, PL_MAX_STREAMS),
+			     clampc(snap->n_shards, PL_MAX_SHARDS), clampc(snap->n_overrides, PL_MAX_SHARDS),
+			     clampc(snap->n_copies, PL_MAX_COPIES), room);
 	if (size < need)
 		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
