@@ -54,7 +54,7 @@ static uint32_t counts_member(const counts *x, uint32_t i)
 
 static uint32_t counts_value(const pl_view *v, const counts *x, uint32_t i)
 {
-	return x->c ? x->c[i].leaders : v->rc_count[x->m[i]] & ~PL__RC_LISTED;
+	return x->c ? x->c[i].leaders : v->rc_count[x->m[i]];
 }
 
 /* Sum of a stream's counts (leaders, or with rep replicas): on eligible
@@ -95,14 +95,27 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->rep = rep;
 	sc->L = 0;
 	sc->over = sc->under = sc->level = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if ((all || pl__eligible(v, counts_member(&c, i))) && counts_value(v, &c, i) > 0) {
-			uint32_t x = counts_value(v, &c, i);
+	if (c.c != NULL) {
+		for (uint32_t i = 0; i < n; i++)
+			if (all || pl__eligible(v, c.c[i].member)) {
+				uint32_t x = c.c[i].leaders;
+				sc->L += x;
+				ne++;
+				cmax = x > cmax ? x : cmax;
+				cmin = x < cmin ? x : cmin;
+			}
+	} else {
+		const uint32_t *count = v->rc_count;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t m = c.m[i], x = count[m];
+			if (x == 0 || !(all || pl__eligible(v, m)))
+				continue;
 			sc->L += x;
 			ne++;
 			cmax = x > cmax ? x : cmax;
 			cmin = x < cmin ? x : cmin;
 		}
+	}
 	set_equal_bounds(v, sc);
 	sc->hot = 0;
 	if (!v->weighted) {

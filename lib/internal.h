@@ -204,9 +204,9 @@ struct pl_view {
 	pl__cell *cells;
 	/* Replicas per member of one stream, the one last asked (pl__rcell_get()):
 	 * counted from its shards' states when another stream is asked, kept in
-	 * step by pl__rcell_add() while it holds that stream. rc_count[m] has
-	 * PL__RC_LISTED set once m is in rc_list[0..rc_n) (counts that fall to
-	 * zero stay listed). */
+	 * step by pl__rcell_add() while it holds that stream. Every member with
+	 * a count is in rc_list[0..rc_n), once (counts that fall to zero stay
+	 * listed). */
 	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
 	uint32_t rc_n;
 	uint32_t *rc_count;  /* [nm] */
@@ -338,7 +338,6 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 /* Replicas of stream s that member m holds, and +1 or -1 to it (called
  * after the shard's state changed). The first call for a stream other than
  * the one counted costs a walk of its shards' states. */
-#define PL__RC_LISTED (UINT32_C(1) << 31)
 uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m);
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 /* The members that may hold replicas of stream s (each once, in no order;

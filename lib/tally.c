@@ -91,15 +91,13 @@ static void rcache_fill(pl_view *v, uint32_t s)
 {
 	for (uint32_t i = 0; i < v->rc_n; i++)
 		v->rc_count[v->rc_list[i]] = 0;
-	uint32_t n = 0;
+	uint32_t n = 0, *count = v->rc_count, *list = v->rc_list;
 	for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 		const pl__shard_state *st = pl__st(v, v->by_stream[j]);
 		for (uint32_t r = 0; r < st->nrep; r++) {
 			uint32_t m = st->rep[r];
-			if (v->rc_count[m]++ == 0) {
-				v->rc_count[m] |= PL__RC_LISTED;
-				v->rc_list[n++] = m;
-			}
+			if (count[m]++ == 0)
+				list[n++] = m;
 		}
 	}
 	v->rc_n = n;
@@ -119,7 +117,7 @@ static pl_view *rcache(const pl_view *v, uint32_t s)
 
 uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m)
 {
-	return rcache(v, s)->rc_count[m] & ~PL__RC_LISTED;
+	return rcache(v, s)->rc_count[m];
 }
 
 uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **members)
@@ -135,14 +133,19 @@ void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 		return; /* counted from the states when it is asked */
 	uint32_t *c = &v->rc_count[m];
 	if (delta > 0) {
-		if (!(*c & PL__RC_LISTED)) {
-			*c |= PL__RC_LISTED;
-			v->rc_list[v->rc_n++] = m;
+		if (*c == 0) {
+			/* Listed already when it held some before: a walk, only
+			 * for a member gaining its first replica of the stream. */
+			uint32_t i = 0;
+			while (i < v->rc_n && v->rc_list[i] != m)
+				i++;
+			if (i == v->rc_n)
+				v->rc_list[v->rc_n++] = m;
 		}
 		(*c)++;
 		return;
 	}
-	PL_ASSERT((*c & ~PL__RC_LISTED) > 0);
+	PL_ASSERT(*c > 0);
 	(*c)--;
 }
 

@@ -153,6 +153,44 @@ START_TEST(epoch_advance_is_exact_to_its_limit)
 }
 END_TEST
 
+/* The replica counts of the stream asked last follow the actions: a member
+ * whose count falls to zero and rises again is listed once, so a walk of
+ * the list (the broker's stream sums) counts it once. */
+START_TEST(replica_cache_lists_a_member_once)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	tl_stream(t, "s");
+	tl_stream(t, "t");
+	tl_shard(t, "s/0", 0, 0, 2, 0u, 1u);
+	tl_shard(t, "t/0", 1, 0, 1, 0u);
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).replicas, 1); /* s counted */
+	pl_action a = action(PL_ACTION_MOVE_REPLICA, 0, 1, 2);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).replicas, 0);
+	a = action(PL_ACTION_MOVE_REPLICA, 0, 2, 1);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).replicas, 1);
+	const uint32_t *list;
+	uint32_t n = pl__rcell_members(v, 0, &list), sum = 0;
+	for (uint32_t i = 0; i < n; i++)
+		sum += pl__rcell_get(v, 0, list[i]);
+	ck_assert_uint_eq(sum, 2);
+	ck_assert_uint_le(n, 3);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < i; j++)
+			ck_assert_uint_ne(list[i], list[j]);
+	/* Another stream asked, then this one again: counted afresh. */
+	ck_assert_uint_eq(tl_stream_tally(v, 1, 0).replicas, 1);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).replicas, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).replicas, 1);
+	tl_free(t);
+}
+END_TEST
+
 /* The view's memory at the bench's size (1M shards, 1k members, 10k
  * streams): replicas per stream take no room per shard. */
 START_TEST(view_size_per_shard)
@@ -333,6 +371,7 @@ static Suite *suite(void)
 	tcase_add_test(c, stream_tallies_asked_between_actions);
 	tcase_add_test(c, view_size_per_shard);
 	tcase_add_test(c, epoch_advance_is_exact_to_its_limit);
+	tcase_add_test(c, replica_cache_lists_a_member_once);
 	suite_add_tcase(s, c);
 	return s;
 }
