@@ -92,7 +92,7 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 			if (!st->moving)
 				continue;
 			const pl_shard *sh = &v->snap.shards[k];
-			uint32_t from = sh->leader, to = st->leader;
+			uint32_t from = sh->leader, to = pl__leader(st);
 			if (to == from) {
 				/* No leader moved: a replica copy, read off the
 				 * replica lists (to: new in the view; from: gone). */

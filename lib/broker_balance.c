@@ -115,7 +115,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
 		uint32_t k = v->by_stream[j], ka;
 		const pl__shard_state *st = pl__st(v, k);
-		uint32_t a = st->leader;
+		uint32_t a = pl__leader(st);
 		if (a == PL_NONE || !pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka))
 			continue;
 		if (x.have && ka < x.ka)
@@ -156,7 +156,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE};
 		for (uint32_t k = 0; k < v->nk; k++) {
 			const pl__shard_state *st = pl__st(v, k);
-			if (st->leader != a)
+			if (pl__leader(st) != a)
 				continue;
 			if (st->moving || st->touched) {
 				w.flight = 1;
@@ -234,7 +234,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 		mark[m] &= ~PL__BK_MARK;
 	/* Who can pass a shard of the scope on to d? */
 	for (uint32_t j = 0; j < n; j++) {
-		uint32_t k = scope_at(v, sc, j), x = pl__st(v, k)->leader;
+		uint32_t k = scope_at(v, sc, j), x = pl__leader(pl__st(v, k));
 		if (x == PL_NONE || x == d || (mark[x] & PL__BK_MARK) || !pl__eligible(v, x) || !pl__bk_out_ok(b, x))
 			continue;
 		if (hop_ok(b, sc, k, shard_L(b, k), x, d))
@@ -252,7 +252,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 		pl__bk_bounds(v, sc, a, &fa, &ea);
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t k = scope_at(v, sc, j);
-			if (pl__st(v, k)->leader != a)
+			if (pl__leader(pl__st(v, k)) != a)
 				continue;
 			uint32_t L = shard_L(b, k);
 			for (uint32_t e = 0; e < v->n_elig; e++) {

@@ -171,14 +171,14 @@ void pl__bk_drain_replicas(pl__bk *b)
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r];
 		const pl__shard_state *st = pl__st(v, k);
-		if (st->leader == PL_NONE || !pl__live(v, st->leader))
+		if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue; /* placing gives it a leader first */
 		/* Of its draining followers, the smallest id: not the first
 		 * listed, so the order of the replicas changes nothing. */
 		uint32_t from = PL_NONE;
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t m = st->rep[j];
-			if (m != st->leader && pl__live(v, m) && !pl__eligible(v, m) &&
+			if (m != pl__leader(st) && pl__live(v, m) && !pl__eligible(v, m) &&
 			    (from == PL_NONE || v->m_rank[m] < v->m_rank[from]))
 				from = m;
 		}
@@ -231,7 +231,7 @@ static uint32_t repair_source(const pl_view *v, uint32_t k)
 	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t m = st->rep[j], shared = 0;
-		if (m == st->leader || !pl__eligible(v, m))
+		if (m == pl__leader(st) || !pl__eligible(v, m))
 			continue;
 		for (uint32_t i = 0; i < st->nrep; i++)
 			shared |= i != j && v->m_zone[st->rep[i]] == v->m_zone[m];
@@ -261,7 +261,7 @@ void pl__bk_zone_repair(pl__bk *b)
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r], could;
 		const pl__shard_state *st = pl__st(v, k);
-		if (st->nrep < 2 || st->leader == PL_NONE || !pl__live(v, st->leader))
+		if (st->nrep < 2 || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue;
 		uint32_t zones = pl__bk_zones(v, k, room, &could);
 		if (zones >= could)

@@ -117,7 +117,7 @@ static void failover(pl__bk *b, uint32_t k)
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = pl__st(v, k);
-	uint32_t from = st->leader;
+	uint32_t from = pl__leader(st);
 	pl__pick p;
 	pl__bk_tier(b, k, PL__BK_FOLLOWERS, from, 0, &p);
 	if (p.member != PL_NONE) {
@@ -162,7 +162,7 @@ static void drain(pl__bk *b, uint32_t k)
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = pl__st(v, k);
-	uint32_t from = st->leader;
+	uint32_t from = pl__leader(st);
 	if (st->moving || st->touched) {
 		b->want_flight = 1;
 		return;
@@ -197,7 +197,7 @@ static void drain(pl__bk *b, uint32_t k)
 
 static int needs_leader(const pl_view *v, const pl__shard_state *st)
 {
-	return st->leader == PL_NONE || !pl__eligible(v, st->leader);
+	return pl__leader(st) == PL_NONE || !pl__eligible(v, pl__leader(st));
 }
 
 void pl__bk_place(pl__bk *b)
@@ -215,9 +215,9 @@ void pl__bk_place(pl__bk *b)
 		const pl__shard_state *st = pl__st(v, k);
 		if (!needs_leader(v, st))
 			continue;
-		if (st->leader == PL_NONE && st->nrep == 0)
+		if (pl__leader(st) == PL_NONE && st->nrep == 0)
 			place_new(b, k);
-		else if (st->leader == PL_NONE || !pl__live(v, st->leader))
+		else if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			failover(b, k);
 		else
 			drain(b, k);

@@ -82,14 +82,14 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			continue; /* a worse source than one that can move */
 		if (st->moving || st->touched) {
 			w->flight = 1;
-			w->flight_fresh |= a != st->leader || !(pl__moved(v, k) & PL__MOVED_LEADER);
+			w->flight_fresh |= a != pl__leader(st) || !(pl__moved(v, k) & PL__MOVED_LEADER);
 			continue;
 		}
 		if (!pl__bk_out_ok(b, a)) {
 			pl__bk_seen_limit(w, a);
 			continue;
 		}
-		int lead = a == st->leader;
+		int lead = a == pl__leader(st);
 		for (uint32_t i = 0; i < l->n; i++) {
 			uint32_t d = l->m[i];
 			if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]))
@@ -190,7 +190,7 @@ static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
 		if (s != PL_NONE && b->cfg->stream_balance &&
 		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), x, pl__rcell_get(v, s, x), d, pl__rcell_get(v, s, d)))
 			continue;
-		if (x == st->leader && !pl__bk_carry_ok(b, k, x, d) && handoff(b, k, x) == PL_NONE)
+		if (x == pl__leader(st) && !pl__bk_carry_ok(b, k, x, d) && handoff(b, k, x) == PL_NONE)
 			continue;
 		return 1;
 	}

@@ -148,7 +148,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	if (set == PL__BK_FOLLOWERS) {
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t m = st->rep[j];
-			if (m == st->leader || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
+			if (m == pl__leader(st) || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
 				continue;
 			consider(b, k, m, how, st_total, &best, &have);
 		}

@@ -131,21 +131,26 @@ static inline int pl__draw_gt(pl__draw a, pl__draw b)
 
 /* ---- the view ------------------------------------------------------------ */
 
-/* Per-shard state the policies change: 24 bytes and v->room replica slots
+/* Per-shard state the policies change: 20 bytes and v->room replica slots
  * (pl__st(); the view's largest replica count, PL_MAX_REPLICAS by default),
  * 4-byte aligned, no padding. */
 typedef struct pl__shard_state {
 	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when ov_member is set */
-	uint32_t ep;        /* replica and leader actions applied since the view was built:
-			     * the epoch is the snapshot's plus this (pl__epoch()) */
-	uint32_t leader;    /* effective leader or PL_NONE */
-	uint32_t ov_member; /* fleet override member or PL_NONE */
+	unsigned int ep : 24;  /* replica and leader actions applied since the view was built:
+				* the epoch is the snapshot's plus this (pl__epoch()); at
+				* PL__EP_MAX the shard takes no more of them */
+	unsigned int lead : 8; /* the effective leader's place in rep (pl__leader()), or
+				* PL__NO_LEAD: the leader is always among the replicas */
+	uint32_t ov_member;    /* fleet override member or PL_NONE */
 	uint8_t nrep;
 	uint8_t moving;     /* a move is in flight */
 	uint8_t ov_origin;
 	uint8_t touched;    /* an action was applied to it in this view */
 	uint32_t rep[];     /* v->room slots; those past nrep are never read */
 } pl__shard_state;
+
+#define PL__EP_MAX 0xffffffu
+#define PL__NO_LEAD 0xffu
 
 /* Bytes of one shard's state with room replica slots. */
 #define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + (size_t)(room) * sizeof(uint32_t))
@@ -278,6 +283,20 @@ static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 		if (st->rep[j] == m)
 			return (int)j;
 	return -1;
+}
+
+/* The effective leader, or PL_NONE. */
+static inline uint32_t pl__leader(const pl__shard_state *st)
+{
+	return st->lead == PL__NO_LEAD ? PL_NONE : st->rep[st->lead];
+}
+
+/* Make m (a replica, or PL_NONE) the leader. */
+static inline void pl__set_lead(pl__shard_state *st, uint32_t m)
+{
+	int j = m == PL_NONE ? -1 : pl__rep_index(st, m);
+	PL_ASSERT(m == PL_NONE || j >= 0); /* a leader is among the replicas */
+	st->lead = j < 0 ? PL__NO_LEAD : (unsigned int)j;
 }
 
 /* Does the replica list st name m? */
@@ -433,7 +452,6 @@ static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, 
 	st->nrep = (uint8_t)k->replica_count;
 	/* All slots at once; those past nrep are never read. */
 	memcpy(st->rep, k->replicas, (size_t)room * sizeof st->rep[0]);
-	st->leader = k->moving_to != PL_NONE ? k->moving_to : k->leader;
 	if (k->moving_to != PL_NONE) {
 		uint32_t j = 0;
 		while (j < st->nrep && st->rep[j] != k->moving_to)
@@ -444,6 +462,7 @@ static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, 
 					st->rep[j] = k->moving_to;
 		st->moving = 1;
 	}
+	pl__set_lead(st, k->moving_to != PL_NONE ? k->moving_to : k->leader);
 }
 
 /* The same bytes: the same range, or equal contents. */

@@ -217,11 +217,11 @@ static void step_grow(pl__region_ctx *c)
 			continue;
 		}
 		uint32_t claim_stall = 0, claim_m = PL_NONE;
-		if (lp > 0 && (st->leader == PL_NONE || !pl__live(v, st->leader))) {
+		if (lp > 0 && (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))) {
 			uint32_t nr, to = pick_primary(v, k, &nr);
 			if (to != PL_NONE) {
 				pl_action a;
-				pl__region_action(&a, PL_ACTION_SET_LEADER, PL_REASON_NO_PRIMARY, v, k, st->leader, to,
+				pl__region_action(&a, PL_ACTION_SET_LEADER, PL_REASON_NO_PRIMARY, v, k, pl__leader(st), to,
 						  PL_SCOPE_PRIMARIES);
 				a.to_count = v->m_leaders[to];
 				a.total = lp;

@@ -121,7 +121,7 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor,
 			int p_shared = pl__region_zone_held(v, st, v->m_zone[p], p);
 			if (!r_new && !p_shared && v->m_zone[p] != zr)
 				continue; /* the region would lose p's zone */
-			int gain = r_new && p_shared, primary = st->leader == p;
+			int gain = r_new && p_shared, primary = pl__leader(st) == p;
 			move m = {k, p, primary ? (gain ? 3u : 4u) : (gain ? 1u : 2u)};
 			if (ready && m.tier < seen)
 				seen = m.tier;
@@ -206,9 +206,9 @@ static uint32_t newest_peer(const pl_view *v, uint32_t k)
 static uint32_t movable_primary(const pl_view *v, uint32_t k)
 {
 	const pl__shard_state *st = pl__st(v, k);
-	if (!pl__region_placeable(v, k) || pl__region_busy(st) || st->leader == PL_NONE || !pl__live(v, st->leader))
+	if (!pl__region_placeable(v, k) || pl__region_busy(st) || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 		return PL_NONE;
-	return st->leader;
+	return pl__leader(st);
 }
 
 /* Is the move (k, p -> n) better than the best so far (bk)? The primary's

@@ -208,16 +208,18 @@ void pl__view_owned(pl_view *v)
 	v->homes_ready = 1;
 }
 
-static void set_leader(pl_view *v, uint32_t k, uint32_t to)
+/* The leadership of shard k passes from `from` (its leader before the
+ * action, PL_NONE for none) to `to`, a replica by now (or PL_NONE). */
+static void set_leader(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
 	pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream;
-	if (st->leader != PL_NONE) {
-		v->m_leaders[st->leader]--;
+	if (from != PL_NONE) {
+		v->m_leaders[from]--;
 		if (s != PL_NONE)
-			pl__cell_add(v, s, st->leader, -1);
+			pl__cell_add(v, s, from, -1);
 	}
-	st->leader = to;
+	pl__set_lead(st, to);
 	if (to != PL_NONE) {
 		v->m_leaders[to]++;
 		if (s != PL_NONE)
@@ -257,14 +259,14 @@ static int check_action(const pl_view *v, const pl_action *a)
 		return PL_E_ACTION;
 	const pl__shard_state *st = pl__st(v, a->shard);
 	int to_ok = a->to < v->nm, from_ok = a->from < v->nm;
-	if (st->ep == UINT32_MAX && a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
-		return PL_E_ACTION; /* the epoch's advance since the build is kept in 32 bits */
+	if (st->ep == PL__EP_MAX && a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
+		return PL_E_ACTION; /* the epoch's advance since the build is kept in 24 bits */
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
-		return to_ok && pl__rep_index(st, a->to) >= 0 && a->from == st->leader && a->to != st->leader
+		return to_ok && pl__rep_index(st, a->to) >= 0 && a->from == pl__leader(st) && a->to != pl__leader(st)
 			       ? 0 : PL_E_ACTION;
 	case PL_ACTION_MOVE_LEADER:
-		return to_ok && from_ok && a->from == st->leader && a->to != a->from ? 0 : PL_E_ACTION;
+		return to_ok && from_ok && a->from == pl__leader(st) && a->to != a->from ? 0 : PL_E_ACTION;
 	case PL_ACTION_ADD_REPLICA:
 		if (!to_ok || pl__rep_index(st, a->to) >= 0 || st->nrep >= PL_MAX_REPLICAS)
 			return PL_E_ACTION;
@@ -293,7 +295,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	uint32_t lag_before = v->homes_ready ? pl__lag_holder(v, k) : PL_NONE;
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
-		set_leader(v, k, a->to);
+		set_leader(v, k, a->from, a->to); /* from is the leader: checked */
 		break;
 	case PL_ACTION_MOVE_LEADER: {
 		if (pl__rep_index(st, a->to) < 0) {
@@ -303,7 +305,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 			st->rep[j] = a->to;
 			replica_moved(v, k, a->from, a->to);
 		}
-		set_leader(v, k, a->to);
+		set_leader(v, k, a->from, a->to); /* from is the leader: checked */
 		set_moving(v, st);
 		break;
 	}
@@ -313,11 +315,11 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		set_moving(v, st);
 		break;
 	case PL_ACTION_MOVE_REPLICA: {
-		int j = pl__rep_index(st, a->from);
-		st->rep[j] = a->to;
+		int j = pl__rep_index(st, a->from), led = pl__leader(st) == a->from;
+		st->rep[j] = a->to; /* the leader's place, when it led: it leads */
 		replica_moved(v, k, a->from, a->to);
-		if (st->leader == a->from)
-			set_leader(v, k, a->to);
+		if (led)
+			set_leader(v, k, a->from, a->to);
 		set_moving(v, st);
 		break;
 	}
@@ -346,7 +348,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	st->touched = 1;
 	if (a->kind == PL_ACTION_MOVE_LEADER || a->kind == PL_ACTION_MOVE_REPLICA) {
 		/* A replica move took the leadership when `to` (new) leads. */
-		uint64_t bits = PL__MOVED | (a->kind == PL_ACTION_MOVE_LEADER || st->leader == a->to ? PL__MOVED_LEADER : 0);
+		uint64_t bits = PL__MOVED | (a->kind == PL_ACTION_MOVE_LEADER || pl__leader(st) == a->to ? PL__MOVED_LEADER : 0);
 		v->k_moved[k >> 5] |= bits << (2 * (k & 31));
 	}
 	if (v->homes_ready) {

@@ -267,7 +267,7 @@ static void init_cells(pl_view *v)
 			if (j + 16 < v->nk)
 				__builtin_prefetch(pl__st(v, v->by_stream[j + 16])); /* the walk is random in index order */
 #endif
-			uint32_t l = pl__st(v, v->by_stream[j])->leader;
+			uint32_t l = pl__leader(pl__st(v, v->by_stream[j]));
 			if (l != PL_NONE && acc[l]++ == 0) {
 				lc[d++].member = l;
 				bits[l >> 6] |= UINT64_C(1) << (l & 63);
@@ -322,11 +322,10 @@ static void apply_copies(pl_view *v)
 		if (cp->from == PL_NONE) {
 			st->rep[st->nrep++] = cp->to;
 		} else {
+			/* The leader's place, when it led: `to` leads. */
 			for (uint32_t j = 0; j < st->nrep; j++)
 				if (st->rep[j] == cp->from)
 					st->rep[j] = cp->to;
-			if (st->leader == cp->from)
-				st->leader = cp->to;
 		}
 		if (!st->moving) {
 			st->moving = 1;
@@ -380,8 +379,8 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 	} else {
 		for (uint32_t i = 0; i < v->nk; i++) {
 			const pl__shard_state *st = pl__st(v, i);
-			if (st->leader != PL_NONE)
-				v->m_leaders[st->leader]++;
+			if (pl__leader(st) != PL_NONE)
+				v->m_leaders[pl__leader(st)]++;
 			for (uint32_t j = 0; j < st->nrep; j++)
 				v->m_replicas[st->rep[j]]++;
 		}

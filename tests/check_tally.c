@@ -124,7 +124,7 @@ START_TEST(stream_tallies_asked_between_actions)
 END_TEST
 
 /* The epoch is the snapshot's plus the actions applied since the build,
- * that count kept in 32 bits: a shard at its last count takes no more
+ * that count kept in 24 bits: a shard at its last count takes no more
  * shard-map action (overrides still), and its epoch reads exactly. */
 START_TEST(epoch_advance_is_exact_to_its_limit)
 {
@@ -135,12 +135,12 @@ START_TEST(epoch_advance_is_exact_to_its_limit)
 	tl_shard(t, "k0", 0, 0, 2, 0u, 1u);
 	t->k[0].epoch = UINT64_C(1) << 40;
 	pl_view *v = tl_view(t, 0);
-	pl__st(v, 0)->ep = UINT32_MAX - 1;
+	pl__st(v, 0)->ep = PL__EP_MAX - 1;
 	pl_action a = action(PL_ACTION_SET_LEADER, 0, 0, 1);
 	ck_assert_int_eq(pl_view_apply(v, &a), 0);
 	pl_shard_state st;
 	pl_view_shard_state(v, 0, &st);
-	ck_assert_uint_eq(st.epoch, (UINT64_C(1) << 40) + UINT32_MAX);
+	ck_assert_uint_eq(st.epoch, (UINT64_C(1) << 40) + PL__EP_MAX);
 	a = action(PL_ACTION_SET_LEADER, 0, 1, 0);
 	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
 	a = action(PL_ACTION_SET_OVERRIDE, 0, PL_NONE, 1);
