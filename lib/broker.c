@@ -57,6 +57,8 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
 	if (cfg->replication_factor < 1 || cfg->replication_factor > PL_MAX_REPLICAS)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 5, PL_NONE);
+	if (cfg->replication_factor > v->room) /* new shards would pass the view's replica room */
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_CONFIG, 5, PL_NONE);
 	if (cfg->stream_balance > 1)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
 	if (cfg->replica_balance > 1)
@@ -86,11 +88,11 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 	b->n_flight = 0;
 	if (b->limits && b->budget > 0 && v->n_moving > 0) {
 		for (uint32_t k = 0; k < v->nk && b->n_flight < PL_BROKER_MAX_MOVES; k++) {
-			const pl__shard_state *st = &v->st[k];
+			const pl__shard_state *st = pl__st(v, k);
 			if (!st->moving)
 				continue;
 			const pl_shard *sh = &v->snap.shards[k];
-			uint32_t from = sh->leader, to = st->leader;
+			uint32_t from = sh->leader, to = pl__leader(st);
 			if (to == from) {
 				/* No leader moved: a replica copy, read off the
 				 * replica lists (to: new in the view; from: gone). */
@@ -236,7 +238,7 @@ int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap,
 	if (v->n_live > v->n_elig)
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
-			const pl__shard_state *st = &v->st[k];
+			const pl__shard_state *st = pl__st(v, k);
 			/* Its replicas on draining members, in id order. */
 			uint32_t last = PL_NONE;
 			for (;;) {

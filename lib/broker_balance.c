@@ -76,7 +76,7 @@ static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, ui
 static uint32_t settled(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream;
 	if (R == 0 || !b->rep_settled || s == PL_NONE)
 		return 0;
@@ -101,7 +101,7 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 			 uint32_t a, uint32_t ka, uint32_t s, uint32_t L, uint32_t R)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	for (uint32_t r = 0; r < st->nrep; r++) {
 		uint32_t f = st->rep[r], kf;
 		if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
@@ -137,8 +137,8 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
 		uint32_t k = v->by_stream[j], ka;
-		const pl__shard_state *st = &v->st[k];
-		uint32_t a = st->leader;
+		const pl__shard_state *st = pl__st(v, k);
+		uint32_t a = pl__leader(st);
 		if (a == PL_NONE || !pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka))
 			continue;
 		if (x.have && ka < x.ka)
@@ -178,8 +178,8 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 		}
 		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 		for (uint32_t k = 0; k < v->nk; k++) {
-			const pl__shard_state *st = &v->st[k];
-			if (st->leader != a)
+			const pl__shard_state *st = pl__st(v, k);
+			if (pl__leader(st) != a)
 				continue;
 			if (st->moving || st->touched) {
 				w.flight = 1;
@@ -203,7 +203,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, uint32_t a, uint32_t x)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	if (x == a || !pl__eligible(v, x) || st->moving || st->touched)
 		return 0;
 	if (!pl__holds(st, x) && (!pl__bk_room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
@@ -257,7 +257,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 		mark[m] &= ~PL__BK_MARK;
 	/* Who can pass a shard of the scope on to d? */
 	for (uint32_t j = 0; j < n; j++) {
-		uint32_t k = scope_at(v, sc, j), x = v->st[k].leader;
+		uint32_t k = scope_at(v, sc, j), x = pl__leader(pl__st(v, k));
 		if (x == PL_NONE || x == d || (mark[x] & PL__BK_MARK) || !pl__eligible(v, x) || !pl__bk_out_ok(b, x))
 			continue;
 		if (hop_ok(b, sc, k, shard_L(b, k), x, d))
@@ -275,7 +275,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 		pl__bk_bounds(v, sc, a, &fa, &ea);
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t k = scope_at(v, sc, j);
-			if (v->st[k].leader != a)
+			if (pl__leader(pl__st(v, k)) != a)
 				continue;
 			uint32_t L = shard_L(b, k);
 			for (uint32_t e = 0; e < v->n_elig; e++) {
@@ -285,7 +285,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 				pl__bk_bounds(v, sc, m, &fm, &em);
 				if (!((ca > ea && cm <= em) || (ca > fa && cm < em)) || !hop_ok(b, sc, k, L, a, m))
 					continue;
-				pl__bk_offer(v, sc, &x, a, ka, m, 0, pl__holds(&v->st[k], m), 0, k);
+				pl__bk_offer(v, sc, &x, a, ka, m, 0, pl__holds(pl__st(v, k), m), 0, k);
 			}
 		}
 	}

@@ -13,7 +13,7 @@
 
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	if (pl__holds(st, to))
 		return 1;
 	/* With Z = the zones of the other replicas: before spans |Z| plus one

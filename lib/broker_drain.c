@@ -52,7 +52,7 @@ uint32_t pl__bk_room_zones(const pl_view *v)
 
 uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_t *could)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t zones = 0, extra = 0;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t z = v->m_zone[st->rep[j]], seen = 0;
@@ -170,15 +170,15 @@ void pl__bk_drain_replicas(pl__bk *b)
 		return;
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r];
-		const pl__shard_state *st = &v->st[k];
-		if (st->leader == PL_NONE || !pl__live(v, st->leader))
+		const pl__shard_state *st = pl__st(v, k);
+		if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue; /* placing gives it a leader first */
 		/* Of its draining followers, the smallest id: not the first
 		 * listed, so the order of the replicas changes nothing. */
 		uint32_t from = PL_NONE;
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t m = st->rep[j];
-			if (m != st->leader && pl__live(v, m) && !pl__eligible(v, m) &&
+			if (m != pl__leader(st) && pl__live(v, m) && !pl__eligible(v, m) &&
 			    (from == PL_NONE || v->m_rank[m] < v->m_rank[from]))
 				from = m;
 		}
@@ -204,7 +204,7 @@ void pl__bk_drain_replicas(pl__bk *b)
 
 uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	int other = 0, keeps = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e];
@@ -227,11 +227,11 @@ uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
  * total, per weight, then the smaller id. PL_NONE when none. */
 static uint32_t repair_source(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t m = st->rep[j], shared = 0;
-		if (m == st->leader || !pl__eligible(v, m))
+		if (m == pl__leader(st) || !pl__eligible(v, m))
 			continue;
 		for (uint32_t i = 0; i < st->nrep; i++)
 			shared |= i != j && v->m_zone[st->rep[i]] == v->m_zone[m];
@@ -260,8 +260,8 @@ void pl__bk_zone_repair(pl__bk *b)
 	uint32_t room = pl__bk_room_zones(v);
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r], could;
-		const pl__shard_state *st = &v->st[k];
-		if (st->nrep < 2 || st->leader == PL_NONE || !pl__live(v, st->leader))
+		const pl__shard_state *st = pl__st(v, k);
+		if (st->nrep < 2 || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue;
 		uint32_t zones = pl__bk_zones(v, k, room, &could);
 		if (zones >= could)

@@ -49,7 +49,7 @@ static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_
 		pl__bounds(v, v->nk, p->member, &a.floor, &a.ceiling);
 		a.total = v->nk;
 	}
-	if ((kind == PL_ACTION_MOVE_LEADER || kind == PL_ACTION_ADD_REPLICA) && !pl__holds(&v->st[k], p->member))
+	if ((kind == PL_ACTION_MOVE_LEADER || kind == PL_ACTION_ADD_REPLICA) && !pl__holds(pl__st(v, k), p->member))
 		a.flags = PL_ACTION_STAGE_FIRST;
 	return a;
 }
@@ -116,8 +116,8 @@ static void place_new(pl__bk *b, uint32_t k)
 static void failover(pl__bk *b, uint32_t k)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
-	uint32_t from = st->leader;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t from = pl__leader(st);
 	pl__pick p;
 	pl__bk_tier(b, k, PL__BK_FOLLOWERS, from, 0, &p);
 	if (p.member != PL_NONE) {
@@ -139,7 +139,7 @@ static void failover(pl__bk *b, uint32_t k)
 		pl__bk_emit(b, &a);
 		return;
 	}
-	if (st->nrep >= PL_MAX_REPLICAS) {
+	if (st->nrep >= v->room) { /* a full set, or the view's room */
 		stall(b, k);
 		return;
 	}
@@ -161,8 +161,8 @@ static void failover(pl__bk *b, uint32_t k)
 static void drain(pl__bk *b, uint32_t k)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
-	uint32_t from = st->leader;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t from = pl__leader(st);
 	if (st->moving || st->touched) {
 		b->want_flight = 1;
 		return;
@@ -197,7 +197,7 @@ static void drain(pl__bk *b, uint32_t k)
 
 static int needs_leader(const pl_view *v, const pl__shard_state *st)
 {
-	return st->leader == PL_NONE || !pl__eligible(v, st->leader);
+	return pl__leader(st) == PL_NONE || !pl__eligible(v, pl__leader(st));
 }
 
 void pl__bk_place(pl__bk *b)
@@ -206,18 +206,18 @@ void pl__bk_place(pl__bk *b)
 	uint32_t first = PL_NONE;
 	/* A sequential scan first: most ticks have nothing to place. */
 	for (uint32_t k = 0; k < v->nk; k++)
-		if (needs_leader(v, &v->st[k]) && (first == PL_NONE || v->k_rank[k] < first))
+		if (needs_leader(v, pl__st(v, k)) && (first == PL_NONE || v->k_rank[k] < first))
 			first = v->k_rank[k];
 	if (first == PL_NONE)
 		return;
 	for (uint32_t r = first; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r];
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (!needs_leader(v, st))
 			continue;
-		if (st->leader == PL_NONE && st->nrep == 0)
+		if (pl__leader(st) == PL_NONE && st->nrep == 0)
 			place_new(b, k);
-		else if (st->leader == PL_NONE || !pl__live(v, st->leader))
+		else if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			failover(b, k);
 		else
 			drain(b, k);

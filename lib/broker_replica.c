@@ -49,7 +49,7 @@
 static uint32_t handoff(const pl__bk *b, uint32_t k, uint32_t a)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t f = st->rep[j];
@@ -70,7 +70,7 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			uint32_t only, uint32_t ka_only)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream, R = 0;
 	if (sc->s == PL_NONE && s != PL_NONE && b->cfg->stream_balance)
 		R = pl__bk_stream_replicas(v, s);
@@ -82,14 +82,14 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			continue; /* a worse source than one that can move */
 		if (st->moving || st->touched) {
 			w->flight = 1;
-			w->flight_fresh |= a != st->leader || !(pl__moved(v, k) & PL__MOVED_LEADER);
+			w->flight_fresh |= a != pl__leader(st) || !(pl__moved(v, k) & PL__MOVED_LEADER);
 			continue;
 		}
 		if (!pl__bk_out_ok(b, a)) {
 			pl__bk_seen_limit(w, a);
 			continue;
 		}
-		int lead = a == st->leader;
+		int lead = a == pl__leader(st);
 		for (uint32_t i = 0; i < l->n; i++) {
 			uint32_t d = l->m[i];
 			if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]))
@@ -156,7 +156,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
-			if (pl__holds(&v->st[k], a))
+			if (pl__holds(pl__st(v, k), a))
 				offer_shard(b, sc, l, w, &x, k, a, ka);
 		}
 		if (x.have && (relay || !pl__bk_repeat_waits(v, sc, &x, w)))
@@ -184,13 +184,13 @@ static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
 		return 0;
 	for (uint32_t r = 0; r < v->nk; r++) {
 		uint32_t k = v->k_order[r], s = v->snap.shards[k].stream;
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || !pl__bk_zones_ok(v, k, x, d))
 			continue;
 		if (s != PL_NONE && b->cfg->stream_balance &&
 		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), x, pl__rcell_get(v, s, x), d, pl__rcell_get(v, s, d)))
 			continue;
-		if (x == st->leader && !pl__bk_carry_ok(b, k, x, d) && handoff(b, k, x) == PL_NONE)
+		if (x == pl__leader(st) && !pl__bk_carry_ok(b, k, x, d) && handoff(b, k, x) == PL_NONE)
 			continue;
 		return 1;
 	}

@@ -27,15 +27,45 @@ static void set_equal_bounds(const pl_view *v, pl__scope *sc)
 		pl__bounds(v, sc->L, v->elig[0], &sc->fl, &sc->ce);
 }
 
-/* Sum of a stream's cells (leaders, or with rep replicas): on eligible
+/* Member i of a stream's counts: the leader cells, or with rep the members
+ * that may hold replicas (pl__rcell_members()), with their counts (0: skip). */
+typedef struct counts {
+	const pl__cell *c;
+	const uint32_t *m;
+	uint32_t n;
+} counts;
+
+static counts stream_counts(const pl_view *v, uint32_t s, int rep)
+{
+	counts x = {NULL, NULL, 0};
+	if (rep) {
+		x.n = pl__rcell_members(v, s, &x.m);
+	} else {
+		x.c = v->cells + v->s_cell_first[s];
+		x.n = v->s_cell_count[s];
+	}
+	return x;
+}
+
+static uint32_t counts_member(const counts *x, uint32_t i)
+{
+	return x->c ? x->c[i].member : x->m[i];
+}
+
+static uint32_t counts_value(const pl_view *v, const counts *x, uint32_t i)
+{
+	return x->c ? x->c[i].leaders : v->rc_count[x->m[i]];
+}
+
+/* Sum of a stream's counts (leaders, or with rep replicas): on eligible
  * members only when elig. */
 static uint32_t cells_sum(const pl_view *v, uint32_t s, int rep, int elig)
 {
-	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
-	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], L = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!elig || pl__eligible(v, c[i].member))
-			L += c[i].leaders;
+	counts c = stream_counts(v, s, rep);
+	uint32_t L = 0;
+	for (uint32_t i = 0; i < c.n; i++)
+		if (!elig || pl__eligible(v, counts_member(&c, i)))
+			L += counts_value(v, &c, i);
 	return L;
 }
 
@@ -57,8 +87,8 @@ uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s)
 static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	const pl__cell *c = rep ? v->rcells + v->s_rcell_first[s] : v->cells + v->s_cell_first[s];
-	uint32_t n = rep ? v->s_rcell_count[s] : v->s_cell_count[s], ne = 0;
+	counts c = stream_counts(v, s, (int)rep);
+	uint32_t n = c.n, ne = 0;
 	uint32_t cmax = 0, cmin = UINT32_MAX;
 	int all = v->n_elig == v->nm; /* no cell needs the eligibility test */
 	sc->s = s;
@@ -67,14 +97,27 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->over = sc->under = sc->level = 0;
 	sc->tgt = !rep && b->tgt_on;
 	sc->hi = sc->tgt ? b->tgt[s] : 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (all || pl__eligible(v, c[i].member)) {
-			uint32_t x = c[i].leaders;
+	if (c.c != NULL) {
+		for (uint32_t i = 0; i < n; i++)
+			if (all || pl__eligible(v, c.c[i].member)) {
+				uint32_t x = c.c[i].leaders;
+				sc->L += x;
+				ne++;
+				cmax = x > cmax ? x : cmax;
+				cmin = x < cmin ? x : cmin;
+			}
+	} else {
+		const uint32_t *count = v->rc_count;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t m = c.m[i], x = count[m];
+			if (x == 0 || !(all || pl__eligible(v, m)))
+				continue;
 			sc->L += x;
 			ne++;
 			cmax = x > cmax ? x : cmax;
 			cmin = x < cmin ? x : cmin;
 		}
+	}
 	set_equal_bounds(v, sc);
 	sc->hot = 0;
 	if (!v->weighted) {
@@ -85,14 +128,14 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t m = c[i].member, fl, ce;
-		if (!pl__eligible(v, m))
+		uint32_t m = counts_member(&c, i), x = counts_value(v, &c, i), fl, ce;
+		if (!pl__eligible(v, m) || x == 0)
 			continue;
 		pl__bk_bounds(v, sc, m, &fl, &ce);
-		if (c[i].leaders > ce && c[i].leaders - ce > sc->hot)
-			sc->hot = c[i].leaders - ce;
-		sc->over |= c[i].leaders > ce;
-		sc->under |= c[i].leaders < fl;
+		if (x > ce && x - ce > sc->hot)
+			sc->hot = x - ce;
+		sc->over |= x > ce;
+		sc->under |= x < fl;
 	}
 	if (sc->under || ne == v->n_elig)
 		return;
@@ -162,7 +205,7 @@ int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
 int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
 {
 	const pl_view *v = b->v;
-	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(&v->st[k], d))
+	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(pl__st(v, k), d))
 		return 0; /* with replicas still to drain, their counts are not final */
 	uint32_t s = v->snap.shards[k].stream, ra = v->m_replicas[a], rd = v->m_replicas[d];
 	if (s == PL_NONE || !b->cfg->stream_balance)

@@ -136,7 +136,7 @@ static int new_zone(const pl_view *v, const pl__shard_state *st, uint32_t m)
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p)
 {
 	const pl_view *v = b->v;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	int rep = (set & PL__BK_REPLICA) != 0, how = (rep ? RATE_REPLICAS : 0) | ((set & PL__BK_NEW) ? RATE_NEW_LEADER : 0);
 	uint32_t s = v->snap.shards[k].stream, st_total = 0;
 	set &= PL__BK_SET;
@@ -148,7 +148,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	if (set == PL__BK_FOLLOWERS) {
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t m = st->rep[j];
-			if (m == st->leader || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
+			if (m == pl__leader(st) || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
 				continue;
 			consider(b, k, m, how, st_total, &best, &have);
 		}

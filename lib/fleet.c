@@ -42,7 +42,7 @@ int pl_fleet_owner(const pl_view *v, uint32_t shard)
 		return PL_E_INVAL;
 	if (shard >= v->nk)
 		return PL_E_SHARD_RANGE;
-	uint32_t o = v->st[shard].ov_member;
+	uint32_t o = pl__st(v, shard)->ov_member;
 	if (o != PL_NONE && pl__eligible(v, o))
 		return (int)o;
 	return pl_view_home(v, shard);
@@ -69,13 +69,13 @@ int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
 
 static uint64_t age_of(const pl__shard_state *st, uint64_t now)
 {
-	return now >= st->ov_since ? now - st->ov_since : 0;
+	return now >= pl__since(st) ? now - pl__since(st) : 0;
 }
 
 /* A drop of shard k's override, the shard going to its ring home. */
 static pl_action drop_action(const pl_view *v, uint32_t reason, uint32_t k, uint64_t now)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	pl_action a = pl__fleet_action(v, PL_ACTION_DROP_OVERRIDE, reason, k, st->ov_member, v->k_home[k]);
 	a.origin = st->ov_origin;
 	a.at = age_of(st, now);
@@ -91,7 +91,7 @@ static void clean_up(pl__fleet_run *r, uint32_t self)
 		return;
 	for (uint32_t i = 0; i < v->nk && !r->full; i++) {
 		uint32_t k = v->k_order[i];
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (st->ov_member == PL_NONE || v->k_home[k] != self)
 			continue;
 		uint32_t reason = !pl__eligible(v, st->ov_member) ? PL_REASON_VOID_OVERRIDE
@@ -101,9 +101,9 @@ static void clean_up(pl__fleet_run *r, uint32_t self)
 			continue;
 		pl_action a = drop_action(v, reason, k, r->cfg->now);
 		/* Nothing changes hands: the shard stays movable this tick. */
-		uint8_t touched = v->st[k].touched;
+		uint8_t touched = pl__st(v, k)->touched;
 		if (pl__fleet_emit(r, &a) == 0)
-			v->st[k].touched = touched;
+			pl__st(v, k)->touched = touched;
 	}
 }
 
@@ -194,8 +194,8 @@ static int returnable(const pl_view *v, const pl_fleet_config *cfg, const pl__fl
 {
 	if (v->k_home[k] != self || !pl__fleet_may_return(v, p, k))
 		return 0;
-	const pl__shard_state *st = &v->st[k];
-	return cfg->now >= st->ov_since && cfg->now - st->ov_since >= cfg->return_home_age;
+	const pl__shard_state *st = pl__st(v, k);
+	return cfg->now >= pl__since(st) && cfg->now - pl__since(st) >= cfg->return_home_age;
 }
 
 /* The oldest returnable lag override homed at self; ties to the smaller key. */
@@ -210,9 +210,9 @@ static uint32_t oldest_returnable(const pl_view *v, const pl_fleet_config *cfg, 
 		uint32_t k = v->k_order[i];
 		if (!returnable(v, cfg, p, self, k))
 			continue;
-		if (best == PL_NONE || v->st[k].ov_since < since) {
+		if (best == PL_NONE || pl__since(pl__st(v, k)) < since) {
 			best = k;
-			since = v->st[k].ov_since;
+			since = pl__since(pl__st(v, k));
 		}
 	}
 	return best;

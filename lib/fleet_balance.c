@@ -233,7 +233,7 @@ static void plan_returns(const pl_view *v, const pl_fleet_config *cfg)
 		if (x == PL_NONE || !return_fits(v, cfg, k, x))
 			continue;
 		uint32_t f = (uint32_t)((uint64_t)sc[x] >> 32);
-		if (f == 0 || v->st[k].ov_since < v->st[f - 1].ov_since)
+		if (f == 0 || pl__since(pl__st(v, k)) < pl__since(pl__st(v, f - 1)))
 			sc[x] = (int64_t)((uint64_t)(k + 1) << 32 | (uint32_t)sc[x]);
 	}
 }
@@ -360,7 +360,7 @@ static uint32_t pick(const pl_view *v, uint32_t self, uint32_t t, uint32_t *why)
 			if (v->n_lag == 0)
 				break; /* no shard to keep: nothing can beat it */
 		}
-		if (first_ov == PL_NONE && v->st[k].ov_member == self && v->st[k].ov_origin == PL_ORIGIN_COUNT)
+		if (first_ov == PL_NONE && pl__st(v, k)->ov_member == self && pl__st(v, k)->ov_origin == PL_ORIGIN_COUNT)
 			first_ov = k;
 		if (first_any == PL_NONE)
 			first_any = k;
@@ -393,7 +393,7 @@ static int move_one(pl__fleet_run *r, uint32_t reason, uint32_t t, uint32_t c)
 	PL_ASSERT(k != PL_NONE); /* a mover offers no more moves than it has movable shards */
 	if (k == PL_NONE)
 		return 1;
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	pl_action a;
 	if (why == PL_FLEET_PICK_KEEP) {
 		/* Self's shard, held by the target since a lag: the target
@@ -405,7 +405,7 @@ static int move_one(pl__fleet_run *r, uint32_t reason, uint32_t t, uint32_t c)
 	} else if (v->k_home[k] == t) {
 		a = pl__fleet_action(v, PL_ACTION_DROP_OVERRIDE, reason, k, self, t);
 		a.origin = st->ov_origin;
-		a.at = r->cfg->now >= st->ov_since ? r->cfg->now - st->ov_since : 0;
+		a.at = r->cfg->now >= pl__since(st) ? r->cfg->now - pl__since(st) : 0;
 		a.from_count = c;
 	} else {
 		a = pl__fleet_action(v, PL_ACTION_SET_OVERRIDE, reason, k, self, t);

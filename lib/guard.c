@@ -62,7 +62,7 @@ int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 
 int pl__overlaps_view(const pl_view *v, const void *p, size_t n)
 {
-	return pl__overlap(p, n, v, pl_view_size(&v->snap)) || pl__overlaps_snapshot(&v->snap, p, n);
+	return pl__overlap(p, n, v, pl__view_bytes(v)) || pl__overlaps_snapshot(&v->snap, p, n);
 }
 
 int pl__check_out(const pl_view *v, const void *p, size_t n, const void *q, size_t m, uint32_t arg, pl_diag *diag)

@@ -155,18 +155,40 @@ static inline int pl__draw_gt(pl__draw a, pl__draw b)
 
 /* ---- the view ------------------------------------------------------------ */
 
-/* Per-shard state the policies change. */
+/* Per-shard state the policies change: 20 bytes and v->room replica slots
+ * (pl__st(); the view's largest replica count, PL_MAX_REPLICAS by default),
+ * 4-byte aligned, no padding. */
 typedef struct pl__shard_state {
-	uint64_t ov_since;
-	uint64_t epoch;     /* the snapshot's, plus one per replica or leader action */
-	uint32_t leader;    /* effective leader or PL_NONE */
-	uint32_t ov_member; /* fleet override member or PL_NONE */
+	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when ov_member is set */
+	unsigned int ep : 24;  /* replica and leader actions applied since the view was built:
+				* the epoch is the snapshot's plus this (pl__epoch()); at
+				* PL__EP_MAX the shard takes no more of them */
+	unsigned int lead : 8; /* the effective leader's place in rep (pl__leader()), or
+				* PL__NO_LEAD: the leader is always among the replicas */
+	uint32_t ov_member;    /* fleet override member or PL_NONE */
 	uint8_t nrep;
 	uint8_t moving;     /* a move is in flight */
 	uint8_t ov_origin;
 	uint8_t touched;    /* an action was applied to it in this view */
-	uint32_t rep[PL_MAX_REPLICAS];
+	uint32_t rep[];     /* v->room slots; those past nrep are never read */
 } pl__shard_state;
+
+#define PL__EP_MAX 0xffffffu
+#define PL__NO_LEAD 0xffu
+
+/* Bytes of one shard's state with room replica slots. */
+#define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + (size_t)(room) * sizeof(uint32_t))
+
+static inline uint64_t pl__since(const pl__shard_state *st)
+{
+	return (uint64_t)st->since_hi << 32 | st->since_lo;
+}
+
+static inline void pl__set_since(pl__shard_state *st, uint64_t t)
+{
+	st->since_lo = (uint32_t)t;
+	st->since_hi = (uint32_t)(t >> 32);
+}
 
 /* One (stream, member) leader count. */
 typedef struct pl__cell {
@@ -209,11 +231,15 @@ struct pl_view {
 	uint32_t *s_cell_first; /* [ns + 1] offsets into cells */
 	uint32_t *s_cell_count; /* live cells of the stream */
 	pl__cell *cells;
-	/* Replica cells: (member, replicas of the stream it holds), the same
-	 * way, with room for min(PL_MAX_REPLICAS x its shards, members). */
-	uint32_t *s_rcell_first; /* [ns + 1] offsets into rcells */
-	uint32_t *s_rcell_count;
-	pl__cell *rcells;
+	/* Replicas per member of one stream, the one last asked (pl__rcell_get()):
+	 * counted from its shards' states when another stream is asked, kept in
+	 * step by pl__rcell_add() while it holds that stream. Every member with
+	 * a count is in rc_list[0..rc_n), once (counts that fall to zero stay
+	 * listed). */
+	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
+	uint32_t rc_n;
+	uint32_t *rc_count;  /* [nm] */
+	uint32_t *rc_list;   /* [nm] */
 
 	/* shards */
 	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
@@ -225,7 +251,9 @@ struct pl_view {
 			      * of those moved its leadership; kept by
 			      * pl_view_settle(), so a dry run sees its whole
 			      * sequence */
-	pl__shard_state *st;
+	char *st;             /* the shard states, st_size bytes apart (pl__st()) */
+	uint32_t st_size;
+	uint32_t room;        /* replica slots per shard */
 	uint32_t homes_ready;
 	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
 	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
@@ -243,6 +271,18 @@ struct pl_view {
 static inline uint32_t pl__moved(const pl_view *v, uint32_t k)
 {
 	return (uint32_t)(v->k_moved[k >> 5] >> (2 * (k & 31))) & 3u;
+}
+
+/* Shard k's state. */
+static inline pl__shard_state *pl__st(const pl_view *v, uint32_t k)
+{
+	return (pl__shard_state *)(void *)(v->st + (size_t)k * v->st_size);
+}
+
+/* Shard k's epoch: the snapshot's, plus one per replica or leader action. */
+static inline uint64_t pl__epoch(const pl_view *v, uint32_t k)
+{
+	return v->snap.shards[k].epoch + pl__st(v, k)->ep;
 }
 
 static inline int pl__view_ok(const pl_view *v)
@@ -269,6 +309,20 @@ static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 	return -1;
 }
 
+/* The effective leader, or PL_NONE. */
+static inline uint32_t pl__leader(const pl__shard_state *st)
+{
+	return st->lead == PL__NO_LEAD ? PL_NONE : st->rep[st->lead];
+}
+
+/* Make m (a replica, or PL_NONE) the leader. */
+static inline void pl__set_lead(pl__shard_state *st, uint32_t m)
+{
+	int j = m == PL_NONE ? -1 : pl__rep_index(st, m);
+	PL_ASSERT(m == PL_NONE || j >= 0); /* a leader is among the replicas */
+	st->lead = j < 0 ? PL__NO_LEAD : (unsigned int)j;
+}
+
 /* Does the replica list st name m? */
 static inline int pl__holds(const pl__shard_state *st, uint32_t m)
 {
@@ -279,7 +333,7 @@ static inline int pl__holds(const pl__shard_state *st, uint32_t m)
 static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 {
 	uint32_t cap = v->snap.members[m].max_shards;
-	return cap == 0 || pl__holds(&v->st[k], m) || v->m_replicas[m] < cap;
+	return cap == 0 || pl__holds(pl__st(v, k), m) || v->m_replicas[m] < cap;
 }
 
 /* Scoring hash of any key bytes under the view's scorer, or a scorer. */
@@ -324,10 +378,15 @@ uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 
-/* Replicas of stream s that member m holds (the cell's `leaders` field
- * holds the count), and +1 or -1 to it. */
+/* Replicas of stream s that member m holds, and +1 or -1 to it (called
+ * after the shard's state changed). The first call for a stream other than
+ * the one counted costs a walk of its shards' states. */
 uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m);
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+/* The members that may hold replicas of stream s (each once, in no order;
+ * some may count zero): their number, the list in *members. The list holds
+ * while no other stream is asked. */
+uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **members);
 
 /* Floor and ceiling of `count` shared over eligible weight, for member m. */
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);
@@ -397,7 +456,9 @@ typedef struct pl__reuse {
 	uint32_t members, zones, streams, shards, hashes;
 	uint32_t scorer; /* the new view's */
 	uint32_t tallies, states, moving;
-	pl__shard_state *st;
+	char *st;          /* the states, st_size bytes apart, with room slots */
+	size_t st_size;
+	uint32_t room;
 	/* With st_always, validation writes every shard's state, and (k_hash
 	 * set) its key hash under `scorer` unless the hint's may be taken,
 	 * whether or not the shards match: `hashed` says it did. */
@@ -407,16 +468,14 @@ typedef struct pl__reuse {
 
 /* Shard k's state as the snapshot says it, its leader move counted finished
  * (moving_to leads, and holds the old leader's replica if it held none); no
- * override. */
-static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k)
+ * override. room >= k->replica_count (the view's room). */
+static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, uint32_t room)
 {
 	memset(st, 0, sizeof *st);
 	st->ov_member = PL_NONE;
-	st->epoch = k->epoch;
 	st->nrep = (uint8_t)k->replica_count;
-	/* All slots at once (a fixed-size copy); those past nrep are never read. */
-	memcpy(st->rep, k->replicas, sizeof st->rep);
-	st->leader = k->moving_to != PL_NONE ? k->moving_to : k->leader;
+	/* All slots at once; those past nrep are never read. */
+	memcpy(st->rep, k->replicas, (size_t)room * sizeof st->rep[0]);
 	if (k->moving_to != PL_NONE) {
 		uint32_t j = 0;
 		while (j < st->nrep && st->rep[j] != k->moving_to)
@@ -427,6 +486,7 @@ static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k)
 					st->rep[j] = k->moving_to;
 		st->moving = 1;
 	}
+	pl__set_lead(st, k->moving_to != PL_NONE ? k->moving_to : k->leader);
 }
 
 /* The same bytes: the same range, or equal contents. */
@@ -438,6 +498,12 @@ static inline int pl__same_bytes(pl_bytes a, pl_bytes b)
 		return 1;
 	return memcmp(a.ptr, b.ptr, (size_t)a.len) == 0;
 }
+/* The state of shard i in a hint's st. */
+static inline pl__shard_state *pl__reuse_st(const pl__reuse *r, uint32_t i)
+{
+	return (pl__shard_state *)(void *)(r->st + (size_t)i * r->st_size);
+}
+
 void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint32_t scorer);
 /* Ring homes from old's, for a view built up to its shard states; fills the
  * owned counts and returns 1, or returns 0 (nothing written) when old has no
@@ -550,6 +616,8 @@ size_t pl__span(uint32_t count, size_t size);
 int pl__overlap(const void *p, size_t n, const void *q, size_t m);
 /* Does [p, p + n) share a byte with the struct s or one of its arrays? */
 int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n);
+/* The bytes a built view spans (its memory, from the view on). */
+size_t pl__view_bytes(const pl_view *v);
 /* Does it share a byte with the view's memory or its snapshot's arrays? */
 int pl__overlaps_view(const pl_view *v, const void *p, size_t n);
 /* An output (argument arg) that overlaps the view v (unless NULL) or the

@@ -266,14 +266,14 @@ static void format(const pl_view *v, sink *s)
 		return;
 	for (uint32_t i = 0; i < v->nk; i++) {
 		uint32_t k = v->k_order[i];
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (st->ov_member == PL_NONE)
 			continue;
 		put_escaped(s, v->snap.shards[k].key);
 		put_char(s, ' ');
 		put_escaped(s, v->snap.members[st->ov_member].id);
 		put_char(s, ' ');
-		put_u64(s, st->ov_since);
+		put_u64(s, pl__since(st));
 		put_str(s, st->ov_origin == PL_ORIGIN_COUNT ? " count\n" : " lag\n");
 	}
 }

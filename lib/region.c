@@ -90,7 +90,7 @@ int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_dia
 /* Member-level refusals of an add, in the documented order. */
 static int add_refusal(const pl_view *v, uint32_t k, uint32_t m)
 {
-	if (pl__holds(&v->st[k], m))
+	if (pl__holds(pl__st(v, k), m))
 		return PL_E_PEER_DUPLICATE;
 	if (!pl__region_may_receive(v, m))
 		return PL_E_MEMBER_UNAVAILABLE;
@@ -115,13 +115,15 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 		return pl__fail(diag, PL_E_NOT_IDEMPOTENT, PL_ELEM_SHARD, region, PL_NONE);
 	if (k->flags & PL_SHARD_TRANSFER_DEBT)
 		return pl__fail(diag, PL_E_TRANSFER_DEBT, PL_ELEM_SHARD, region, PL_NONE);
-	if (expected_epoch != v->st[region].epoch)
+	if (expected_epoch != pl__epoch(v, region))
 		return pl__fail(diag, PL_E_EPOCH_STALE, PL_ELEM_SHARD, region, PL_NONE);
 	int rc = add_refusal(v, region, member);
 	if (rc)
 		return pl__fail(diag, rc, PL_ELEM_MEMBER, member, region);
-	if (v->st[region].nrep >= PL_MAX_REPLICAS)
+	if (pl__st(v, region)->nrep >= PL_MAX_REPLICAS)
 		return pl__fail(diag, PL_E_REPLICA_SET_FULL, PL_ELEM_SHARD, region, PL_NONE);
+	if (pl__st(v, region)->nrep >= v->room)
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_SHARD, region, PL_NONE);
 	return 0;
 }
 
@@ -132,7 +134,7 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
  * the best peer that is not ready, when none is. */
 static uint32_t pick_primary(const pl_view *v, uint32_t k, uint32_t *stall_m)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE, best_nr = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t p = st->rep[j];
@@ -180,7 +182,7 @@ static int cand_better(const pl_view *v, uint64_t kh, cand *a, cand *b)
  * (NOT_READY with *stall_m, or NO_MEMBER). */
 static uint32_t pick_peer(const pl_view *v, uint32_t k, uint32_t *tier, uint32_t *stall, uint32_t *stall_m)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint64_t kh = v->k_hash[k];
 	cand best = {PL_NONE, 0, 0, 0, {0, 0, 0}}, best_nr = best;
 	for (uint32_t r = 0; r < v->nm; r++) {
@@ -208,18 +210,18 @@ static void step_grow(pl__region_ctx *c)
 		uint32_t k = v->k_order[r];
 		if (!pl__region_placeable(v, k))
 			continue;
-		pl__shard_state *st = &v->st[k];
+		pl__shard_state *st = pl__st(v, k);
 		uint32_t lp = pl__region_live_peers(v, st);
 		if (pl__region_busy(st)) {
 			c->pending += lp < c->rf;
 			continue;
 		}
 		uint32_t claim_stall = 0, claim_m = PL_NONE;
-		if (lp > 0 && (st->leader == PL_NONE || !pl__live(v, st->leader))) {
+		if (lp > 0 && (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))) {
 			uint32_t nr, to = pick_primary(v, k, &nr);
 			if (to != PL_NONE) {
 				pl_action a;
-				pl__region_action(&a, PL_ACTION_SET_LEADER, PL_REASON_NO_PRIMARY, v, k, st->leader, to,
+				pl__region_action(&a, PL_ACTION_SET_LEADER, PL_REASON_NO_PRIMARY, v, k, pl__leader(st), to,
 						  PL_SCOPE_PRIMARIES);
 				a.to_count = v->m_leaders[to];
 				a.total = lp;
@@ -240,7 +242,7 @@ static void step_grow(pl__region_ctx *c)
 			stall = PL_REGION_STALL_NO_SOURCE;
 		else if (!c->cfg->add_peer_proposals)
 			stall = PL_REGION_STALL_PROPOSALS_OFF;
-		else if (st->nrep >= PL_MAX_REPLICAS)
+		else if (st->nrep >= v->room) /* a full set, or the view's room */
 			stall = PL_REGION_STALL_FULL;
 		else
 			to = pick_peer(v, k, &tier, &stall, &stall_m);
@@ -284,6 +286,8 @@ int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint
 	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;
+	if (cfg->replication_factor > v->room) /* regions would grow past the view's replica room */
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_CONFIG, 1, PL_NONE);
 	if (v->nk > 0 && v->n_elig == 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_SNAPSHOT, 0, PL_NONE);
 

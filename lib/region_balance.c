@@ -107,7 +107,7 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor,
 	uint32_t zr = v->m_zone[r];
 	for (uint32_t rk = 0; rk < v->nk; rk++) {
 		uint32_t k = v->k_order[rk];
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		if (!pl__region_placeable(v, k) || pl__region_busy(st) || pl__holds(st, r))
 			continue;
 		int ready = pl__region_ready(v, r, k);
@@ -121,7 +121,7 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor,
 			int p_shared = pl__region_zone_held(v, st, v->m_zone[p], p);
 			if (!r_new && !p_shared && v->m_zone[p] != zr)
 				continue; /* the region would lose p's zone */
-			int gain = r_new && p_shared, primary = st->leader == p;
+			int gain = r_new && p_shared, primary = pl__leader(st) == p;
 			move m = {k, p, primary ? (gain ? 3u : 4u) : (gain ? 1u : 2u)};
 			if (ready && m.tier < seen)
 				seen = m.tier;
@@ -191,7 +191,7 @@ void pl__region_step_idle(pl__region_ctx *c)
 /* The region's newest peer that may receive and is ready, or PL_NONE. */
 static uint32_t newest_peer(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t p = st->rep[j];
@@ -205,10 +205,10 @@ static uint32_t newest_peer(const pl_view *v, uint32_t k)
 /* The primary of a placeable, idle region with a live primary; else PL_NONE. */
 static uint32_t movable_primary(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
-	if (!pl__region_placeable(v, k) || pl__region_busy(st) || st->leader == PL_NONE || !pl__live(v, st->leader))
+	const pl__shard_state *st = pl__st(v, k);
+	if (!pl__region_placeable(v, k) || pl__region_busy(st) || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 		return PL_NONE;
-	return st->leader;
+	return pl__leader(st);
 }
 
 /* Is the move (k, p -> n) better than the best so far (bk)? The primary's
@@ -297,7 +297,7 @@ void pl__region_step_load(pl__region_ctx *c)
 		 * not hold here before the move. */
 		PL_ASSERT(n == PL_NONE || n == p || v->m_leaders[n] >= lp);
 		(void)n;
-		const pl__shard_state *st = &v->st[k];
+		const pl__shard_state *st = pl__st(v, k);
 		uint32_t q = PL_NONE;
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t x = st->rep[j];

@@ -221,7 +221,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
 	int always = r && r->st_always;
-	pl__shard_state *st = r && (was || always) ? r->st : NULL;
+	char *st = r && (was || always) ? r->st : NULL;
 	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
 	/* The keys go to the sort's first level in the same pass (the sort
 	 * then reads no shard), unless they may match the hint's: from the
@@ -255,7 +255,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (was == NULL)
 			pl__keyfeed_add(&feed, k->key, k->stream);
 		if (st && (was || always)) {
-			pl__state_from_shard(&st[i], k);
+			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
 			moving += k->moving_to != PL_NONE;
 		}
 	}

@@ -4,13 +4,17 @@
  * How it works. Every policy, and pl_view_apply() for the caller, changes a
  * view through pl__view_apply(): it checks the action against the shard's
  * state, then updates the state and every tally the change touches (leaders
- * and replicas in total, the stream's leader and replica cells, the fleet's owned and
+ * and replicas in total, the stream's leader cells and replica counts, the fleet's owned and
  * lag-held counts when they are computed), so a later decision in the same
  * call sees it.
  * Moves stay "in flight" (the shard is not moved again) until
  * pl_view_settle(), which is the next tick as far as a dry run is concerned.
  *
- * Stream cells: stream s owns cells [s_cell_first[s], s_cell_first[s + 1]),
+ * Replicas per stream are not kept per cell: pl__rcell_get() counts the
+ * stream asked from its shards' states into a one-stream cache (the
+ * policies visit streams one at a time), which pl__rcell_add() keeps in step.
+ *
+ * Leader cells: stream s owns cells [s_cell_first[s], s_cell_first[s + 1]),
  * of which the first s_cell_count[s] are live, sorted by member index, each
  * with a count of at least 1. A count reaching zero removes its cell, so a
  * stream never holds more cells than members leading some of it, which is at
@@ -81,15 +85,68 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 		 delta);
 }
 
+/* Count stream s's replicas per member into the view's one-stream cache,
+ * from its shards' states: O(the stream's replicas, and the last one's). */
+static void rcache_fill(pl_view *v, uint32_t s)
+{
+	for (uint32_t i = 0; i < v->rc_n; i++)
+		v->rc_count[v->rc_list[i]] = 0;
+	uint32_t n = 0, *count = v->rc_count, *list = v->rc_list;
+	for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
+		const pl__shard_state *st = pl__st(v, v->by_stream[j]);
+		for (uint32_t r = 0; r < st->nrep; r++) {
+			uint32_t m = st->rep[r];
+			if (count[m]++ == 0)
+				list[n++] = m;
+		}
+	}
+	v->rc_n = n;
+	v->rc_stream = s;
+}
+
+/* The cache is the view's own memory, not an answer: filling it from a
+ * const view changes nothing a caller reads (a view is used by one thread
+ * at a time). */
+static pl_view *rcache(const pl_view *v, uint32_t s)
+{
+	pl_view *w = (pl_view *)(uintptr_t)v;
+	if (w->rc_stream != s)
+		rcache_fill(w, s);
+	return w;
+}
+
 uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m)
 {
-	return cell_get(v->rcells + v->s_rcell_first[s], v->s_rcell_count[s], m);
+	return rcache(v, s)->rc_count[m];
+}
+
+uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **members)
+{
+	const pl_view *w = rcache(v, s);
+	*members = w->rc_list;
+	return w->rc_n;
 }
 
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 {
-	cell_add(v->rcells + v->s_rcell_first[s], &v->s_rcell_count[s],
-		 v->s_rcell_first[s + 1] - v->s_rcell_first[s], m, delta);
+	if (v->rc_stream != s)
+		return; /* counted from the states when it is asked */
+	uint32_t *c = &v->rc_count[m];
+	if (delta > 0) {
+		if (*c == 0) {
+			/* Listed already when it held some before: a walk, only
+			 * for a member gaining its first replica of the stream. */
+			uint32_t i = 0;
+			while (i < v->rc_n && v->rc_list[i] != m)
+				i++;
+			if (i == v->rc_n)
+				v->rc_list[v->rc_n++] = m;
+		}
+		(*c)++;
+		return;
+	}
+	PL_ASSERT(*c > 0);
+	(*c)--;
 }
 
 void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil)
@@ -105,7 +162,7 @@ void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, u
 
 uint32_t pl__owner(const pl_view *v, uint32_t k)
 {
-	uint32_t o = v->st[k].ov_member;
+	uint32_t o = pl__st(v, k)->ov_member;
 	if (o != PL_NONE && pl__eligible(v, o))
 		return o;
 	return v->k_home[k];
@@ -113,7 +170,7 @@ uint32_t pl__owner(const pl_view *v, uint32_t k)
 
 uint32_t pl__lag_holder(const pl_view *v, uint32_t k)
 {
-	const pl__shard_state *st = &v->st[k];
+	const pl__shard_state *st = pl__st(v, k);
 	uint32_t o = st->ov_member;
 	if (o != PL_NONE && st->ov_origin == PL_ORIGIN_LAG && pl__eligible(v, o) && o != v->k_home[k])
 		return o;
@@ -151,16 +208,18 @@ void pl__view_owned(pl_view *v)
 	v->homes_ready = 1;
 }
 
-static void set_leader(pl_view *v, uint32_t k, uint32_t to)
+/* The leadership of shard k passes from `from` (its leader before the
+ * action, PL_NONE for none) to `to`, a replica by now (or PL_NONE). */
+static void set_leader(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
-	pl__shard_state *st = &v->st[k];
+	pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream;
-	if (st->leader != PL_NONE) {
-		v->m_leaders[st->leader]--;
+	if (from != PL_NONE) {
+		v->m_leaders[from]--;
 		if (s != PL_NONE)
-			pl__cell_add(v, s, st->leader, -1);
+			pl__cell_add(v, s, from, -1);
 	}
-	st->leader = to;
+	pl__set_lead(st, to);
 	if (to != PL_NONE) {
 		v->m_leaders[to]++;
 		if (s != PL_NONE)
@@ -198,16 +257,20 @@ static int check_action(const pl_view *v, const pl_action *a)
 {
 	if (a->shard >= v->nk)
 		return PL_E_ACTION;
-	const pl__shard_state *st = &v->st[a->shard];
+	const pl__shard_state *st = pl__st(v, a->shard);
 	int to_ok = a->to < v->nm, from_ok = a->from < v->nm;
+	if (st->ep == PL__EP_MAX && a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE)
+		return PL_E_ACTION; /* the epoch's advance since the build is kept in 24 bits */
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
-		return to_ok && pl__rep_index(st, a->to) >= 0 && a->from == st->leader && a->to != st->leader
+		return to_ok && pl__rep_index(st, a->to) >= 0 && a->from == pl__leader(st) && a->to != pl__leader(st)
 			       ? 0 : PL_E_ACTION;
 	case PL_ACTION_MOVE_LEADER:
-		return to_ok && from_ok && a->from == st->leader && a->to != a->from ? 0 : PL_E_ACTION;
+		return to_ok && from_ok && a->from == pl__leader(st) && a->to != a->from ? 0 : PL_E_ACTION;
 	case PL_ACTION_ADD_REPLICA:
-		return to_ok && pl__rep_index(st, a->to) < 0 && st->nrep < PL_MAX_REPLICAS ? 0 : PL_E_ACTION;
+		if (!to_ok || pl__rep_index(st, a->to) >= 0 || st->nrep >= PL_MAX_REPLICAS)
+			return PL_E_ACTION;
+		return st->nrep < v->room ? 0 : PL_E_REPLICA_ROOM; /* the state has no slot for it */
 	case PL_ACTION_MOVE_REPLICA:
 		return to_ok && from_ok && pl__rep_index(st, a->from) >= 0 && pl__rep_index(st, a->to) < 0
 			       ? 0 : PL_E_ACTION;
@@ -227,12 +290,12 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	if (rc)
 		return rc;
 	uint32_t k = a->shard;
-	pl__shard_state *st = &v->st[k];
+	pl__shard_state *st = pl__st(v, k);
 	uint32_t owner_before = v->homes_ready ? pl__owner(v, k) : PL_NONE;
 	uint32_t lag_before = v->homes_ready ? pl__lag_holder(v, k) : PL_NONE;
 	switch (a->kind) {
 	case PL_ACTION_SET_LEADER:
-		set_leader(v, k, a->to);
+		set_leader(v, k, a->from, a->to); /* from is the leader: checked */
 		break;
 	case PL_ACTION_MOVE_LEADER: {
 		if (pl__rep_index(st, a->to) < 0) {
@@ -242,7 +305,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 			st->rep[j] = a->to;
 			replica_moved(v, k, a->from, a->to);
 		}
-		set_leader(v, k, a->to);
+		set_leader(v, k, a->from, a->to); /* from is the leader: checked */
 		set_moving(v, st);
 		break;
 	}
@@ -252,11 +315,11 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		set_moving(v, st);
 		break;
 	case PL_ACTION_MOVE_REPLICA: {
-		int j = pl__rep_index(st, a->from);
-		st->rep[j] = a->to;
+		int j = pl__rep_index(st, a->from), led = pl__leader(st) == a->from;
+		st->rep[j] = a->to; /* the leader's place, when it led: it leads */
 		replica_moved(v, k, a->from, a->to);
-		if (st->leader == a->from)
-			set_leader(v, k, a->to);
+		if (led)
+			set_leader(v, k, a->from, a->to);
 		set_moving(v, st);
 		break;
 	}
@@ -268,24 +331,24 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		v->n_lag += a->origin == PL_ORIGIN_LAG;
 		st->ov_member = a->to;
 		st->ov_origin = (uint8_t)a->origin;
-		st->ov_since = a->at;
+		pl__set_since(st, a->at);
 		break;
 	case PL_ACTION_DROP_OVERRIDE:
 		v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
 		st->ov_member = PL_NONE;
 		st->ov_origin = 0;
-		st->ov_since = 0;
+		pl__set_since(st, 0);
 		v->n_overrides--;
 		break;
 	} /* check_action() refused every other kind */
 	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE) {
-		st->epoch++; /* a shard-map op: its commit advances the epoch */
+		st->ep++; /* a shard-map op: its commit advances the epoch */
 		v->moved = 1;
 	}
 	st->touched = 1;
 	if (a->kind == PL_ACTION_MOVE_LEADER || a->kind == PL_ACTION_MOVE_REPLICA) {
 		/* A replica move took the leadership when `to` (new) leads. */
-		uint64_t bits = PL__MOVED | (a->kind == PL_ACTION_MOVE_LEADER || st->leader == a->to ? PL__MOVED_LEADER : 0);
+		uint64_t bits = PL__MOVED | (a->kind == PL_ACTION_MOVE_LEADER || pl__leader(st) == a->to ? PL__MOVED_LEADER : 0);
 		v->k_moved[k >> 5] |= bits << (2 * (k & 31));
 	}
 	if (v->homes_ready) {
@@ -322,9 +385,9 @@ int pl_view_settle(pl_view *v)
 		return PL_E_INVAL;
 	int n = 0;
 	for (uint32_t k = 0; k < v->nk; k++) {
-		n += v->st[k].moving;
-		v->st[k].moving = 0;
-		v->st[k].touched = 0;
+		n += pl__st(v, k)->moving;
+		pl__st(v, k)->moving = 0;
+		pl__st(v, k)->touched = 0;
 	}
 	v->n_moving = 0;
 	return n;

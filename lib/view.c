@@ -9,9 +9,9 @@
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
  * stream ranks; the shards of each stream in key order (a counting sort over
  * the key order, so linear); shard hashes and states, with in-flight moves
- * and copies applied as if finished; then the per-stream leader and replica
- * cells together, in one walk over each stream's shard states (replica cells
- * have room for min(PL_MAX_REPLICAS x shards, members) per stream).
+ * and copies applied as if finished; then the per-stream leader cells, in
+ * one walk over each stream's shard states. Replicas per stream are counted
+ * when asked (tally.c), one stream at a time, so they take no room per shard.
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only
@@ -28,14 +28,6 @@ static uint32_t clampc(uint32_t n, uint32_t lim)
 	return n > lim ? lim : n;
 }
 
-/* Room for the replica cells: min(PL_MAX_REPLICAS x shards, members) per
- * stream, so at most the smaller of the two sums. */
-static uint64_t rcell_room(uint32_t nm, uint32_t ns, uint32_t nk)
-{
-	uint64_t a = (uint64_t)PL_MAX_REPLICAS * nk, b = (uint64_t)ns * nm;
-	return a < b ? a : b;
-}
-
 /* Elements init's sorts and duplicate checks take scratch for. */
 static uint32_t scratch_count(uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
 {
@@ -47,7 +39,8 @@ static uint32_t scratch_count(uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no
 }
 
 /* Lay the view out after `base` (or just measure it when v is NULL). */
-static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc)
+static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t no, uint32_t nc,
+		     uint32_t room)
 {
 	size_t off = ALIGN8(sizeof(pl_view));
 #define TAKE(field, type, count)                                 \
@@ -68,44 +61,77 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(m_lagged, uint32_t, nm);
 	TAKE(m_scratch, int64_t, nm);
 	TAKE(elig, uint32_t, nm);
+	TAKE(rc_count, uint32_t, nm);
+	TAKE(rc_list, uint32_t, nm);
 	TAKE(s_order, uint32_t, ns);
 	TAKE(s_rank, uint32_t, ns);
 	TAKE(s_shards, uint32_t, ns);
 	TAKE(s_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_cell_first, uint32_t, (size_t)ns + 1);
 	TAKE(s_cell_count, uint32_t, ns);
-	TAKE(k_hash, uint64_t, nk);
 	TAKE(k_order, uint32_t, nk);
-	TAKE(k_rank, uint32_t, nk);
-	TAKE(by_stream, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
-	TAKE(s_rcell_first, uint32_t, (size_t)ns + 1);
-	TAKE(s_rcell_count, uint32_t, ns);
-	/* The leader and replica cells, side by side: init's sort scratch when
-	 * they have room for it (see pl_view_init()). */
+	/* What validation does not write, side by side from k_hash to the end
+	 * of the states: the sorts' scratch while it runs (pl_view_init()),
+	 * so the room is the larger of the two. */
+	size_t first = off;
+	TAKE(k_hash, uint64_t, nk);
+	TAKE(k_rank, uint32_t, nk);
+	TAKE(by_stream, uint32_t, nk);
 	TAKE(cells, pl__cell, nk);
-	TAKE(rcells, pl__cell, rcell_room(nm, ns, nk));
-	/* Else the shard states share their room with it. */
-	uint32_t mx = scratch_count(nm, ns, nk, no, nc);
-	/* The states start on a 64-byte boundary of the memory (it is only 8
-	 * aligned: the room has slack for it), so that a state, read at random
-	 * by the per-stream walks and the policies, is one cache line, not two. */
-	size_t states = (size_t)nk * sizeof(pl__shard_state), scratch = PL__SORT_SCRATCH(mx);
-	if (v)
-		v->st = (pl__shard_state *)(void *)(base + off + ((64 - ((uintptr_t)(base + off) & 63)) & 63));
-	off = ALIGN8(off + 56 + (states > scratch ? states : scratch));
+	if (v) {
+		v->st = base + off;
+		v->st_size = (uint32_t)PL__STATE_SIZE(room);
+		v->room = room;
+	}
+	off = ALIGN8(off + (size_t)nk * PL__STATE_SIZE(room));
+	size_t scratch = PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc));
+	if (off - first < scratch)
+		off = first + scratch;
 #undef TAKE
 	return off;
 }
 
-size_t pl_view_size(const pl_snapshot *s)
+/* The replica room of each shard's state: the options' max_replicas (0 or
+ * past the limit: PL_MAX_REPLICAS), raised to the snapshot's largest count,
+ * one more where a copy in flight adds a replica; at most PL_MAX_REPLICAS
+ * (validation refuses more). The arrays are checked before they are read. */
+static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
+{
+	uint32_t room = opt != NULL && opt->version == PL_VIEW_OPTIONS_VERSION ? opt->max_replicas : 0;
+	if (room == 0 || room >= PL_MAX_REPLICAS || pl__check_arrays(s, NULL) != 0)
+		return PL_MAX_REPLICAS;
+	for (uint32_t i = 0; i < s->n_shards && room < PL_MAX_REPLICAS; i++)
+		room = s->shards[i].replica_count > room ? s->shards[i].replica_count : room;
+	for (uint32_t c = 0; c < s->n_copies && room < PL_MAX_REPLICAS; c++) {
+		const pl_copy *cp = &s->copies[c];
+		if (cp->from == PL_NONE && cp->shard < s->n_shards && s->shards[cp->shard].replica_count >= room)
+			room = s->shards[cp->shard].replica_count + 1;
+	}
+	return room < PL_MAX_REPLICAS ? room : PL_MAX_REPLICAS;
+}
+
+size_t pl_view_size_opt(const pl_snapshot *s, const pl_view_options *opt)
 {
 	if (s == NULL || pl__past_limit(s) != PL_NONE)
-		return layout(NULL, NULL, 0, 0, 0, 0, 0);
+		return layout(NULL, NULL, 0, 0, 0, 0, 0, PL_MAX_REPLICAS);
 	return layout(NULL, NULL, clampc(s->n_members, PL_MAX_MEMBERS), clampc(s->n_streams, PL_MAX_STREAMS),
 		      clampc(s->n_shards, PL_MAX_SHARDS), clampc(s->n_overrides, PL_MAX_SHARDS),
-		      clampc(s->n_copies, PL_MAX_COPIES));
+		      clampc(s->n_copies, PL_MAX_COPIES), replica_room(s, opt));
+}
+
+size_t pl_view_size(const pl_snapshot *s)
+{
+	return pl_view_size_opt(s, NULL);
+}
+
+/* The bytes a built view spans. */
+size_t pl__view_bytes(const pl_view *v)
+{
+	const pl_snapshot *s = &v->snap;
+	return layout(NULL, NULL, v->nm, v->ns, v->nk, clampc(s->n_overrides, PL_MAX_SHARDS),
+		      clampc(s->n_copies, PL_MAX_COPIES), v->room);
 }
 
 int pl_view_options_init(pl_view_options *opt)
@@ -214,15 +240,13 @@ static void sort_cells(pl__cell *c, uint32_t n)
 	}
 }
 
-/* Leader and replica cells, from the shard states (in-flight moves and
- * copies already counted), in one walk: stream by stream, each member met
- * is listed in the stream's replica cells, marked in a bitmap, and counted
- * in m_scratch (replicas in the low 32 bits, leaders in the high ones; zeroed
- * as they are read back). The members met are then put in member order: a
- * read of the bitmap's words when that is cheaper than sorting them (many
- * met), else a heap sort of the few, so O(min(d log d, members / 64 + d))
- * per stream; each gives its replica cell and, when it leads some of the
- * stream, its leader cell. The bitmap borrows m_owned (counted later). */
+/* Leader cells, from the shard states (in-flight moves and copies already
+ * counted), stream by stream: each leader met is listed in the stream's
+ * cells, marked in a bitmap, and counted in m_scratch (zeroed as it is read
+ * back). The leaders met are then put in member order: a read of the
+ * bitmap's words when that is cheaper than sorting them (many met), else a
+ * heap sort of the few, so O(min(d log d, members / 64 + d)) per stream.
+ * The bitmap borrows m_owned (counted later). */
 static void init_cells(pl_view *v)
 {
 	int64_t *acc = v->m_scratch;
@@ -232,37 +256,27 @@ static void init_cells(pl_view *v)
 		acc[m] = 0;
 	for (uint32_t w = 0; w < words; w++)
 		bits[w] = 0;
-	uint32_t lsum = 0, rsum = 0;
+	uint32_t lsum = 0;
 	for (uint32_t s = 0; s < v->ns; s++) {
 		uint32_t lroom = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
-		uint64_t room = (uint64_t)PL_MAX_REPLICAS * v->s_shards[s];
-		pl__cell *rc = v->rcells + rsum, *lc = v->cells + lsum;
+		pl__cell *lc = v->cells + lsum;
 		uint32_t d = 0;
-		v->s_rcell_first[s] = rsum;
 		v->s_cell_first[s] = lsum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
-				__builtin_prefetch(&v->st[v->by_stream[j + 16]]); /* the walk is random in index order */
+				__builtin_prefetch(pl__st(v, v->by_stream[j + 16])); /* the walk is random in index order */
 #endif
-			const pl__shard_state *st = &v->st[v->by_stream[j]];
-			for (uint32_t r = 0; r < st->nrep; r++) {
-				uint32_t m = st->rep[r];
-				if (acc[m]++ == 0) {
-					rc[d++].member = m;
-					bits[m >> 6] |= UINT64_C(1) << (m & 63);
-				}
-			}
-			uint32_t l = st->leader;
-			if (l != PL_NONE) {
-				PL_ASSERT(acc[l] != 0); /* a leader is among the replicas */
-				acc[l] += INT64_C(1) << 32;
+			uint32_t l = pl__leader(pl__st(v, v->by_stream[j]));
+			if (l != PL_NONE && acc[l]++ == 0) {
+				lc[d++].member = l;
+				bits[l >> 6] |= UINT64_C(1) << (l & 63);
 			}
 		}
-		uint32_t nr = 0, nl = 0;
 		if ((uint64_t)words <= 4 * (uint64_t)d) {
 			/* Many met: read the bitmap in member order. */
-			for (uint32_t w = 0; nr < d; w++) {
+			uint32_t nl = 0;
+			for (uint32_t w = 0; nl < d; w++) {
 				uint64_t x = bits[w];
 				bits[w] = 0;
 				while (x) {
@@ -275,37 +289,23 @@ static void init_cells(pl_view *v)
 					uint32_t m = 64 * w + b;
 #endif
 					x &= x - 1;
-					uint64_t a = (uint64_t)acc[m];
+					lc[nl].member = m;
+					lc[nl++].leaders = (uint32_t)acc[m];
 					acc[m] = 0;
-					rc[nr].member = m;
-					rc[nr++].leaders = (uint32_t)a;
-					if (a >> 32) {
-						lc[nl].member = m;
-						lc[nl++].leaders = (uint32_t)(a >> 32);
-					}
 				}
 			}
 		} else {
-			sort_cells(rc, d);
+			sort_cells(lc, d);
 			for (uint32_t i = 0; i < d; i++) {
-				uint32_t m = rc[i].member;
-				uint64_t a = (uint64_t)acc[m];
+				uint32_t m = lc[i].member;
+				lc[i].leaders = (uint32_t)acc[m];
 				acc[m] = 0;
 				bits[m >> 6] = 0;
-				rc[nr].member = m;
-				rc[nr++].leaders = (uint32_t)a;
-				if (a >> 32) {
-					lc[nl].member = m;
-					lc[nl++].leaders = (uint32_t)(a >> 32);
-				}
 			}
 		}
-		v->s_rcell_count[s] = nr;
-		v->s_cell_count[s] = nl;
-		rsum += (uint32_t)(room < v->nm ? room : v->nm);
+		v->s_cell_count[s] = d;
 		lsum += lroom;
 	}
-	v->s_rcell_first[v->ns] = rsum;
 	v->s_cell_first[v->ns] = lsum;
 }
 
@@ -318,15 +318,14 @@ static void apply_copies(pl_view *v)
 	const pl_snapshot *s = &v->snap;
 	for (uint32_t c = 0; c < s->n_copies; c++) {
 		const pl_copy *cp = &s->copies[c];
-		pl__shard_state *st = &v->st[cp->shard];
+		pl__shard_state *st = pl__st(v, cp->shard);
 		if (cp->from == PL_NONE) {
 			st->rep[st->nrep++] = cp->to;
 		} else {
+			/* The leader's place, when it led: `to` leads. */
 			for (uint32_t j = 0; j < st->nrep; j++)
 				if (st->rep[j] == cp->from)
 					st->rep[j] = cp->to;
-			if (st->leader == cp->from)
-				st->leader = cp->to;
 		}
 		if (!st->moving) {
 			st->moving = 1;
@@ -369,7 +368,7 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 			const pl_shard *k = &s->shards[i];
 			if (hash)
 				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
-			pl__state_from_shard(&v->st[i], k);
+			pl__state_from_shard(pl__st(v, i), k, v->room);
 			v->n_moving += k->moving_to != PL_NONE;
 		}
 	}
@@ -379,9 +378,9 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
 	} else {
 		for (uint32_t i = 0; i < v->nk; i++) {
-			const pl__shard_state *st = &v->st[i];
-			if (st->leader != PL_NONE)
-				v->m_leaders[st->leader]++;
+			const pl__shard_state *st = pl__st(v, i);
+			if (pl__leader(st) != PL_NONE)
+				v->m_leaders[pl__leader(st)]++;
 			for (uint32_t j = 0; j < st->nrep; j++)
 				v->m_replicas[st->rep[j]]++;
 		}
@@ -389,11 +388,11 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 	v->n_overrides = s->n_overrides;
 	v->n_lag = 0;
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
-		pl__shard_state *st = &v->st[s->overrides[o].shard];
+		pl__shard_state *st = pl__st(v, s->overrides[o].shard);
 		v->n_lag += s->overrides[o].origin == PL_ORIGIN_LAG;
 		st->ov_member = s->overrides[o].member;
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
-		st->ov_since = s->overrides[o].since;
+		pl__set_since(st, s->overrides[o].since);
 	}
 }
 
@@ -405,13 +404,9 @@ static void copy_cells(pl_view *v, const pl_view *old)
 	size_t n1 = ((size_t)v->ns + 1) * sizeof(uint32_t), n = (size_t)v->ns * sizeof(uint32_t);
 	memcpy(v->s_cell_first, old->s_cell_first, n1);
 	memcpy(v->s_cell_count, old->s_cell_count, n);
-	memcpy(v->s_rcell_first, old->s_rcell_first, n1);
-	memcpy(v->s_rcell_count, old->s_rcell_count, n);
 	for (uint32_t s = 0; s < v->ns; s++) {
 		memcpy(v->cells + v->s_cell_first[s], old->cells + old->s_cell_first[s],
 		       (size_t)old->s_cell_count[s] * sizeof *v->cells);
-		memcpy(v->rcells + v->s_rcell_first[s], old->rcells + old->s_rcell_first[s],
-		       (size_t)old->s_rcell_count[s] * sizeof *v->rcells);
 	}
 }
 
@@ -427,7 +422,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view_options def = PL_VIEW_OPTIONS_INIT;
 	if (opt == NULL)
 		opt = &def;
-	if (opt->version != PL_VIEW_OPTIONS_VERSION && opt->version != 1)
+	if (opt->version < 1 || opt->version > PL_VIEW_OPTIONS_VERSION)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (opt->scorer != PL_SCORER_XXH3 && opt->scorer != PL_SCORER_LEGACY_FNV1A)
 		return pl__fail(diag, PL_E_SCORER, PL_ELEM_CONFIG, 1, PL_NONE);
@@ -435,17 +430,25 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	const pl_view *old = opt->version >= 2 ? opt->reuse : NULL;
 	if (old != NULL && !pl__view_ok(old))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_CONFIG, 2, PL_NONE);
+	/* Version 1 and 2 options end before `max_replicas`: it is not read. */
+	if (opt->version >= 3 && opt->max_replicas > PL_MAX_REPLICAS)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 3, PL_NONE);
+	if (opt->version >= 3 && opt->reserved != 0)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
 	int rc = pl__check_arrays(snap, diag);
 	if (rc)
 		return rc;
-	size_t need = pl_view_size(snap);
+	uint32_t room = replica_room(snap, opt);
+	size_t need = layout(NULL, NULL, clampc(snap->n_members, PL_MAX_MEMBERS), clampc(snap->n_streams, PL_MAX_STREAMS),
+			     clampc(snap->n_shards, PL_MAX_SHARDS), clampc(snap->n_overrides, PL_MAX_SHARDS),
+			     clampc(snap->n_copies, PL_MAX_COPIES), room);
 	if (size < need)
 		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
 		return rc;
-	if (old != NULL && pl__overlap(mem, need, old, pl_view_size(&old->snap)))
+	if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
 		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
 
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
@@ -453,29 +456,24 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	uint32_t nc = clampc(snap->n_copies, PL_MAX_COPIES);
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
-	layout(v, mem, nm, ns, nk, no, nc);
-	/* The sorts' scratch is the cells' room when it is large enough (the
-	 * cells are written last), else the shard states' room. k_home holds
-	 * the stream of each shard in key order until the end. */
-	size_t cells_room = (size_t)((char *)(v->rcells + rcell_room(nm, ns, nk)) - (char *)v->cells);
-	void *scratch = cells_room >= PL__SORT_SCRATCH(scratch_count(nm, ns, nk, no, nc)) ? (void *)v->cells : v->st;
+	layout(v, mem, nm, ns, nk, no, nc, room);
+	/* The sorts' scratch is the room from k_hash to the end of the states
+	 * (validation writes none of it). k_home holds the stream of each
+	 * shard in key order until the end. */
+	size_t cells_room = (size_t)nk * sizeof *v->cells;
+	void *scratch = v->k_hash;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
-	/* Validation writes the shard states (and the key hashes) in its pass
-	 * over the shards when the scratch is not their room; else the states
-	 * while the shards match the hint's (no sort of them follows then),
-	 * unless the zones are to be sorted after it in that room: they go to
-	 * the cells' room when it is large enough. */
+	/* Validation writes the shard states while the shards match the hint's
+	 * (no sort of them follows then), unless the zones are to be sorted
+	 * after it in the scratch: they go to the cells' room when it is large
+	 * enough. */
 	void *zscratch = scratch;
-	if (scratch == v->cells) {
-		r.st = v->st;
-		r.st_always = 1;
-		r.k_hash = v->k_hash;
-	} else {
-		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
-			zscratch = v->cells;
-		r.st = r.zones || zscratch != scratch ? v->st : NULL;
-	}
+	if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
+		zscratch = v->cells;
+	r.st = r.zones || zscratch != scratch ? v->st : NULL;
+	r.st_size = v->st_size;
+	r.room = v->room;
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
@@ -506,6 +504,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		for (uint32_t i = 0; i < nm; i++)
 			v->m_owned[i] = 0; /* init_cells() borrowed it */
 	}
+	v->rc_stream = PL_NONE;
+	v->rc_n = 0;
+	for (uint32_t i = 0; i < nm; i++)
+		v->rc_count[i] = 0;
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
 	if (pl__reuse_homes(v, &r))
@@ -525,7 +527,7 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 		return PL_E_INVAL;
 	const pl_snapshot *s = &src->snap;
 	uint32_t no = clampc(s->n_overrides, PL_MAX_SHARDS), nc = clampc(s->n_copies, PL_MAX_COPIES);
-	size_t need = layout(NULL, NULL, src->nm, src->ns, src->nk, no, nc);
+	size_t need = pl__view_bytes(src);
 	if (size < need)
 		return PL_E_WORKSPACE;
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
@@ -536,12 +538,7 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	 * copy's arrays into its own memory with the one layout formula. */
 	memcpy(mem, src, need);
 	pl_view *v = mem;
-	layout(v, mem, v->nm, v->ns, v->nk, no, nc);
-	/* The states' place in the block follows its address: move them when
-	 * it differs from the source's. */
-	size_t from = (size_t)((const char *)src->st - (const char *)src), to = (size_t)((char *)v->st - (char *)v);
-	if (from != to)
-		memmove(v->st, (char *)mem + from, (size_t)v->nk * sizeof *v->st);
+	layout(v, mem, v->nm, v->ns, v->nk, no, nc, v->room);
 	*out = v;
 	return 0;
 }

@@ -27,7 +27,7 @@ int pl_view_stats(const pl_view *v, pl_view_counts *st)
 	st->moving = v->n_moving;
 	st->copies = v->snap.n_copies;
 	for (uint32_t k = 0; k < v->nk; k++) {
-		uint32_t l = v->st[k].leader;
+		uint32_t l = pl__leader(pl__st(v, k));
 		if (l == PL_NONE || !pl__live(v, l))
 			st->leaderless++;
 	}
@@ -136,17 +136,17 @@ int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
 		return PL_E_OVERLAP;
 	if (shard >= v->nk)
 		return PL_E_SHARD_RANGE;
-	const pl__shard_state *st = &v->st[shard];
+	const pl__shard_state *st = pl__st(v, shard);
 	memset(out, 0, sizeof *out);
-	out->leader = st->leader;
+	out->leader = pl__leader(st);
 	out->replica_count = st->nrep;
 	for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
 		out->replicas[r] = r < st->nrep ? st->rep[r] : PL_NONE;
 	out->moving = st->moving;
 	out->override_member = st->ov_member;
 	out->override_origin = st->ov_member == PL_NONE ? 0 : st->ov_origin;
-	out->override_since = st->ov_member == PL_NONE ? 0 : st->ov_since;
-	out->epoch = st->epoch;
+	out->override_since = st->ov_member == PL_NONE ? 0 : pl__since(st);
+	out->epoch = pl__epoch(v, shard);
 	return 0;
 }
 

@@ -54,10 +54,12 @@ static pl_action action(uint32_t kind, uint32_t shard, uint32_t from, uint32_t t
 	return tl_action(kind, PL_REASON_STREAM_SKEW, shard, PL_NONE, from, to);
 }
 
-START_TEST(random_actions_keep_tallies)
+/* Random actions on random layouts; with probe, a stream's replica tally
+ * is asked between actions (the counts of the stream asked last are kept
+ * in step by the actions, the others counted again when asked) and the
+ * whole view is recounted every 50 steps. */
+static void random_actions(uint64_t seed, uint32_t iters, int probe)
 {
-	uint64_t seed = tl_seed(0x7a11e5u);
-	uint32_t iters = tl_iters(40);
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t rng = seed + it;
 		uint32_t nm = 2 + tl_below(&rng, 8);
@@ -94,11 +96,112 @@ START_TEST(random_actions_keep_tallies)
 				applied++;
 			if (tl_below(&rng, 10) == 0)
 				pl_view_settle(v);
+			if (probe) {
+				pl_tally x;
+				uint32_t s = t->k[k].stream != PL_NONE && tl_below(&rng, 2) ? t->k[k].stream
+											   : tl_below(&rng, t->ns);
+				ck_assert_int_eq(pl_view_stream_tally(v, s, m, &x), 0);
+				if (step % 50 == 49)
+					expect_recount(t, v, seed + it);
+			}
 		}
 		ck_assert_uint_gt(applied, 0);
 		expect_recount(t, v, seed + it);
 		tl_free(t);
 	}
+}
+
+START_TEST(random_actions_keep_tallies)
+{
+	random_actions(tl_seed(0x7a11e5u), tl_iters(40), 0);
+}
+END_TEST
+
+START_TEST(stream_tallies_asked_between_actions)
+{
+	random_actions(tl_seed(0x5ca1edu), tl_iters(40), 1);
+}
+END_TEST
+
+/* The epoch is the snapshot's plus the actions applied since the build,
+ * that count kept in 24 bits: a shard at its last count takes no more
+ * shard-map action (overrides still), and its epoch reads exactly. */
+START_TEST(epoch_advance_is_exact_to_its_limit)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_stream(t, "s");
+	tl_shard(t, "k0", 0, 0, 2, 0u, 1u);
+	t->k[0].epoch = UINT64_C(1) << 40;
+	pl_view *v = tl_view(t, 0);
+	pl__st(v, 0)->ep = PL__EP_MAX - 1;
+	pl_action a = action(PL_ACTION_SET_LEADER, 0, 0, 1);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	pl_shard_state st;
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.epoch, (UINT64_C(1) << 40) + PL__EP_MAX);
+	a = action(PL_ACTION_SET_LEADER, 0, 1, 0);
+	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_ACTION);
+	a = action(PL_ACTION_SET_OVERRIDE, 0, PL_NONE, 1);
+	a.at = UINT64_C(0x123456789);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	pl_view_shard_state(v, 0, &st);
+	ck_assert_uint_eq(st.leader, 1);
+	ck_assert_uint_eq(st.override_since, UINT64_C(0x123456789));
+	tl_free(t);
+}
+END_TEST
+
+/* The replica counts of the stream asked last follow the actions: a member
+ * whose count falls to zero and rises again is listed once, so a walk of
+ * the list (the broker's stream sums) counts it once. */
+START_TEST(replica_cache_lists_a_member_once)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	tl_stream(t, "s");
+	tl_stream(t, "t");
+	tl_shard(t, "s/0", 0, 0, 2, 0u, 1u);
+	tl_shard(t, "t/0", 1, 0, 1, 0u);
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).replicas, 1); /* s counted */
+	pl_action a = action(PL_ACTION_MOVE_REPLICA, 0, 1, 2);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).replicas, 0);
+	a = action(PL_ACTION_MOVE_REPLICA, 0, 2, 1);
+	ck_assert_int_eq(pl_view_apply(v, &a), 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 1).replicas, 1);
+	const uint32_t *list;
+	uint32_t n = pl__rcell_members(v, 0, &list), sum = 0;
+	for (uint32_t i = 0; i < n; i++)
+		sum += pl__rcell_get(v, 0, list[i]);
+	ck_assert_uint_eq(sum, 2);
+	ck_assert_uint_le(n, 3);
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < i; j++)
+			ck_assert_uint_ne(list[i], list[j]);
+	/* Another stream asked, then this one again: counted afresh. */
+	ck_assert_uint_eq(tl_stream_tally(v, 1, 0).replicas, 1);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).replicas, 0);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).replicas, 1);
+	tl_free(t);
+}
+END_TEST
+
+/* The view's memory at the bench's size (1M shards, 1k members, 10k
+ * streams): replicas per stream take no room per shard. */
+START_TEST(view_size_per_shard)
+{
+	pl_snapshot s;
+	memset(&s, 0, sizeof s);
+	s.n_members = 1000;
+	s.n_streams = 10000;
+	s.n_shards = 1000000;
+	size_t size = pl_view_size(&s);
+	ck_assert_msg(size <= (size_t)100 * s.n_shards, "%zu bytes per shard", size / s.n_shards);
 }
 END_TEST
 
@@ -265,6 +368,10 @@ static Suite *suite(void)
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, random_actions_keep_tallies);
+	tcase_add_test(c, stream_tallies_asked_between_actions);
+	tcase_add_test(c, view_size_per_shard);
+	tcase_add_test(c, epoch_advance_is_exact_to_its_limit);
+	tcase_add_test(c, replica_cache_lists_a_member_once);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -343,9 +343,13 @@ START_TEST(bad_hints)
 	ck_assert_int_eq(pl_view_init(&out, v, size, &t->snap, &opt, &d), PL_E_OVERLAP);
 	ck_assert_uint_eq(d.index, 2);
 	ck_assert_ptr_null(out);
-	/* version 1: the field past its end is not read, junk or not */
-	pl_view_options v1 = {1, PL_SCORER_XXH3, (const pl_view *)(void *)junk};
+	/* version 1: the fields past its end are not read, junk or not */
+	pl_view_options v1 = {1, PL_SCORER_XXH3, (const pl_view *)(void *)junk, 99, 7};
 	ck_assert_int_eq(pl_view_init(&out, mem, size, &t->snap, &v1, &d), 0);
+	ck_assert_int_eq(pl_view_home(out, 0), pl_view_home(v, 0));
+	/* version 2: nor is max_replicas */
+	pl_view_options v2 = {2, PL_SCORER_XXH3, NULL, 99, 7};
+	ck_assert_int_eq(pl_view_init(&out, mem, size, &t->snap, &v2, &d), 0);
 	ck_assert_int_eq(pl_view_home(out, 0), pl_view_home(v, 0));
 	free(mem);
 	tl_free(t);

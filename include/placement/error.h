@@ -76,7 +76,8 @@ extern "C" {
 	X(E_COPY_TARGET, -74, "copy in flight onto a member that already holds a replica") \
 	X(E_COPY_SOURCE, -75, "copy in flight replaces a member that holds no replica")   \
 	X(E_COPY_FULL, -76, "copy in flight adds a replica to a full replica set")        \
-	X(E_DUP_COPY, -77, "two copies in flight for one shard")
+	X(E_DUP_COPY, -77, "two copies in flight for one shard")                          \
+	X(E_REPLICA_ROOM, -36, "replica set at the view's max_replicas")
 
 /** Error codes. Values are fixed; see PL_ERROR_LIST for the messages. */
 typedef enum pl_error {

@@ -55,21 +55,27 @@ extern "C" {
 /** An opaque view, living inside the caller's memory. */
 typedef struct pl_view pl_view;
 
-#define PL_VIEW_OPTIONS_VERSION 2u
+#define PL_VIEW_OPTIONS_VERSION 3u
 
 /**
  * How to build a view. Start from PL_VIEW_OPTIONS_INIT or
- * pl_view_options_init(). Version 1 (the first two fields) is still taken,
- * and its `reuse` is never read.
+ * pl_view_options_init(). Versions 1 (the first two fields) and 2 (the first
+ * three) are still taken; the fields past their end are never read.
  */
 typedef struct pl_view_options {
-	uint32_t version;      /**< 0: PL_VIEW_OPTIONS_VERSION (2), or 1 */
+	uint32_t version;      /**< 0: PL_VIEW_OPTIONS_VERSION (3), 2 or 1 */
 	uint32_t scorer;       /**< 1: PL_SCORER_XXH3 (default) or PL_SCORER_LEGACY_FNV1A */
 	const pl_view *reuse;  /**< 2: version 2: an earlier view, still valid, whose work
 				 *  may be reused (see pl_view_init()); NULL (default) for none */
+	uint32_t max_replicas; /**< 3: version 3: the most replicas any shard may reach in this
+				 *  view, 1..PL_MAX_REPLICAS; 0 (default): PL_MAX_REPLICAS. The
+				 *  snapshot's largest replica count (one more for a shard with a
+				 *  copy in flight that adds one) raises it. Each shard's state
+				 *  has room for that many: see pl_view_size_opt() */
+	uint32_t reserved;     /**< 4: version 3: must be 0 */
 } pl_view_options;
 
-#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3, NULL}
+#define PL_VIEW_OPTIONS_INIT {PL_VIEW_OPTIONS_VERSION, PL_SCORER_XXH3, NULL, 0, 0}
 
 /**
  * pl_view_options_init - set options to their defaults, the same bytes as
@@ -89,16 +95,33 @@ PL_API int pl_view_options_init(pl_view_options *opt);
 PL_API size_t pl_view_size(const pl_snapshot *snap);
 
 /**
+ * pl_view_size_opt - bytes a view of this snapshot needs when built with
+ * these options (NULL: the defaults, the same as pl_view_size()).
+ *
+ * The size grows with the counts of the snapshot and with the replica room
+ * of each shard: opt->max_replicas (version 3) raised to the snapshot's
+ * largest replica count, one more for a shard with a copy in flight that
+ * adds one (a pass over the shards and copies when it is less than
+ * PL_MAX_REPLICAS). A max_replicas past PL_MAX_REPLICAS, a version
+ * pl_view_init() refuses, a NULL array with a non-zero count and a count
+ * past its limit give the size of the defaults or of an empty view: the
+ * init refuses them whatever the size. Cannot fail.
+ */
+PL_API size_t pl_view_size_opt(const pl_snapshot *snap, const pl_view_options *opt);
+
+/**
  * pl_view_init - validate a snapshot and build its view in caller memory.
  *
  * @param out   receives the view (a pointer into mem) on success.
- * @param mem   at least pl_view_size(snap) bytes aligned to PL_VIEW_ALIGN.
+ * @param mem   at least pl_view_size_opt(snap, opt) bytes aligned to PL_VIEW_ALIGN.
  * @param size  the size of mem.
  * @param snap  the snapshot; it must outlive the view unchanged.
  * @param opt   NULL for the defaults.
  * @param diag  optional; on failure names the bad element.
  * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_VERSION or
- *         PL_E_SCORER (options, PL_ELEM_CONFIG), PL_E_NULL or PL_E_LIMIT
+ *         PL_E_SCORER (options, PL_ELEM_CONFIG), PL_E_CONFIG (max_replicas
+ *         past PL_MAX_REPLICAS: PL_ELEM_CONFIG, index 3; reserved not 0:
+ *         index 4), PL_E_NULL or PL_E_LIMIT
  *         (an array, PL_ELEM_SNAPSHOT; before the size), PL_E_WORKSPACE (size
  *         too small), PL_E_ALIGN, PL_E_OVERLAP (the memory the view uses
  *         shares a byte with snap, its arrays or opt: argument 2; out points
@@ -148,7 +171,7 @@ PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot
  * building the view (and its ring homes) again.
  *
  * @param out   receives the copy (a pointer into mem) on success.
- * @param mem   at least pl_view_size() of the view's snapshot, aligned to
+ * @param mem   at least pl_view_size_opt() of the view's snapshot and options, aligned to
  *              PL_VIEW_ALIGN, sharing no byte with src or its snapshot's arrays.
  * @param size  the size of mem.
  * @param src   the view to copy.
@@ -221,8 +244,10 @@ PL_API int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t);
 
 /**
  * pl_view_stream_tally - a member's leaders and replicas in one stream, with
- * that stream's floor and ceiling for it. Leaders and replicas are looked up
- * in O(log n) (sparse per-stream cells, kept current by every action).
+ * that stream's floor and ceiling for it. Leaders are looked up in O(log n)
+ * (sparse per-stream cells, kept current by every action); replicas are
+ * counted over the stream's shards when another stream was asked last
+ * (O(replicas of the stream)), else read in O(1).
  * @return 0, PL_E_INVAL (NULL), PL_E_STREAM_RANGE or PL_E_MEMBER_RANGE.
  */
 PL_API int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t);
@@ -275,7 +300,10 @@ PL_API int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *
  *    a replica (a new shard gets ADD_REPLICA first); `to` leads.
  *  - MOVE_LEADER: `from` is the current leader; `to` leads, taking the old
  *    leader's replica when it held none.
- *  - ADD_REPLICA: `to` holds no replica and the set has room; `to` gains one.
+ *  - ADD_REPLICA: `to` holds no replica and the set has fewer than
+ *    PL_MAX_REPLICAS; `to` gains one. A set at the view's replica room
+ *    (max_replicas, see pl_view_options) below that is refused with
+ *    PL_E_REPLICA_ROOM.
  *  - MOVE_REPLICA: `from` holds a replica, `to` none; the replica moves, and
  *    the leadership with it when `from` led.
  *  - SET_OVERRIDE: the shard is owned by `to` with `origin`, since `at`.
@@ -284,8 +312,8 @@ PL_API int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *
  * flight (not moved again) until pl_view_settle().
  *
  * @return 0; PL_E_INVAL for NULL; PL_E_ACTION when the action does not fit
- *         the view as above, or an index is out of range. On error the view
- *         is unchanged.
+ *         the view as above, or an index is out of range; PL_E_REPLICA_ROOM
+ *         as above. On error the view is unchanged.
  */
 PL_API int pl_view_apply(pl_view *v, const pl_action *a);
 

@@ -81,6 +81,24 @@ def test_view_queries():
         v.home(0)  # by id, not by index
 
 
+def test_view_max_replicas_sizes_the_view_and_keeps_the_answers():
+    s = three()  # RF 3
+    full, small = pl.View(s), pl.View(s, max_replicas=3)
+    assert small._size < full._size
+    assert pl.View(s, max_replicas=1)._size == small._size  # the snapshot's 3 replicas raise it
+    assert pl.broker_plan(small).actions == pl.broker_plan(full).actions
+    assert small.shard_state("s/00") == full.shard_state("s/00")
+    assert small.copy()._size == small._size
+    with pytest.raises(pl.PlacementError) as e:
+        pl.broker_plan(pl.View(s, max_replicas=3), replication_factor=4)
+    assert (e.value.name, e.value.kind, e.value.id) == ("E_REPLICA_ROOM", "config", "replication_factor")
+    with pytest.raises(pl.PlacementError) as e:
+        pl.View(s, max_replicas=9)
+    assert (e.value.name, e.value.kind, e.value.id) == ("E_CONFIG", "config", "max_replicas")
+    with pytest.raises(TypeError):
+        pl.View(s, max_replicas="3")
+
+
 def test_plan_apply_settle_and_actions_as_values():
     s = three()
     v = pl.View(s)

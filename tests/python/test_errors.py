@@ -107,6 +107,8 @@ TRIGGERS = {
     "E_COPY_SOURCE": (lambda: _copies(pl.Copy("k", "b", from_member="c")), "copy", "k"),
     "E_COPY_FULL": (_full_copy, "copy", "k"),
     "E_DUP_COPY": (lambda: _copies(pl.Copy("k", "b"), pl.Copy("k", "c")), "copy", "k"),
+    "E_REPLICA_ROOM": (lambda: pl.broker_plan(pl.View(snap(shards=[pl.Shard("k", replicas=["a"], leader="a")]),
+                                                      max_replicas=1)), "config", "replication_factor"),
 }
 
 # Codes the binding never makes the library return, by construction.

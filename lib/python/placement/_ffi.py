@@ -193,7 +193,7 @@ class PlPlanInfo(ctypes.Structure):
 
 
 class PlViewOptions(ctypes.Structure):
-    _fields_ = [("version", u32), ("scorer", u32), ("reuse", ctypes.c_void_p)]
+    _fields_ = [("version", u32), ("scorer", u32), ("reuse", ctypes.c_void_p), ("max_replicas", u32), ("reserved", u32)]
 
 
 class PlViewCounts(ctypes.Structure):
@@ -420,6 +420,7 @@ _PROTOTYPES = {
     "pl_status_name": (cp, [u32]),
     "pl_view_options_init": (ci, [P(PlViewOptions)]),
     "pl_view_size": (sz, [P(PlSnapshot)]),
+    "pl_view_size_opt": (sz, [P(PlSnapshot), P(PlViewOptions)]),
     "pl_view_init": (ci, [P(vp), vp, sz, P(PlSnapshot), P(PlViewOptions), P(PlDiag)]),
     "pl_view_copy": (ci, [P(vp), vp, sz, vp]),
     "pl_view_stats": (ci, [vp, P(PlViewCounts)]),

@@ -38,7 +38,7 @@ def _aligned(size):
 class View:
     """A validated view of a Snapshot (pl_view_init()): hashes, canonical
     orders and tallies, built once, in an 8-byte aligned buffer of
-    pl_view_size() bytes that the View owns.
+    pl_view_size_opt() bytes that the View owns.
 
     Args:
         snapshot: the Snapshot; the View keeps a reference to it, so its
@@ -49,10 +49,18 @@ class View:
             canonical orders when the ids are the same at the same places,
             the ring homes when it had them. The answers are those of a View
             built without it; it is read during the build only.
+        max_replicas: the most replicas any shard may reach in this view,
+            1..8, or 0 (the default) for 8 (pl_view_options.max_replicas);
+            the snapshot's largest replica count raises it. Each shard's
+            state has room for that many, so a smaller room is a smaller
+            view; an action adding a replica past it fails with
+            E_REPLICA_ROOM, and so does a broker or region plan whose
+            replication factor passes it.
 
     Raises:
         PlacementError: E_SCORER for an unknown scorer (kind "config", id
-            "scorer"), or anything pl_snapshot_validate() refuses.
+            "scorer"), E_CONFIG for max_replicas past 8 (id "max_replicas"),
+            or anything pl_snapshot_validate() refuses.
 
     Policies (broker_plan(), fleet_decide(), region_plan()) apply the actions
     they emit to the view they are given; copy() first to keep it. A view is
@@ -60,7 +68,7 @@ class View:
     views share nothing and may be used at once.
     """
 
-    def __init__(self, snapshot, scorer="xxh3", reuse=None):
+    def __init__(self, snapshot, scorer="xxh3", reuse=None, max_replicas=0):
         if not isinstance(snapshot, Snapshot):
             raise TypeError("View needs a Snapshot, not %s" % type(snapshot).__name__)
         if reuse is not None and not isinstance(reuse, View):
@@ -76,7 +84,10 @@ class View:
             raise TypeError("scorer must be 'xxh3' or 'legacy'")
         if reuse is not None:
             opt.reuse = reuse._v
-        size = _ffi.lib.pl_view_size(ctypes.byref(snapshot._c))
+        if not isinstance(max_replicas, int) or isinstance(max_replicas, bool) or not 0 <= max_replicas <= 0xFFFFFFFF:
+            raise TypeError("max_replicas must be an int from 0 to 8")
+        opt.max_replicas = max_replicas
+        size = _ffi.lib.pl_view_size_opt(ctypes.byref(snapshot._c), ctypes.byref(opt))
         self._size = size
         self._mem = _aligned(size)
         ptr = ctypes.c_void_p()

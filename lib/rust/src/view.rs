@@ -1,5 +1,5 @@
 //! The view: what one tick derives from a snapshot, in memory the crate
-//! allocates (`pl_view_size()` bytes, 8-byte aligned), borrowing the
+//! allocates (`pl_view_size_opt()` bytes, 8-byte aligned), borrowing the
 //! snapshot for its whole life.
 
 use crate::action::Action;
@@ -28,11 +28,19 @@ impl Scorer {
 /// assert_eq!(ViewOptions::default().scorer, Scorer::XXH3);
 /// let legacy = ViewOptions::default().scorer(Scorer::LEGACY_FNV1A);
 /// # let _ = legacy;
+/// let small = ViewOptions::default().max_replicas(3); // RF 3: a smaller view
+/// assert_eq!(small.max_replicas, 3);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViewOptions {
     /// The scorer the view ranks members with.
     pub scorer: Scorer,
+    /// The most replicas any shard may reach in the view, 1..=8, or 0 (the
+    /// default) for 8; the snapshot's largest replica count raises it. Each
+    /// shard's state has room for that many, so a smaller room is a smaller
+    /// view; adding a replica past it fails with `E_REPLICA_ROOM`, and so
+    /// does a broker or region plan whose replication factor passes it.
+    pub max_replicas: u32,
     version: u32,
 }
 
@@ -41,6 +49,7 @@ impl Default for ViewOptions {
         let o = safe::view_options_init();
         ViewOptions {
             scorer: Scorer(o.scorer),
+            max_replicas: o.max_replicas,
             version: o.version,
         }
     }
@@ -52,11 +61,18 @@ impl ViewOptions {
         self.scorer = scorer;
         self
     }
+    /// Sets the replica room (`pl_view_options.max_replicas`).
+    pub fn max_replicas(mut self, n: u32) -> ViewOptions {
+        self.max_replicas = n;
+        self
+    }
     fn to_c(self) -> sys::pl_view_options {
         sys::pl_view_options {
             version: self.version,
             scorer: self.scorer.0,
             reuse: std::ptr::null(),
+            max_replicas: self.max_replicas,
+            reserved: 0,
         }
     }
 }

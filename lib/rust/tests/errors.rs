@@ -121,6 +121,10 @@ fn reached() -> Vec<(&'static str, Error, Option<ElementKind>, Option<String>)> 
     push("E_INVAL", v.make_action("no-such-kind", "new", "k", None, None).map(|_| ()), Some(ElementKind::Argument), Some("no-such-kind"));
     let mut w = s.view().unwrap();
     push("E_CONFIG", w.broker_plan(&BrokerConfig::default().max_moves(0)).map(|_| ()), Some(ElementKind::Config), None);
+    push("E_CONFIG", s.view_with(&ViewOptions::default().max_replicas(9)).map(|_| ()), Some(ElementKind::Config), None);
+    // A view with room for one replica a shard: a factor of 3 would pass it.
+    let mut one = s.view_with(&ViewOptions::default().max_replicas(1)).unwrap();
+    push("E_REPLICA_ROOM", one.broker_plan(&BrokerConfig::default()).map(|_| ()), Some(ElementKind::Config), None);
     push("E_CONFIG", w.fleet_decide("m0", &FleetConfig::default().moves_per_decision(0)).map(|_| ()), Some(ElementKind::Config), None);
     push("E_CONFIG", w.region_plan(&RegionConfig::default().load_threshold(0)).map(|_| ()), Some(ElementKind::Config), None);
     push("E_CONFIG", w.region_effective_rf(&RegionConfig::default().replication_factor(0)).map(|_| ()), Some(ElementKind::Config), None);

@@ -57,7 +57,7 @@ layouts! {
     pl_action { kind, reason, shard, stream, from, to, flags, origin, scope, tier, from_count, to_count,
                 floor, ceiling, share, total, at, load }
     pl_plan_info { written, wanted, status, detail, blocked }
-    pl_view_options { version, scorer, reuse }
+    pl_view_options { version, scorer, reuse, max_replicas, reserved }
     pl_view_counts { members, live, eligible, streams, shards, overrides, moving, leaderless, scorer, share, weight,
                      copies }
     pl_tally { leaders, replicas, floor, ceiling, shards }

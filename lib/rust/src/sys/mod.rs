@@ -65,6 +65,8 @@ pub const PL_E_NOT_FOUND: c_int = -28;
 pub const PL_E_ACTION: c_int = -33;
 /// `PL_E_SHARD_RANGE`: shard index out of range.
 pub const PL_E_SHARD_RANGE: c_int = -35;
+/// `PL_E_REPLICA_ROOM`: replica set at the view's max_replicas.
+pub const PL_E_REPLICA_ROOM: c_int = -36;
 /// `PL_E_COPY_SHARD`: copy in flight names an unknown shard.
 pub const PL_E_COPY_SHARD: c_int = -70;
 /// `PL_E_COPY_TO`: copy in flight onto an unknown member.
@@ -177,7 +179,7 @@ pub const PL_SCOPE_ZONES: u32 = 8;
 /// `PL_VIEW_ALIGN`: alignment of a view's memory.
 pub const PL_VIEW_ALIGN: u32 = 8;
 /// `PL_VIEW_OPTIONS_VERSION`.
-pub const PL_VIEW_OPTIONS_VERSION: u32 = 2;
+pub const PL_VIEW_OPTIONS_VERSION: u32 = 3;
 
 // ---- broker.h --------------------------------------------------------------
 
@@ -318,6 +320,8 @@ extern "C" {
     pub fn pl_view_options_init(opt: *mut pl_view_options) -> c_int;
     /// `pl_view_size(3)`.
     pub fn pl_view_size(snap: *const pl_snapshot) -> usize;
+    /// `pl_view_size_opt(3)`.
+    pub fn pl_view_size_opt(snap: *const pl_snapshot, opt: *const pl_view_options) -> usize;
     /// `pl_view_init(3)`.
     pub fn pl_view_init(
         out: *mut *mut pl_view,

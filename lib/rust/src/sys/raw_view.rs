@@ -21,7 +21,7 @@ pub(crate) struct RawView<'s> {
 unsafe impl Send for RawView<'_> {}
 
 impl<'s> RawView<'s> {
-    /// `pl_view_init()` in fresh memory of `pl_view_size()` bytes.
+    /// `pl_view_init()` in fresh memory of `pl_view_size_opt()` bytes.
     pub(crate) fn new(
         snap: &'s RawSnap,
         opt: &pl_view_options,
@@ -30,7 +30,7 @@ impl<'s> RawView<'s> {
         // SAFETY: the snapshot is valid and outlives the view ('s); the
         // memory is 8-aligned, of the size asked, and owned by the result.
         unsafe {
-            let size = pl_view_size(snap.snapshot());
+            let size = pl_view_size_opt(snap.snapshot(), opt);
             let mut mem = vec![0u64; (size + 7) / 8];
             let mut out: *mut pl_view = ptr::null_mut();
             let rc = pl_view_init(
@@ -59,7 +59,7 @@ impl<'s> RawView<'s> {
     /// `pl_view_copy()` into fresh memory.
     pub(crate) fn try_clone(&self) -> Result<RawView<'s>, c_int> {
         // SAFETY: the source is a live view; the new memory is 8-aligned,
-        // as large as the source's (pl_view_size of the same snapshot) and
+        // as large as the source's (pl_view_size_opt of the same build) and
         // does not overlap it.
         unsafe {
             let mut mem = vec![0u64; self.mem.len()];

@@ -210,6 +210,11 @@ pub struct pl_view_options {
     pub scorer: u32,
     /// Version 2: an earlier view whose work may be reused, or null.
     pub reuse: *const pl_view,
+    /// Version 3: the most replicas any shard may reach in the view, 0 for
+    /// `PL_MAX_REPLICAS`; the snapshot's largest count raises it.
+    pub max_replicas: u32,
+    /// Version 3: must be 0.
+    pub reserved: u32,
 }
 
 impl Default for pl_view_options {
@@ -218,6 +223,8 @@ impl Default for pl_view_options {
             version: 0,
             scorer: 0,
             reuse: std::ptr::null(),
+            max_replicas: 0,
+            reserved: 0,
         }
     }
 }
