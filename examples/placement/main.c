@@ -57,15 +57,25 @@ static const char usage_text[] =
 	"exit status: 0 done (plan: ends balanced), 1 bad input, 2 usage, 3 plan ends blocked or stalled.\n"
 	"See placement(1) and the file format in placement(5).\n";
 
-static int usage_error(const char *fmt, ...) PT_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
+/* A usage error: its message on standard error; with --json (anywhere
+ * before a "--"), also one error object on standard output. Exits 2. */
+static int usage_error(int json, const char *fmt, ...) PT_PRINTF(2, 3);
+static int usage_error(int json, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("placement: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'placement --help'.\n", stderr);
+	fprintf(stderr, "placement: %s\nTry 'placement --help'.\n", msg);
+	if (json) {
+		pt_buf j = {0};
+		pt_put(&j, "{\"error\": {\"file\": null, \"line\": 0, \"message\": ");
+		pt_put_json_str(&j, msg, strlen(msg));
+		pt_put(&j, ", \"usage\": true}}\n");
+		fwrite(j.p, 1, j.len, stdout);
+		pt_buf_free(&j);
+	}
 	return 2;
 }
 
@@ -114,6 +124,12 @@ static int run(int argc, char **argv, pt_opts *op)
 	int npos = 0, cmd = 0, dashdash = 0;
 	const char *cmd_name = NULL;
 
+	/* --json is known before any other argument is read, so that a usage
+	 * error anywhere on the line is reported as JSON too */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			o.json = 1;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!dashdash && a[0] == '-' && a[1] == '-' && a[2] != '\0') {
@@ -122,7 +138,7 @@ static int run(int argc, char **argv, pt_opts *op)
 			const char *eq = strchr(a, '=');
 			size_t nl = eq ? (size_t)(eq - a) : strlen(a);
 			if (nl >= sizeof name)
-				return usage_error("unknown option '%s'", a);
+				return usage_error(o.json, "unknown option '%s'", a);
 			memcpy(name, a, nl);
 			name[nl] = '\0';
 			if (strcmp(name, "--help") == 0) {
@@ -148,13 +164,13 @@ static int run(int argc, char **argv, pt_opts *op)
 			if (strcmp(name, "--summary") == 0) {
 				o.summary = 1;
 				if (cmd && !allowed(cmd, name))
-					return usage_error("--summary is not an option of %s", cmd_name);
+					return usage_error(o.json, "--summary is not an option of %s", cmd_name);
 				continue;
 			}
 			if (strcmp(name, "--quiet") == 0) {
 				o.quiet = 1;
 				if (cmd && !allowed(cmd, name))
-					return usage_error("--quiet is not an option of %s", cmd_name);
+					return usage_error(o.json, "--quiet is not an option of %s", cmd_name);
 				continue;
 			}
 			static const char *const valued[] = {"--svg",   "--out",   "--policy",
@@ -165,15 +181,15 @@ static int run(int argc, char **argv, pt_opts *op)
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
 			if (k == sizeof valued / sizeof valued[0])
-				return usage_error("unknown option '%s'", a);
+				return usage_error(o.json, "unknown option '%s'", a);
 			if (eq)
 				val = eq + 1;
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else
-				return usage_error("%s needs a value", name);
+				return usage_error(o.json, "%s needs a value", name);
 			if (cmd && !allowed(cmd, name))
-				return usage_error("this option is not one of the command's: %s", name);
+				return usage_error(o.json, "this option is not one of the command's: %s", name);
 			if (strcmp(name, "--svg") == 0)
 				o.svg = val;
 			else if (strcmp(name, "--out") == 0)
@@ -190,11 +206,11 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.kafka_election = val;
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
-					return usage_error("--max %s: write a number of actions from 1", val);
+					return usage_error(o.json, "--max %s: write a number of actions from 1", val);
 				o.max_given = 1;
 			} else if (strcmp(name, "--ticks") == 0) {
 				if (parse_count(val, PT_MAX_TICKS, &o.ticks) || o.ticks == 0)
-					return usage_error("--ticks %s: write a number from 1 to 1000000", val);
+					return usage_error(o.json, "--ticks %s: write a number from 1 to 1000000", val);
 				o.ticks_given = 1;
 			} else {
 				o.events[o.nevents++] = val;
@@ -206,23 +222,25 @@ static int run(int argc, char **argv, pt_opts *op)
 			continue;
 		}
 		if (!dashdash && a[0] == '-' && a[1] != '\0')
-			return usage_error("unknown option '%s'", a);
+			return usage_error(o.json, "unknown option '%s'", a);
 		if (cmd == 0) {
 			static const char *const names[] = {"check", "stats", "owner", "plan", "simulate", "format", "import"};
 			for (int c = 0; c < 7; c++)
 				if (strcmp(a, names[c]) == 0)
 					cmd = c + 1;
 			if (cmd == 0)
-				return usage_error("unknown command '%s' (check, stats, owner, plan, simulate, format, import)",
+				return usage_error(o.json, "unknown command '%s' (check, stats, owner, plan, simulate, format, import)",
 						   a);
 			cmd_name = a;
 			continue;
 		}
 		if (npos == 2)
-			return usage_error("too many arguments: '%s'", a);
+			return usage_error(o.json, "too many arguments: '%s'", a);
 		pos[npos++] = a;
 	}
 	if (cmd == 0) {
+		if (o.json)
+			return usage_error(1, "no command (check, stats, owner, plan, simulate, format, import)");
 		fputs(usage_text, stderr);
 		return 2;
 	}
@@ -235,14 +253,14 @@ static int run(int argc, char **argv, pt_opts *op)
 			     o.kafka_reassignment != NULL, o.kafka_election != NULL};
 	for (int k = 0; k < 10; k++)
 		if (given[k] && !allowed(cmd, checks[k]))
-			return usage_error("this option is not one of the command's: %s", checks[k]);
+			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);
 	if (o.quiet && !allowed(cmd, "--quiet"))
-		return usage_error("--quiet is not an option of %s", cmd_name);
+		return usage_error(o.json, "--quiet is not an option of %s", cmd_name);
 	if (o.summary && !allowed(cmd, "--summary"))
-		return usage_error("--summary is not an option of %s", cmd_name);
+		return usage_error(o.json, "--summary is not an option of %s", cmd_name);
 	int want = cmd == C_OWNER || cmd == C_IMPORT ? 2 : 1;
 	if (npos != want)
-		return usage_error("%s needs %s", cmd_name,
+		return usage_error(o.json, "%s needs %s", cmd_name,
 				   cmd == C_OWNER ? "FILE and KEY" : cmd == C_IMPORT ? "a FORMAT and a FILE (import kafka FILE)"
 										      : "one FILE");
 

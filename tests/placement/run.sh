@@ -434,6 +434,26 @@ usage 2 import
 usage 2 stats --racks x golden/felix.txt
 usage 2 check --kafka-election x golden/felix.txt
 usage 1 import orc kafka/describe-old.describe
+# with --json (before or after the error), a usage error is also one JSON
+# object on stdout, {"error": {... "usage": true}}, and still exits 2
+for args in "--json" "--json frobnicate golden/felix.txt" "frobnicate --json golden/felix.txt" \
+	"--json plan --max 0 golden/felix.txt" "plan golden/felix.txt --bogus --json" "--json owner golden/felix.txt" \
+	"--json check golden/felix.txt golden/felix.txt" "--json --svg x.svg check golden/felix.txt" "--json plan --max"; do
+	# shellcheck disable=SC2086
+	"$bin" $args > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q '^{"error": {"file": null, "line": 0, "message": ".*", "usage": true}}$' "$tmp/stdout" &&
+		[ "$(wc -l < "$tmp/stdout")" -eq 1 ] && grep -q "^placement: " "$tmp/stderr" &&
+		{ ! command -v python3 > /dev/null 2>&1 ||
+			python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/stdout" 2> /dev/null; }; then
+		ok
+	else
+		bad "placement $args: exit $rc (want 2) and one JSON usage error object: $(head -c 300 "$tmp/stdout")"
+	fi
+done
+# after "--", --json is a file name, not the option
+"$bin" check -- --json > "$tmp/stdout" 2> /dev/null
+if [ $? -eq 1 ] && [ ! -s "$tmp/stdout" ]; then ok; else bad "check -- --json reads a file named --json"; fi
 # progress on standard error (forced: stderr is not a terminal here), never on stdout
 PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
 if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr" &&
