@@ -280,14 +280,19 @@ static int run(int argc, char **argv, pt_opts *op)
 	const char *named = cmd == C_IMPORT ? pos[1] : pos[0];
 	const char *file = strcmp(named, "-") == 0 ? "<stdin>" : named;
 	if (rc < 0) {
-		if (e.line)
+		if (e.arg)
+			fprintf(stderr, "placement: %s\n", e.msg);
+		else if (e.line)
 			fprintf(stderr, "placement: %s:%llu: %s\n", file, (unsigned long long)e.line, e.msg);
 		else
 			fprintf(stderr, "placement: %s: %s\n", file, e.msg);
 		if (o.json) {
 			pt_buf j = {0};
 			pt_put(&j, "{\"error\": {\"file\": ");
-			pt_put_json_str(&j, file, strlen(file));
+			if (e.arg)
+				pt_put(&j, "null");
+			else
+				pt_put_json_str(&j, file, strlen(file));
 			pt_put(&j, ", \"line\": %llu, \"message\": ", (unsigned long long)e.line);
 			pt_put_json_str(&j, e.msg, strlen(e.msg));
 			pt_put(&j, "}}\n");

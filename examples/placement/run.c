@@ -160,8 +160,11 @@ int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member,
 			return -1;
 		int64_t m = pt_find_member(d, id, len);
 		free(id);
-		if (m < 0)
-			return pt_fail(e, 0, "--member %s: no such member in the file", member);
+		if (m < 0) {
+			char sb[80];
+			return pt_fail(e, 0, "--member %s: no such member in the file",
+				       pt_show_arg(member, sb, sizeof sb));
+		}
 		r->self = (uint32_t)m;
 	} else if (d->set[PT_SET_SELF].given) {
 		r->self = (uint32_t)d->set[PT_SET_SELF].value;

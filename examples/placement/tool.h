@@ -56,9 +56,13 @@ void *pt_grow(void *p, size_t *cap, size_t elem, size_t need); /* room for need 
 typedef struct pt_err {
 	uint64_t line;
 	char msg[768];
+	int arg; /* 1: about a command-line argument the message names, not the file */
 } pt_err;
 
 int pt_fail(pt_err *e, uint64_t line, const char *fmt, ...) PT_PRINTF(3, 4);
+/* An argument for a message: its first 60 bytes, a control or non-ASCII
+ * byte as %XX, "..." when cut (cap: 80 is enough). */
+const char *pt_show_arg(const char *s, char *buf, size_t cap);
 
 /* ---- settings (`set NAME=VALUE`) ------------------------------------------ */
 

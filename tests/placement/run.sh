@@ -451,6 +451,27 @@ for args in "--json" "--json frobnicate golden/felix.txt" "frobnicate --json gol
 		bad "placement $args: exit $rc (want 2) and one JSON usage error object: $(head -c 300 "$tmp/stdout")"
 	fi
 done
+# owner: a bad KEY is named, not the file (exit 1); a long one is cut
+long=$(awk 'BEGIN { for (i = 0; i < 1100; i++) printf "x" }')
+for c in "a%zz|^placement: KEY: bad %XX escape in argument 'a%zz'" "|^placement: KEY '' is 0 bytes: a key is 1 to 1024 bytes\$" \
+	"$long|^placement: KEY 'x\{60\}\.\.\.' is 1100 bytes: a key is 1 to 1024 bytes\$"; do
+	key=${c%%|*} want=${c#*|}
+	"$bin" owner golden/felix.txt "$key" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	"$bin" --json owner golden/felix.txt "$key" > "$tmp/json" 2> /dev/null
+	if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "$want" "$tmp/stderr" && ! grep -q felix "$tmp/stderr" &&
+		grep -q '^{"error": {"file": null, "line": 0, "message": "KEY' "$tmp/json"; then
+		ok
+	else
+		bad "owner with KEY '$(echo "$key" | cut -c1-20)': exit $rc, want 1 and a message naming the key: $(head -c 300 "$tmp/stderr") $(head -c 200 "$tmp/json")"
+	fi
+done
+"$bin" plan --member "$long" ../../examples/placement/scenarios/1-fleet-legacy.txt > /dev/null 2> "$tmp/stderr"
+if [ "$(wc -c < "$tmp/stderr")" -lt 300 ] && grep -q -- "--member x*\.\.\.: no such member" "$tmp/stderr"; then
+	ok
+else
+	bad "plan --member with a long id: the message is not cut: $(head -c 200 "$tmp/stderr")"
+fi
 # after "--", --json is a file name, not the option
 "$bin" check -- --json > "$tmp/stdout" 2> /dev/null
 if [ $? -eq 1 ] && [ ! -s "$tmp/stdout" ]; then ok; else bad "check -- --json reads a file named --json"; fi
