@@ -44,6 +44,7 @@ static const char usage_text[] =
 	"      --summary       only the totals and the spread before and after, per stream\n"
 	"      --kafka-reassignment OUT.json  the moves for kafka-reassign-partitions.sh --execute\n"
 	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
+	"      --kafka-unclean-election OUT.json  the leaders of partitions that had none, for --election-type unclean\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
@@ -106,7 +107,8 @@ static int allowed(int cmd, const char *opt)
 		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE || cmd == C_CHECK;
 	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)
 		return cmd == C_PLAN || cmd == C_SIMULATE;
-	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0)
+	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0 ||
+	    strcmp(opt, "--kafka-unclean-election") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--racks") == 0)
 		return cmd == C_IMPORT;
@@ -176,7 +178,7 @@ static int run(int argc, char **argv, pt_opts *op)
 			static const char *const valued[] = {"--svg",   "--out",   "--policy",
 							     "--member", "--max",  "--ticks",
 							     "--event", "--racks", "--kafka-reassignment",
-							     "--kafka-election"};
+							     "--kafka-election", "--kafka-unclean-election"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
@@ -204,6 +206,8 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.kafka_reassignment = val;
 			else if (strcmp(name, "--kafka-election") == 0)
 				o.kafka_election = val;
+			else if (strcmp(name, "--kafka-unclean-election") == 0)
+				o.kafka_unclean = val;
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
 					return usage_error(o.json, "--max %s: write a number of actions from 1", val);
@@ -247,11 +251,11 @@ static int run(int argc, char **argv, pt_opts *op)
 	/* options given before the command */
 	static const char *const checks[] = {"--svg",   "--policy", "--member", "--out",
 					     "--max",   "--ticks",  "--event",  "--racks",
-					     "--kafka-reassignment", "--kafka-election"};
+					     "--kafka-reassignment", "--kafka-election", "--kafka-unclean-election"};
 	const int given[] = {o.svg != NULL,   o.policy != NULL, o.member != NULL, o.out != NULL,
 			     o.max_given,     o.ticks_given,    o.nevents > 0,    o.racks != NULL,
-			     o.kafka_reassignment != NULL, o.kafka_election != NULL};
-	for (int k = 0; k < 10; k++)
+			     o.kafka_reassignment != NULL, o.kafka_election != NULL, o.kafka_unclean != NULL};
+	for (int k = 0; k < 11; k++)
 		if (given[k] && !allowed(cmd, checks[k]))
 			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);
 	if (o.quiet && !allowed(cmd, "--quiet"))

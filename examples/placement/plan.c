@@ -277,7 +277,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		rc = pt_policy_of(&d, o, &policy, e);
 	if (rc == 0)
 		rc = pt_run_init(&r, &d, policy, o->member, e);
-	if (rc == 0 && (o->kafka_reassignment || o->kafka_election))
+	if (rc == 0 && (o->kafka_reassignment || o->kafka_election || o->kafka_unclean))
 		rc = pt_kafka_check(&d, e);
 	if (rc) {
 		pt_run_free(&r);
@@ -306,7 +306,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	int note_only = end.last.note_only;
 	pt_tick last_tick = end.last;
 	pt_stats_compute(&after, r.v, policy);
-	if (o->kafka_reassignment || o->kafka_election) {
+	if (o->kafka_reassignment || o->kafka_election || o->kafka_unclean) {
 		rc = pt_kafka_write(&d, r.v, o, e);
 		if (rc) {
 			pt_stats_free(&after);

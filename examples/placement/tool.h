@@ -335,6 +335,7 @@ typedef struct pt_opts {
 	int summary;          /* plan: only the totals and the spread before and after */
 	const char *kafka_reassignment; /* plan: --kafka-reassignment OUT.json */
 	const char *kafka_election;     /* plan: --kafka-election OUT.json */
+	const char *kafka_unclean;      /* plan: --kafka-unclean-election OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
 } pt_opts;
 

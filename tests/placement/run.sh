@@ -222,13 +222,13 @@ for f in kafka/*.describe; do
 		continue
 	fi
 	"$bin" plan --out "$tmp/after.txt" --kafka-reassignment "$tmp/r.json" --kafka-election "$tmp/e.json" \
-		"$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
+		--kafka-unclean-election "$tmp/u.json" "$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
 		bad "plan of the import of $f: exit $rc: $(cat "$tmp/stderr")"
 	elif ! command -v python3 > /dev/null 2>&1; then
 		echo "note: no python3 here; the Kafka round trip of $f is not checked"
-	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" > "$tmp/diff" 2>&1; then
+	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" "$tmp/u.json" > "$tmp/diff" 2>&1; then
 		ok
 	else
 		bad "Kafka round trip of $f: the reassignment and election files do not give plan --out:"
@@ -255,6 +255,21 @@ for c in "k1:1:Leader: 9 is not among the partition's Replicas" "k2:3:Partition:
 		bad "import kafka $f: exit $rc, want 1 and line $line: $msg: $(cat "$tmp/stderr")"
 	fi
 done
+# A partition with no leader (views/0, its ISR empty): no preferred election
+# for it, and a note that says why; --kafka-unclean-election writes it apart.
+"$bin" plan --kafka-election "$tmp/e.json" golden/kafka-new.txt > /dev/null 2> "$tmp/stderr"
+if ! grep -q '"views", "partition": 0' "$tmp/e.json" && grep -q '"clicks", "partition": 1' "$tmp/e.json" &&
+	grep -q "^placement: note: 1 partition with no leader in the file (views/0) has no election in .*--kafka-unclean-election" "$tmp/stderr"; then
+	ok
+else
+	bad "plan --kafka-election elects views/0, which has no leader and an empty ISR, or says nothing: $(cat "$tmp/stderr")"
+fi
+"$bin" plan --kafka-election "$tmp/e.json" --kafka-unclean-election "$tmp/u.json" golden/kafka-new.txt > /dev/null 2> "$tmp/stderr"
+if [ ! -s "$tmp/stderr" ] && ! grep -q '"views"' "$tmp/e.json" && grep -q '"views", "partition": 0' "$tmp/u.json"; then
+	ok
+else
+	bad "plan --kafka-unclean-election: views/0 is not in it alone: $(cat "$tmp/stderr")"
+fi
 "$bin" plan --kafka-reassignment "$tmp/r.json" golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?
 if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "member 'b0' is not a Kafka broker id" "$tmp/stderr"; then
@@ -433,6 +448,7 @@ usage 2 import kafka
 usage 2 import
 usage 2 stats --racks x golden/felix.txt
 usage 2 check --kafka-election x golden/felix.txt
+usage 2 stats --kafka-unclean-election x golden/felix.txt
 usage 1 import orc kafka/describe-old.describe
 # with --json (before or after the error), a usage error is also one JSON
 # object on stdout, {"error": {... "usage": true}}, and still exits 2
