@@ -469,6 +469,24 @@ struct pt_run {
 	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
 };
 
+/* The regions a region plan leaves below the effective RF, counted by why
+ * (region.c): the rules keep a rollup (not idempotent) and a region with
+ * transfer debt where they are, and one with a copy in flight until the copy
+ * commits; any other was stalled, or not reached (--max). */
+enum { PT_BELOW_NOT_IDEMPOTENT, PT_BELOW_TRANSFER_DEBT, PT_BELOW_COPYING, PT_BELOW_OTHER, PT_BELOW_KINDS };
+#define PT_BELOW_NAMED 8u
+typedef struct pt_below_rf {
+	uint32_t rf;                  /* the effective RF */
+	uint32_t total;               /* regions with fewer live peers than rf */
+	uint32_t why[PT_BELOW_KINDS]; /* of them, by why */
+	uint32_t named[PT_BELOW_NAMED], named_why[PT_BELOW_NAMED], nnamed; /* the first, in key order */
+} pt_below_rf;
+void pt_region_below_rf(const pt_run *r, pt_below_rf *b);
+/* ", 2 regions below rf 3 left: r3 not-idempotent, r4 transfer-debt" (text),
+ * and "below_rf": {...} (JSON) */
+void pt_below_rf_text(pt_buf *b, const pl_snapshot *s, const pt_below_rf *w);
+void pt_below_rf_json(pt_buf *b, const pl_snapshot *s, const pt_below_rf *w);
+
 /* The adapters; NULL where the library has no such policy yet. */
 extern const pt_policy_ops pt_broker_ops, pt_fleet_ops, pt_region_ops;
 const pt_policy_ops *pt_policy_ops_of(uint32_t policy);
