@@ -170,6 +170,11 @@ typedef struct pt_doc {
 	uint32_t nev;
 	size_t ev_cap;
 
+	pl_copy *copies; /* copies in flight (`copy KEY to=ID [from=ID]`) */
+	uint64_t *c_line;
+	uint32_t nc;
+	size_t c_cap;
+
 	pt_set set[PT_SET_COUNT];
 	uint64_t lines;   /* lines read */
 
@@ -467,6 +472,7 @@ struct pt_run {
 	void *cfg;                /* the adapter's */
 	void *scratch;            /* the adapter's */
 	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
+	uint32_t nc;              /* the file's copies in flight, until the first capture counts them done */
 };
 
 /* The regions a region plan leaves below the effective RF, counted by why

@@ -184,13 +184,13 @@ done
 [ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
 
 # ---- 3b2. any order ----------------------------------------------------------------
-# The same snapshot with its member, stream, shard and override lines in the
+# The same snapshot with its member, stream, shard, override and copy lines in the
 # reverse order (settings, events and comments where they were) prints the
 # same stats and the same plan: nothing the tool says depends on the order
 # of the file's lines.
 for f in $snapshots; do
 	[ -f "$f" ] || continue
-	awk '/^[ \t]*(member|stream|shard|override)[ \t]/ { body[n++] = $0; next } { print }
+	awk '/^[ \t]*(member|stream|shard|override|copy)[ \t]/ { body[n++] = $0; next } { print }
 	     END { while (n > 0) print body[--n] }' "$f" > "$tmp/reversed.txt"
 	for cmd in "stats" "plan" "--json plan"; do
 		# shellcheck disable=SC2086
