@@ -75,6 +75,7 @@ void pt_progress_done(const pt_opts *o)
 int pt_write_file(const char *path, const pt_buf *b, pt_err *e)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+	e->arg = 1; /* the output named, not the file read */
 	if (f == NULL)
 		return pt_fail(e, 0, "cannot write %s: %s", path, strerror(errno));
 	size_t n = b->len ? fwrite(b->p, 1, b->len, f) : 0;
@@ -83,6 +84,7 @@ int pt_write_file(const char *path, const pt_buf *b, pt_err *e)
 		bad |= fclose(f) != 0;
 	if (bad)
 		return pt_fail(e, 0, "cannot write %s: %s", path, strerror(errno));
+	e->arg = 0;
 	return 0;
 }
 

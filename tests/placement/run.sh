@@ -488,7 +488,18 @@ if [ "$(wc -c < "$tmp/stderr")" -lt 300 ] && grep -q -- "--member x*\.\.\.: no s
 else
 	bad "plan --member with a long id: the message is not cut: $(head -c 200 "$tmp/stderr")"
 fi
-# after "--", --json is a file name, not the option
+# an output that cannot be written is named, not the file read (exit 1)
+for opt in --out --svg --kafka-election; do
+	f=golden/felix.txt
+	[ $opt = --kafka-election ] && f=golden/kafka-new.txt
+	"$bin" plan $opt /nonexistent/dir/x "$f" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^placement: cannot write /nonexistent/dir/x: " "$tmp/stderr"; then
+		ok
+	else
+		bad "plan $opt into a missing directory: exit $rc, want 1 and the output named: $(head -c 200 "$tmp/stderr")"
+	fi
+done
 "$bin" check -- --json > "$tmp/stdout" 2> /dev/null
 if [ $? -eq 1 ] && [ ! -s "$tmp/stdout" ]; then ok; else bad "check -- --json reads a file named --json"; fi
 # progress on standard error (forced: stderr is not a terminal here), never on stdout
