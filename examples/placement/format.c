@@ -255,6 +255,8 @@ void pt_put_counts(pt_buf *b, const pl_view_counts *c)
 	pt_put(b, "%u member%s (%u live, %u eligible), %u stream%s, %u shard%s (%u leaderless, %u moving), %u override%s",
 	       c->members, c->members == 1 ? "" : "s", c->live, c->eligible, c->streams, c->streams == 1 ? "" : "s",
 	       c->shards, c->shards == 1 ? "" : "s", c->leaderless, c->moving, c->overrides, c->overrides == 1 ? "" : "s");
+	if (c->copies)
+		pt_put(b, ", %u cop%s in flight", c->copies, c->copies == 1 ? "y" : "ies");
 }
 
 /* ---- a snapshot as text ------------------------------------------------------------- */
