@@ -75,6 +75,7 @@ void pt_progress_done(const pt_opts *o)
 int pt_write_file(const char *path, const pt_buf *b, pt_err *e)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+	e->arg = 1; /* the output named, not the file read */
 	if (f == NULL)
 		return pt_fail(e, 0, "cannot write %s: %s", path, strerror(errno));
 	size_t n = b->len ? fwrite(b->p, 1, b->len, f) : 0;
@@ -83,6 +84,7 @@ int pt_write_file(const char *path, const pt_buf *b, pt_err *e)
 		bad |= fclose(f) != 0;
 	if (bad)
 		return pt_fail(e, 0, "cannot write %s: %s", path, strerror(errno));
+	e->arg = 0;
 	return 0;
 }
 
@@ -295,10 +297,19 @@ int pt_cmd_owner(const char *path, const char *key_arg, const pt_opts *o, pt_buf
 	int rc = pt_load(&d, path, o, e);
 	if (rc == 0)
 		rc = load_view(&d, o, &s, &v, &mem, e);
-	if (rc == 0 && pt_decode_arg(key_arg, &key, &klen, e))
+	if (rc == 0 && pt_decode_arg(key_arg, &key, &klen, e)) {
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "KEY: %.700s", e->msg);
+		memcpy(e->msg, msg, sizeof msg);
+		e->arg = 1;
 		rc = -1;
-	if (rc == 0 && (klen == 0 || klen > PL_MAX_ID_LEN))
-		rc = pt_fail(e, 0, "KEY: %zu bytes: a key is 1 to %u bytes", klen, PL_MAX_ID_LEN);
+	}
+	if (rc == 0 && (klen == 0 || klen > PL_MAX_ID_LEN)) {
+		char sb[80];
+		rc = pt_fail(e, 0, "KEY '%s' is %zu bytes: a key is 1 to %u bytes",
+			     pt_show_arg(key_arg, sb, sizeof sb), klen, PL_MAX_ID_LEN);
+		e->arg = 1;
+	}
 	if (rc) {
 		free(key);
 		free(mem);

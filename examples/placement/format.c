@@ -255,6 +255,8 @@ void pt_put_counts(pt_buf *b, const pl_view_counts *c)
 	pt_put(b, "%u member%s (%u live, %u eligible), %u stream%s, %u shard%s (%u leaderless, %u moving), %u override%s",
 	       c->members, c->members == 1 ? "" : "s", c->live, c->eligible, c->streams, c->streams == 1 ? "" : "s",
 	       c->shards, c->shards == 1 ? "" : "s", c->leaderless, c->moving, c->overrides, c->overrides == 1 ? "" : "s");
+	if (c->copies)
+		pt_put(b, ", %u cop%s in flight", c->copies, c->copies == 1 ? "y" : "ies");
 }
 
 /* ---- a snapshot as text ------------------------------------------------------------- */
@@ -342,11 +344,28 @@ static uint32_t *override_order(const pl_view *v, const pl_snapshot *s)
 	return idx;
 }
 
+/* The copies in flight in the shards' order (at most one a shard): for the
+ * shard of rank r, its copy's index, or PL_NONE. */
+static uint32_t *copy_of_rank(const pl_view *v, const pl_snapshot *s)
+{
+	uint32_t *rank = pt_ranks(v, PL_ELEM_SHARD, s->n_shards);
+	uint32_t *at = pt_alloc(((size_t)s->n_shards + 1) * sizeof *at);
+	for (uint32_t r = 0; r < s->n_shards; r++)
+		at[r] = PL_NONE;
+	for (uint32_t c = 0; c < s->n_copies; c++)
+		at[rank[s->copies[c].shard]] = c;
+	free(rank);
+	return at;
+}
+
 void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint64_t *last_move, const pl_view *v,
 		    int with_events)
 {
-	pt_put(b, "# placement(5) snapshot: %u members, %u streams, %u shards, %u overrides\n", s->n_members,
+	pt_put(b, "# placement(5) snapshot: %u members, %u streams, %u shards, %u overrides", s->n_members,
 	       s->n_streams, s->n_shards, s->n_overrides);
+	if (s->n_copies)
+		pt_put(b, ", %u cop%s in flight", s->n_copies, s->n_copies == 1 ? "y" : "ies");
+	pt_putc(b, '\n');
 	for (uint32_t i = 0; i < PT_SET_COUNT; i++)
 		if (d->set[i].given) {
 			pt_put(b, "set %s=", pt_settings[i].name);
@@ -413,6 +432,22 @@ void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint
 		pt_putc(b, '\n');
 	}
 	free(oo);
+	uint32_t *co = s->n_copies ? copy_of_rank(v, s) : NULL;
+	for (uint32_t r = 0; co && r < s->n_shards; r++) {
+		if (co[r] == PL_NONE)
+			continue;
+		const pl_copy *cp = &s->copies[co[r]];
+		pt_put(b, "copy ");
+		pt_put_id(b, s->shards[cp->shard].key);
+		pt_put(b, " to=");
+		pt_put_id(b, s->members[cp->to].id);
+		if (cp->from != PL_NONE) {
+			pt_put(b, " from=");
+			pt_put_id(b, s->members[cp->from].id);
+		}
+		pt_putc(b, '\n');
+	}
+	free(co);
 	for (uint32_t i = 0; with_events && i < d->nev; i++) {
 		const pt_event *ev = &d->events[i];
 		pt_put(b, "at %llu %s ", (unsigned long long)ev->tick, pt_event_name(ev->kind));
@@ -528,6 +563,24 @@ void pt_format_json(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint
 		       (unsigned long long)o->since);
 	}
 	free(oo);
+	pt_put(b, "],\n \"copies\": [");
+	uint32_t *co = s->n_copies ? copy_of_rank(v, s) : NULL;
+	for (uint32_t r = 0, n = 0; co && r < s->n_shards; r++) {
+		if (co[r] == PL_NONE)
+			continue;
+		const pl_copy *cp = &s->copies[co[r]];
+		pt_put(b, "%s\n  {\"shard\": ", n++ ? "," : "");
+		pt_put_json_bytes(b, s->shards[cp->shard].key);
+		pt_put(b, ", \"to\": ");
+		pt_put_json_bytes(b, s->members[cp->to].id);
+		pt_put(b, ", \"from\": ");
+		if (cp->from != PL_NONE)
+			pt_put_json_bytes(b, s->members[cp->from].id);
+		else
+			pt_put(b, "null");
+		pt_putc(b, '}');
+	}
+	free(co);
 	pt_put(b, "],\n \"events\": [");
 	for (uint32_t i = 0; with_events && i < d->nev; i++) {
 		const pt_event *ev = &d->events[i];

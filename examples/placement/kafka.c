@@ -535,11 +535,12 @@ static void put_topic_partition(pt_buf *b, kword topic, uint64_t part)
 int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *e)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
-	pt_buf re = {0}, el = {0};
-	size_t nre = 0, nel = 0;
+	pt_buf re = {0}, el = {0}, un = {0}, left = {0};
+	size_t nre = 0, nel = 0, nun = 0, nleft = 0;
 	int rc = 0;
 	pt_put(&re, "{\"version\": 1, \"partitions\": [");
 	pt_put(&el, "{\"partitions\": [");
+	pt_put(&un, "{\"partitions\": [");
 	/* in the order of the shards' keys, so the files do not depend on the
 	 * file's order */
 	uint32_t *order = pt_order(v, PL_ELEM_SHARD, s->n_shards);
@@ -593,20 +594,44 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 			}
 			pt_put(&re, "]}");
 		}
-		if (led) {
+		/* A partition the file gives no leader has no replica known to be
+		 * in the ISR: a preferred election fails, and electing one is an
+		 * unclean election (it may lose what the ISR had), which is the
+		 * operator's call. */
+		int unclean = led && was->leader == PL_NONE && was->moving_to == PL_NONE;
+		if (led && !unclean) {
 			pt_put(&el, "%s\n  ", nel++ ? "," : "");
 			put_topic_partition(&el, topic, part);
 			pt_putc(&el, '}');
+		} else if (unclean) {
+			pt_put(&un, "%s\n  ", nun++ ? "," : "");
+			put_topic_partition(&un, topic, part);
+			pt_putc(&un, '}');
+			if (nleft++ < 8)
+				pt_put(&left, "%s%.*s/%llu", nleft > 1 ? ", " : "", (int)(topic.n > 60 ? 60 : topic.n), topic.p,
+				       (unsigned long long)part);
 		}
 	}
 	free(order);
 	pt_put(&re, "%s]}\n", nre ? "\n" : "");
 	pt_put(&el, "%s]}\n", nel ? "\n" : "");
+	pt_put(&un, "%s]}\n", nun ? "\n" : "");
 	if (rc == 0 && o->kafka_reassignment)
 		rc = pt_write_file(o->kafka_reassignment, &re, e);
 	if (rc == 0 && o->kafka_election)
 		rc = pt_write_file(o->kafka_election, &el, e);
+	if (rc == 0 && o->kafka_unclean)
+		rc = pt_write_file(o->kafka_unclean, &un, e);
+	if (rc == 0 && nleft && o->kafka_election && !o->kafka_unclean)
+		fprintf(stderr,
+			"placement: note: %zu partition%s with no leader in the file (%s%s) %s no election in %s: no replica "
+			"is known to be in the ISR, and electing one is unclean; --kafka-unclean-election FILE writes %s "
+			"for kafka-leader-election.sh --election-type unclean\n",
+			nleft, nleft == 1 ? "" : "s", left.p, nleft > 8 ? ", ..." : "", nleft == 1 ? "has" : "have",
+			o->kafka_election, nleft == 1 ? "it" : "them");
 	pt_buf_free(&re);
 	pt_buf_free(&el);
+	pt_buf_free(&un);
+	pt_buf_free(&left);
 	return rc;
 }

@@ -44,6 +44,7 @@ static const char usage_text[] =
 	"      --summary       only the totals and the spread before and after, per stream\n"
 	"      --kafka-reassignment OUT.json  the moves for kafka-reassign-partitions.sh --execute\n"
 	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
+	"      --kafka-unclean-election OUT.json  the leaders of partitions that had none, for --election-type unclean\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
@@ -57,15 +58,25 @@ static const char usage_text[] =
 	"exit status: 0 done (plan: ends balanced), 1 bad input, 2 usage, 3 plan ends blocked or stalled.\n"
 	"See placement(1) and the file format in placement(5).\n";
 
-static int usage_error(const char *fmt, ...) PT_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
+/* A usage error: its message on standard error; with --json (anywhere
+ * before a "--"), also one error object on standard output. Exits 2. */
+static int usage_error(int json, const char *fmt, ...) PT_PRINTF(2, 3);
+static int usage_error(int json, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("placement: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'placement --help'.\n", stderr);
+	fprintf(stderr, "placement: %s\nTry 'placement --help'.\n", msg);
+	if (json) {
+		pt_buf j = {0};
+		pt_put(&j, "{\"error\": {\"file\": null, \"line\": 0, \"message\": ");
+		pt_put_json_str(&j, msg, strlen(msg));
+		pt_put(&j, ", \"usage\": true}}\n");
+		fwrite(j.p, 1, j.len, stdout);
+		pt_buf_free(&j);
+	}
 	return 2;
 }
 
@@ -96,7 +107,8 @@ static int allowed(int cmd, const char *opt)
 		return cmd == C_STATS || cmd == C_PLAN || cmd == C_SIMULATE || cmd == C_CHECK;
 	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)
 		return cmd == C_PLAN || cmd == C_SIMULATE;
-	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0)
+	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0 ||
+	    strcmp(opt, "--kafka-unclean-election") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--racks") == 0)
 		return cmd == C_IMPORT;
@@ -114,6 +126,12 @@ static int run(int argc, char **argv, pt_opts *op)
 	int npos = 0, cmd = 0, dashdash = 0;
 	const char *cmd_name = NULL;
 
+	/* --json is known before any other argument is read, so that a usage
+	 * error anywhere on the line is reported as JSON too */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			o.json = 1;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!dashdash && a[0] == '-' && a[1] == '-' && a[2] != '\0') {
@@ -122,7 +140,7 @@ static int run(int argc, char **argv, pt_opts *op)
 			const char *eq = strchr(a, '=');
 			size_t nl = eq ? (size_t)(eq - a) : strlen(a);
 			if (nl >= sizeof name)
-				return usage_error("unknown option '%s'", a);
+				return usage_error(o.json, "unknown option '%s'", a);
 			memcpy(name, a, nl);
 			name[nl] = '\0';
 			if (strcmp(name, "--help") == 0) {
@@ -148,32 +166,32 @@ static int run(int argc, char **argv, pt_opts *op)
 			if (strcmp(name, "--summary") == 0) {
 				o.summary = 1;
 				if (cmd && !allowed(cmd, name))
-					return usage_error("--summary is not an option of %s", cmd_name);
+					return usage_error(o.json, "--summary is not an option of %s", cmd_name);
 				continue;
 			}
 			if (strcmp(name, "--quiet") == 0) {
 				o.quiet = 1;
 				if (cmd && !allowed(cmd, name))
-					return usage_error("--quiet is not an option of %s", cmd_name);
+					return usage_error(o.json, "--quiet is not an option of %s", cmd_name);
 				continue;
 			}
 			static const char *const valued[] = {"--svg",   "--out",   "--policy",
 							     "--member", "--max",  "--ticks",
 							     "--event", "--racks", "--kafka-reassignment",
-							     "--kafka-election"};
+							     "--kafka-election", "--kafka-unclean-election"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
 			if (k == sizeof valued / sizeof valued[0])
-				return usage_error("unknown option '%s'", a);
+				return usage_error(o.json, "unknown option '%s'", a);
 			if (eq)
 				val = eq + 1;
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else
-				return usage_error("%s needs a value", name);
+				return usage_error(o.json, "%s needs a value", name);
 			if (cmd && !allowed(cmd, name))
-				return usage_error("this option is not one of the command's: %s", name);
+				return usage_error(o.json, "this option is not one of the command's: %s", name);
 			if (strcmp(name, "--svg") == 0)
 				o.svg = val;
 			else if (strcmp(name, "--out") == 0)
@@ -188,13 +206,15 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.kafka_reassignment = val;
 			else if (strcmp(name, "--kafka-election") == 0)
 				o.kafka_election = val;
+			else if (strcmp(name, "--kafka-unclean-election") == 0)
+				o.kafka_unclean = val;
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
-					return usage_error("--max %s: write a number of actions from 1", val);
+					return usage_error(o.json, "--max %s: write a number of actions from 1", val);
 				o.max_given = 1;
 			} else if (strcmp(name, "--ticks") == 0) {
 				if (parse_count(val, PT_MAX_TICKS, &o.ticks) || o.ticks == 0)
-					return usage_error("--ticks %s: write a number from 1 to 1000000", val);
+					return usage_error(o.json, "--ticks %s: write a number from 1 to 1000000", val);
 				o.ticks_given = 1;
 			} else {
 				o.events[o.nevents++] = val;
@@ -206,43 +226,45 @@ static int run(int argc, char **argv, pt_opts *op)
 			continue;
 		}
 		if (!dashdash && a[0] == '-' && a[1] != '\0')
-			return usage_error("unknown option '%s'", a);
+			return usage_error(o.json, "unknown option '%s'", a);
 		if (cmd == 0) {
 			static const char *const names[] = {"check", "stats", "owner", "plan", "simulate", "format", "import"};
 			for (int c = 0; c < 7; c++)
 				if (strcmp(a, names[c]) == 0)
 					cmd = c + 1;
 			if (cmd == 0)
-				return usage_error("unknown command '%s' (check, stats, owner, plan, simulate, format, import)",
+				return usage_error(o.json, "unknown command '%s' (check, stats, owner, plan, simulate, format, import)",
 						   a);
 			cmd_name = a;
 			continue;
 		}
 		if (npos == 2)
-			return usage_error("too many arguments: '%s'", a);
+			return usage_error(o.json, "too many arguments: '%s'", a);
 		pos[npos++] = a;
 	}
 	if (cmd == 0) {
+		if (o.json)
+			return usage_error(1, "no command (check, stats, owner, plan, simulate, format, import)");
 		fputs(usage_text, stderr);
 		return 2;
 	}
 	/* options given before the command */
 	static const char *const checks[] = {"--svg",   "--policy", "--member", "--out",
 					     "--max",   "--ticks",  "--event",  "--racks",
-					     "--kafka-reassignment", "--kafka-election"};
+					     "--kafka-reassignment", "--kafka-election", "--kafka-unclean-election"};
 	const int given[] = {o.svg != NULL,   o.policy != NULL, o.member != NULL, o.out != NULL,
 			     o.max_given,     o.ticks_given,    o.nevents > 0,    o.racks != NULL,
-			     o.kafka_reassignment != NULL, o.kafka_election != NULL};
-	for (int k = 0; k < 10; k++)
+			     o.kafka_reassignment != NULL, o.kafka_election != NULL, o.kafka_unclean != NULL};
+	for (int k = 0; k < 11; k++)
 		if (given[k] && !allowed(cmd, checks[k]))
-			return usage_error("this option is not one of the command's: %s", checks[k]);
+			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);
 	if (o.quiet && !allowed(cmd, "--quiet"))
-		return usage_error("--quiet is not an option of %s", cmd_name);
+		return usage_error(o.json, "--quiet is not an option of %s", cmd_name);
 	if (o.summary && !allowed(cmd, "--summary"))
-		return usage_error("--summary is not an option of %s", cmd_name);
+		return usage_error(o.json, "--summary is not an option of %s", cmd_name);
 	int want = cmd == C_OWNER || cmd == C_IMPORT ? 2 : 1;
 	if (npos != want)
-		return usage_error("%s needs %s", cmd_name,
+		return usage_error(o.json, "%s needs %s", cmd_name,
 				   cmd == C_OWNER ? "FILE and KEY" : cmd == C_IMPORT ? "a FORMAT and a FILE (import kafka FILE)"
 										      : "one FILE");
 
@@ -262,14 +284,19 @@ static int run(int argc, char **argv, pt_opts *op)
 	const char *named = cmd == C_IMPORT ? pos[1] : pos[0];
 	const char *file = strcmp(named, "-") == 0 ? "<stdin>" : named;
 	if (rc < 0) {
-		if (e.line)
+		if (e.arg)
+			fprintf(stderr, "placement: %s\n", e.msg);
+		else if (e.line)
 			fprintf(stderr, "placement: %s:%llu: %s\n", file, (unsigned long long)e.line, e.msg);
 		else
 			fprintf(stderr, "placement: %s: %s\n", file, e.msg);
 		if (o.json) {
 			pt_buf j = {0};
 			pt_put(&j, "{\"error\": {\"file\": ");
-			pt_put_json_str(&j, file, strlen(file));
+			if (e.arg)
+				pt_put(&j, "null");
+			else
+				pt_put_json_str(&j, file, strlen(file));
 			pt_put(&j, ", \"line\": %llu, \"message\": ", (unsigned long long)e.line);
 			pt_put_json_str(&j, e.msg, strlen(e.msg));
 			pt_put(&j, "}}\n");

@@ -38,6 +38,9 @@ static const char *field_name(uint32_t f)
 	case REF_MOVING: return "moving-to=";
 	case REF_OV_SHARD: return "override";
 	case REF_OV_MEMBER: return "member=";
+	case REF_CP_SHARD: return "copy";
+	case REF_CP_TO: return "to=";
+	case REF_CP_FROM: return "from=";
 	default: return "self=";
 	}
 }
@@ -54,6 +57,11 @@ static void set_ref(pt_doc *d, const ref *r, uint32_t idx)
 	}
 	if (r->field == REF_OV_MEMBER) {
 		d->overrides[r->elem].member = idx;
+		return;
+	}
+	if (r->field == REF_CP_SHARD || r->field == REF_CP_TO || r->field == REF_CP_FROM) {
+		pl_copy *cp = &d->copies[r->elem];
+		*(r->field == REF_CP_SHARD ? &cp->shard : r->field == REF_CP_TO ? &cp->to : &cp->from) = idx;
 		return;
 	}
 	pl_shard *k = &d->shards[r->elem];
@@ -115,11 +123,13 @@ static int parse_line(parser *ps, char *p, char *end, uint64_t line, pt_err *e)
 		return pt_st_shard(ps, &c, e);
 	if (pt_word_is(kw, "override"))
 		return pt_st_override(ps, &c, e);
+	if (pt_word_is(kw, "copy"))
+		return pt_st_copy(ps, &c, e);
 	if (pt_word_is(kw, "set"))
 		return pt_st_set(ps, &c, e);
 	if (pt_word_is(kw, "at"))
 		return pt_st_at(ps, &c, e);
-	return pt_fail(e, line, "unknown keyword '%s' (expected member, stream, shard, override, set or at)",
+	return pt_fail(e, line, "unknown keyword '%s' (expected member, stream, shard, override, copy, set or at)",
 		       pt_show(kw, sb, sizeof sb));
 }
 
@@ -131,7 +141,7 @@ static int resolve_refs(parser *ps, pt_err *e)
 	char sb[80];
 	/* the shards' table, for overrides, built once at its final size */
 	for (size_t i = 0; i < ps->nref && d->tk.slot == NULL; i++)
-		if (ps->refs[i].field == REF_OV_SHARD) {
+		if (ps->refs[i].field == REF_OV_SHARD || ps->refs[i].field == REF_CP_SHARD) {
 			size_t n = 64;
 			while (n < (size_t)d->nk * 2 + 2)
 				n *= 2;
@@ -151,11 +161,11 @@ static int resolve_refs(parser *ps, pt_err *e)
 			if (idx < 0)
 				return pt_fail(e, r->line, "unknown stream '%s' in stream= (declare it: stream %s)",
 					       pt_show(w, sb, sizeof sb), sb);
-		} else if (r->field == REF_OV_SHARD) {
+		} else if (r->field == REF_OV_SHARD || r->field == REF_CP_SHARD) {
 			idx = pt_table_find(d, &d->tk, pt_shard_key, w.p, w.n, pt_id_hash(w.p, w.n));
 			if (idx < 0)
-				return pt_fail(e, r->line, "override names unknown shard '%s' (declare it: shard %s ...)",
-					       pt_show(w, sb, sizeof sb), sb);
+				return pt_fail(e, r->line, "%s names unknown shard '%s' (declare it: shard %s ...)",
+					       field_name(r->field), pt_show(w, sb, sizeof sb), sb);
 		} else {
 			idx = pt_table_find(d, &d->tm, pt_member_id, w.p, w.n, pt_id_hash(w.p, w.n));
 			if (idx < 0)

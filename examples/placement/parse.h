@@ -29,7 +29,10 @@ enum ref_field {
 	REF_REPLICA, /* + j */
 	REF_OV_SHARD = REF_REPLICA + PL_MAX_REPLICAS,
 	REF_OV_MEMBER,
-	REF_SELF
+	REF_SELF,
+	REF_CP_SHARD,
+	REF_CP_TO,
+	REF_CP_FROM
 };
 
 typedef struct ref {
@@ -76,6 +79,7 @@ int pt_member_attrs_parse(cursor *c, pl_member *m, uint64_t *last_move, int *joi
 int pt_need_value(int has, word name, uint64_t line, pt_err *e);
 int pt_st_member(parser *ps, cursor *c, pt_err *e);
 int pt_st_override(parser *ps, cursor *c, pt_err *e);
+int pt_st_copy(parser *ps, cursor *c, pt_err *e);
 int pt_st_shard(parser *ps, cursor *c, pt_err *e);
 int pt_st_stream(parser *ps, cursor *c, pt_err *e);
 

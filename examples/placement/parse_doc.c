@@ -50,6 +50,8 @@ void pt_doc_free(pt_doc *d)
 	free(d->overrides);
 	free(d->o_line);
 	free(d->events);
+	free(d->copies);
+	free(d->c_line);
 	for (size_t i = 0; i < d->nkeep; i++)
 		free(d->keep[i]);
 	free(d->keep);
@@ -67,7 +69,7 @@ void pt_doc_keep(pt_doc *d, char *p)
 
 pl_snapshot pt_doc_snapshot(const pt_doc *d)
 {
-	pl_snapshot s = {d->members, d->streams, d->shards, d->overrides, NULL, d->nm, d->ns, d->nk, d->no, 0};
+	pl_snapshot s = {d->members, d->streams, d->shards, d->overrides, d->copies, d->nm, d->ns, d->nk, d->no, d->nc};
 	return s;
 }
 

@@ -268,6 +268,48 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 	return 0;
 }
 
+int pt_st_copy(parser *ps, cursor *c, pt_err *e)
+{
+	pt_doc *d = ps->d;
+	word w, name, val;
+	int has;
+	char sb[80];
+	if (!pt_next_word(c, &w))
+		return pt_fail(e, c->line, "copy: missing shard key (copy KEY to=ID [from=ID])");
+	if (pt_id_word(&w, c->line, "shard", e))
+		return -1;
+	if (d->nc >= PL_MAX_COPIES)
+		return pt_limit_fail(e, c->line, "copy", PL_MAX_COPIES, "PL_MAX_COPIES");
+	size_t cap = d->c_cap;
+	d->copies = pt_grow(d->copies, &cap, sizeof *d->copies, (size_t)d->nc + 1);
+	d->c_line = pt_grow(d->c_line, &d->c_cap, sizeof *d->c_line, (size_t)d->nc + 1);
+	uint32_t ci = d->nc;
+	pl_copy *cp = &d->copies[ci];
+	*cp = (pl_copy){PL_NONE, PL_NONE, PL_NONE, 0};
+	pt_add_ref(ps, c->line, w, ci, REF_CP_SHARD);
+	d->c_line[ci] = c->line;
+	uint32_t seen = 0;
+	while (pt_next_word(c, &w)) {
+		if (pt_split_attr(w, &name, &val, &has, c->line, e))
+			return -1;
+		int to = pt_word_is(name, "to");
+		if (to || pt_word_is(name, "from")) {
+			if (twice(&seen, to ? 0 : 1, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
+			    pt_id_word(&val, c->line, "member", e))
+				return -1;
+			uint32_t m = pt_member_ref(ps, c->line, val, ci, to ? REF_CP_TO : REF_CP_FROM);
+			*(to ? &cp->to : &cp->from) = m;
+		} else {
+			return pt_fail(e, c->line, "unknown copy attribute '%s' (expected to=, from=)",
+				       pt_show(name, sb, sizeof sb));
+		}
+	}
+	if (!(seen & ATTR(0)))
+		return pt_fail(e, c->line, "copy: missing to= (the member the copy is staged on)");
+	d->nc++;
+	return 0;
+}
+
 int pt_st_override(parser *ps, cursor *c, pt_err *e)
 {
 	pt_doc *d = ps->d;

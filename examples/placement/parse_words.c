@@ -30,11 +30,11 @@ int pt_word_is(word w, const char *s)
 }
 
 /* A word for a message: printable, cut at 60 bytes. */
-const char *pt_show(word w, char *buf, size_t cap)
+static const char *show_bytes(const char *p, size_t n, char *buf, size_t cap)
 {
 	size_t j = 0;
-	for (size_t i = 0; i < w.n && j + 5 < cap; i++) {
-		unsigned char ch = (unsigned char)w.p[i];
+	for (size_t i = 0; i < n && j + 5 < cap; i++) {
+		unsigned char ch = (unsigned char)p[i];
 		if (i == 60) {
 			memcpy(buf + j, "...", 3);
 			j += 3;
@@ -49,6 +49,16 @@ const char *pt_show(word w, char *buf, size_t cap)
 	}
 	buf[j] = '\0';
 	return buf;
+}
+
+const char *pt_show(word w, char *buf, size_t cap)
+{
+	return show_bytes(w.p, w.n, buf, cap);
+}
+
+const char *pt_show_arg(const char *s, char *buf, size_t cap)
+{
+	return show_bytes(s, strlen(s), buf, cap);
 }
 
 static int hexval(int ch)

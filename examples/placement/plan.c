@@ -277,7 +277,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		rc = pt_policy_of(&d, o, &policy, e);
 	if (rc == 0)
 		rc = pt_run_init(&r, &d, policy, o->member, e);
-	if (rc == 0 && (o->kafka_reassignment || o->kafka_election))
+	if (rc == 0 && (o->kafka_reassignment || o->kafka_election || o->kafka_unclean))
 		rc = pt_kafka_check(&d, e);
 	if (rc) {
 		pt_run_free(&r);
@@ -306,7 +306,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	int note_only = end.last.note_only;
 	pt_tick last_tick = end.last;
 	pt_stats_compute(&after, r.v, policy);
-	if (o->kafka_reassignment || o->kafka_election) {
+	if (o->kafka_reassignment || o->kafka_election || o->kafka_unclean) {
 		rc = pt_kafka_write(&d, r.v, o, e);
 		if (rc) {
 			pt_stats_free(&after);
@@ -335,6 +335,8 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	}
 	const pl_snapshot *s = &r.snap;
 	const char *why = stopped_max ? "max" : stopped_ticks ? "ticks" : "quiet";
+	pt_below_rf below;
+	pt_region_below_rf(&r, &below);
 	if (o->json) {
 		pt_put(out, "{\"policy\": \"%s\", \"config\": ", pt_policy_name(policy));
 		config_words(out, &r, 1);
@@ -355,6 +357,10 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_put_json_str(out, note, strlen(note));
 		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
 		blockers_json(out, &last_tick, &after, r.v);
+		if (policy == PT_POLICY_REGION) {
+			pt_put(out, ",\n \"below_rf\": ");
+			pt_below_rf_json(out, s, &below);
+		}
 		pt_put(out, ",\n \"before\": ");
 		pt_stats_json(out, &before, r.v);
 		pt_put(out, ", \"after\": ");
@@ -370,6 +376,12 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_put(out, "then nothing more: %s%s%s%s\n", note_only && note[0] ? note : pl_status_name(status),
 			       !note_only && note[0] ? " (" : "", !note_only && note[0] ? note : "",
 			       !note_only && note[0] ? ")" : "");
+		if (below.total) { /* on the same line: "balanced; 2 regions below rf 3 left: ..." */
+			out->len--;
+			pt_put(out, "; ");
+			pt_below_rf_text(out, s, &below);
+			pt_putc(out, '\n');
+		}
 		if (blocked)
 			pt_put(out, "the plan ends blocked: the end state is not balanced%s\n",
 			       last_tick.nwhy ? "; what the policy named:" : "");

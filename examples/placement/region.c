@@ -116,8 +116,90 @@ static void done(pt_run *r)
 
 const pt_policy_ops pt_region_ops = {PT_POLICY_REGION, "replicas", prepare, tick, config_json, done};
 
+void pt_region_below_rf(const pt_run *r, pt_below_rf *b)
+{
+	memset(b, 0, sizeof *b);
+	if (r->ops != &pt_region_ops || r->cfg == NULL)
+		return;
+	int rf = pl_region_effective_rf(r->v, r->cfg, NULL);
+	if (rf <= 0)
+		return;
+	b->rf = (uint32_t)rf;
+	const pl_snapshot *s = pl_view_snapshot(r->v);
+	uint32_t *order = pt_order(r->v, PL_ELEM_SHARD, s->n_shards);
+	for (uint32_t q = 0; q < s->n_shards; q++) {
+		uint32_t k = order[q];
+		pl_shard_state st;
+		pl_view_shard_state(r->v, k, &st);
+		uint32_t live = 0;
+		for (uint32_t j = 0; j < st.replica_count; j++)
+			live += !(s->members[st.replicas[j]].flags & PL_MEMBER_DOWN);
+		if (live >= b->rf)
+			continue;
+		uint32_t why = PT_BELOW_OTHER;
+		if (s->shards[k].flags & PL_SHARD_NOT_IDEMPOTENT)
+			why = PT_BELOW_NOT_IDEMPOTENT;
+		else if (s->shards[k].flags & PL_SHARD_TRANSFER_DEBT)
+			why = PT_BELOW_TRANSFER_DEBT;
+		else
+			for (uint32_t c = 0; c < s->n_copies; c++)
+				if (s->copies[c].shard == k)
+					why = PT_BELOW_COPYING;
+		b->total++;
+		b->why[why]++;
+		if (b->nnamed < PT_BELOW_NAMED) {
+			b->named[b->nnamed] = k;
+			b->named_why[b->nnamed++] = why;
+		}
+	}
+	free(order);
+}
+
 #else /* no region policy in this build of the library */
 
 const pt_policy_ops pt_region_ops = {PT_POLICY_REGION, "replicas", NULL, NULL, NULL, NULL};
 
+void pt_region_below_rf(const pt_run *r, pt_below_rf *b)
+{
+	(void)r;
+	memset(b, 0, sizeof *b);
+}
+
 #endif
+
+static const char *const below_words[PT_BELOW_KINDS] = {"not-idempotent", "transfer-debt", "copy-in-flight",
+							 "stalled-or-not-reached"};
+
+void pt_below_rf_text(pt_buf *b, const pl_snapshot *s, const pt_below_rf *w)
+{
+	if (w->total == 0)
+		return;
+	pt_put(b, "%u region%s below rf %u left:", w->total, w->total == 1 ? "" : "s", w->rf);
+	const char *sep = " ";
+	for (uint32_t k = 0; k < PT_BELOW_KINDS; k++)
+		if (w->why[k]) {
+			pt_put(b, "%s%u %s", sep, w->why[k], below_words[k]);
+			sep = ", ";
+		}
+	pt_put(b, " (");
+	for (uint32_t i = 0; i < w->nnamed; i++) {
+		pt_put(b, "%s", i ? ", " : "");
+		pt_put_name(b, s->shards[w->named[i]].key);
+		pt_put(b, " %s", below_words[w->named_why[i]]);
+	}
+	pt_put(b, "%s)", w->total > w->nnamed ? ", ..." : "");
+}
+
+void pt_below_rf_json(pt_buf *b, const pl_snapshot *s, const pt_below_rf *w)
+{
+	pt_put(b, "{\"rf\": %u, \"count\": %u", w->rf, w->total);
+	for (uint32_t k = 0; k < PT_BELOW_KINDS; k++)
+		pt_put(b, ", \"%s\": %u", below_words[k], w->why[k]);
+	pt_put(b, ", \"first\": [");
+	for (uint32_t i = 0; i < w->nnamed; i++) {
+		pt_put(b, "%s{\"shard\": ", i ? ", " : "");
+		pt_put_json_str(b, s->shards[w->named[i]].key.ptr, (size_t)s->shards[w->named[i]].key.len);
+		pt_put(b, ", \"why\": \"%s\"}", below_words[w->named_why[i]]);
+	}
+	pt_put(b, "]}");
+}

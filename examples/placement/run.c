@@ -117,7 +117,8 @@ static int build_view(pt_run *r, pt_err *e)
 	free(r->mem);
 	r->mem = NULL;
 	r->v = NULL;
-	r->snap = (pl_snapshot){r->members, r->d->streams, r->shards, r->ov, NULL, r->nm, r->d->ns, r->d->nk, r->no, 0};
+	r->snap = (pl_snapshot){r->members, r->d->streams, r->shards, r->ov,    r->nc ? r->d->copies : NULL,
+				r->nm,      r->d->ns,      r->d->nk,  r->no, r->nc};
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }
@@ -128,6 +129,7 @@ int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member,
 	r->d = d;
 	r->self = PL_NONE;
 	r->nm = d->nm;
+	r->nc = d->nc;
 	r->m_cap = (size_t)d->nm + d->nev + 1;
 	r->members = pt_alloc(r->m_cap * sizeof *r->members);
 	r->last_move = pt_alloc(r->m_cap * sizeof *r->last_move);
@@ -160,8 +162,11 @@ int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member,
 			return -1;
 		int64_t m = pt_find_member(d, id, len);
 		free(id);
-		if (m < 0)
-			return pt_fail(e, 0, "--member %s: no such member in the file", member);
+		if (m < 0) {
+			char sb[80];
+			return pt_fail(e, 0, "--member %s: no such member in the file",
+				       pt_show_arg(member, sb, sizeof sb));
+		}
 		r->self = (uint32_t)m;
 	} else if (d->set[PT_SET_SELF].given) {
 		r->self = (uint32_t)d->set[PT_SET_SELF].value;
@@ -213,6 +218,7 @@ void pt_run_capture(pt_run *r)
 	}
 	r->ov = pt_grow(r->ov, &r->o_cap, sizeof *r->ov, (size_t)no + 1);
 	r->no = 0;
+	r->nc = 0; /* the view counts the file's copies done: the state captured holds them */
 	for (uint32_t k = 0; k < r->d->nk; k++) {
 		pl_shard_state ss;
 		pl_shard *s = &r->shards[k];

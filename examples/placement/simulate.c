@@ -286,6 +286,8 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	if (rc == 0) {
 		size_t active = 0;
 		uint64_t last = 0;
+		pt_below_rf below;
+		pt_region_below_rf(&r, &below);
 		for (size_t i = 0; i < r.nacts; i++)
 			if (r.acts[i].tick != last) {
 				last = r.acts[i].tick;
@@ -307,6 +309,10 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			       (unsigned long long)r.tick_len, ticks_json.p ? ticks_json.p : "", (unsigned long long)r.tickno,
 			       r.nacts, active, stopped);
 			pt_stats_json(out, &fin, r.v);
+			if (policy == PT_POLICY_REGION) {
+				pt_put(out, ",\n \"below_rf\": ");
+				pt_below_rf_json(out, &r.snap, &below);
+			}
 			pt_put(out, "}\n");
 		} else {
 			pt_put(out, "simulate: the %s policy (", pt_policy_name(policy));
@@ -325,6 +331,12 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 				pt_put(out, "stopped at the limit of %u ticks (give --ticks)\n\n", PT_SIM_TICKS);
 			else
 				pt_put(out, "ran the ticks asked for\n\n");
+			if (below.total) {
+				out->len -= 1; /* "...\n; 2 regions below rf 3 left: ...\n\n" */
+				pt_put(out, "at the end, ");
+				pt_below_rf_text(out, &r.snap, &below);
+				pt_put(out, "\n\n");
+			}
 			pt_stats_text(out, &fin, r.v, 1);
 		}
 	}

@@ -56,9 +56,13 @@ void *pt_grow(void *p, size_t *cap, size_t elem, size_t need); /* room for need 
 typedef struct pt_err {
 	uint64_t line;
 	char msg[768];
+	int arg; /* 1: about a command-line argument the message names, not the file */
 } pt_err;
 
 int pt_fail(pt_err *e, uint64_t line, const char *fmt, ...) PT_PRINTF(3, 4);
+/* An argument for a message: its first 60 bytes, a control or non-ASCII
+ * byte as %XX, "..." when cut (cap: 80 is enough). */
+const char *pt_show_arg(const char *s, char *buf, size_t cap);
 
 /* ---- settings (`set NAME=VALUE`) ------------------------------------------ */
 
@@ -165,6 +169,11 @@ typedef struct pt_doc {
 	pt_event *events;
 	uint32_t nev;
 	size_t ev_cap;
+
+	pl_copy *copies; /* copies in flight (`copy KEY to=ID [from=ID]`) */
+	uint64_t *c_line;
+	uint32_t nc;
+	size_t c_cap;
 
 	pt_set set[PT_SET_COUNT];
 	uint64_t lines;   /* lines read */
@@ -331,6 +340,7 @@ typedef struct pt_opts {
 	int summary;          /* plan: only the totals and the spread before and after */
 	const char *kafka_reassignment; /* plan: --kafka-reassignment OUT.json */
 	const char *kafka_election;     /* plan: --kafka-election OUT.json */
+	const char *kafka_unclean;      /* plan: --kafka-unclean-election OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
 } pt_opts;
 
@@ -462,7 +472,26 @@ struct pt_run {
 	void *cfg;                /* the adapter's */
 	void *scratch;            /* the adapter's */
 	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
+	uint32_t nc;              /* the file's copies in flight, until the first capture counts them done */
 };
+
+/* The regions a region plan leaves below the effective RF, counted by why
+ * (region.c): the rules keep a rollup (not idempotent) and a region with
+ * transfer debt where they are, and one with a copy in flight until the copy
+ * commits; any other was stalled, or not reached (--max). */
+enum { PT_BELOW_NOT_IDEMPOTENT, PT_BELOW_TRANSFER_DEBT, PT_BELOW_COPYING, PT_BELOW_OTHER, PT_BELOW_KINDS };
+#define PT_BELOW_NAMED 8u
+typedef struct pt_below_rf {
+	uint32_t rf;                  /* the effective RF */
+	uint32_t total;               /* regions with fewer live peers than rf */
+	uint32_t why[PT_BELOW_KINDS]; /* of them, by why */
+	uint32_t named[PT_BELOW_NAMED], named_why[PT_BELOW_NAMED], nnamed; /* the first, in key order */
+} pt_below_rf;
+void pt_region_below_rf(const pt_run *r, pt_below_rf *b);
+/* ", 2 regions below rf 3 left: r3 not-idempotent, r4 transfer-debt" (text),
+ * and "below_rf": {...} (JSON) */
+void pt_below_rf_text(pt_buf *b, const pl_snapshot *s, const pt_below_rf *w);
+void pt_below_rf_json(pt_buf *b, const pl_snapshot *s, const pt_below_rf *w);
 
 /* The adapters; NULL where the library has no such policy yet. */
 extern const pt_policy_ops pt_broker_ops, pt_fleet_ops, pt_region_ops;

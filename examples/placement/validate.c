@@ -136,6 +136,7 @@ static uint64_t elem_line(const pt_doc *d, uint32_t kind, uint32_t i)
 	case PL_ELEM_STREAM: return i < d->ns ? d->s_line[i] : 0;
 	case PL_ELEM_SHARD: return i < d->nk ? d->k_line[i] : 0;
 	case PL_ELEM_OVERRIDE: return i < d->no ? d->o_line[i] : 0;
+	case PL_ELEM_COPY: return i < d->nc ? d->c_line[i] : 0;
 	default: return 0;
 	}
 }
@@ -242,8 +243,13 @@ int pt_diag_error(const pt_doc *d, const pl_snapshot *s, int rc, const pl_diag *
 		break;
 	}
 	const char *kinds[] = {"", "snapshot", "member", "stream", "shard", "override", "setting", "argument"};
-	const char *kn = dg->kind < 8 ? kinds[dg->kind] : "element";
-	pl_bytes id = m ? m->id : k ? k->key : st ? st->id : (pl_bytes){0, 0};
+	const char *kn = dg->kind < 8 ? kinds[dg->kind] : dg->kind == PL_ELEM_COPY ? "copy of shard" : "element";
+	const pl_copy *cp = dg->kind == PL_ELEM_COPY && dg->index < s->n_copies ? &s->copies[dg->index] : NULL;
+	pl_bytes id = m ? m->id : k ? k->key : st ? st->id : cp && cp->shard < s->n_shards ? s->shards[cp->shard].key
+											 : (pl_bytes){0, 0};
+	if (cp && other)
+		return pt_fail(e, line, "%s '%s': %s (first at line %llu) [PL_%s]", kn, bytes_show(id, a, sizeof a),
+			       pl_strerror(rc), (unsigned long long)other, code);
 	if (id.len)
 		return pt_fail(e, line, "%s '%s': %s [PL_%s]", kn, bytes_show(id, a, sizeof a), pl_strerror(rc), code);
 	return pt_fail(e, line, "%s: %s [PL_%s]", kn, pl_strerror(rc), code);

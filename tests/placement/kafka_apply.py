@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """kafka_apply.py - the Kafka round trip of placement(1), run by run.sh.
 
-  kafka_apply.py IMPORTED.txt REASSIGNMENT.json ELECTION.json AFTER.txt
+  kafka_apply.py IMPORTED.txt REASSIGNMENT.json ELECTION.json AFTER.txt [UNCLEAN.json]
 
 Does to the imported layout what Kafka would: every partition of the
 reassignment file gets its replica list (its leader stays while it is still
 a replica, else the first replica leads), then a preferred-leader election
-makes the first replica lead every partition of the election file. Then compares the result with AFTER.txt (placement plan
+makes the first replica lead every partition of the election file (and an
+unclean election, every partition of UNCLEAN.json: those that had no leader,
+none of whose replicas is known to be in the ISR). Then compares the result with AFTER.txt (placement plan
 --out) shard by shard: the same leader and the same set of replicas. Prints
 the differences and exits 1 if there are any.
 """
@@ -29,6 +31,10 @@ def shards(path):
 
 def main():
     imported, reassign, elect, after = sys.argv[1:5]
+    unclean = {"partitions": []}
+    if len(sys.argv) > 5:
+        with open(sys.argv[5], encoding="utf-8") as f:
+            unclean = json.load(f)
     layout = shards(imported)
     with open(reassign, encoding="utf-8") as f:
         r = json.load(f)
@@ -42,9 +48,11 @@ def main():
         # a reassignment keeps the leader while it stays a replica
         leader = layout[key][0] if layout[key][0] in reps else reps[0]
         layout[key] = [leader, reps]
-    for p in e["partitions"]:
+    for p in e["partitions"] + unclean["partitions"]:
         key = "%s/%d" % (p["topic"], p["partition"])
         assert key in layout, "elects an unknown partition %s" % key
+        assert p not in e["partitions"] or layout[key][0] is not None, \
+            "a preferred election of %s, which has no leader: none of its replicas is known to be in the ISR" % key
         layout[key][0] = layout[key][1][0]
     want = shards(after)
     bad = 0

@@ -184,13 +184,13 @@ done
 [ -f "$tmp/end-failures" ] && failures=$((failures + $(wc -l < "$tmp/end-failures")))
 
 # ---- 3b2. any order ----------------------------------------------------------------
-# The same snapshot with its member, stream, shard and override lines in the
+# The same snapshot with its member, stream, shard, override and copy lines in the
 # reverse order (settings, events and comments where they were) prints the
 # same stats and the same plan: nothing the tool says depends on the order
 # of the file's lines.
 for f in $snapshots; do
 	[ -f "$f" ] || continue
-	awk '/^[ \t]*(member|stream|shard|override)[ \t]/ { body[n++] = $0; next } { print }
+	awk '/^[ \t]*(member|stream|shard|override|copy)[ \t]/ { body[n++] = $0; next } { print }
 	     END { while (n > 0) print body[--n] }' "$f" > "$tmp/reversed.txt"
 	for cmd in "stats" "plan" "--json plan"; do
 		# shellcheck disable=SC2086
@@ -222,13 +222,13 @@ for f in kafka/*.describe; do
 		continue
 	fi
 	"$bin" plan --out "$tmp/after.txt" --kafka-reassignment "$tmp/r.json" --kafka-election "$tmp/e.json" \
-		"$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
+		--kafka-unclean-election "$tmp/u.json" "$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
 		bad "plan of the import of $f: exit $rc: $(cat "$tmp/stderr")"
 	elif ! command -v python3 > /dev/null 2>&1; then
 		echo "note: no python3 here; the Kafka round trip of $f is not checked"
-	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" > "$tmp/diff" 2>&1; then
+	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" "$tmp/u.json" > "$tmp/diff" 2>&1; then
 		ok
 	else
 		bad "Kafka round trip of $f: the reassignment and election files do not give plan --out:"
@@ -255,6 +255,21 @@ for c in "k1:1:Leader: 9 is not among the partition's Replicas" "k2:3:Partition:
 		bad "import kafka $f: exit $rc, want 1 and line $line: $msg: $(cat "$tmp/stderr")"
 	fi
 done
+# A partition with no leader (views/0, its ISR empty): no preferred election
+# for it, and a note that says why; --kafka-unclean-election writes it apart.
+"$bin" plan --kafka-election "$tmp/e.json" golden/kafka-new.txt > /dev/null 2> "$tmp/stderr"
+if ! grep -q '"views", "partition": 0' "$tmp/e.json" && grep -q '"clicks", "partition": 1' "$tmp/e.json" &&
+	grep -q "^placement: note: 1 partition with no leader in the file (views/0) has no election in .*--kafka-unclean-election" "$tmp/stderr"; then
+	ok
+else
+	bad "plan --kafka-election elects views/0, which has no leader and an empty ISR, or says nothing: $(cat "$tmp/stderr")"
+fi
+"$bin" plan --kafka-election "$tmp/e.json" --kafka-unclean-election "$tmp/u.json" golden/kafka-new.txt > /dev/null 2> "$tmp/stderr"
+if [ ! -s "$tmp/stderr" ] && ! grep -q '"views"' "$tmp/e.json" && grep -q '"views", "partition": 0' "$tmp/u.json"; then
+	ok
+else
+	bad "plan --kafka-unclean-election: views/0 is not in it alone: $(cat "$tmp/stderr")"
+fi
 "$bin" plan --kafka-reassignment "$tmp/r.json" golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?
 if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "member 'b0' is not a Kafka broker id" "$tmp/stderr"; then
@@ -433,7 +448,60 @@ usage 2 import kafka
 usage 2 import
 usage 2 stats --racks x golden/felix.txt
 usage 2 check --kafka-election x golden/felix.txt
+usage 2 stats --kafka-unclean-election x golden/felix.txt
 usage 1 import orc kafka/describe-old.describe
+# with --json (before or after the error), a usage error is also one JSON
+# object on stdout, {"error": {... "usage": true}}, and still exits 2
+for args in "--json" "--json frobnicate golden/felix.txt" "frobnicate --json golden/felix.txt" \
+	"--json plan --max 0 golden/felix.txt" "plan golden/felix.txt --bogus --json" "--json owner golden/felix.txt" \
+	"--json check golden/felix.txt golden/felix.txt" "--json --svg x.svg check golden/felix.txt" "--json plan --max"; do
+	# shellcheck disable=SC2086
+	"$bin" $args > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q '^{"error": {"file": null, "line": 0, "message": ".*", "usage": true}}$' "$tmp/stdout" &&
+		[ "$(wc -l < "$tmp/stdout")" -eq 1 ] && grep -q "^placement: " "$tmp/stderr" &&
+		{ ! command -v python3 > /dev/null 2>&1 ||
+			python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/stdout" 2> /dev/null; }; then
+		ok
+	else
+		bad "placement $args: exit $rc (want 2) and one JSON usage error object: $(head -c 300 "$tmp/stdout")"
+	fi
+done
+# owner: a bad KEY is named, not the file (exit 1); a long one is cut
+long=$(awk 'BEGIN { for (i = 0; i < 1100; i++) printf "x" }')
+for c in "a%zz|^placement: KEY: bad %XX escape in argument 'a%zz'" "|^placement: KEY '' is 0 bytes: a key is 1 to 1024 bytes\$" \
+	"$long|^placement: KEY 'x\{60\}\.\.\.' is 1100 bytes: a key is 1 to 1024 bytes\$"; do
+	key=${c%%|*} want=${c#*|}
+	"$bin" owner golden/felix.txt "$key" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	"$bin" --json owner golden/felix.txt "$key" > "$tmp/json" 2> /dev/null
+	if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "$want" "$tmp/stderr" && ! grep -q felix "$tmp/stderr" &&
+		grep -q '^{"error": {"file": null, "line": 0, "message": "KEY' "$tmp/json"; then
+		ok
+	else
+		bad "owner with KEY '$(echo "$key" | cut -c1-20)': exit $rc, want 1 and a message naming the key: $(head -c 300 "$tmp/stderr") $(head -c 200 "$tmp/json")"
+	fi
+done
+"$bin" plan --member "$long" ../../examples/placement/scenarios/1-fleet-legacy.txt > /dev/null 2> "$tmp/stderr"
+if [ "$(wc -c < "$tmp/stderr")" -lt 300 ] && grep -q -- "--member x*\.\.\.: no such member" "$tmp/stderr"; then
+	ok
+else
+	bad "plan --member with a long id: the message is not cut: $(head -c 200 "$tmp/stderr")"
+fi
+# an output that cannot be written is named, not the file read (exit 1)
+for opt in --out --svg --kafka-election; do
+	f=golden/felix.txt
+	[ $opt = --kafka-election ] && f=golden/kafka-new.txt
+	"$bin" plan $opt /nonexistent/dir/x "$f" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^placement: cannot write /nonexistent/dir/x: " "$tmp/stderr"; then
+		ok
+	else
+		bad "plan $opt into a missing directory: exit $rc, want 1 and the output named: $(head -c 200 "$tmp/stderr")"
+	fi
+done
+"$bin" check -- --json > "$tmp/stdout" 2> /dev/null
+if [ $? -eq 1 ] && [ ! -s "$tmp/stdout" ]; then ok; else bad "check -- --json reads a file named --json"; fi
 # progress on standard error (forced: stderr is not a terminal here), never on stdout
 PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
 if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr" &&

@@ -241,3 +241,25 @@ def test_errors_pickle():
     back = pickle.loads(pickle.dumps(e.value))
     assert (back.name, back.kind, back.index, back.id, str(back)) == (
         e.value.name, e.value.kind, e.value.index, e.value.id, str(e.value))
+
+
+def test_a_long_id_is_cut_in_the_message():
+    # E_LENGTH names a 1025-byte member id: the message shows its first bytes
+    # and its length, the attribute keeps the whole id
+    long_id = "x" * 1025
+    with pytest.raises(pl.PlacementError) as ei:
+        snap([long_id])
+    e = ei.value
+    assert e.name == "E_LENGTH" and e.id == long_id
+    assert len(str(e)) < 200, str(e)
+    assert "(member 'xxxxxxxx" in str(e) and "... (1025 bytes)" in str(e), str(e)
+    # a duplicate of a long (valid) id: both names cut
+    dup = "é" * 300  # 600 bytes in UTF-8, past 48 characters
+    with pytest.raises(pl.PlacementError) as ei:
+        snap([dup, dup])
+    assert ei.value.name == "E_DUP_MEMBER" and ei.value.id == dup
+    assert len(str(ei.value)) < 300 and str(ei.value).count("... (600 bytes)") == 2, str(ei.value)
+    # a short id is shown whole, as before
+    with pytest.raises(pl.PlacementError) as ei:
+        snap(["a", "a"])
+    assert str(ei.value) == "E_DUP_MEMBER: duplicate member id (member 'a'), clashes with 'a'"

@@ -3,6 +3,18 @@
 from . import _ffi
 
 
+SHOWN = 48  # an id past this many characters is cut in the message
+
+
+def _show(ident):
+    """repr() of an id for a message: its first SHOWN characters and its length
+    when longer (the whole id stays in the attribute)."""
+    if isinstance(ident, (str, bytes)) and len(ident) > SHOWN:
+        n = len(ident.encode("utf-8", "surrogateescape")) if isinstance(ident, str) else len(ident)
+        return "%r... (%d bytes)" % (ident[:SHOWN], n)
+    return repr(ident)
+
+
 class PlacementError(Exception):
     """An error the C library returned (or, for a value no C field can hold,
     the binding found before calling it).
@@ -38,13 +50,13 @@ class PlacementError(Exception):
         if kind is not None and kind != "none":
             where.append(kind)
             if id is not None:
-                where.append(repr(id))
+                where.append(_show(id))
             elif index is not None:
                 where.append("#%d" % index)
         if where:
             text += " (%s)" % " ".join(where)
         if other is not None:
-            text += ", clashes with %r" % (other,)
+            text += ", clashes with %s" % (_show(other),)
         if detail:
             text += ": " + detail
         super().__init__(text)

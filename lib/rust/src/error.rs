@@ -194,10 +194,10 @@ impl fmt::Display for Error {
                 write!(f, " {}", i)?;
             }
             if let Some(id) = &self.id {
-                write!(f, " {:?}", id)?;
+                write!(f, " {}", Shown(id))?;
             }
             if let Some(r) = &self.reference {
-                write!(f, ", names unknown {:?}", r)?;
+                write!(f, ", names unknown {}", Shown(r))?;
             }
             if let Some(o) = self.other {
                 write!(f, ", clashes with {}", o)?;
@@ -209,3 +209,18 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// An id in a message: quoted as `{:?}` writes it, cut after its first
+/// `SHOWN` characters with its length in bytes (the error keeps it whole).
+struct Shown<'a>(&'a str);
+
+const SHOWN: usize = 48;
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(SHOWN) {
+            Some((cut, _)) => write!(f, "{:?}... ({} bytes)", &self.0[..cut], self.0.len()),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
+}

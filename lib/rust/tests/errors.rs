@@ -242,3 +242,23 @@ fn errors_name_index_and_clash() {
         .unwrap_err();
     assert_eq!((e.name(), e.reference()), ("E_COPY_TO", Some("zz")));
 }
+
+#[test]
+fn a_long_id_is_cut_in_the_message() {
+    // E_LENGTH on a 1025-byte member id: the message shows its first
+    // characters and its length; id() keeps the whole id.
+    let long = "x".repeat(1025);
+    let e = Snapshot::new(vec![Member::new(long.clone())], vec![]).unwrap_err();
+    assert_eq!((e.name(), e.id()), ("E_LENGTH", Some(long.as_str())));
+    let text = e.to_string();
+    assert!(text.len() < 200, "{}", text);
+    assert!(text.contains("\"xxxxxxxx") && text.contains("... (1025 bytes)"), "{}", text);
+    // an unknown long replica reference: cut the same way
+    let far = "é".repeat(300);
+    let e = Snapshot::new(vec![Member::new("a")], vec![Shard::new("k").replicas(&["a", far.as_str()])]).unwrap_err();
+    assert_eq!(e.reference(), Some(far.as_str()));
+    assert!(e.to_string().len() < 200 && e.to_string().contains("... (600 bytes)"), "{}", e);
+    // a short id is shown whole
+    let e = Snapshot::new(vec![Member::new("a"), Member::new("a")], vec![]).unwrap_err();
+    assert!(e.to_string().contains("\"a\""), "{}", e);
+}
