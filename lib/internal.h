@@ -459,11 +459,6 @@ typedef struct pl__reuse {
 	char *st;          /* the states, st_size bytes apart, with room slots */
 	size_t st_size;
 	uint32_t room;
-	/* With st_always, validation writes every shard's state, and (k_hash
-	 * set) its key hash under `scorer` unless the hint's may be taken,
-	 * whether or not the shards match: `hashed` says it did. */
-	uint32_t st_always, hashed;
-	uint64_t *k_hash;
 } pl__reuse;
 
 /* Shard k's state as the snapshot says it, its leader move counted finished

@@ -220,9 +220,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	/* With a hint, each shard is compared with the earlier snapshot's at
 	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
-	int always = r && r->st_always;
-	char *st = r && (was || always) ? r->st : NULL;
-	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
+	char *st = was ? r->st : NULL;
 	/* The keys go to the sort's first level in the same pass (the sort
 	 * then reads no shard), unless they may match the hint's: from the
 	 * first that does not, after the ones before it. The scratch is free
@@ -239,8 +237,6 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		int rc = check_shard(s, k);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
-		if (kh)
-			kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		if (was) {
 			const pl_shard *o = &was[i];
 			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key)) {
@@ -254,7 +250,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		}
 		if (was == NULL)
 			pl__keyfeed_add(&feed, k->key, k->stream);
-		if (st && (was || always)) {
+		if (st && was) {
 			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
 			moving += k->moving_to != PL_NONE;
 		}
@@ -263,8 +259,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		r->shards = was != NULL;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		r->tallies = r->shards && tallies;
-		r->states = st != NULL && (always || r->shards);
-		r->hashed = kh != NULL;
+		r->states = st != NULL && r->shards;
 		r->moving = moving;
 	}
 	if (r && r->shards)

@@ -354,7 +354,7 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 			v->k_rank[v->k_order[x]] = x;
 	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
-	int hash = !r->hashes && !r->hashed;
+	int hash = !r->hashes;
 	if (r->hashes)
 		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
 	if (r->states) {
