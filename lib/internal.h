@@ -459,6 +459,9 @@ typedef struct pl__reuse {
 	char *st;          /* the states, st_size bytes apart, with room slots */
 	size_t st_size;
 	uint32_t room;
+	/* With k_hash set (room for every shard), validation writes each
+	 * key's hash under `scorer` there, unless the hint's hold (`hashes`). */
+	uint64_t *k_hash;
 } pl__reuse;
 
 /* Shard k's state as the snapshot says it, its leader move counted finished

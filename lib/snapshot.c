@@ -221,6 +221,11 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
 	char *st = was ? r->st : NULL;
+	/* The key hashes, while the key is in cache, unless the hint's hold
+	 * (every shard matches under the same scorer): from the first that
+	 * does not, after the ones before it. */
+	uint64_t *kh = r ? r->k_hash : NULL;
+	int rehash = kh && was && r->scorer != r->old->scorer; /* while they match */
 	/* The keys go to the sort's first level in the same pass (the sort
 	 * then reads no shard), unless they may match the hint's: from the
 	 * first that does not, after the ones before it. The scratch is free
@@ -244,12 +249,20 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 				pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
 				for (uint32_t x = 0; x < i && feed.live; x++)
 					pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
+				for (uint32_t x = 0; x < i && kh && !rehash; x++)
+					kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr,
+								    s->shards[x].key.len);
 			} else {
 				tallies = tallies && same_tallies(k, o);
+				if (rehash)
+					kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 			}
 		}
-		if (was == NULL)
+		if (was == NULL) {
 			pl__keyfeed_add(&feed, k->key, k->stream);
+			if (kh)
+				kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+		}
 		if (st && was) {
 			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
 			moving += k->moving_to != PL_NONE;

@@ -73,11 +73,12 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(k_order, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
-	/* What validation does not write, side by side from k_hash to the end
+	TAKE(k_hash, uint64_t, nk); /* validation writes it (pl__reuse) */
+	/* What validation does not write, side by side from k_rank to the end
 	 * of the states: the sorts' scratch while it runs (pl_view_init()),
-	 * so the room is the larger of the two. */
+	 * so the room is the larger of the two (the rest alone is more than
+	 * PL__SORT_SCRATCH(nk), so k_hash outside it takes no more room). */
 	size_t first = off;
-	TAKE(k_hash, uint64_t, nk);
 	TAKE(k_rank, uint32_t, nk);
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(cells, pl__cell, nk);
@@ -347,8 +348,8 @@ static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t s
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
- * ranks from the key order. What the hint r offers is taken: the ranks and
- * hashes when the orders and keys held, the states when validation wrote
+ * ranks from the key order (validation hashed the keys). What the hint r
+ * offers is taken: the ranks and hashes when the orders and keys held, the states when validation wrote
  * them, the totals when the tallies held; when they did not, k_lead (room
  * for nk) gets the leaders of each stream's shards from s_first on, for
  * init_cells(): in index order within a stream when the states are fresh
@@ -369,7 +370,7 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 			v->k_rank[v->k_order[x]] = x;
 	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
-	int hash = !r->hashes;
+	/* Validation hashed every key unless the hint's hashes hold. */
 	if (r->hashes)
 		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
 	/* A fresh build without copies in flight counts each state as it
@@ -382,16 +383,11 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 			next[x] = v->s_first[x];
 	if (r->states) {
 		v->n_moving = r->moving;
-		if (hash)
-			for (uint32_t i = 0; i < v->nk; i++)
-				v->k_hash[i] = pl__key_hash(v, s->shards[i].key.ptr, s->shards[i].key.len);
 	} else {
 		v->n_moving = 0;
 		for (uint32_t i = 0; i < v->nk; i++) {
 			const pl_shard *k = &s->shards[i];
 			pl__shard_state *st = pl__st(v, i);
-			if (hash)
-				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
 			pl__state_from_shard(st, k, v->room);
 			v->n_moving += k->moving_to != PL_NONE;
 			if (fused)
@@ -485,11 +481,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
 	layout(v, mem, nm, ns, nk, no, nc, room);
-	/* The sorts' scratch is the room from k_hash to the end of the states
+	/* The sorts' scratch is the room from k_rank to the end of the states
 	 * (validation writes none of it). k_home holds the stream of each
 	 * shard in key order until the end. */
 	size_t cells_room = (size_t)nk * sizeof *v->cells;
-	void *scratch = v->k_hash;
+	void *scratch = v->k_rank;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
 	/* Validation writes the shard states while the shards match the hint's
@@ -502,6 +498,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	r.st = r.zones || zscratch != scratch ? v->st : NULL;
 	r.st_size = v->st_size;
 	r.room = v->room;
+	r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
