@@ -459,10 +459,8 @@ typedef struct pl__reuse {
 	char *st;          /* the states, st_size bytes apart, with room slots */
 	size_t st_size;
 	uint32_t room;
-	/* With st_always, validation writes every shard's state, and (k_hash
-	 * set) its key hash under `scorer` unless the hint's may be taken,
-	 * whether or not the shards match: `hashed` says it did. */
-	uint32_t st_always, hashed;
+	/* With k_hash set (room for every shard), validation writes each
+	 * key's hash under `scorer` there, unless the hint's hold (`hashes`). */
 	uint64_t *k_hash;
 } pl__reuse;
 

@@ -220,9 +220,12 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	/* With a hint, each shard is compared with the earlier snapshot's at
 	 * its index in the same pass, and its state written while all match. */
 	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
-	int always = r && r->st_always;
-	char *st = r && (was || always) ? r->st : NULL;
-	uint64_t *kh = always && !(was && r->scorer == r->old->scorer) ? r->k_hash : NULL;
+	char *st = was ? r->st : NULL;
+	/* The key hashes, while the key is in cache, unless the hint's hold
+	 * (every shard matches under the same scorer): from the first that
+	 * does not, after the ones before it. */
+	uint64_t *kh = r ? r->k_hash : NULL;
+	int rehash = kh && was && r->scorer != r->old->scorer; /* while they match */
 	/* The keys go to the sort's first level in the same pass (the sort
 	 * then reads no shard), unless they may match the hint's: from the
 	 * first that does not, after the ones before it. The scratch is free
@@ -239,8 +242,6 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		int rc = check_shard(s, k);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
-		if (kh)
-			kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		if (was) {
 			const pl_shard *o = &was[i];
 			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key)) {
@@ -248,13 +249,21 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 				pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
 				for (uint32_t x = 0; x < i && feed.live; x++)
 					pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
+				for (uint32_t x = 0; x < i && kh && !rehash; x++)
+					kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr,
+								    s->shards[x].key.len);
 			} else {
 				tallies = tallies && same_tallies(k, o);
+				if (rehash)
+					kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 			}
 		}
-		if (was == NULL)
+		if (was == NULL) {
 			pl__keyfeed_add(&feed, k->key, k->stream);
-		if (st && (was || always)) {
+			if (kh)
+				kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+		}
+		if (st && was) {
 			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
 			moving += k->moving_to != PL_NONE;
 		}
@@ -263,8 +272,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		r->shards = was != NULL;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		r->tallies = r->shards && tallies;
-		r->states = st != NULL && (always || r->shards);
-		r->hashed = kh != NULL;
+		r->states = st != NULL && r->shards;
 		r->moving = moving;
 	}
 	if (r && r->shards)

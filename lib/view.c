@@ -9,8 +9,9 @@
  * hashes, weights and eligibility; zone ids (members sorted by zone bytes);
  * stream ranks; the shards of each stream in key order (a counting sort over
  * the key order, so linear); shard hashes and states, with in-flight moves
- * and copies applied as if finished; then the per-stream leader cells, in
- * one walk over each stream's shard states. Replicas per stream are counted
+ * and copies applied as if finished, their tallies and the leader of each
+ * in its stream's place (a scatter by stream in index order, so the states
+ * are read in sequence); then the per-stream leader cells, from those. Replicas per stream are counted
  * when asked (tally.c), one stream at a time, so they take no room per shard.
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
@@ -72,11 +73,12 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(k_order, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
-	/* What validation does not write, side by side from k_hash to the end
+	TAKE(k_hash, uint64_t, nk); /* validation writes it (pl__reuse) */
+	/* What validation does not write, side by side from k_rank to the end
 	 * of the states: the sorts' scratch while it runs (pl_view_init()),
-	 * so the room is the larger of the two. */
+	 * so the room is the larger of the two (the rest alone is more than
+	 * PL__SORT_SCRATCH(nk), so k_hash outside it takes no more room). */
 	size_t first = off;
-	TAKE(k_hash, uint64_t, nk);
 	TAKE(k_rank, uint32_t, nk);
 	TAKE(by_stream, uint32_t, nk);
 	TAKE(cells, pl__cell, nk);
@@ -241,13 +243,14 @@ static void sort_cells(pl__cell *c, uint32_t n)
 }
 
 /* Leader cells, from the shard states (in-flight moves and copies already
- * counted), stream by stream: each leader met is listed in the stream's
+ * counted), stream by stream: k_lead holds the leaders of stream s's shards
+ * at s_first[s] onwards (init_shards()), read in order. Each leader met is listed in the stream's
  * cells, marked in a bitmap, and counted in m_scratch (zeroed as it is read
  * back). The leaders met are then put in member order: a read of the
  * bitmap's words when that is cheaper than sorting them (many met), else a
  * heap sort of the few, so O(min(d log d, members / 64 + d)) per stream.
  * The bitmap borrows m_owned (counted later). */
-static void init_cells(pl_view *v)
+static void init_cells(pl_view *v, const uint32_t *k_lead)
 {
 	int64_t *acc = v->m_scratch;
 	uint64_t *bits = (uint64_t *)(void *)v->m_owned;
@@ -263,11 +266,7 @@ static void init_cells(pl_view *v)
 		uint32_t d = 0;
 		v->s_cell_first[s] = lsum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
-#if defined(__GNUC__)
-			if (j + 16 < v->nk)
-				__builtin_prefetch(pl__st(v, v->by_stream[j + 16])); /* the walk is random in index order */
-#endif
-			uint32_t l = pl__leader(pl__st(v, v->by_stream[j]));
+			uint32_t l = k_lead[j];
 			if (l != PL_NONE && acc[l]++ == 0) {
 				lc[d++].member = l;
 				bits[l >> 6] |= UINT64_C(1) << (l & 63);
@@ -334,11 +333,28 @@ static void apply_copies(pl_view *v)
 	}
 }
 
+/* One shard's state in the tallies; its leader (or PL_NONE) to its stream's
+ * next place in k_lead unless stream is PL_NONE. */
+static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
+			       uint32_t *k_lead)
+{
+	uint32_t l = pl__leader(st);
+	if (l != PL_NONE)
+		v->m_leaders[l]++;
+	if (stream != PL_NONE)
+		k_lead[next[stream]++] = l;
+	for (uint32_t j = 0; j < st->nrep; j++)
+		v->m_replicas[st->rep[j]]++;
+}
+
 /* Shard hashes, states and totals, in index order (sequential reads); the
- * ranks from the key order. What the hint r offers is taken: the ranks and
- * hashes when the orders and keys held, the states when validation wrote
- * them, the totals when the tallies held. */
-static void init_shards(pl_view *v, const pl__reuse *r)
+ * ranks from the key order (validation hashed the keys). What the hint r
+ * offers is taken: the ranks and hashes when the orders and keys held, the states when validation wrote
+ * them, the totals when the tallies held; when they did not, k_lead (room
+ * for nk) gets the leaders of each stream's shards from s_first on, for
+ * init_cells(): in index order within a stream when the states are fresh
+ * and no copy is in flight, else in key order (a walk by stream). */
+static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 {
 	const pl_snapshot *s = &v->snap;
 	const pl_view *old = r->old;
@@ -354,35 +370,43 @@ static void init_shards(pl_view *v, const pl__reuse *r)
 			v->k_rank[v->k_order[x]] = x;
 	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
-	int hash = !r->hashes && !r->hashed;
+	/* Validation hashed every key unless the hint's hashes hold. */
 	if (r->hashes)
 		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
+	/* A fresh build without copies in flight counts each state as it
+	 * writes it (still in cache): the tallies, and its leader in its
+	 * stream's place in k_lead, so no pass reads the states again. */
+	int fused = !r->states && !r->tallies && s->n_copies == 0;
+	uint32_t *next = v->s_cell_count; /* cursors, reset by init_cells() */
+	if (fused)
+		for (uint32_t x = 0; x < v->ns; x++)
+			next[x] = v->s_first[x];
 	if (r->states) {
 		v->n_moving = r->moving;
-		if (hash)
-			for (uint32_t i = 0; i < v->nk; i++)
-				v->k_hash[i] = pl__key_hash(v, s->shards[i].key.ptr, s->shards[i].key.len);
 	} else {
 		v->n_moving = 0;
 		for (uint32_t i = 0; i < v->nk; i++) {
 			const pl_shard *k = &s->shards[i];
-			if (hash)
-				v->k_hash[i] = pl__key_hash(v, k->key.ptr, k->key.len);
-			pl__state_from_shard(pl__st(v, i), k, v->room);
+			pl__shard_state *st = pl__st(v, i);
+			pl__state_from_shard(st, k, v->room);
 			v->n_moving += k->moving_to != PL_NONE;
+			if (fused)
+				count_state(v, st, k->stream, next, k_lead);
 		}
 	}
 	apply_copies(v);
 	if (r->tallies) {
 		memcpy(v->m_leaders, old->m_leaders, (size_t)v->nm * sizeof *v->m_leaders);
 		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
-	} else {
-		for (uint32_t i = 0; i < v->nk; i++) {
-			const pl__shard_state *st = pl__st(v, i);
-			if (pl__leader(st) != PL_NONE)
-				v->m_leaders[pl__leader(st)]++;
-			for (uint32_t j = 0; j < st->nrep; j++)
-				v->m_replicas[st->rep[j]]++;
+	} else if (!fused) {
+		for (uint32_t i = 0; i < v->nk; i++)
+			count_state(v, pl__st(v, i), PL_NONE, next, k_lead);
+		for (uint32_t j = 0; j < v->s_first[v->ns]; j++) {
+#if defined(__GNUC__)
+			if (j + 16 < v->nk)
+				__builtin_prefetch(pl__st(v, v->by_stream[j + 16])); /* the walk is random in index order */
+#endif
+			k_lead[j] = pl__leader(pl__st(v, v->by_stream[j]));
 		}
 	}
 	v->n_overrides = s->n_overrides;
@@ -457,11 +481,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl_view *v = mem;
 	memset(v, 0, sizeof *v);
 	layout(v, mem, nm, ns, nk, no, nc, room);
-	/* The sorts' scratch is the room from k_hash to the end of the states
+	/* The sorts' scratch is the room from k_rank to the end of the states
 	 * (validation writes none of it). k_home holds the stream of each
 	 * shard in key order until the end. */
 	size_t cells_room = (size_t)nk * sizeof *v->cells;
-	void *scratch = v->k_hash;
+	void *scratch = v->k_rank;
 	pl__reuse r;
 	pl__reuse_plan(&r, old, snap, opt->scorer);
 	/* Validation writes the shard states while the shards match the hint's
@@ -474,6 +498,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	r.st = r.zones || zscratch != scratch ? v->st : NULL;
 	r.st_size = v->st_size;
 	r.room = v->room;
+	r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
 	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 	if (rc) {
 		v->magic = 0;
@@ -496,11 +521,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	} else {
 		init_by_stream(v, v->k_home);
 	}
-	init_shards(v, &r);
+	init_shards(v, &r, v->k_home); /* k_home is free until the homes */
 	if (r.tallies) {
 		copy_cells(v, old);
 	} else {
-		init_cells(v); /* after every replica the view counts is in the states */
+		init_cells(v, v->k_home); /* after every replica the view counts is in the states */
 		for (uint32_t i = 0; i < nm; i++)
 			v->m_owned[i] = 0; /* init_cells() borrowed it */
 	}
