@@ -196,7 +196,10 @@ int pl__explain_broker(out *o, const names *n)
 		put(o, "; the shard keeps its zones");
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_ZONE_REPAIR:
-		shard_from_to(o, n, "move replica of ", " to ");
+		/* A down member's replica moves only when no follower can. */
+		shard_from_to(o, n, "move replica of ",
+			      a->from < n->s->n_members && (n->s->members[a->from].flags & PL_MEMBER_DOWN) ? " (down) to "
+													     : " to ");
 		put(o, ", staging a copy first: its replicas span %u %s and could span %u; ", a->from_count,
 		    plural(a->from_count, "zone", "zones"), a->total);
 		member(o, n, a->to);

@@ -227,13 +227,24 @@
  *
  * Zone repair. A shard spans fewer zones than it could when its replicas'
  * zones number fewer than min(its replicas, the zones of its replicas and of
- * the eligible members with room). Two of its replicas then share a zone,
- * one of them a follower; that follower (eligible; of several, the one
- * holding the most replicas of the stream, then in total, per weight, then
- * the smaller id) moves to the tier choice among the eligible members with
- * room in a zone the shard does not span: MOVE_REPLICA, reason ZONE_REPAIR,
- * scope PL_SCOPE_ZONES (from_count, to_count: zones before and after;
- * total: zones it could span). The leadership never moves with it.
+ * the eligible members with room). Every replica counts, a down member's
+ * too (it is the shard's until the caller removes it; placement stats
+ * counts the same way). Two of its replicas then share a zone, one of them
+ * not the leader's; that replica moves to the tier choice among the
+ * eligible members with room in a zone the shard does not span:
+ * MOVE_REPLICA, STAGE_FIRST, reason ZONE_REPAIR, scope PL_SCOPE_ZONES
+ * (from_count, to_count: zones before and after; total: zones it could
+ * span). Which replica: an eligible follower (of several, the one holding
+ * the most replicas of the stream, then in total, per weight, then the
+ * smaller id); with none, a replica on a down member (the smaller id; the
+ * copy comes from a live replica, and the shard gains a live one); a
+ * draining member's replica is its drain's to move. The leadership never
+ * moves with it. Otherwise a replica on a down member stays where it is:
+ * the member may come back, and only a drain empties a member.
+ * replication_factor is the replica count of a new shard only: a shard
+ * with fewer replicas, or with replicas on down members, is given none
+ * (its leader fails over to a live follower, above); the caller restores
+ * it (or drains the member, or replaces the replica in the snapshot).
  *
  * Replica balance (replica_balance, on by default). Replicas held per
  * member, per stream and in total, are kept within the weighted floor and
