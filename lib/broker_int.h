@@ -120,7 +120,7 @@ int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint
 
 /* Would a copy of shard k to d (which holds none of it now) bring a replica
  * back to a member it left since the view was built: did d hold one in the
- * snapshot? */
+ * snapshot? (Asked only of a shard a move was applied to.) */
 static inline int pl__bk_returns(const pl_view *v, uint32_t k, uint32_t d)
 {
 	const pl_shard *s = &v->snap.shards[k];

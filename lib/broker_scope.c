@@ -435,7 +435,7 @@ static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint3
 	uint32_t m = pl__moved(v, k);
 	int leads = !sc->rep || follower != 2;
 	uint32_t r = (leads && (m & PL__MOVED_LEADER) ? 2u : m ? 1u : 0u) + 2 * (sc->rep && follower == 0);
-	if ((sc->rep || follower != 1) && pl__bk_returns(v, k, d))
+	if (m && (sc->rep || follower != 1) && pl__bk_returns(v, k, d))
 		r += 4;
 	return r;
 }
@@ -452,13 +452,13 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 {
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
-		uint32_t r = repeats(v, sc, k, d, follower), rx = repeats(v, sc, x->k, x->d, x->follower);
+		uint32_t r, rx;
 		int c = 0; /* > 0: the offer is better */
 		if (ka != x->ka)
 			c = ka > x->ka ? 1 : -1;
 		else if (kd != x->kd)
 			c = kd > x->kd ? 1 : -1;
-		else if (r != rx)
+		else if ((r = repeats(v, sc, k, d, follower)) != (rx = repeats(v, sc, x->k, x->d, x->follower)))
 			c = r < rx ? 1 : -1;
 		else if (a != x->a)
 			c = pl__bk_source_before(v, sc, ka, a, x->ka, x->a) ? 1 : -1;

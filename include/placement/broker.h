@@ -168,7 +168,7 @@
  * the view was built. So a replica comes back where it was only by a move
  * that lowers a distance and has no equal. On 400 random weighted layouts
  * with drains and down members, the plans bringing a replica back fell from
- * 42 to 17 (the rest: a leader move's copy, then the replica pass filling
+ * 42 to 18 (the rest: a leader move's copy, then the replica pass filling
  * the member it left), and none by a move that keeps the distance (before:
  * b0 -> b3 over the ceiling, b3 -> b4 between two members under their
  * floors, then b4 -> b3 once the totals had filled b4).
