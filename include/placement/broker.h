@@ -290,7 +290,15 @@
  * PL_BROKER_SEARCH best destinations with room: on a cluster larger than that
  * where all of those are blocked it may report a block that a lower-ranked
  * pair would not have had. With unequal weights and no relay possible, the
- * totals can end outside their bounds; the streams come first.
+ * totals can end outside their bounds; the streams come first. The leader
+ * targets' flow counts leader moves and where their copies go, not zones:
+ * whether a member's replicas of a stream can leave it depends on each
+ * shard's other replicas' zones, which a flow over (stream, member) places
+ * does not see. Where zones pin a stream's replicas (placement(1)'s
+ * kafka-old example: broker 3 alone in its zone holds every orders
+ * replica it cannot shed), the plan may need a replica move more than an
+ * order of leader moves that knew it (5 there, where 4 did before the
+ * flow); the leader moves stay the fewest.
  *
  * Cost: one call is linear in the shards and the per-stream cells (leader
  * and replica cells), plus
