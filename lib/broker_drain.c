@@ -222,20 +222,35 @@ uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
 
 /* ---- zone repair ---------------------------------------------------------- */
 
-/* The follower of shard k to move for a zone repair: in a zone another
- * replica shares, eligible; the one holding the most of the stream, then in
- * total, per weight, then the smaller id. PL_NONE when none. */
+/* Is replica j of shard k in a zone another of its replicas is in? */
+static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j)
+{
+	for (uint32_t i = 0; i < st->nrep; i++)
+		if (i != j && v->m_zone[st->rep[i]] == v->m_zone[st->rep[j]])
+			return 1;
+	return 0;
+}
+
+/* The replica of shard k to move for a zone repair, in a zone another
+ * replica shares, never the leader's: an eligible follower, the one holding
+ * the most of the stream, then in total, per weight, then the smaller id;
+ * with none, a replica on a down member (it serves nothing; the copy comes
+ * from a live replica), the smaller id. PL_NONE when neither: the shared
+ * zones hold only the leader and draining members (whose drains move them). */
 static uint32_t repair_source(const pl_view *v, uint32_t k)
 {
 	const pl__shard_state *st = pl__st(v, k);
-	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0;
+	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0, down = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t m = st->rep[j], shared = 0;
-		if (m == pl__leader(st) || !pl__eligible(v, m))
+		uint32_t m = st->rep[j];
+		if (m == pl__leader(st) || !zone_shared(v, st, j))
 			continue;
-		for (uint32_t i = 0; i < st->nrep; i++)
-			shared |= i != j && v->m_zone[st->rep[i]] == v->m_zone[m];
-		if (!shared)
+		if (!pl__live(v, m)) {
+			if (down == PL_NONE || v->m_rank[m] < v->m_rank[down])
+				down = m;
+			continue;
+		}
+		if (!pl__eligible(v, m))
 			continue;
 		uint32_t cs = s != PL_NONE ? pl__rcell_get(v, s, m) : 0, ct = v->m_replicas[m];
 		if (best != PL_NONE) {
@@ -249,7 +264,7 @@ static uint32_t repair_source(const pl_view *v, uint32_t k)
 		bs = cs;
 		bt = ct;
 	}
-	return best;
+	return best != PL_NONE ? best : down;
 }
 
 void pl__bk_zone_repair(pl__bk *b)
@@ -268,7 +283,7 @@ void pl__bk_zone_repair(pl__bk *b)
 			continue;
 		uint32_t from = repair_source(v, k);
 		if (from == PL_NONE)
-			continue; /* its shared zones hold only its leader and members that are not eligible */
+			continue; /* its shared zones hold only its leader and draining members */
 		b->rep_hold = 1; /* a repair moves or waits: replica balance after it */
 		if (st->moving || st->touched) {
 			b->want_flight = 1;

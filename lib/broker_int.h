@@ -118,6 +118,18 @@ int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, ui
 /* Does that move lower the scope's distance to its bounds? */
 int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 
+/* Would a copy of shard k to d (which holds none of it now) bring a replica
+ * back to a member it left since the view was built: did d hold one in the
+ * snapshot? (Asked only of a shard a move was applied to.) */
+static inline int pl__bk_returns(const pl_view *v, uint32_t k, uint32_t d)
+{
+	const pl_shard *s = &v->snap.shards[k];
+	for (uint32_t j = 0; j < s->replica_count; j++)
+		if (s->replicas[j] == d)
+			return 1;
+	return 0;
+}
+
 /* Note a scope whose wanted moves are all blocked (rc: PL__BK_BLOCK_*). */
 void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id);
 

@@ -32,6 +32,13 @@
  * the pair (a leader move lowers the leaders' part; a replica move keeps it
  * and lowers the replicas'). Nothing can go back and forth between the two.
  *
+ * No copy back. A move that keeps its scope's distance (the spread and even
+ * fallbacks, a relay's first hop) never takes a shard moved since the view
+ * was built: it only evens the sum of squares, and a later pass may carry
+ * the replica on or back (b0 -> b3, b3 -> b4 between two members under
+ * their floors, then b4 -> b3). A copy to a member the shard's replica left
+ * ranks last among moves as good (broker_scope.c, repeats()).
+ *
  * Why it terminates: as for leaders (broker_balance.c), each replica stream
  * move lowers its stream's (distance, sum of count^2/weight); each cluster
  * move lowers the cluster's and raises no stream's, but a relay's first
@@ -67,11 +74,13 @@ static uint32_t handoff(const pl__bk *b, uint32_t k, uint32_t a)
 
 /* Offer every move of shard k's replicas to the destinations of l. */
 static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, pl__best *x, uint32_t k,
-			uint32_t only, uint32_t ka_only)
+			uint32_t only, uint32_t ka_only, int keeps)
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream, R = 0;
+	if (keeps && pl__moved(v, k))
+		return; /* a move that keeps the distance never moves a shard again */
 	if (sc->s == PL_NONE && s != PL_NONE && b->cfg->stream_balance)
 		R = pl__bk_stream_replicas(v, s);
 	for (uint32_t r = 0; r < st->nrep; r++) {
@@ -125,7 +134,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++)
-		offer_shard(b, sc, &l, &w, &x, v->by_stream[j], PL_NONE, 0);
+		offer_shard(b, sc, &l, &w, &x, v->by_stream[j], PL_NONE, 0, sc->level >= 2);
 	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
 		return pl__bk_emit_best(b, sc, &x);
 	return pl__bk_outcome(b, &w);
@@ -157,7 +166,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
 			if (pl__holds(pl__st(v, k), a))
-				offer_shard(b, sc, l, w, &x, k, a, ka);
+				offer_shard(b, sc, l, w, &x, k, a, ka, relay || sc->level >= 2);
 		}
 		if (x.have && (relay || !pl__bk_repeat_waits(v, sc, &x, w)))
 			return pl__bk_emit_best(b, sc, &x);

@@ -470,12 +470,17 @@ static int64_t gain(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
  * the leadership with it or hands it off first) and the leadership has
  * moved already, 1 when the shard has moved, else 0; plus two for a replica
  * move that hands the leadership off first, which moves the shard twice by
- * itself, its leadership among them. */
-static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint32_t follower)
+ * itself, its leadership among them; plus four for a copy to a member the
+ * shard's replica left in this view (pl__bk_returns()): two copies that
+ * bring a replica back where it was do nothing. */
+static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint32_t d, uint32_t follower)
 {
 	uint32_t m = pl__moved(v, k);
 	int leads = !sc->rep || follower != 2;
-	return (leads && (m & PL__MOVED_LEADER) ? 2u : m ? 1u : 0u) + 2 * (sc->rep && follower == 0);
+	uint32_t r = (leads && (m & PL__MOVED_LEADER) ? 2u : m ? 1u : 0u) + 2 * (sc->rep && follower == 0);
+	if (m && (sc->rep || follower != 1) && pl__bk_returns(v, k, d))
+		r += 4;
+	return r;
 }
 
 /* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
@@ -490,13 +495,13 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 {
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
-		uint32_t r = repeats(v, sc, k, follower), rx = repeats(v, sc, x->k, x->follower);
+		uint32_t r, rx;
 		int c = 0; /* > 0: the offer is better */
 		if (ka != x->ka)
 			c = ka > x->ka ? 1 : -1;
 		else if (kd != x->kd)
 			c = kd > x->kd ? 1 : -1;
-		else if (r != rx)
+		else if ((r = repeats(v, sc, k, d, follower)) != (rx = repeats(v, sc, x->k, x->d, x->follower)))
 			c = r < rx ? 1 : -1;
 		else if (a != x->a)
 			c = pl__bk_source_before(v, sc, ka, a, x->ka, x->a) ? 1 : -1;

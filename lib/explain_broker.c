@@ -102,14 +102,23 @@ static void stream_skew(out *o, const names *n, const char *lead, const char *ve
 	put(o, ", floor %u, ceiling %u", n->a->floor, n->a->ceiling);
 }
 
-/* A cluster move to a member already at its share: it passes one on next. */
-static void relay_note(out *o, const names *n)
+/* A cluster move to a member at its share: it passes one on next (a
+ * relay's first hop, which goes only to a member at or below its share).
+ * A member already over its share takes one only in a fallback that lowers
+ * the weighted sum of squares: it leads (holds) fewer per weight than the
+ * source. */
+static void relay_note(out *o, const names *n, const char *verb)
 {
 	if (!n->a->share || n->a->to_count < n->a->share)
 		return;
 	put(o, "; ");
 	member(o, n, n->a->to);
-	put(o, " is at its share and hands one on next (a relay)");
+	if (n->a->to_count == n->a->share) {
+		put(o, " is at its share and hands one on next (a relay)");
+		return;
+	}
+	put(o, " is over its share too, and %s fewer per weight than ", verb);
+	member(o, n, n->a->from);
 }
 
 /* A leader move to a member without a replica copies the shard first. */
@@ -177,7 +186,7 @@ int pl__explain_broker(out *o, const names *n)
 			put(o, " leads fewer of stream ");
 			stream(o, n);
 		}
-		relay_note(o, n);
+		relay_note(o, n, "leads");
 		copy_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_DRAIN:
@@ -187,7 +196,10 @@ int pl__explain_broker(out *o, const names *n)
 		put(o, "; the shard keeps its zones");
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_ZONE_REPAIR:
-		shard_from_to(o, n, "move replica of ", " to ");
+		/* A down member's replica moves only when no follower can. */
+		shard_from_to(o, n, "move replica of ",
+			      a->from < n->s->n_members && (n->s->members[a->from].flags & PL_MEMBER_DOWN) ? " (down) to "
+													     : " to ");
 		put(o, ", staging a copy first: its replicas span %u %s and could span %u; ", a->from_count,
 		    plural(a->from_count, "zone", "zones"), a->total);
 		member(o, n, a->to);
@@ -214,7 +226,7 @@ int pl__explain_broker(out *o, const names *n)
 			stream(o, n);
 			put(o, " is no less even after it");
 		}
-		relay_note(o, n);
+		relay_note(o, n, "holds");
 		carry_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:

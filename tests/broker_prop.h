@@ -304,7 +304,11 @@ static inline void mr_apply_replica(mirror *x, const pl_action *a, const pl_brok
 		ck_assert_msg(!(x->t->m[a->from].flags & PL_MEMBER_DOWN) && !mr_elig(x, a->from),
 			      "seed %llu: replica drain from a member not draining", sd);
 	else
-		ck_assert_msg(mr_elig(x, a->from), "seed %llu: replica move from an ineligible member", sd);
+		ck_assert_msg(mr_elig(x, a->from) ||
+				      (a->reason == PL_REASON_ZONE_REPAIR && (x->t->m[a->from].flags & PL_MEMBER_DOWN)),
+			      "seed %llu: replica move from an ineligible member (only a zone repair moves a down "
+			      "member's replica)",
+			      sd);
 	uint32_t zones = mr_zones(x, k);
 	uint64_t ld0 = 0, ld1 = 0, lc0 = mr_dist(x, PL_NONE), rd0, rd1, sd0 = 0, sd1 = 0;
 	double lq0 = 0, lq1 = 0, lcq0 = mr_wsq(x, PL_NONE), rq0, rq1, sq0 = 0, sq1 = 0;

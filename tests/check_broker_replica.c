@@ -216,6 +216,48 @@ START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 }
 END_TEST
 
+/* Zone repair counts every replica, a down member's too (as placement
+ * stats does): s/0 on b0 and the down b3, both in zone a. No follower can
+ * move (b0 leads, b3 is down), so b3's replica moves, a copy from b0, into
+ * a zone the shard lacks; with an eligible follower in the shared zone,
+ * that follower moves instead and the down member's replica stays. */
+START_TEST(zone_repair_counts_a_down_members_replica_and_moves_it_when_no_follower_can)
+{
+	static const char *const zones[] = {"a", "b", "c", "a", "a"};
+	tl *t = bu_new(4, zones);
+	t->m[3].flags = PL_MEMBER_DOWN;
+	uint32_t s = tl_stream(t, "s");
+	uint32_t k = tl_shard(t, "s/0", s, 0, 2, 0u, 3u);
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_eq(bu_zones(t, v, k), 1);
+	pl_broker_config cfg = bu_cfg();
+	pl_plan_info info;
+	int n;
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_ZONE_REPAIR);
+	ck_assert_uint_eq(a[0].from, 3);
+	ck_assert(a[0].to == 1 || a[0].to == 2);
+	ck_assert_uint_eq(a[0].flags & PL_ACTION_STAGE_FIRST, PL_ACTION_STAGE_FIRST);
+	ck_assert_uint_eq(bu_zones(t, v, k), 2);
+	const char *buf = tl_say(t, &a[0]);
+	ck_assert_msg(strstr(buf, "from b3 (down) to") && strstr(buf, "span 1 zone and could span 2"), "%s", buf);
+	tl_free(t);
+	/* An eligible follower in the shared zone moves first. */
+	t = bu_new(5, zones);
+	t->m[3].flags = PL_MEMBER_DOWN;
+	s = tl_stream(t, "s");
+	k = tl_shard(t, "s/0", s, 0, 3, 0u, 3u, 4u);
+	v = tl_view(t, 0);
+	a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_ge(n, 1);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_ZONE_REPAIR);
+	ck_assert_uint_eq(a[0].from, 4);
+	tl_free(t);
+}
+END_TEST
+
 /* ---- replica balance ----------------------------------------------------------- */
 
 START_TEST(replicas_even_out_per_stream_then_in_total)
@@ -484,6 +526,7 @@ Suite *broker_replica_suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("zones and balance");
 	tcase_add_test(c, zone_repair_moves_a_follower_into_a_zone_the_shard_lacks);
+	tcase_add_test(c, zone_repair_counts_a_down_members_replica_and_moves_it_when_no_follower_can);
 	tcase_add_test(c, replicas_even_out_per_stream_then_in_total);
 	tcase_add_test(c, stream_and_replica_balance_switched_off);
 	suite_add_tcase(s, c);

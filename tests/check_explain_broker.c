@@ -176,6 +176,19 @@ START_TEST(a_cluster_move_names_the_stream_it_keeps_and_a_relay)
 	ck_assert_str_eq(eu_say(t, &a), "move leader of orders/07 from b2 to b3: cluster leads 21 on b2, 21 on b3, share 21; "
 					"b3 is at its share and hands one on next (a relay); b3 holds no replica, so a copy is "
 					"staged first");
+	/* Over its share (weighted: a fallback that lowers the sum of
+	 * count^2/weight): not a relay, and not "at its share". */
+	a.to_count = 23;
+	ck_assert_str_eq(eu_say(t, &a), "move leader of orders/07 from b2 to b3: cluster leads 21 on b2, 23 on b3, share 21; "
+					"b3 is over its share too, and leads fewer per weight than b2; b3 holds no replica, so "
+					"a copy is staged first");
+	a.kind = PL_ACTION_MOVE_REPLICA;
+	a.reason = PL_REASON_REPLICA_CLUSTER_SKEW;
+	a.scope = PL_SCOPE_REPLICAS;
+	a.stream = PL_NONE;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 to b3, staging a copy first: cluster holds 21 "
+					"replicas on b2, 23 on b3, share 21; b3 is over its share too, and holds fewer per "
+					"weight than b2");
 	tl_free(t);
 }
 END_TEST

@@ -159,6 +159,19 @@
  * (within 0.2% of the minimum in total); before, 19 (and 2) did. A view
  * built afresh every tick remembers nothing: the rule then holds within a
  * tick, and the dry run (on one view) shows the sequence it keeps.
+ * No replica copied back where it was. A copy (a replica move, or a leader
+ * move that stages one) to a member the shard's replica has left since the
+ * view was built (it held one in the snapshot and holds none now) ranks
+ * after every other move whose keys are as good, in every pass; and a
+ * replica move that only keeps its scope's distance (the spread and even
+ * fallbacks, a relay's first hop) never takes a shard that has moved since
+ * the view was built. So a replica comes back where it was only by a move
+ * that lowers a distance and has no equal. On 400 random weighted layouts
+ * with drains and down members, the plans bringing a replica back fell from
+ * 42 to 18 (the rest: a leader move's copy, then the replica pass filling
+ * the member it left), and none by a move that keeps the distance (before:
+ * b0 -> b3 over the ceiling, b3 -> b4 between two members under their
+ * floors, then b4 -> b3 once the totals had filled b4).
  * When zones or caps (or, in the cluster pass, the streams' bounds) leave
  * none of those moves, fallbacks are tried in turn: every pair that still
  * lowers the scope's distance (over the ceiling to below it, or above the
@@ -196,8 +209,9 @@
  * changes only the replicas' part, which comes after the leaders'; and a
  * pass that waits for a shard in flight makes no move and waits at most
  * until the moves in flight settle (pl_view_settle() or the next
- * snapshot), after which nothing is passed over for being in flight. So the
- * argument is unchanged.
+ * snapshot), after which nothing is passed over for being in flight. The
+ * rule against copying a replica back only ranks moves and forbids some
+ * that keep a distance, so the argument is unchanged.
  *
  * Decommission. After a draining member's leadership is handed off (above),
  * every replica it holds as a follower moves: MOVE_REPLICA, STAGE_FIRST,
@@ -213,13 +227,24 @@
  *
  * Zone repair. A shard spans fewer zones than it could when its replicas'
  * zones number fewer than min(its replicas, the zones of its replicas and of
- * the eligible members with room). Two of its replicas then share a zone,
- * one of them a follower; that follower (eligible; of several, the one
- * holding the most replicas of the stream, then in total, per weight, then
- * the smaller id) moves to the tier choice among the eligible members with
- * room in a zone the shard does not span: MOVE_REPLICA, reason ZONE_REPAIR,
- * scope PL_SCOPE_ZONES (from_count, to_count: zones before and after;
- * total: zones it could span). The leadership never moves with it.
+ * the eligible members with room). Every replica counts, a down member's
+ * too (it is the shard's until the caller removes it; placement stats
+ * counts the same way). Two of its replicas then share a zone, one of them
+ * not the leader's; that replica moves to the tier choice among the
+ * eligible members with room in a zone the shard does not span:
+ * MOVE_REPLICA, STAGE_FIRST, reason ZONE_REPAIR, scope PL_SCOPE_ZONES
+ * (from_count, to_count: zones before and after; total: zones it could
+ * span). Which replica: an eligible follower (of several, the one holding
+ * the most replicas of the stream, then in total, per weight, then the
+ * smaller id); with none, a replica on a down member (the smaller id; the
+ * copy comes from a live replica, and the shard gains a live one); a
+ * draining member's replica is its drain's to move. The leadership never
+ * moves with it. Otherwise a replica on a down member stays where it is:
+ * the member may come back, and only a drain empties a member.
+ * replication_factor is the replica count of a new shard only: a shard
+ * with fewer replicas, or with replicas on down members, is given none
+ * (its leader fails over to a live follower, above); the caller restores
+ * it (or drains the member, or replaces the replica in the snapshot).
  *
  * Replica balance (replica_balance, on by default). Replicas held per
  * member, per stream and in total, are kept within the weighted floor and
@@ -265,7 +290,15 @@
  * PL_BROKER_SEARCH best destinations with room: on a cluster larger than that
  * where all of those are blocked it may report a block that a lower-ranked
  * pair would not have had. With unequal weights and no relay possible, the
- * totals can end outside their bounds; the streams come first.
+ * totals can end outside their bounds; the streams come first. The leader
+ * targets' flow counts leader moves and where their copies go, not zones:
+ * whether a member's replicas of a stream can leave it depends on each
+ * shard's other replicas' zones, which a flow over (stream, member) places
+ * does not see. Where zones pin a stream's replicas (placement(1)'s
+ * kafka-old example: broker 3 alone in its zone holds every orders
+ * replica it cannot shed), the plan may need a replica move more than an
+ * order of leader moves that knew it (5 there, where 4 did before the
+ * flow); the leader moves stay the fewest.
  *
  * Cost: one call is linear in the shards and the per-stream cells (leader
  * and replica cells), plus
