@@ -890,7 +890,10 @@ START_TEST(property_the_cluster_moves_only_after_the_streams_and_keeps_them_as_e
 		free(mem);
 		tl_free(t);
 	}
-	ck_assert_uint_gt(cluster_moves, iters / 10); /* the cluster pass had moves to make */
+	/* The cluster pass had moves to make: a reach check, on a full run only
+	 * (the streams' moves serve the totals, so a few layouts may need none). */
+	if (iters >= 100)
+		ck_assert_uint_gt(cluster_moves, iters / 10);
 }
 END_TEST
 
