@@ -210,6 +210,25 @@ START_TEST(odd_bytes_of_ids_are_written_as_escapes)
 }
 END_TEST
 
+/* DEL (0x7f) is a control byte too; a byte past it (0x80 on) is not. */
+START_TEST(del_in_an_id_is_written_as_an_escape)
+{
+	static const char key[] = "k\x7f\x80%";
+	tl *t = names();
+	t->k[0].key = (pl_bytes){key, sizeof key - 1};
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	a.scope = PL_SCOPE_STREAM;
+	a.from_count = 10;
+	a.to_count = 1;
+	a.floor = 4;
+	a.ceiling = 4;
+	const char *said = say(t, &a);
+	static const char head[] = "move leader of k%7F\x80%25 from ";
+	ck_assert_msg(strncmp(said, head, sizeof head - 1) == 0, "%s", said);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -221,6 +240,7 @@ static Suite *suite(void)
 	tcase_add_test(c, explain_refuses_members_out_of_range_and_missing_arrays);
 	tcase_add_test(c, sentences_follow_their_fields);
 	tcase_add_test(c, odd_bytes_of_ids_are_written_as_escapes);
+	tcase_add_test(c, del_in_an_id_is_written_as_an_escape);
 	suite_add_tcase(s, c);
 	c = tcase_create("names");
 	tcase_add_test(c, names_of_kinds_reasons_statuses);
