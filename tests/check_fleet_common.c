@@ -264,7 +264,8 @@ START_TEST(a_full_array_stops_the_decision_with_the_view_as_written)
 }
 END_TEST
 
-/* The same in the lag moves (self lags: it hands its shards off) and in
+/* The same in the lag moves (self lags: it hands its shards off, after the
+ * clean-up of void overrides, which may fill the array first) and in
  * the return home (m1 takes back a shard held for it since a lag): a cap
  * below the decision's actions stops it FULL with what fits, as written. */
 START_TEST(a_full_array_stops_the_lag_moves_and_the_return_home)
@@ -272,16 +273,23 @@ START_TEST(a_full_array_stops_the_lag_moves_and_the_return_home)
 	tl *t = tl_new();
 	for (uint32_t m = 0; m < 4; m++)
 		tl_member(t, tl_str(t, "m%u", m), NULL);
-	for (uint32_t k = 0; k < 12; k++)
+	tl_member(t, "gone", NULL);
+	for (uint32_t k = 0; k < 12; k++) {
 		tl_shard(t, tl_str(t, "k%02u", k), PL_NONE, PL_NONE, 0);
+		tl_override(t, k, 4, PL_ORIGIN_COUNT, 10); /* void: the clean-up drops m0's */
+	}
 	t->m[0].flags |= PL_MEMBER_LAGGING;
+	t->m[4].flags |= PL_MEMBER_DOWN;
 	pl_fleet_config cfg = fleet_cfg();
 	cfg.moves_per_decision = 4;
 	pl_action all[16], out[16];
 	pl_plan_info info;
 	int total = sim_decide(t, cfg, 0, all, 16, &info);
 	ck_assert_int_ge(total, 2);
-	ck_assert_uint_eq(count_reason(all, total, PL_REASON_LAG), (uint32_t)total);
+	uint32_t void_n = count_reason(all, total, PL_REASON_VOID_OVERRIDE);
+	ck_assert_uint_ge(void_n, 1);
+	ck_assert_uint_ge(count_reason(all, total, PL_REASON_LAG), 1);
+	ck_assert_uint_eq(count_reason(all, total, PL_REASON_LAG) + void_n, (uint32_t)total);
 	for (uint32_t cap = 0; cap < (uint32_t)total; cap++) {
 		int n = sim_decide(t, cfg, 0, out, cap, &info);
 		ck_assert_int_eq(n, (int)cap);
