@@ -585,7 +585,7 @@ END_TEST
  * fewest moves. */
 START_TEST(past_the_flow_bound_the_passes_rank_as_before)
 {
-	static const uint32_t sizes[][3] = {{70, 3, 60}, {40, 40, 50}}; /* members, streams, shards per stream */
+	static const uint32_t sizes[][3] = {{70, 3, 60}, {40, 40, 50}, {4, 70, 12}}; /* members, streams, shards per stream */
 	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
 		uint32_t nm = sizes[z][0], ns = sizes[z][1], per = sizes[z][2];
 		tl *t = bu_new(nm, NULL);

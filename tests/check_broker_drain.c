@@ -266,6 +266,39 @@ END_TEST
 
 /* ---- zone repair ----------------------------------------------------------------- */
 
+/* An action array that fills stops the replica drains and the zone repair
+ * with the moves that fit, FULL. */
+START_TEST(a_full_array_stops_the_drains_and_the_zone_repair)
+{
+	pl_action out[1];
+	pl_plan_info info;
+	pl_diag d;
+	tl *t = bu_new(4, NULL);
+	uint32_t s = tl_stream(t, "orders");
+	for (int i = 0; i < 3; i++)
+		tl_shard(t, tl_str(t, "orders/%d", i), s, (uint32_t)i, 2, (uint32_t)i, 3u);
+	t->m[3].flags = PL_MEMBER_DRAINING;
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = 8;
+	ck_assert_int_eq(pl_broker_plan(tl_view(t, 0), &cfg, out, 1, &info, &d), 1);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	ck_assert_uint_eq(out[0].kind, PL_ACTION_MOVE_REPLICA);
+	ck_assert_uint_eq(out[0].from, 3);
+	tl_free(t);
+
+	t = three_in_za();
+	s = tl_stream(t, "orders");
+	tl_shard(t, "orders/0", s, 0, 3, 0u, 1u, 2u);
+	tl_shard(t, "orders/1", s, 1, 3, 1u, 2u, 0u);
+	tl_shard(t, "orders/2", s, 3, 2, 3u, 4u);
+	ck_assert_int_eq(pl_broker_plan(tl_view(t, 0), &cfg, out, 1, &info, &d), 1);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	ck_assert_uint_eq(out[0].reason, PL_REASON_ZONE_REPAIR);
+	ck_assert(out[0].to == 3 || out[0].to == 4);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(zone_repair_moves_the_follower_holding_the_most_never_the_leader)
 {
 	/* orders/0 all in za: b0 leads, b1 and b2 follow. b2 holds more of the
@@ -540,6 +573,7 @@ static Suite *suite(void)
 	tcase_add_test(c, no_replica_drains_off_a_shard_without_a_live_leader);
 	tcase_add_test(c, a_replica_drain_carries_its_scope_and_counts);
 	tcase_add_test(c, replica_drains_wait_on_the_budget_and_on_the_members_out_limit);
+	tcase_add_test(c, a_full_array_stops_the_drains_and_the_zone_repair);
 	tcase_add_test(c, a_stalled_replica_is_reported_and_the_others_still_move);
 	suite_add_tcase(s, c);
 	c = tcase_create("zone_repair");

@@ -388,6 +388,34 @@ END_TEST
 
 /* ---- lag moves ------------------------------------------------------------------------ */
 
+/* A member's load and the loads handed to it in this decision add without
+ * wrapping: one given a shard of load near 2^64 is no longer the least
+ * loaded (a wrapped sum would make it the least again). */
+START_TEST(lag_move_loads_add_without_wrapping)
+{
+	tl *t = four();
+	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
+	cfg.now = 50;
+	cfg.moves_per_decision = 2;
+	pl_action a[8];
+	pl_plan_info info;
+	uint32_t self = 0;
+	t->m[self].flags = PL_MEMBER_LAGGING;
+	uint32_t k1 = homed_at(t, self, 0), k2 = homed_at(t, self, k1 + 1);
+	t->k[k1].load = UINT64_MAX - 1;
+	t->k[k2].load = UINT64_MAX - 1;
+	t->m[1].load = 10;
+	t->m[2].load = 20;
+	t->m[3].load = 30;
+	ck_assert_int_eq(sim_decide(t, cfg, self, a, 8, &info), 2);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_LAG);
+	ck_assert_uint_eq(a[0].to, 1);
+	ck_assert_uint_eq(a[1].reason, PL_REASON_LAG);
+	ck_assert_uint_eq(a[1].to, 2);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(lag_moves_busiest_to_least_loaded)
 {
 	tl *t = four();
@@ -652,6 +680,7 @@ static Suite *suite(void)
 	tcase_add_test(c, count_move_never_takes_a_lag_override);
 	tcase_add_test(c, return_home_rules);
 	tcase_add_test(c, lag_moves_busiest_to_least_loaded);
+	tcase_add_test(c, lag_move_loads_add_without_wrapping);
 	tcase_add_test(c, lag_move_with_no_destination_or_no_room);
 	tcase_add_test(c, count_balance_off_moves_nothing_by_count);
 	tcase_add_test(c, statuses);

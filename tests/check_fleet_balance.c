@@ -417,12 +417,47 @@ START_TEST(random_lag_and_shuffled_input)
 }
 END_TEST
 
+/* count_balance 0: lag moves only. m0 owns all twelve shards by count
+ * overrides: with count balance it gives them away, without it keeps them. */
+START_TEST(without_count_balance_no_shard_moves_by_count)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 4; m++)
+		tl_member(t, tl_str(t, "m%u", m), NULL);
+	for (uint32_t k = 0; k < 12; k++) {
+		tl_shard(t, tl_str(t, "k%02u", k), PL_NONE, PL_NONE, 0);
+		tl_override(t, k, 0, PL_ORIGIN_COUNT, 10);
+	}
+	pl_fleet_config cfg;
+	pl_fleet_config_init(&cfg);
+	cfg.now = 1000;
+	pl_action out[16];
+	pl_plan_info info;
+	int n = sim_decide(t, cfg, 0, out, 16, &info);
+	uint32_t by_count = 0;
+	for (int i = 0; i < n; i++)
+		by_count += out[i].reason == PL_REASON_COUNT;
+	ck_assert_uint_ge(by_count, 1);
+	cfg.count_balance = 0;
+	n = sim_decide(t, cfg, 0, out, 16, &info);
+	ck_assert_int_ge(n, 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_uint_ne(out[i].reason, PL_REASON_COUNT);
+	for (uint32_t self = 1; self < 4; self++) {
+		n = sim_decide(t, cfg, self, out, 16, &info);
+		ck_assert_int_eq(n, 0);
+	}
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fleet_balance");
 	TCase *c = tcase_create("seed");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, seed_four_members);
+	tcase_add_test(c, without_count_balance_no_shard_moves_by_count);
 	tcase_add_test(c, seed_eight_members);
 	tcase_add_test(c, count_pass_off_stays_over);
 	tcase_add_test(c, fifty_five_members);

@@ -264,6 +264,51 @@ START_TEST(a_full_array_stops_the_decision_with_the_view_as_written)
 }
 END_TEST
 
+/* The same in the lag moves (self lags: it hands its shards off, after the
+ * clean-up of void overrides, which may fill the array first) and in
+ * the return home (m1 takes back a shard held for it since a lag): a cap
+ * below the decision's actions stops it FULL with what fits, as written. */
+START_TEST(a_full_array_stops_the_lag_moves_and_the_return_home)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 4; m++)
+		tl_member(t, tl_str(t, "m%u", m), NULL);
+	tl_member(t, "gone", NULL);
+	for (uint32_t k = 0; k < 12; k++) {
+		tl_shard(t, tl_str(t, "k%02u", k), PL_NONE, PL_NONE, 0);
+		tl_override(t, k, 4, PL_ORIGIN_COUNT, 10); /* void: the clean-up drops m0's */
+	}
+	t->m[0].flags |= PL_MEMBER_LAGGING;
+	t->m[4].flags |= PL_MEMBER_DOWN;
+	pl_fleet_config cfg = fleet_cfg();
+	cfg.moves_per_decision = 4;
+	pl_action all[16], out[16];
+	pl_plan_info info;
+	int total = sim_decide(t, cfg, 0, all, 16, &info);
+	ck_assert_int_ge(total, 2);
+	uint32_t void_n = count_reason(all, total, PL_REASON_VOID_OVERRIDE);
+	ck_assert_uint_ge(void_n, 1);
+	ck_assert_uint_ge(count_reason(all, total, PL_REASON_LAG), 1);
+	ck_assert_uint_eq(count_reason(all, total, PL_REASON_LAG) + void_n, (uint32_t)total);
+	for (uint32_t cap = 0; cap < (uint32_t)total; cap++) {
+		int n = sim_decide(t, cfg, 0, out, cap, &info);
+		ck_assert_int_eq(n, (int)cap);
+		ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+		ck_assert_int_eq(memcmp(out, all, cap * sizeof *out), 0);
+	}
+	tl_free(t);
+
+	uint32_t ka, kb;
+	t = fleet_of_homes(&ka, &kb);
+	cfg = fleet_cfg();
+	ck_assert_int_eq(sim_decide(t, cfg, 1, all, 16, &info), 1);
+	ck_assert_uint_eq(all[0].reason, PL_REASON_RETURN_HOME);
+	ck_assert_int_eq(sim_decide(t, cfg, 1, out, 0, &info), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fleet_common");
@@ -274,6 +319,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("actions");
 	tcase_add_test(c, a_full_array_stops_the_decision_with_the_view_as_written);
+	tcase_add_test(c, a_full_array_stops_the_lag_moves_and_the_return_home);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 60);

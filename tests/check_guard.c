@@ -308,6 +308,28 @@ START_TEST(view_readers_and_apply)
 }
 END_TEST
 
+/* An output over the snapshot's members or overrides (the caller's const
+ * arrays the view reads) is refused, and neither array is written. */
+START_TEST(view_readers_over_members_and_overrides)
+{
+	fx *f = fx_new();
+	fx_keep(f);
+	pl_override keep_o = f->t->o[0];
+	ck_assert_int_eq(pl_view_stats(f->v, (pl_view_counts *)(void *)f->t->m), PL_E_OVERLAP);
+	ck_assert_int_eq(pl_view_member_tally(f->v, 0, (pl_tally *)(void *)f->t->m), PL_E_OVERLAP);
+	ck_assert_int_eq(pl_view_member_tally(f->v, 0, (pl_tally *)(void *)f->t->o), PL_E_OVERLAP);
+	ck_assert_int_eq(pl_view_top(f->v, "k", 1, (uint32_t *)(void *)f->t->o, 1), PL_E_OVERLAP);
+	fx_unchanged(f);
+	ck_assert_mem_eq(&f->t->o[0], &keep_o, sizeof keep_o);
+	/* The same calls with outputs of their own answer. */
+	pl_tally tally;
+	uint32_t top;
+	ck_assert_int_eq(pl_view_member_tally(f->v, 0, &tally), 0);
+	ck_assert_int_eq(pl_view_top(f->v, "k", 1, &top, 1), 1);
+	fx_free(f);
+}
+END_TEST
+
 /* ---- the view's memory and workspaces ------------------------------------------- */
 
 START_TEST(view_memory_holding_the_snapshot)
@@ -674,6 +696,7 @@ static Suite *suite(void)
 	tcase_add_test(c, broker_info_in_the_view_or_the_out);
 	tcase_add_test(c, broker_dry_run_ticks_in_the_view);
 	tcase_add_test(c, fleet_decide_out_and_info);
+	tcase_add_test(c, view_readers_over_members_and_overrides);
 	tcase_add_test(c, region_plan_out_and_stalls);
 	suite_add_tcase(s, c);
 	c = tcase_create("other outputs");

@@ -210,6 +210,50 @@ START_TEST(odd_bytes_of_ids_are_written_as_escapes)
 }
 END_TEST
 
+/* DEL (0x7f) is a control byte too; a byte past it (0x80 on) is not. */
+START_TEST(del_in_an_id_is_written_as_an_escape)
+{
+	static const char key[] = "k\x7f\x80%";
+	tl *t = names();
+	t->k[0].key = (pl_bytes){key, sizeof key - 1};
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	a.scope = PL_SCOPE_STREAM;
+	a.from_count = 10;
+	a.to_count = 1;
+	a.floor = 4;
+	a.ceiling = 4;
+	const char *said = say(t, &a);
+	static const char head[] = "move leader of k%7F\x80%25 from ";
+	ck_assert_msg(strncmp(said, head, sizeof head - 1) == 0, "%s", said);
+	tl_free(t);
+}
+END_TEST
+
+/* A snapshot of no members and no streams (NULL arrays, counts of 0)
+ * explains an action that names neither. */
+START_TEST(no_members_nor_streams_to_name)
+{
+	tl *t = tl_new();
+	tl_shard(t, "orders/07", PL_NONE, PL_NONE, 0);
+	pl_snapshot s = *tl_snap(t);
+	s.members = NULL;
+	s.n_members = 0;
+	s.streams = NULL;
+	s.n_streams = 0;
+	pl_action a = tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 0, PL_NONE, PL_NONE, PL_NONE);
+	char buf[256];
+	int n = pl_action_explain(&s, &a, buf, sizeof buf);
+	ck_assert_int_gt(n, 0);
+	ck_assert_msg(strncmp(buf, "move leader of orders/07", 24) == 0, "%s", buf);
+	/* One member named where there are none: refused, nothing written. */
+	a.to = 0;
+	buf[0] = 'x';
+	ck_assert_int_eq(pl_action_explain(&s, &a, buf, sizeof buf), PL_E_INVAL);
+	ck_assert_int_eq(buf[0], 'x');
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -221,6 +265,8 @@ static Suite *suite(void)
 	tcase_add_test(c, explain_refuses_members_out_of_range_and_missing_arrays);
 	tcase_add_test(c, sentences_follow_their_fields);
 	tcase_add_test(c, odd_bytes_of_ids_are_written_as_escapes);
+	tcase_add_test(c, del_in_an_id_is_written_as_an_escape);
+	tcase_add_test(c, no_members_nor_streams_to_name);
 	suite_add_tcase(s, c);
 	c = tcase_create("names");
 	tcase_add_test(c, names_of_kinds_reasons_statuses);

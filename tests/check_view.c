@@ -365,11 +365,41 @@ START_TEST(few_members_met_by_a_stream_count_right)
 }
 END_TEST
 
+/* Many members, few leaders a stream (the leaders met are sorted, not read
+ * off a bitmap): every order of three leaders gives each its count. */
+START_TEST(few_leaders_among_many_members_counted_in_any_order)
+{
+	static const uint32_t lead[3] = {900, 5, 500}, perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+								     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 1000; m++)
+		tl_member(t, tl_str(t, "m%04u", m), NULL);
+	for (uint32_t s = 0; s < 6; s++) {
+		tl_stream(t, tl_str(t, "s%u", s));
+		/* leaders in the stream's order: once, twice and three times */
+		for (uint32_t i = 0; i < 3; i++)
+			for (uint32_t c = 0; c <= i; c++) {
+				uint32_t m = lead[perm[s][i]];
+				tl_shard(t, tl_str(t, "s%u/%u.%u", s, i, c), s, m, 1, m);
+			}
+	}
+	pl_view *v = tl_view(t, 0);
+	for (uint32_t s = 0; s < 6; s++) {
+		for (uint32_t i = 0; i < 3; i++)
+			ck_assert_uint_eq(tl_stream_tally(v, s, lead[perm[s][i]]).leaders, i + 1);
+		ck_assert_uint_eq(tl_stream_tally(v, s, 0).leaders, 0);
+		ck_assert_uint_eq(tl_stream_tally(v, s, 501).leaders, 0);
+	}
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view");
 	TCase *c = tcase_create("tallies");
 	tcase_add_test(c, tallies_count_leaders_and_replicas);
+	tcase_add_test(c, few_leaders_among_many_members_counted_in_any_order);
 	tcase_add_test(c, inflight_moves_count_as_finished);
 	tcase_add_test(c, draining_and_down_are_not_eligible);
 	tcase_add_test(c, weighted_bounds_are_proportional);

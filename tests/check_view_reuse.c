@@ -485,6 +485,60 @@ START_TEST(many_shards_matching_up_to_a_place)
 }
 END_TEST
 
+/* A hint whose shards differ from the snapshot's only in a leader move, in
+ * one listed replica or in the slots past the replica count, or where a copy
+ * is in flight in the hint or in the snapshot: the answers are a fresh
+ * view's. */
+START_TEST(shards_differing_in_a_move_a_replica_or_a_copy)
+{
+	tl *t = shards_layout(8, 4, 200, NULL);
+	void *m0;
+	pl_view *old = build(t, PL_SCORER_XXH3, NULL, &m0);
+	for (int c = 0; c < 4; c++) {
+		tl *u = shards_layout(8, 4, 200, t);
+		pl_copy cp;
+		memset(&cp, 0, sizeof cp);
+		cp.shard = 9;
+		cp.from = PL_NONE;
+		cp.to = 4; /* shard 9 is on 1, 2, 3 */
+		if (c == 0)
+			u->k[5].moving_to = u->k[5].replicas[1];
+		else if (c == 1)
+			u->k[6].replicas[2] = 1; /* 6, 7, 0 -> 6, 7, 1 */
+		else if (c == 2)
+			u->k[7].replicas[PL_MAX_REPLICAS - 1] = 3; /* past the count */
+		else {
+			u->snap.copies = &cp;
+			u->snap.n_copies = 1;
+		}
+		tl_snap(u);
+		void *m1, *m2;
+		pl_view *hinted = build(u, PL_SCORER_XXH3, old, &m1), *fresh = build(u, PL_SCORER_XXH3, NULL, &m2);
+		same_answers(hinted, fresh, u, 0, (uint32_t)c);
+		if (c == 1) {
+			pl_shard_state st;
+			ck_assert_int_eq(pl_view_shard_state(hinted, 6, &st), 0);
+			ck_assert_uint_eq(st.replicas[2], 1);
+		}
+		if (c == 3) {
+			/* ... and the view with the copy as the hint of one without */
+			void *m3, *m4;
+			pl_view *back = build(t, PL_SCORER_XXH3, hinted, &m3), *again = build(t, PL_SCORER_XXH3, NULL, &m4);
+			same_answers(back, again, t, 1, (uint32_t)c);
+			free(m3);
+			free(m4);
+		}
+		free(m1);
+		free(m2);
+		u->snap.copies = NULL;
+		u->snap.n_copies = 0;
+		tl_free(u);
+	}
+	free(m0);
+	tl_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("view_reuse");
@@ -494,6 +548,7 @@ static Suite *suite(void)
 	tcase_add_test(c, bad_hints);
 	tcase_add_test(c, a_fleet_that_more_than_halved_and_changed_shapes);
 	tcase_add_test(c, many_shards_matching_up_to_a_place);
+	tcase_add_test(c, shards_differing_in_a_move_a_replica_or_a_copy);
 	suite_add_tcase(s, c);
 	return s;
 }

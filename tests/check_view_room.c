@@ -195,6 +195,80 @@ START_TEST(bad_options_write_nothing)
 }
 END_TEST
 
+/* The room the snapshot raises stops at PL_MAX_REPLICAS, whether a shard's
+ * count or a copy in flight takes it there; a copy of a shard past the
+ * array, or one adding to a set below the room, raises nothing. */
+START_TEST(the_raised_room_stops_at_the_limit)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < PL_MAX_REPLICAS + 1; m++)
+		tl_member(t, tl_str(t, "m%u", m), NULL);
+	tl_stream(t, "s");
+	tl_shard(t, "full", 0, 0, PL_MAX_REPLICAS, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
+	tl_shard(t, "two", 0, 1, 2, 1u, 2u);
+	tl_shard(t, "one", 0, 2, 1, 2u);
+	/* Enough shards that the states, not the sorts' scratch, set the size. */
+	for (uint32_t i = 0; i < 40; i++)
+		tl_shard(t, tl_str(t, "x%02u", i), 0, i % 8, 1, i % 8);
+	size_t def = pl_view_size(tl_snap(t));
+	pl_view_options o = room_opt(2);
+	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o), def);
+	void *mem;
+	pl_view *v = view_opt(t, &o, &mem);
+	ck_assert_uint_eq(v->room, PL_MAX_REPLICAS);
+	free(mem);
+	/* One short of the limit, then a copy adding the last slot. */
+	t->k[0].replica_count = PL_MAX_REPLICAS - 1;
+	ck_assert_uint_lt(pl_view_size_opt(tl_snap(t), &o), def);
+	pl_copy cp[3];
+	memset(cp, 0, sizeof cp);
+	cp[0].shard = 1; /* a set of 2, below the room of 7: nothing */
+	cp[0].from = PL_NONE;
+	cp[0].to = 5;
+	cp[1].shard = 1000; /* past the array: nothing (the init refuses it) */
+	cp[1].from = PL_NONE;
+	cp[1].to = 5;
+	t->snap.copies = cp;
+	t->snap.n_copies = 2;
+	size_t s7 = pl_view_size_opt(tl_snap(t), &o);
+	ck_assert_uint_lt(s7, def);
+	cp[2].shard = 0; /* the set of 7: the limit, then no copy is read */
+	cp[2].from = PL_NONE;
+	cp[2].to = 8;
+	cp[0] = cp[2];
+	t->snap.n_copies = 3;
+	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o), def);
+	pl_diag d;
+	mem = malloc(def);
+	pl_view *out = NULL;
+	ck_assert_int_ne(pl_view_init(&out, mem, def, tl_snap(t), &o, &d), 0);
+	ck_assert_ptr_null(out);
+	free(mem);
+	t->snap.n_copies = 0;
+	t->snap.copies = NULL;
+	tl_free(t);
+}
+END_TEST
+
+/* Options of version 0 are refused like those of a version to come. */
+START_TEST(options_version_zero_is_refused)
+{
+	tl *t = small();
+	size_t size = pl_view_size(tl_snap(t));
+	void *mem = malloc(size);
+	pl_view *out = NULL;
+	pl_diag d;
+	pl_view_options o = room_opt(3);
+	o.version = 0;
+	ck_assert_int_eq(pl_view_init(&out, mem, size, tl_snap(t), &o, &d), PL_E_VERSION);
+	ck_assert_uint_eq(d.kind, PL_ELEM_CONFIG);
+	ck_assert_uint_eq(d.index, 0);
+	ck_assert_ptr_null(out);
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
 /* Policies that would add past the room are refused before they write. */
 START_TEST(policies_refuse_a_factor_past_the_room)
 {
@@ -288,6 +362,8 @@ static Suite *suite(void)
 	tcase_add_test(c, an_add_past_the_room_is_refused);
 	tcase_add_test(c, the_snapshot_raises_the_room);
 	tcase_add_test(c, bad_options_write_nothing);
+	tcase_add_test(c, the_raised_room_stops_at_the_limit);
+	tcase_add_test(c, options_version_zero_is_refused);
 	tcase_add_test(c, policies_refuse_a_factor_past_the_room);
 	suite_add_tcase(s, c);
 	TCase *p = tcase_create("properties");
