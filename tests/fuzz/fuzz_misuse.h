@@ -140,9 +140,15 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 	FM_DIAG(pl_view_init(NULL, other, size, snap, NULL, &d), PL_E_INVAL, PL_ELEM_ARGUMENT, 1);
 	FM_DIAG(pl_view_init(&w, NULL, size, snap, NULL, &d), PL_E_INVAL, PL_ELEM_ARGUMENT, 2);
 	FM_DIAG(pl_view_init(&w, other, size, NULL, NULL, &d), PL_E_INVAL, PL_ELEM_ARGUMENT, 4);
-	opt.version = 3 + take(s, 8);
+	opt.version = PL_VIEW_OPTIONS_VERSION + 1 + take(s, 8);
 	FM_DIAG(pl_view_init(&w, other, size, snap, &opt, &d), PL_E_VERSION, PL_ELEM_CONFIG, 0);
 	opt.version = PL_VIEW_OPTIONS_VERSION;
+	opt.max_replicas = PL_MAX_REPLICAS + 1 + take(s, 8);
+	FM_DIAG(pl_view_init(&w, other, size, snap, &opt, &d), PL_E_CONFIG, PL_ELEM_CONFIG, 3);
+	opt.max_replicas = 0;
+	opt.reserved = 1 + take(s, 8);
+	FM_DIAG(pl_view_init(&w, other, size, snap, &opt, &d), PL_E_CONFIG, PL_ELEM_CONFIG, 4);
+	opt.reserved = 0;
 	opt.scorer = 3 + take(s, 8);
 	FM_DIAG(pl_view_init(&w, other, size, snap, &opt, &d), PL_E_SCORER, PL_ELEM_CONFIG, 1);
 	opt.scorer = PL_SCORER_XXH3;
