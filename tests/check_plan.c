@@ -22,6 +22,18 @@ static pl_action act(uint32_t kind, uint32_t reason, uint32_t from, uint32_t to)
 	return tl_action(kind, reason, 0, 0, from, to);
 }
 
+/* Member 2's stream move to member 0: 10 and 1 leaders, floor and ceiling 4. */
+static pl_action skew(void)
+{
+	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
+	a.scope = PL_SCOPE_STREAM;
+	a.from_count = 10;
+	a.to_count = 1;
+	a.floor = 4;
+	a.ceiling = 4;
+	return a;
+}
+
 static const char *say(tl *t, const pl_action *a)
 {
 	static char buf[512];
@@ -34,12 +46,7 @@ static const char *say(tl *t, const pl_action *a)
 START_TEST(stream_skew_sentence)
 {
 	tl *t = names();
-	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
-	a.scope = PL_SCOPE_STREAM;
-	a.from_count = 10;
-	a.to_count = 1;
-	a.floor = 4;
-	a.ceiling = 4;
+	pl_action a = skew();
 	ck_assert_str_eq(say(t, &a),
 			 "move leader of orders/07 from b2 to b0: stream orders leads 10 on b2, 1 on b0, floor 4, ceiling 4");
 	tl_free(t);
@@ -198,12 +205,7 @@ START_TEST(odd_bytes_of_ids_are_written_as_escapes)
 	t->m[2].id = (pl_bytes){from, sizeof from - 1};
 	t->m[0].id = (pl_bytes){to, sizeof to - 1};
 	t->k[0].key = (pl_bytes){key, sizeof key - 1};
-	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
-	a.scope = PL_SCOPE_STREAM;
-	a.from_count = 10;
-	a.to_count = 1;
-	a.floor = 4;
-	a.ceiling = 4;
+	pl_action a = skew();
 	ck_assert_str_eq(say(t, &a), "move leader of k%0Aey%1B%25 from a%00x to a%00y: stream orders leads 10 on "
 				     "a%00x, 1 on a%00y, floor 4, ceiling 4");
 	tl_free(t);
@@ -216,12 +218,7 @@ START_TEST(del_in_an_id_is_written_as_an_escape)
 	static const char key[] = "k\x7f\x80%";
 	tl *t = names();
 	t->k[0].key = (pl_bytes){key, sizeof key - 1};
-	pl_action a = act(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 2, 0);
-	a.scope = PL_SCOPE_STREAM;
-	a.from_count = 10;
-	a.to_count = 1;
-	a.floor = 4;
-	a.ceiling = 4;
+	pl_action a = skew();
 	const char *said = say(t, &a);
 	static const char head[] = "move leader of k%7F\x80%25 from ";
 	ck_assert_msg(strncmp(said, head, sizeof head - 1) == 0, "%s", said);
