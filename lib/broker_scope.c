@@ -49,12 +49,12 @@ static counts stream_counts(const pl_view *v, uint32_t s, int rep)
 
 static uint32_t counts_member(const counts *x, uint32_t i)
 {
-	return x->c ? x->c[i].member : x->m[i];
+	return x->c ? pl__cell_member(x->c, i) : x->m[i];
 }
 
 static uint32_t counts_value(const pl_view *v, const counts *x, uint32_t i)
 {
-	return x->c ? x->c[i].leaders : v->rc_count[x->m[i]];
+	return x->c ? pl__cell_leaders(x->c, i) : v->rc_count[x->m[i]];
 }
 
 /* Sum of a stream's counts (leaders, or with rep replicas): on eligible
@@ -99,8 +99,8 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->hi = sc->tgt ? b->tgt[s] : 0;
 	if (c.c != NULL) {
 		for (uint32_t i = 0; i < n; i++)
-			if (all || pl__eligible(v, c.c[i].member)) {
-				uint32_t x = c.c[i].leaders;
+			if (all || pl__eligible(v, pl__cell_member(c.c, i))) {
+				uint32_t x = pl__cell_leaders(c.c, i);
 				sc->L += x;
 				ne++;
 				cmax = x > cmax ? x : cmax;
@@ -345,7 +345,7 @@ void pl__bk_project(const pl__bk *b)
 		}
 		const pl__cell *c = v->cells + v->s_cell_first[s];
 		for (uint32_t i = 0; i < v->s_cell_count[s]; i++) {
-			uint32_t m = c[i].member, n = c[i].leaders;
+			uint32_t m = pl__cell_member(c, i), n = pl__cell_leaders(c, i);
 			if (!pl__eligible(v, m))
 				continue;
 			if (v->weighted)

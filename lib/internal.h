@@ -190,11 +190,43 @@ static inline void pl__set_since(pl__shard_state *st, uint64_t t)
 	st->since_hi = (uint32_t)(t >> 32);
 }
 
-/* One (stream, member) leader count. */
+/* One (stream, member) leader count in 6 bytes: a 48-bit word with the
+ * member index in its low 20 bits (below PL_MAX_MEMBERS) and the leaders in
+ * the 28 above (at most PL_MAX_SHARDS), kept as three 16-bit halves, the
+ * low one first. Only 2-byte aligned, read and written through the
+ * accessors below, so the same bits on every platform. Cell i of an array c
+ * is c + i. */
 typedef struct pl__cell {
-	uint32_t member;
-	uint32_t leaders;
+	uint16_t w[3];
 } pl__cell;
+
+#define PL__CELL_MEMBER_BITS 20
+#define PL__CELL_MEMBER_MASK ((UINT32_C(1) << PL__CELL_MEMBER_BITS) - 1)
+#define PL__CELL_LEADERS_MAX ((UINT32_C(1) << (48 - PL__CELL_MEMBER_BITS)) - 1)
+_Static_assert(sizeof(pl__cell) == 6, "a leader cell is 6 bytes");
+_Static_assert(PL_MAX_MEMBERS - 1 <= PL__CELL_MEMBER_MASK, "a cell holds every member index");
+_Static_assert(PL_MAX_SHARDS <= PL__CELL_LEADERS_MAX, "a cell holds every leader count");
+
+/* The member of cell i of c. */
+static inline uint32_t pl__cell_member(const pl__cell *c, uint32_t i)
+{
+	return (uint32_t)c[i].w[0] | ((uint32_t)c[i].w[1] & 0xfu) << 16;
+}
+
+/* The leaders of cell i of c. */
+static inline uint32_t pl__cell_leaders(const pl__cell *c, uint32_t i)
+{
+	return (uint32_t)c[i].w[1] >> 4 | (uint32_t)c[i].w[2] << 12;
+}
+
+/* Cell i of c counts `leaders` for member m. */
+static inline void pl__cell_set(pl__cell *c, uint32_t i, uint32_t m, uint32_t leaders)
+{
+	PL_ASSERT(m <= PL__CELL_MEMBER_MASK && leaders <= PL__CELL_LEADERS_MAX);
+	c[i].w[0] = (uint16_t)m;
+	c[i].w[1] = (uint16_t)((m >> 16 & 0xfu) | (leaders & 0xfffu) << 4);
+	c[i].w[2] = (uint16_t)(leaders >> 12);
+}
 
 struct pl_view {
 	uint32_t magic;

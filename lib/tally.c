@@ -18,7 +18,8 @@
  * of which the first s_cell_count[s] are live, sorted by member index, each
  * with a count of at least 1. A count reaching zero removes its cell, so a
  * stream never holds more cells than members leading some of it, which is at
- * most min(its shards, members): its room.
+ * most min(its shards, members): its room. A cell is 6 bytes (pl__cell in
+ * internal.h), read and written through its accessors only.
  */
 #include "internal.h"
 
@@ -28,12 +29,12 @@ static uint32_t cell_pos(const pl__cell *c, uint32_t n, uint32_t m, int *found)
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (c[mid].member < m)
+		if (pl__cell_member(c, mid) < m)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < n && c[lo].member == m;
+	*found = lo < n && pl__cell_member(c, lo) == m;
 	return lo;
 }
 
@@ -41,7 +42,7 @@ static uint32_t cell_get(const pl__cell *c, uint32_t n, uint32_t m)
 {
 	int found;
 	uint32_t p = cell_pos(c, n, m, &found);
-	return found ? c[p].leaders : 0;
+	return found ? pl__cell_leaders(c, p) : 0;
 }
 
 /* +1 or -1 to member m's count among the *n cells at c (room cells). */
@@ -51,27 +52,29 @@ static void cell_add(pl__cell *c, uint32_t *n, uint32_t room, uint32_t m, int de
 	uint32_t p = cell_pos(c, *n, m, &found);
 	if (delta > 0) {
 		if (found) {
-			c[p].leaders++;
+			pl__cell_set(c, p, m, pl__cell_leaders(c, p) + 1);
 			return;
 		}
 		PL_ASSERT(*n < room);
 		(void)room;
 		memmove(c + p + 1, c + p, (size_t)(*n - p) * sizeof *c);
-		c[p].member = m;
-		c[p].leaders = 1;
+		pl__cell_set(c, p, m, 1);
 		(*n)++;
 		return;
 	}
-	PL_ASSERT(found && c[p].leaders > 0);
+	PL_ASSERT(found && pl__cell_leaders(c, p) > 0);
 	/* GCOVR_EXCL_START: unreachable while the assertion above holds (a
 	 * leader taken away was counted); a release build leaves the cells. */
 	if (!found)
 		return;
 	/* GCOVR_EXCL_STOP */
-	if (--c[p].leaders == 0) {
-		memmove(c + p, c + p + 1, (size_t)(*n - p - 1) * sizeof *c);
-		(*n)--;
+	uint32_t left = pl__cell_leaders(c, p) - 1;
+	if (left > 0) {
+		pl__cell_set(c, p, m, left);
+		return;
 	}
+	memmove(c + p, c + p + 1, (size_t)(*n - p - 1) * sizeof *c);
+	(*n)--;
 }
 
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)

@@ -217,9 +217,9 @@ static void sift(pl__cell *c, uint32_t i, uint32_t n)
 {
 	for (;;) {
 		uint32_t l = 2 * i + 1, big = i;
-		if (l < n && c[l].member > c[big].member)
+		if (l < n && pl__cell_member(c, l) > pl__cell_member(c, big))
 			big = l;
-		if (l + 1 < n && c[l + 1].member > c[big].member)
+		if (l + 1 < n && pl__cell_member(c, l + 1) > pl__cell_member(c, big))
 			big = l + 1;
 		if (big == i)
 			return;
@@ -268,7 +268,7 @@ static void init_cells(pl_view *v, const uint32_t *k_lead)
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 			uint32_t l = k_lead[j];
 			if (l != PL_NONE && acc[l]++ == 0) {
-				lc[d++].member = l;
+				pl__cell_set(lc, d++, l, 0);
 				bits[l >> 6] |= UINT64_C(1) << (l & 63);
 			}
 		}
@@ -288,16 +288,15 @@ static void init_cells(pl_view *v, const uint32_t *k_lead)
 					uint32_t m = 64 * w + b;
 #endif
 					x &= x - 1;
-					lc[nl].member = m;
-					lc[nl++].leaders = (uint32_t)acc[m];
+					pl__cell_set(lc, nl++, m, (uint32_t)acc[m]);
 					acc[m] = 0;
 				}
 			}
 		} else {
 			sort_cells(lc, d);
 			for (uint32_t i = 0; i < d; i++) {
-				uint32_t m = lc[i].member;
-				lc[i].leaders = (uint32_t)acc[m];
+				uint32_t m = pl__cell_member(lc, i);
+				pl__cell_set(lc, i, m, (uint32_t)acc[m]);
 				acc[m] = 0;
 				bits[m >> 6] = 0;
 			}
