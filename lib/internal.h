@@ -207,16 +207,17 @@ _Static_assert(sizeof(pl__cell) == 6, "a leader cell is 6 bytes");
 _Static_assert(PL_MAX_MEMBERS - 1 <= PL__CELL_MEMBER_MASK, "a cell holds every member index");
 _Static_assert(PL_MAX_SHARDS <= PL__CELL_LEADERS_MAX, "a cell holds every leader count");
 
-/* The member of cell i of c. */
+/* The member of cell i of c. Each field is read as two adjacent halves
+ * joined, then masked or shifted: a form compilers turn into one load. */
 static inline uint32_t pl__cell_member(const pl__cell *c, uint32_t i)
 {
-	return (uint32_t)c[i].w[0] | ((uint32_t)c[i].w[1] & 0xfu) << 16;
+	return ((uint32_t)c[i].w[0] | (uint32_t)c[i].w[1] << 16) & PL__CELL_MEMBER_MASK;
 }
 
 /* The leaders of cell i of c. */
 static inline uint32_t pl__cell_leaders(const pl__cell *c, uint32_t i)
 {
-	return (uint32_t)c[i].w[1] >> 4 | (uint32_t)c[i].w[2] << 12;
+	return ((uint32_t)c[i].w[1] | (uint32_t)c[i].w[2] << 16) >> (PL__CELL_MEMBER_BITS - 16);
 }
 
 /* Cell i of c counts `leaders` for member m. */

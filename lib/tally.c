@@ -24,7 +24,7 @@
 #include "internal.h"
 
 /* Where member m's cell is (or goes) among the n cells at c, sorted by member. */
-static uint32_t cell_pos(const pl__cell *c, uint32_t n, uint32_t m, int *found)
+static inline uint32_t cell_pos(const pl__cell *c, uint32_t n, uint32_t m, int *found)
 {
 	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
