@@ -155,29 +155,70 @@ static inline int pl__draw_gt(pl__draw a, pl__draw b)
 
 /* ---- the view ------------------------------------------------------------ */
 
-/* Per-shard state the policies change: 20 bytes and v->room replica slots
- * (pl__st(); the view's largest replica count, PL_MAX_REPLICAS by default),
- * 4-byte aligned, no padding. */
+/* Per-shard state the policies change: 16 bytes and the replica slots, 20
+ * bits a member (PL_MAX_MEMBERS is 2^20), three to a word: 24 bytes for up
+ * to 3 replicas, 32 for 6, 40 for PL_MAX_REPLICAS (pl__st(); the slots the
+ * view's room needs, PL_MAX_REPLICAS by default). 8-byte aligned, no
+ * padding. Read and write the replicas and the override member through
+ * pl__rep()/pl__set_rep() and pl__ov()/pl__set_ov(). */
 typedef struct pl__shard_state {
-	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when ov_member is set */
+	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when there is one */
 	unsigned int ep : 24;  /* replica and leader actions applied since the view was built:
 				* the epoch is the snapshot's plus this (pl__epoch()); at
 				* PL__EP_MAX the shard takes no more of them */
-	unsigned int lead : 8; /* the effective leader's place in rep (pl__leader()), or
-				* PL__NO_LEAD: the leader is always among the replicas */
-	uint32_t ov_member;    /* fleet override member or PL_NONE */
-	uint8_t nrep;
-	uint8_t moving;     /* a move is in flight */
-	uint8_t ov_origin;
-	uint8_t touched;    /* an action was applied to it in this view */
-	uint32_t rep[];     /* v->room slots; those past nrep are never read */
+	unsigned int lead : 4; /* the effective leader's place in the replicas (pl__leader()),
+				* or PL__NO_LEAD: the leader is always among the replicas */
+	unsigned int nrep : 4; /* replicas, at most PL_MAX_REPLICAS */
+	unsigned int ovm : 21; /* fleet override member, or PL__OV_NONE (pl__ov()) */
+	unsigned int ov_origin : 1;
+	unsigned int moving : 1;  /* a move is in flight */
+	unsigned int touched : 1; /* an action was applied to it in this view */
+	unsigned int spare : 8;
+	uint64_t slots[]; /* replica j in bits 20 (j % 3).. of slots[j / 3]; those
+			   * past nrep are never read */
 } pl__shard_state;
 
 #define PL__EP_MAX 0xffffffu
-#define PL__NO_LEAD 0xffu
+#define PL__NO_LEAD 0xfu
+#define PL__OV_NONE 0x1fffffu
+#define PL__MEMBER_BITS 20
+#define PL__MEMBER_MASK ((UINT64_C(1) << PL__MEMBER_BITS) - 1)
 
+_Static_assert(PL_MAX_MEMBERS <= (UINT32_C(1) << PL__MEMBER_BITS), "a replica slot holds any member index");
+_Static_assert(PL_MAX_REPLICAS < PL__NO_LEAD && PL_MAX_REPLICAS <= 15, "lead and nrep fit 4 bits");
+_Static_assert(PL_ORIGIN_COUNT <= 1, "an override's origin fits 1 bit");
+
+/* Slot words of a state with room replicas. */
+#define PL__SLOT_WORDS(room) (((size_t)(room) + 2) / 3)
 /* Bytes of one shard's state with room replica slots. */
-#define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + (size_t)(room) * sizeof(uint32_t))
+#define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + PL__SLOT_WORDS(room) * sizeof(uint64_t))
+
+/* Replica j (< nrep) of the state. */
+static inline uint32_t pl__rep(const pl__shard_state *st, uint32_t j)
+{
+	return (uint32_t)((st->slots[j / 3] >> (PL__MEMBER_BITS * (j % 3))) & PL__MEMBER_MASK);
+}
+
+/* Make member m replica j. */
+static inline void pl__set_rep(pl__shard_state *st, uint32_t j, uint32_t m)
+{
+	PL_ASSERT(m < PL_MAX_MEMBERS);
+	int sh = PL__MEMBER_BITS * (int)(j % 3);
+	uint64_t *w = &st->slots[j / 3];
+	*w = (*w & ~(PL__MEMBER_MASK << sh)) | (uint64_t)m << sh;
+}
+
+/* The fleet override's member, or PL_NONE. */
+static inline uint32_t pl__ov(const pl__shard_state *st)
+{
+	return st->ovm == PL__OV_NONE ? PL_NONE : st->ovm;
+}
+
+static inline void pl__set_ov(pl__shard_state *st, uint32_t m)
+{
+	PL_ASSERT(m == PL_NONE || m < PL_MAX_MEMBERS);
+	st->ovm = m == PL_NONE ? PL__OV_NONE : m;
+}
 
 static inline uint64_t pl__since(const pl__shard_state *st)
 {
@@ -304,7 +345,7 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 {
 	for (uint32_t j = 0; j < st->nrep; j++)
-		if (st->rep[j] == m)
+		if (pl__rep(st, j) == m)
 			return (int)j;
 	return -1;
 }
@@ -312,7 +353,7 @@ static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 /* The effective leader, or PL_NONE. */
 static inline uint32_t pl__leader(const pl__shard_state *st)
 {
-	return st->lead == PL__NO_LEAD ? PL_NONE : st->rep[st->lead];
+	return st->lead == PL__NO_LEAD ? PL_NONE : pl__rep(st, st->lead);
 }
 
 /* Make m (a replica, or PL_NONE) the leader. */
@@ -470,21 +511,29 @@ typedef struct pl__reuse {
 static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, uint32_t room)
 {
 	memset(st, 0, sizeof *st);
-	st->ov_member = PL_NONE;
-	st->nrep = (uint8_t)k->replica_count;
-	/* All slots at once; those past nrep are never read. */
-	memcpy(st->rep, k->replicas, (size_t)room * sizeof st->rep[0]);
-	if (k->moving_to != PL_NONE) {
-		uint32_t j = 0;
-		while (j < st->nrep && st->rep[j] != k->moving_to)
-			j++;
-		if (j == st->nrep)
-			for (j = 0; j < st->nrep; j++)
-				if (st->rep[j] == k->leader)
-					st->rep[j] = k->moving_to;
-		st->moving = 1;
+	st->ovm = PL__OV_NONE;
+	uint32_t n = k->replica_count, mv = k->moving_to, lj = PL__NO_LEAD, mj = PL__NO_LEAD;
+	st->nrep = n;
+	/* Packed three to a word; the words past the replicas are zero. */
+	for (uint32_t w = 0; w < PL__SLOT_WORDS(room); w++) {
+		uint64_t x = 0;
+		for (uint32_t j = 3 * w; j < 3 * w + 3 && j < n; j++) {
+			uint32_t m = k->replicas[j];
+			x |= (uint64_t)m << (PL__MEMBER_BITS * (j - 3 * w));
+			lj = m == k->leader ? j : lj;
+			mj = m == mv ? j : mj;
+		}
+		st->slots[w] = x;
 	}
-	pl__set_lead(st, k->moving_to != PL_NONE ? k->moving_to : k->leader);
+	if (mv != PL_NONE) {
+		if (mj == PL__NO_LEAD && lj != PL__NO_LEAD) {
+			pl__set_rep(st, lj, mv); /* the mover takes the old leader's place */
+			mj = lj;
+		}
+		st->moving = 1;
+		lj = mj;
+	}
+	st->lead = lj;
 }
 
 /* The same bytes: the same range, or equal contents. */

@@ -319,12 +319,13 @@ static void apply_copies(pl_view *v)
 		const pl_copy *cp = &s->copies[c];
 		pl__shard_state *st = pl__st(v, cp->shard);
 		if (cp->from == PL_NONE) {
-			st->rep[st->nrep++] = cp->to;
+			pl__set_rep(st, st->nrep, cp->to);
+			st->nrep++;
 		} else {
 			/* The leader's place, when it led: `to` leads. */
 			for (uint32_t j = 0; j < st->nrep; j++)
-				if (st->rep[j] == cp->from)
-					st->rep[j] = cp->to;
+				if (pl__rep(st, j) == cp->from)
+					pl__set_rep(st, j, cp->to);
 		}
 		if (!st->moving) {
 			st->moving = 1;
@@ -344,7 +345,7 @@ static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t s
 	if (stream != PL_NONE)
 		k_lead[next[stream]++] = l;
 	for (uint32_t j = 0; j < st->nrep; j++)
-		v->m_replicas[st->rep[j]]++;
+		v->m_replicas[pl__rep(st, j)]++;
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
@@ -414,7 +415,7 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
 		pl__shard_state *st = pl__st(v, s->overrides[o].shard);
 		v->n_lag += s->overrides[o].origin == PL_ORIGIN_LAG;
-		st->ov_member = s->overrides[o].member;
+		pl__set_ov(st, s->overrides[o].member);
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		pl__set_since(st, s->overrides[o].since);
 	}

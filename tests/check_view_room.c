@@ -61,8 +61,9 @@ START_TEST(size_follows_the_room)
 	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o8), s8);
 	/* The snapshot's 3 replicas raise a room of 2. */
 	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o2), s3);
-	/* Five slots of 4 bytes fewer a shard. */
-	ck_assert_uint_eq(s8 - s3, (size_t)20 * t->nk);
+	/* Two slot words of 8 bytes fewer a shard (3 replicas to a word). */
+	ck_assert_uint_eq(s8 - s3, (PL__STATE_SIZE(PL_MAX_REPLICAS) - PL__STATE_SIZE(3)) * t->nk);
+	ck_assert_uint_eq(PL__STATE_SIZE(PL_MAX_REPLICAS) - PL__STATE_SIZE(3), 16);
 	ck_assert_msg(s3 <= (size_t)70 * t->nk, "%zu bytes a shard", s3 / t->nk);
 	/* Version 2 options have no max_replicas: the default room. */
 	o3.version = 2;
@@ -217,12 +218,13 @@ START_TEST(the_raised_room_stops_at_the_limit)
 	pl_view *v = view_opt(t, &o, &mem);
 	ck_assert_uint_eq(v->room, PL_MAX_REPLICAS);
 	free(mem);
-	/* One short of the limit, then a copy adding the last slot. */
-	t->k[0].replica_count = PL_MAX_REPLICAS - 1;
+	/* Two short of the limit (a slot word fewer), then a copy adding one
+	 * (the third word again). */
+	t->k[0].replica_count = PL_MAX_REPLICAS - 2;
 	ck_assert_uint_lt(pl_view_size_opt(tl_snap(t), &o), def);
 	pl_copy cp[3];
 	memset(cp, 0, sizeof cp);
-	cp[0].shard = 1; /* a set of 2, below the room of 7: nothing */
+	cp[0].shard = 1; /* a set of 2, below the room of 6: nothing */
 	cp[0].from = PL_NONE;
 	cp[0].to = 5;
 	cp[1].shard = 1000; /* past the array: nothing (the init refuses it) */
@@ -230,9 +232,9 @@ START_TEST(the_raised_room_stops_at_the_limit)
 	cp[1].to = 5;
 	t->snap.copies = cp;
 	t->snap.n_copies = 2;
-	size_t s7 = pl_view_size_opt(tl_snap(t), &o);
-	ck_assert_uint_lt(s7, def);
-	cp[2].shard = 0; /* the set of 7: the limit, then no copy is read */
+	size_t s6 = pl_view_size_opt(tl_snap(t), &o);
+	ck_assert_uint_lt(s6, def);
+	cp[2].shard = 0; /* the set of 6: 7, the slots of the limit */
 	cp[2].from = PL_NONE;
 	cp[2].to = 8;
 	cp[0] = cp[2];
