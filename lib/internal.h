@@ -503,6 +503,10 @@ typedef struct pl__reuse {
 	/* With k_hash set (room for every shard), validation writes each
 	 * key's hash under `scorer` there, unless the hint's hold (`hashes`). */
 	uint64_t *k_hash;
+	/* Validation's finding: the most replicas a shard of the snapshot
+	 * has, one more for a shard whose copy in flight adds one. States are
+	 * written to st only while it stays within room. */
+	uint32_t max_count;
 } pl__reuse;
 
 /* Shard k's state as the snapshot says it, its leader move counted finished

@@ -95,14 +95,23 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	return off;
 }
 
-/* The replica room of each shard's state: the options' max_replicas (0 or
- * past the limit: PL_MAX_REPLICAS), raised to the snapshot's largest count,
- * one more where a copy in flight adds a replica; at most PL_MAX_REPLICAS
- * (validation refuses more). The arrays are checked before they are read. */
-static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
+/* The replica room the options ask for: max_replicas (version 3), 0 or
+ * past the limit read as PL_MAX_REPLICAS. */
+static uint32_t options_room(const pl_view_options *opt)
 {
 	uint32_t room = opt != NULL && opt->version == PL_VIEW_OPTIONS_VERSION ? opt->max_replicas : 0;
-	if (room == 0 || room >= PL_MAX_REPLICAS || pl__check_arrays(s, NULL) != 0)
+	return room == 0 || room >= PL_MAX_REPLICAS ? PL_MAX_REPLICAS : room;
+}
+
+/* The replica room of each shard's state: the options' room, raised to the
+ * snapshot's largest count, one more where a copy in flight adds a replica;
+ * at most PL_MAX_REPLICAS (validation refuses more). The arrays are checked
+ * before they are read. pl_view_init() finds the same in validation's pass
+ * (pl__reuse.max_count) instead of a pass of its own. */
+static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
+{
+	uint32_t room = options_room(opt);
+	if (room == PL_MAX_REPLICAS || pl__check_arrays(s, NULL) != 0)
 		return PL_MAX_REPLICAS;
 	for (uint32_t i = 0; i < s->n_shards && room < PL_MAX_REPLICAS; i++)
 		room = s->shards[i].replica_count > room ? s->shards[i].replica_count : room;
@@ -463,47 +472,53 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	int rc = pl__check_arrays(snap, diag);
 	if (rc)
 		return rc;
-	uint32_t room = replica_room(snap, opt);
-	size_t need = layout(NULL, NULL, clampc(snap->n_members, PL_MAX_MEMBERS), clampc(snap->n_streams, PL_MAX_STREAMS),
-			     clampc(snap->n_shards, PL_MAX_SHARDS), clampc(snap->n_overrides, PL_MAX_SHARDS),
-			     clampc(snap->n_copies, PL_MAX_COPIES), room);
-	if (size < need)
-		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
-		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
-		return rc;
-	if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
-
+	/* The room the options ask for; validation's pass finds whether the
+	 * snapshot needs more (r.max_count), and then the view is laid out and
+	 * validated once more with that (the workspace checked against it). */
+	uint32_t room = options_room(opt);
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clampc(snap->n_shards, PL_MAX_SHARDS), no = clampc(snap->n_overrides, PL_MAX_SHARDS);
 	uint32_t nc = clampc(snap->n_copies, PL_MAX_COPIES);
 	pl_view *v = mem;
-	memset(v, 0, sizeof *v);
-	layout(v, mem, nm, ns, nk, no, nc, room);
-	/* The sorts' scratch is the room from k_rank to the end of the states
-	 * (validation writes none of it). k_home holds the stream of each
-	 * shard in key order until the end. */
-	size_t cells_room = (size_t)nk * sizeof *v->cells;
-	void *scratch = v->k_rank;
 	pl__reuse r;
-	pl__reuse_plan(&r, old, snap, opt->scorer);
-	/* Validation writes the shard states while the shards match the hint's
-	 * (no sort of them follows then), unless the zones are to be sorted
-	 * after it in the scratch: they go to the cells' room when it is large
-	 * enough. */
-	void *zscratch = scratch;
-	if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
-		zscratch = v->cells;
-	r.st = r.zones || zscratch != scratch ? v->st : NULL;
-	r.st_size = v->st_size;
-	r.room = v->room;
-	r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
-	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
-	if (rc) {
-		v->magic = 0;
-		return rc;
+	void *zscratch;
+	for (;;) {
+		size_t need = layout(NULL, NULL, nm, ns, nk, no, nc, room);
+		if (size < need)
+			return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
+		if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
+			return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+		if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
+			return rc;
+		if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
+			return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
+		memset(v, 0, sizeof *v);
+		layout(v, mem, nm, ns, nk, no, nc, room);
+		/* The sorts' scratch is the room from k_rank to the end of the
+		 * states (validation writes none of it). k_home holds the stream
+		 * of each shard in key order until the end. */
+		size_t cells_room = (size_t)nk * sizeof *v->cells;
+		void *scratch = v->k_rank;
+		pl__reuse_plan(&r, old, snap, opt->scorer);
+		/* Validation writes the shard states while the shards match the
+		 * hint's (no sort of them follows then), unless the zones are to
+		 * be sorted after it in the scratch: they go to the cells' room
+		 * when it is large enough. */
+		zscratch = scratch;
+		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
+			zscratch = v->cells;
+		r.st = r.zones || zscratch != scratch ? v->st : NULL;
+		r.st_size = v->st_size;
+		r.room = v->room;
+		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
+		rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
+		if (rc) {
+			v->magic = 0;
+			return rc;
+		}
+		if (r.max_count <= room)
+			break;
+		room = r.max_count; /* validation refused a count past PL_MAX_REPLICAS */
 	}
 	v->snap = *snap;
 	v->scorer = opt->scorer;
