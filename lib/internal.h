@@ -341,12 +341,31 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
+/* The replicas of st into out[0..nrep) (a word at a time); returns nrep. */
+static inline uint32_t pl__reps(const pl__shard_state *st, uint32_t out[PL_MAX_REPLICAS])
+{
+	uint32_t n = st->nrep;
+	for (uint32_t j = 0; j < n; j += 3) {
+		uint64_t x = st->slots[j / 3];
+		out[j] = (uint32_t)(x & PL__MEMBER_MASK);
+		if (j + 1 < n)
+			out[j + 1] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+		if (j + 2 < n)
+			out[j + 2] = (uint32_t)((x >> (2 * PL__MEMBER_BITS)) & PL__MEMBER_MASK);
+	}
+	return n;
+}
+
 /* Where the replica list st names m, or -1. */
 static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 {
-	for (uint32_t j = 0; j < st->nrep; j++)
-		if (pl__rep(st, j) == m)
-			return (int)j;
+	uint32_t n = st->nrep;
+	for (uint32_t j = 0; j < n; j += 3) {
+		uint64_t x = st->slots[j / 3];
+		for (uint32_t e = j; e < j + 3 && e < n; e++, x >>= PL__MEMBER_BITS)
+			if ((x & PL__MEMBER_MASK) == m)
+				return (int)e;
+	}
 	return -1;
 }
 
@@ -514,30 +533,40 @@ typedef struct pl__reuse {
  * override. room >= k->replica_count (the view's room). */
 static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, uint32_t room)
 {
-	memset(st, 0, sizeof *st);
-	st->ovm = PL__OV_NONE;
-	uint32_t n = k->replica_count, mv = k->moving_to, lj = PL__NO_LEAD, mj = PL__NO_LEAD;
-	st->nrep = n;
-	/* Packed three to a word; the words past the replicas are zero. */
-	for (uint32_t w = 0; w < PL__SLOT_WORDS(room); w++) {
-		uint64_t x = 0;
-		for (uint32_t j = 3 * w; j < 3 * w + 3 && j < n; j++) {
-			uint32_t m = k->replicas[j];
-			x |= (uint64_t)m << (PL__MEMBER_BITS * (j - 3 * w));
-			lj = m == k->leader ? j : lj;
-			mj = m == mv ? j : mj;
+	/* Built in a local (its bit fields in a register), stored once. */
+	pl__shard_state h;
+	memset(&h, 0, sizeof h);
+	uint32_t n = k->replica_count, mv = k->moving_to, lj = PL__NO_LEAD, take = PL__NO_LEAD;
+	const uint32_t *r = k->replicas;
+	uint32_t want = mv != PL_NONE ? mv : k->leader; /* PL_NONE matches no replica */
+	for (uint32_t j = 0; j < n; j++)
+		if (r[j] == want) {
+			lj = j;
+			break;
 		}
-		st->slots[w] = x;
-	}
 	if (mv != PL_NONE) {
-		if (mj == PL__NO_LEAD && lj != PL__NO_LEAD) {
-			pl__set_rep(st, lj, mv); /* the mover takes the old leader's place */
-			mj = lj;
-		}
-		st->moving = 1;
-		lj = mj;
+		h.moving = 1;
+		for (uint32_t j = 0; j < n && lj == PL__NO_LEAD; j++)
+			if (r[j] == k->leader)
+				lj = take = j; /* the mover takes the old leader's place */
 	}
-	st->lead = lj;
+	h.ovm = PL__OV_NONE;
+	h.nrep = n;
+	h.lead = lj;
+	memcpy(st, &h, sizeof h);
+	/* Packed three to a word, every slot of the room (those past n are
+	 * never read, so the snapshot's unused entries may be anything). */
+#define PL__PACK3(a, b, c) \
+	(((a) & PL__MEMBER_MASK) | ((b) & PL__MEMBER_MASK) << PL__MEMBER_BITS | ((c) & PL__MEMBER_MASK) << (2 * PL__MEMBER_BITS))
+	st->slots[0] = PL__PACK3((uint64_t)r[0], r[1], r[2]);
+	if (room > 3)
+		st->slots[1] = PL__PACK3((uint64_t)r[3], r[4], r[5]);
+	if (room > 6)
+		st->slots[2] = PL__PACK3((uint64_t)r[6], r[7], 0);
+#undef PL__PACK3
+	_Static_assert(PL_MAX_REPLICAS == 8, "three slot words at most");
+	if (take != PL__NO_LEAD)
+		pl__set_rep(st, take, mv);
 }
 
 /* The same bytes: the same range, or equal contents. */

@@ -348,13 +348,14 @@ static void apply_copies(pl_view *v)
 static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
 			       uint32_t *k_lead)
 {
-	uint32_t l = pl__leader(st);
+	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
+	uint32_t l = st->lead < n ? rep[st->lead] : PL_NONE;
 	if (l != PL_NONE)
 		v->m_leaders[l]++;
 	if (stream != PL_NONE)
 		k_lead[next[stream]++] = l;
-	for (uint32_t j = 0; j < st->nrep; j++)
-		v->m_replicas[pl__rep(st, j)]++;
+	for (uint32_t j = 0; j < n; j++)
+		v->m_replicas[rep[j]]++;
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
