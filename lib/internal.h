@@ -341,17 +341,27 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
-/* The replicas of st into out[0..nrep) (a word at a time); returns nrep. */
+/* The replicas of st into out[0..nrep), returns nrep. out[nrep..3) may be
+ * written too (with what the unused slots hold): the first word is
+ * unpacked whole, without a branch. */
 static inline uint32_t pl__reps(const pl__shard_state *st, uint32_t out[PL_MAX_REPLICAS])
 {
+	_Static_assert(PL_MAX_REPLICAS == 8, "three slot words at most");
 	uint32_t n = st->nrep;
-	for (uint32_t j = 0; j < n; j += 3) {
-		uint64_t x = st->slots[j / 3];
-		out[j] = (uint32_t)(x & PL__MEMBER_MASK);
-		if (j + 1 < n)
-			out[j + 1] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
-		if (j + 2 < n)
-			out[j + 2] = (uint32_t)((x >> (2 * PL__MEMBER_BITS)) & PL__MEMBER_MASK);
+	uint64_t x = st->slots[0];
+	out[0] = (uint32_t)(x & PL__MEMBER_MASK);
+	out[1] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+	out[2] = (uint32_t)(x >> (2 * PL__MEMBER_BITS)); /* the top 4 bits are 0 */
+	if (n > 3) {
+		x = st->slots[1];
+		out[3] = (uint32_t)(x & PL__MEMBER_MASK);
+		out[4] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+		out[5] = (uint32_t)(x >> (2 * PL__MEMBER_BITS));
+		if (n > 6) {
+			x = st->slots[2];
+			out[6] = (uint32_t)(x & PL__MEMBER_MASK);
+			out[7] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+		}
 	}
 	return n;
 }
@@ -359,13 +369,10 @@ static inline uint32_t pl__reps(const pl__shard_state *st, uint32_t out[PL_MAX_R
 /* Where the replica list st names m, or -1. */
 static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 {
-	uint32_t n = st->nrep;
-	for (uint32_t j = 0; j < n; j += 3) {
-		uint64_t x = st->slots[j / 3];
-		for (uint32_t e = j; e < j + 3 && e < n; e++, x >>= PL__MEMBER_BITS)
-			if ((x & PL__MEMBER_MASK) == m)
-				return (int)e;
-	}
+	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
+	for (uint32_t j = 0; j < n; j++)
+		if (rep[j] == m)
+			return (int)j;
 	return -1;
 }
 

@@ -93,9 +93,9 @@ static void rcache_fill(pl_view *v, uint32_t s)
 		v->rc_count[v->rc_list[i]] = 0;
 	uint32_t n = 0, *count = v->rc_count, *list = v->rc_list;
 	for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
-		const pl__shard_state *st = pl__st(v, v->by_stream[j]);
-		for (uint32_t r = 0; r < st->nrep; r++) {
-			uint32_t m = pl__rep(st, r);
+		uint32_t rep[PL_MAX_REPLICAS], nr = pl__reps(pl__st(v, v->by_stream[j]), rep);
+		for (uint32_t r = 0; r < nr; r++) {
+			uint32_t m = rep[r];
 			if (count[m]++ == 0)
 				list[n++] = m;
 		}
