@@ -540,9 +540,7 @@ typedef struct pl__reuse {
  * override. room >= k->replica_count (the view's room). */
 static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, uint32_t room)
 {
-	/* Built in a local (its bit fields in a register), stored once. */
-	pl__shard_state h;
-	memset(&h, 0, sizeof h);
+	memset(st, 0, sizeof *st); /* then the fields: loads within the stores */
 	uint32_t n = k->replica_count, mv = k->moving_to, lj = PL__NO_LEAD, take = PL__NO_LEAD;
 	const uint32_t *r = k->replicas;
 	uint32_t want = mv != PL_NONE ? mv : k->leader; /* PL_NONE matches no replica */
@@ -552,15 +550,14 @@ static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, 
 			break;
 		}
 	if (mv != PL_NONE) {
-		h.moving = 1;
+		st->moving = 1;
 		for (uint32_t j = 0; j < n && lj == PL__NO_LEAD; j++)
 			if (r[j] == k->leader)
 				lj = take = j; /* the mover takes the old leader's place */
 	}
-	h.ovm = PL__OV_NONE;
-	h.nrep = n;
-	h.lead = lj;
-	memcpy(st, &h, sizeof h);
+	st->ovm = PL__OV_NONE;
+	st->nrep = n;
+	st->lead = lj;
 	/* Packed three to a word, every slot of the room (those past n are
 	 * never read, so the snapshot's unused entries may be anything). */
 #define PL__PACK3(a, b, c) \
