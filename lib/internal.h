@@ -279,8 +279,14 @@ struct pl_view {
 	 * listed). */
 	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
 	uint32_t rc_n;
-	uint32_t *rc_count;  /* [nm] */
-	uint32_t *rc_list;   /* [nm] */
+	uint32_t *rc_count;  /* [nm]; with rc_rows, the row of rc_stream */
+	uint32_t *rc_list;   /* [nm]; with rc_rows, every member */
+	/* A small view (streams x members at most a quarter of its shards:
+	 * PL__RC_ROWS()) keeps every stream's counts instead, one row of
+	 * members a stream, counted at the build and kept in step: asking
+	 * another stream is then a pointer to its row. */
+	uint32_t rc_rows;    /* rc_mat holds ns rows */
+	uint32_t *rc_mat;    /* [ns * nm] when rc_rows */
 
 	/* shards */
 	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
@@ -444,6 +450,15 @@ uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pic
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+
+/* Entries of the per-stream replica counts a view of these counts keeps
+ * (struct pl_view, rc_rows): streams x members when that is at most a
+ * quarter of the shards (a byte a shard at most), else none. */
+static inline size_t pl__rc_entries(uint32_t nm, uint32_t ns, uint32_t nk)
+{
+	uint64_t e = (uint64_t)nm * ns;
+	return e > 0 && e <= nk / 4 ? (size_t)e : 0;
+}
 
 /* Replicas of stream s that member m holds, and +1 or -1 to it (called
  * after the shard's state changed). The first call for a stream other than

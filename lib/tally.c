@@ -110,8 +110,13 @@ static void rcache_fill(pl_view *v, uint32_t s)
 static pl_view *rcache(const pl_view *v, uint32_t s)
 {
 	pl_view *w = (pl_view *)(uintptr_t)v;
-	if (w->rc_stream != s)
+	if (w->rc_stream == s)
+		return w;
+	if (w->rc_rows)
+		w->rc_count = w->rc_mat + (size_t)s * w->nm; /* every member listed */
+	else
 		rcache_fill(w, s);
+	w->rc_stream = s;
 	return w;
 }
 
@@ -129,6 +134,12 @@ uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **member
 
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 {
+	if (v->rc_rows) {
+		uint32_t *c = &v->rc_mat[(size_t)s * v->nm + m];
+		PL_ASSERT(delta > 0 || *c > 0);
+		*c = delta > 0 ? *c + 1 : *c - 1;
+		return;
+	}
 	if (v->rc_stream != s)
 		return; /* counted from the states when it is asked */
 	uint32_t *c = &v->rc_count[m];

@@ -64,6 +64,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(elig, uint32_t, nm);
 	TAKE(rc_count, uint32_t, nm);
 	TAKE(rc_list, uint32_t, nm);
+	TAKE(rc_mat, uint32_t, pl__rc_entries(nm, ns, nk));
 	TAKE(s_order, uint32_t, ns);
 	TAKE(s_rank, uint32_t, ns);
 	TAKE(s_shards, uint32_t, ns);
@@ -343,8 +344,9 @@ static void apply_copies(pl_view *v)
 	}
 }
 
-/* One shard's state in the tallies; its leader (or PL_NONE) to its stream's
- * next place in k_lead unless stream is PL_NONE. */
+/* One shard's state in the tallies (and its stream's row of replica
+ * counts, when the view keeps them); its leader (or PL_NONE) to its
+ * stream's next place in k_lead unless k_lead is NULL or stream PL_NONE. */
 static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
 			       uint32_t *k_lead)
 {
@@ -352,10 +354,15 @@ static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t s
 	uint32_t l = st->lead < n ? rep[st->lead] : PL_NONE;
 	if (l != PL_NONE)
 		v->m_leaders[l]++;
-	if (stream != PL_NONE)
+	if (stream != PL_NONE && k_lead)
 		k_lead[next[stream]++] = l;
 	for (uint32_t j = 0; j < n; j++)
 		v->m_replicas[rep[j]]++;
+	if (v->rc_rows && stream != PL_NONE) {
+		uint32_t *row = v->rc_mat + (size_t)stream * v->nm;
+		for (uint32_t j = 0; j < n; j++)
+			row[rep[j]]++;
+	}
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
@@ -379,6 +386,8 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	else
 		for (uint32_t x = 0; x < v->nk; x++)
 			v->k_rank[v->k_order[x]] = x;
+	if (v->rc_rows && !r->tallies)
+		memset(v->rc_mat, 0, (size_t)v->ns * v->nm * sizeof *v->rc_mat);
 	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
 	/* Validation hashed every key unless the hint's hashes hold. */
@@ -409,9 +418,11 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	if (r->tallies) {
 		memcpy(v->m_leaders, old->m_leaders, (size_t)v->nm * sizeof *v->m_leaders);
 		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
+		if (v->rc_rows) /* the same members and streams: the same rows */
+			memcpy(v->rc_mat, old->rc_mat, (size_t)v->ns * v->nm * sizeof *v->rc_mat);
 	} else if (!fused) {
 		for (uint32_t i = 0; i < v->nk; i++)
-			count_state(v, pl__st(v, i), PL_NONE, next, k_lead);
+			count_state(v, pl__st(v, i), s->shards[i].stream, next, NULL);
 		for (uint32_t j = 0; j < v->s_first[v->ns]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
@@ -495,6 +506,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
 		memset(v, 0, sizeof *v);
 		layout(v, mem, nm, ns, nk, no, nc, room);
+		v->rc_rows = pl__rc_entries(nm, ns, nk) > 0;
 		/* The sorts' scratch is the room from k_rank to the end of the
 		 * states (validation writes none of it). k_home holds the stream
 		 * of each shard in key order until the end. */
@@ -547,9 +559,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			v->m_owned[i] = 0; /* init_cells() borrowed it */
 	}
 	v->rc_stream = PL_NONE;
-	v->rc_n = 0;
-	for (uint32_t i = 0; i < nm; i++)
+	v->rc_n = v->rc_rows ? nm : 0;
+	for (uint32_t i = 0; i < nm; i++) {
 		v->rc_count[i] = 0;
+		v->rc_list[i] = i; /* the rows list every member */
+	}
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
 	if (pl__reuse_homes(v, &r))
@@ -581,6 +595,8 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	memcpy(mem, src, need);
 	pl_view *v = mem;
 	layout(v, mem, v->nm, v->ns, v->nk, no, nc, v->room);
+	if (v->rc_rows && v->rc_stream != PL_NONE)
+		v->rc_count = v->rc_mat + (size_t)v->rc_stream * v->nm; /* the row asked last */
 	*out = v;
 	return 0;
 }
