@@ -99,10 +99,10 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 				to = from = PL_NONE;
 				for (uint32_t j = 0; j < st->nrep && to == PL_NONE; j++) {
 					uint32_t i = 0;
-					while (i < sh->replica_count && sh->replicas[i] != st->rep[j])
+					while (i < sh->replica_count && sh->replicas[i] != pl__rep(st, j))
 						i++;
 					if (i == sh->replica_count)
-						to = st->rep[j];
+						to = pl__rep(st, j);
 				}
 				for (uint32_t i = 0; i < sh->replica_count && from == PL_NONE; i++)
 					if (!pl__holds(st, sh->replicas[i]))
@@ -244,7 +244,7 @@ int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap,
 			for (;;) {
 				uint32_t d = PL_NONE;
 				for (uint32_t j = 0; j < st->nrep; j++) {
-					uint32_t m = st->rep[j];
+					uint32_t m = pl__rep(st, j);
 					if (!pl__live(v, m) || pl__eligible(v, m))
 						continue;
 					if (last != PL_NONE && v->m_rank[m] <= v->m_rank[last])

@@ -81,7 +81,7 @@ static uint32_t settled(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uin
 	if (R == 0 || !b->rep_settled || s == PL_NONE)
 		return 0;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t f = st->rep[j], fl, ce;
+		uint32_t f = pl__rep(st, j), fl, ce;
 		if (f == a || f == d || !pl__eligible(v, f))
 			continue;
 		pl__bounds(v, R, f, &fl, &ce);
@@ -103,7 +103,7 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 	const pl_view *v = b->v;
 	const pl__shard_state *st = pl__st(v, k);
 	for (uint32_t r = 0; r < st->nrep; r++) {
-		uint32_t f = st->rep[r], kf;
+		uint32_t f = pl__rep(st, r), kf;
 		if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
 			continue;
 		if (!pl__bk_in_ok(b, f)) {

@@ -20,7 +20,7 @@ int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 	 * when from's zone is not in Z, after |Z| plus one when to's is not. */
 	int from_in = 0, to_in = 0;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t r = st->rep[j];
+		uint32_t r = pl__rep(st, j);
 		if (r == from)
 			continue;
 		from_in |= v->m_zone[r] == v->m_zone[from];

@@ -55,9 +55,9 @@ uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t zones = 0, extra = 0;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t z = v->m_zone[st->rep[j]], seen = 0;
+		uint32_t z = v->m_zone[pl__rep(st, j)], seen = 0;
 		for (uint32_t i = 0; i < j; i++)
-			seen |= v->m_zone[st->rep[i]] == z;
+			seen |= v->m_zone[pl__rep(st, i)] == z;
 		if (seen)
 			continue;
 		zones++;
@@ -177,7 +177,7 @@ void pl__bk_drain_replicas(pl__bk *b)
 		 * listed, so the order of the replicas changes nothing. */
 		uint32_t from = PL_NONE;
 		for (uint32_t j = 0; j < st->nrep; j++) {
-			uint32_t m = st->rep[j];
+			uint32_t m = pl__rep(st, j);
 			if (m != pl__leader(st) && pl__live(v, m) && !pl__eligible(v, m) &&
 			    (from == PL_NONE || v->m_rank[m] < v->m_rank[from]))
 				from = m;
@@ -226,7 +226,7 @@ uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
 static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j)
 {
 	for (uint32_t i = 0; i < st->nrep; i++)
-		if (i != j && v->m_zone[st->rep[i]] == v->m_zone[st->rep[j]])
+		if (i != j && v->m_zone[pl__rep(st, i)] == v->m_zone[pl__rep(st, j)])
 			return 1;
 	return 0;
 }
@@ -242,7 +242,7 @@ static uint32_t repair_source(const pl_view *v, uint32_t k)
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0, down = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t m = st->rep[j];
+		uint32_t m = pl__rep(st, j);
 		if (m == pl__leader(st) || !zone_shared(v, st, j))
 			continue;
 		if (!pl__live(v, m)) {

@@ -128,7 +128,7 @@ static void failover(pl__bk *b, uint32_t k)
 	/* No eligible follower: a new replica takes over, copied from a live one. */
 	int live = 0;
 	for (uint32_t j = 0; j < st->nrep; j++)
-		live |= pl__live(v, st->rep[j]);
+		live |= pl__live(v, pl__rep(st, j));
 	if (!live) {
 		stall(b, k); /* nothing left to copy from */
 		return;

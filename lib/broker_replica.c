@@ -59,7 +59,7 @@ static uint32_t handoff(const pl__bk *b, uint32_t k, uint32_t a)
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t f = st->rep[j];
+		uint32_t f = pl__rep(st, j);
 		if (f == a || !pl__eligible(v, f) || !pl__bk_in_ok(b, f) || !pl__bk_carry_ok(b, k, a, f))
 			continue;
 		if (best != PL_NONE) {
@@ -84,7 +84,7 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 	if (sc->s == PL_NONE && s != PL_NONE && b->cfg->stream_balance)
 		R = pl__bk_stream_replicas(v, s);
 	for (uint32_t r = 0; r < st->nrep; r++) {
-		uint32_t a = st->rep[r], ka = ka_only;
+		uint32_t a = pl__rep(st, r), ka = ka_only;
 		if (only != PL_NONE ? a != only : (!pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka)))
 			continue;
 		if (x->have && ka < x->ka)

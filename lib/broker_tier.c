@@ -128,7 +128,7 @@ static void consider(const pl__bk *b, uint32_t k, uint32_t m, int how, uint32_t 
 static int new_zone(const pl_view *v, const pl__shard_state *st, uint32_t m)
 {
 	for (uint32_t j = 0; j < st->nrep; j++)
-		if (v->m_zone[st->rep[j]] == v->m_zone[m])
+		if (v->m_zone[pl__rep(st, j)] == v->m_zone[m])
 			return 0;
 	return 1;
 }
@@ -147,7 +147,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	memset(&best, 0, sizeof best);
 	if (set == PL__BK_FOLLOWERS) {
 		for (uint32_t j = 0; j < st->nrep; j++) {
-			uint32_t m = st->rep[j];
+			uint32_t m = pl__rep(st, j);
 			if (m == pl__leader(st) || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
 				continue;
 			consider(b, k, m, how, st_total, &best, &have);

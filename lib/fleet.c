@@ -42,7 +42,7 @@ int pl_fleet_owner(const pl_view *v, uint32_t shard)
 		return PL_E_INVAL;
 	if (shard >= v->nk)
 		return PL_E_SHARD_RANGE;
-	uint32_t o = pl__st(v, shard)->ov_member;
+	uint32_t o = pl__ov(pl__st(v, shard));
 	if (o != PL_NONE && pl__eligible(v, o))
 		return (int)o;
 	return pl_view_home(v, shard);
@@ -76,7 +76,7 @@ static uint64_t age_of(const pl__shard_state *st, uint64_t now)
 static pl_action drop_action(const pl_view *v, uint32_t reason, uint32_t k, uint64_t now)
 {
 	const pl__shard_state *st = pl__st(v, k);
-	pl_action a = pl__fleet_action(v, PL_ACTION_DROP_OVERRIDE, reason, k, st->ov_member, v->k_home[k]);
+	pl_action a = pl__fleet_action(v, PL_ACTION_DROP_OVERRIDE, reason, k, pl__ov(st), v->k_home[k]);
 	a.origin = st->ov_origin;
 	a.at = age_of(st, now);
 	return a;
@@ -92,10 +92,10 @@ static void clean_up(pl__fleet_run *r, uint32_t self)
 	for (uint32_t i = 0; i < v->nk && !r->full; i++) {
 		uint32_t k = v->k_order[i];
 		const pl__shard_state *st = pl__st(v, k);
-		if (st->ov_member == PL_NONE || v->k_home[k] != self)
+		if (pl__ov(st) == PL_NONE || v->k_home[k] != self)
 			continue;
-		uint32_t reason = !pl__eligible(v, st->ov_member) ? PL_REASON_VOID_OVERRIDE
-				  : st->ov_member == self	   ? PL_REASON_REDUNDANT_OVERRIDE
+		uint32_t reason = !pl__eligible(v, pl__ov(st)) ? PL_REASON_VOID_OVERRIDE
+				  : pl__ov(st) == self	   ? PL_REASON_REDUNDANT_OVERRIDE
 								   : 0;
 		if (reason == 0)
 			continue;

@@ -360,7 +360,7 @@ static uint32_t pick(const pl_view *v, uint32_t self, uint32_t t, uint32_t *why)
 			if (v->n_lag == 0)
 				break; /* no shard to keep: nothing can beat it */
 		}
-		if (first_ov == PL_NONE && pl__st(v, k)->ov_member == self && pl__st(v, k)->ov_origin == PL_ORIGIN_COUNT)
+		if (first_ov == PL_NONE && pl__ov(pl__st(v, k)) == self && pl__st(v, k)->ov_origin == PL_ORIGIN_COUNT)
 			first_ov = k;
 		if (first_any == PL_NONE)
 			first_any = k;
@@ -398,7 +398,7 @@ static int move_one(pl__fleet_run *r, uint32_t reason, uint32_t t, uint32_t c)
 	if (why == PL_FLEET_PICK_KEEP) {
 		/* Self's shard, held by the target since a lag: the target
 		 * keeps it, by count; no owner changes. */
-		a = pl__fleet_action(v, PL_ACTION_SET_OVERRIDE, reason, k, st->ov_member, t);
+		a = pl__fleet_action(v, PL_ACTION_SET_OVERRIDE, reason, k, pl__ov(st), t);
 		a.origin = PL_ORIGIN_COUNT;
 		a.at = r->cfg->now;
 		a.from_count = c;

@@ -155,29 +155,70 @@ static inline int pl__draw_gt(pl__draw a, pl__draw b)
 
 /* ---- the view ------------------------------------------------------------ */
 
-/* Per-shard state the policies change: 20 bytes and v->room replica slots
- * (pl__st(); the view's largest replica count, PL_MAX_REPLICAS by default),
- * 4-byte aligned, no padding. */
+/* Per-shard state the policies change: 16 bytes and the replica slots, 20
+ * bits a member (PL_MAX_MEMBERS is 2^20), three to a word: 24 bytes for up
+ * to 3 replicas, 32 for 6, 40 for PL_MAX_REPLICAS (pl__st(); the slots the
+ * view's room needs, PL_MAX_REPLICAS by default). 8-byte aligned, no
+ * padding. Read and write the replicas and the override member through
+ * pl__rep()/pl__set_rep() and pl__ov()/pl__set_ov(). */
 typedef struct pl__shard_state {
-	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when ov_member is set */
+	uint32_t since_lo, since_hi; /* the override's since (pl__since()), when there is one */
 	unsigned int ep : 24;  /* replica and leader actions applied since the view was built:
 				* the epoch is the snapshot's plus this (pl__epoch()); at
 				* PL__EP_MAX the shard takes no more of them */
-	unsigned int lead : 8; /* the effective leader's place in rep (pl__leader()), or
-				* PL__NO_LEAD: the leader is always among the replicas */
-	uint32_t ov_member;    /* fleet override member or PL_NONE */
-	uint8_t nrep;
-	uint8_t moving;     /* a move is in flight */
-	uint8_t ov_origin;
-	uint8_t touched;    /* an action was applied to it in this view */
-	uint32_t rep[];     /* v->room slots; those past nrep are never read */
+	unsigned int lead : 4; /* the effective leader's place in the replicas (pl__leader()),
+				* or PL__NO_LEAD: the leader is always among the replicas */
+	unsigned int nrep : 4; /* replicas, at most PL_MAX_REPLICAS */
+	unsigned int ovm : 21; /* fleet override member, or PL__OV_NONE (pl__ov()) */
+	unsigned int ov_origin : 1;
+	unsigned int moving : 1;  /* a move is in flight */
+	unsigned int touched : 1; /* an action was applied to it in this view */
+	unsigned int spare : 8;
+	uint64_t slots[]; /* replica j in bits 20 (j % 3).. of slots[j / 3]; those
+			   * past nrep are never read */
 } pl__shard_state;
 
 #define PL__EP_MAX 0xffffffu
-#define PL__NO_LEAD 0xffu
+#define PL__NO_LEAD 0xfu
+#define PL__OV_NONE 0x1fffffu
+#define PL__MEMBER_BITS 20
+#define PL__MEMBER_MASK ((UINT64_C(1) << PL__MEMBER_BITS) - 1)
 
+_Static_assert(PL_MAX_MEMBERS <= (UINT32_C(1) << PL__MEMBER_BITS), "a replica slot holds any member index");
+_Static_assert(PL_MAX_REPLICAS < PL__NO_LEAD && PL_MAX_REPLICAS <= 15, "lead and nrep fit 4 bits");
+_Static_assert(PL_ORIGIN_COUNT <= 1, "an override's origin fits 1 bit");
+
+/* Slot words of a state with room replicas. */
+#define PL__SLOT_WORDS(room) (((size_t)(room) + 2) / 3)
 /* Bytes of one shard's state with room replica slots. */
-#define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + (size_t)(room) * sizeof(uint32_t))
+#define PL__STATE_SIZE(room) (sizeof(pl__shard_state) + PL__SLOT_WORDS(room) * sizeof(uint64_t))
+
+/* Replica j (< nrep) of the state. */
+static inline uint32_t pl__rep(const pl__shard_state *st, uint32_t j)
+{
+	return (uint32_t)((st->slots[j / 3] >> (PL__MEMBER_BITS * (j % 3))) & PL__MEMBER_MASK);
+}
+
+/* Make member m replica j. */
+static inline void pl__set_rep(pl__shard_state *st, uint32_t j, uint32_t m)
+{
+	PL_ASSERT(m < PL_MAX_MEMBERS);
+	int sh = PL__MEMBER_BITS * (int)(j % 3);
+	uint64_t *w = &st->slots[j / 3];
+	*w = (*w & ~(PL__MEMBER_MASK << sh)) | (uint64_t)m << sh;
+}
+
+/* The fleet override's member, or PL_NONE. */
+static inline uint32_t pl__ov(const pl__shard_state *st)
+{
+	return st->ovm == PL__OV_NONE ? PL_NONE : st->ovm;
+}
+
+static inline void pl__set_ov(pl__shard_state *st, uint32_t m)
+{
+	PL_ASSERT(m == PL_NONE || m < PL_MAX_MEMBERS);
+	st->ovm = m == PL_NONE ? PL__OV_NONE : m;
+}
 
 static inline uint64_t pl__since(const pl__shard_state *st)
 {
@@ -271,8 +312,14 @@ struct pl_view {
 	 * listed). */
 	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
 	uint32_t rc_n;
-	uint32_t *rc_count;  /* [nm] */
-	uint32_t *rc_list;   /* [nm] */
+	uint32_t *rc_count;  /* [nm]; with rc_rows, the row of rc_stream */
+	uint32_t *rc_list;   /* [nm]; with rc_rows, every member */
+	/* A small view (streams x members at most a quarter of its shards:
+	 * PL__RC_ROWS()) keeps every stream's counts instead, one row of
+	 * members a stream, counted at the build and kept in step: asking
+	 * another stream is then a pointer to its row. */
+	uint32_t rc_rows;    /* rc_mat holds ns rows */
+	uint32_t *rc_mat;    /* [ns * nm] when rc_rows */
 
 	/* shards */
 	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
@@ -333,11 +380,37 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
+/* The replicas of st into out[0..nrep), returns nrep. out[nrep..3) may be
+ * written too (with what the unused slots hold): the first word is
+ * unpacked whole, without a branch. */
+static inline uint32_t pl__reps(const pl__shard_state *st, uint32_t out[PL_MAX_REPLICAS])
+{
+	_Static_assert(PL_MAX_REPLICAS == 8, "three slot words at most");
+	uint32_t n = st->nrep;
+	uint64_t x = st->slots[0];
+	out[0] = (uint32_t)(x & PL__MEMBER_MASK);
+	out[1] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+	out[2] = (uint32_t)(x >> (2 * PL__MEMBER_BITS)); /* the top 4 bits are 0 */
+	if (n > 3) {
+		x = st->slots[1];
+		out[3] = (uint32_t)(x & PL__MEMBER_MASK);
+		out[4] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+		out[5] = (uint32_t)(x >> (2 * PL__MEMBER_BITS));
+		if (n > 6) {
+			x = st->slots[2];
+			out[6] = (uint32_t)(x & PL__MEMBER_MASK);
+			out[7] = (uint32_t)((x >> PL__MEMBER_BITS) & PL__MEMBER_MASK);
+		}
+	}
+	return n;
+}
+
 /* Where the replica list st names m, or -1. */
 static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 {
-	for (uint32_t j = 0; j < st->nrep; j++)
-		if (st->rep[j] == m)
+	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
+	for (uint32_t j = 0; j < n; j++)
+		if (rep[j] == m)
 			return (int)j;
 	return -1;
 }
@@ -345,7 +418,7 @@ static inline int pl__rep_index(const pl__shard_state *st, uint32_t m)
 /* The effective leader, or PL_NONE. */
 static inline uint32_t pl__leader(const pl__shard_state *st)
 {
-	return st->lead == PL__NO_LEAD ? PL_NONE : st->rep[st->lead];
+	return st->lead == PL__NO_LEAD ? PL_NONE : pl__rep(st, st->lead);
 }
 
 /* Make m (a replica, or PL_NONE) the leader. */
@@ -410,6 +483,15 @@ uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pic
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+
+/* Entries of the per-stream replica counts a view of these counts keeps
+ * (struct pl_view, rc_rows): streams x members when that is at most a
+ * quarter of the shards (a byte a shard at most), else none. */
+static inline size_t pl__rc_entries(uint32_t nm, uint32_t ns, uint32_t nk)
+{
+	uint64_t e = (uint64_t)nm * ns;
+	return e > 0 && e <= nk / 4 ? (size_t)e : 0;
+}
 
 /* Replicas of stream s that member m holds, and +1 or -1 to it (called
  * after the shard's state changed). The first call for a stream other than
@@ -495,6 +577,10 @@ typedef struct pl__reuse {
 	/* With k_hash set (room for every shard), validation writes each
 	 * key's hash under `scorer` there, unless the hint's hold (`hashes`). */
 	uint64_t *k_hash;
+	/* Validation's finding: the most replicas a shard of the snapshot
+	 * has, one more for a shard whose copy in flight adds one. States are
+	 * written to st only while it stays within room. */
+	uint32_t max_count;
 } pl__reuse;
 
 /* Shard k's state as the snapshot says it, its leader move counted finished
@@ -502,22 +588,37 @@ typedef struct pl__reuse {
  * override. room >= k->replica_count (the view's room). */
 static inline void pl__state_from_shard(pl__shard_state *st, const pl_shard *k, uint32_t room)
 {
-	memset(st, 0, sizeof *st);
-	st->ov_member = PL_NONE;
-	st->nrep = (uint8_t)k->replica_count;
-	/* All slots at once; those past nrep are never read. */
-	memcpy(st->rep, k->replicas, (size_t)room * sizeof st->rep[0]);
-	if (k->moving_to != PL_NONE) {
-		uint32_t j = 0;
-		while (j < st->nrep && st->rep[j] != k->moving_to)
-			j++;
-		if (j == st->nrep)
-			for (j = 0; j < st->nrep; j++)
-				if (st->rep[j] == k->leader)
-					st->rep[j] = k->moving_to;
+	memset(st, 0, sizeof *st); /* then the fields: loads within the stores */
+	uint32_t n = k->replica_count, mv = k->moving_to, lj = PL__NO_LEAD, take = PL__NO_LEAD;
+	const uint32_t *r = k->replicas;
+	uint32_t want = mv != PL_NONE ? mv : k->leader; /* PL_NONE matches no replica */
+	for (uint32_t j = 0; j < n; j++)
+		if (r[j] == want) {
+			lj = j;
+			break;
+		}
+	if (mv != PL_NONE) {
 		st->moving = 1;
+		for (uint32_t j = 0; j < n && lj == PL__NO_LEAD; j++)
+			if (r[j] == k->leader)
+				lj = take = j; /* the mover takes the old leader's place */
 	}
-	pl__set_lead(st, k->moving_to != PL_NONE ? k->moving_to : k->leader);
+	st->ovm = PL__OV_NONE;
+	st->nrep = n;
+	st->lead = lj;
+	/* Packed three to a word, every slot of the room (those past n are
+	 * never read, so the snapshot's unused entries may be anything). */
+#define PL__PACK3(a, b, c) \
+	(((a) & PL__MEMBER_MASK) | ((b) & PL__MEMBER_MASK) << PL__MEMBER_BITS | ((c) & PL__MEMBER_MASK) << (2 * PL__MEMBER_BITS))
+	st->slots[0] = PL__PACK3((uint64_t)r[0], r[1], r[2]);
+	if (room > 3)
+		st->slots[1] = PL__PACK3((uint64_t)r[3], r[4], r[5]);
+	if (room > 6)
+		st->slots[2] = PL__PACK3((uint64_t)r[6], r[7], 0);
+#undef PL__PACK3
+	_Static_assert(PL_MAX_REPLICAS == 8, "three slot words at most");
+	if (take != PL__NO_LEAD)
+		pl__set_rep(st, take, mv);
 }
 
 /* The same bytes: the same range, or equal contents. */

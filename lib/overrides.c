@@ -267,11 +267,11 @@ static void format(const pl_view *v, sink *s)
 	for (uint32_t i = 0; i < v->nk; i++) {
 		uint32_t k = v->k_order[i];
 		const pl__shard_state *st = pl__st(v, k);
-		if (st->ov_member == PL_NONE)
+		if (pl__ov(st) == PL_NONE)
 			continue;
 		put_escaped(s, v->snap.shards[k].key);
 		put_char(s, ' ');
-		put_escaped(s, v->snap.members[st->ov_member].id);
+		put_escaped(s, v->snap.members[pl__ov(st)].id);
 		put_char(s, ' ');
 		put_u64(s, pl__since(st));
 		put_str(s, st->ov_origin == PL_ORIGIN_COUNT ? " count\n" : " lag\n");

@@ -137,7 +137,7 @@ static uint32_t pick_primary(const pl_view *v, uint32_t k, uint32_t *stall_m)
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE, best_nr = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t p = st->rep[j];
+		uint32_t p = pl__rep(st, j);
 		if (!pl__region_may_receive(v, p))
 			continue;
 		uint32_t *slot = pl__region_ready(v, p, k) ? &best : &best_nr;

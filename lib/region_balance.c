@@ -115,7 +115,7 @@ static void find_move(const pl_view *v, uint32_t r, uint32_t F, uint32_t *floor,
 			continue; /* best_nr only matters while no ready move exists */
 		int r_new = !pl__region_zone_held(v, st, zr, PL_NONE);
 		for (uint32_t j = 0; j < st->nrep; j++) {
-			uint32_t p = st->rep[j];
+			uint32_t p = pl__rep(st, j);
 			if (!pl__live(v, p) || v->m_replicas[p] <= F)
 				continue;
 			int p_shared = pl__region_zone_held(v, st, v->m_zone[p], p);
@@ -194,7 +194,7 @@ static uint32_t newest_peer(const pl_view *v, uint32_t k)
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t p = st->rep[j];
+		uint32_t p = pl__rep(st, j);
 		if (pl__region_may_receive(v, p) && pl__region_ready(v, p, k) &&
 		    (best == PL_NONE || pl__region_newer(v, p, best)))
 			best = p;
@@ -300,7 +300,7 @@ void pl__region_step_load(pl__region_ctx *c)
 		const pl__shard_state *st = pl__st(v, k);
 		uint32_t q = PL_NONE;
 		for (uint32_t j = 0; j < st->nrep; j++) {
-			uint32_t x = st->rep[j];
+			uint32_t x = pl__rep(st, j);
 			if (x == p || !pl__region_may_receive(v, x) || !pl__region_ready(v, x, k) ||
 			    !pl__region_measured(v, x))
 				continue;

@@ -13,14 +13,14 @@ uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st)
 {
 	uint32_t n = 0;
 	for (uint32_t j = 0; j < st->nrep; j++)
-		n += pl__live(v, st->rep[j]);
+		n += pl__live(v, pl__rep(st, j));
 	return n;
 }
 
 int pl__region_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t zone, uint32_t except)
 {
 	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t p = st->rep[j];
+		uint32_t p = pl__rep(st, j);
 		if (p != except && pl__live(v, p) && v->m_zone[p] == zone)
 			return 1;
 	}

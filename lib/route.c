@@ -130,7 +130,7 @@ int pl_route_lookup(const pl_view *v, const char *key, size_t len, uint32_t self
 	uint32_t home, owner;
 	if (k >= 0) {
 		home = v->homes_ready ? v->k_home[k] : pl__view_top1(v, v->k_hash[k]);
-		uint32_t o = pl__st(v, k)->ov_member;
+		uint32_t o = pl__ov(pl__st(v, k));
 		owner = o != PL_NONE && pl__eligible(v, o) ? o : home;
 	} else {
 		home = owner = pl__view_top1(v, pl__key_hash(v, key, len));

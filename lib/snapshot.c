@@ -231,7 +231,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	 * first that does not, after the ones before it. The scratch is free
 	 * now; the states written there while the shards matched are not kept
 	 * once one does not. */
-	uint32_t tallies = was && r->tallies, moving = 0;
+	uint32_t tallies = was && r->tallies, moving = 0, max_count = 0;
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
 			  offsetof(pl_shard, stream)};
 	pl__keyfeed feed;
@@ -263,6 +263,9 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			if (kh)
 				kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		}
+		max_count = k->replica_count > max_count ? k->replica_count : max_count;
+		if (st && k->replica_count > r->room)
+			st = NULL; /* past the room: the view is built again with more */
 		if (st && was) {
 			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
 			moving += k->moving_to != PL_NONE;
@@ -303,6 +306,14 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	}
 	if (cp_dup)
 		return pl__fail(d, PL_E_DUP_COPY, PL_ELEM_COPY, cp_best, cp_other);
+	if (r) {
+		for (uint32_t i = 0; i < s->n_copies; i++) {
+			const pl_copy *c = &s->copies[i];
+			uint32_t n = s->shards[c->shard].replica_count + (c->from == PL_NONE);
+			max_count = n > max_count ? n : max_count;
+		}
+		r->max_count = max_count;
+	}
 	return 0;
 }
 

@@ -96,9 +96,9 @@ static void rcache_fill(pl_view *v, uint32_t s)
 		v->rc_count[v->rc_list[i]] = 0;
 	uint32_t n = 0, *count = v->rc_count, *list = v->rc_list;
 	for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
-		const pl__shard_state *st = pl__st(v, v->by_stream[j]);
-		for (uint32_t r = 0; r < st->nrep; r++) {
-			uint32_t m = st->rep[r];
+		uint32_t rep[PL_MAX_REPLICAS], nr = pl__reps(pl__st(v, v->by_stream[j]), rep);
+		for (uint32_t r = 0; r < nr; r++) {
+			uint32_t m = rep[r];
 			if (count[m]++ == 0)
 				list[n++] = m;
 		}
@@ -113,8 +113,13 @@ static void rcache_fill(pl_view *v, uint32_t s)
 static pl_view *rcache(const pl_view *v, uint32_t s)
 {
 	pl_view *w = (pl_view *)(uintptr_t)v;
-	if (w->rc_stream != s)
+	if (w->rc_stream == s)
+		return w;
+	if (w->rc_rows)
+		w->rc_count = w->rc_mat + (size_t)s * w->nm; /* every member listed */
+	else
 		rcache_fill(w, s);
+	w->rc_stream = s;
 	return w;
 }
 
@@ -132,6 +137,12 @@ uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **member
 
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 {
+	if (v->rc_rows) {
+		uint32_t *c = &v->rc_mat[(size_t)s * v->nm + m];
+		PL_ASSERT(delta > 0 || *c > 0);
+		*c = delta > 0 ? *c + 1 : *c - 1;
+		return;
+	}
 	if (v->rc_stream != s)
 		return; /* counted from the states when it is asked */
 	uint32_t *c = &v->rc_count[m];
@@ -165,7 +176,7 @@ void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, u
 
 uint32_t pl__owner(const pl_view *v, uint32_t k)
 {
-	uint32_t o = pl__st(v, k)->ov_member;
+	uint32_t o = pl__ov(pl__st(v, k));
 	if (o != PL_NONE && pl__eligible(v, o))
 		return o;
 	return v->k_home[k];
@@ -174,7 +185,7 @@ uint32_t pl__owner(const pl_view *v, uint32_t k)
 uint32_t pl__lag_holder(const pl_view *v, uint32_t k)
 {
 	const pl__shard_state *st = pl__st(v, k);
-	uint32_t o = st->ov_member;
+	uint32_t o = pl__ov(st);
 	if (o != PL_NONE && st->ov_origin == PL_ORIGIN_LAG && pl__eligible(v, o) && o != v->k_home[k])
 		return o;
 	return PL_NONE;
@@ -280,7 +291,7 @@ static int check_action(const pl_view *v, const pl_action *a)
 	case PL_ACTION_SET_OVERRIDE:
 		return to_ok && a->origin <= PL_ORIGIN_COUNT ? 0 : PL_E_ACTION;
 	case PL_ACTION_DROP_OVERRIDE:
-		return st->ov_member != PL_NONE && (a->from == PL_NONE || a->from == st->ov_member)
+		return pl__ov(st) != PL_NONE && (a->from == PL_NONE || a->from == pl__ov(st))
 			       ? 0 : PL_E_ACTION;
 	default:
 		return PL_E_ACTION;
@@ -305,7 +316,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 			/* The destination held no copy: it takes the leader's. */
 			int j = pl__rep_index(st, a->from);
 			PL_ASSERT(j >= 0); /* a leader is always among the replicas */
-			st->rep[j] = a->to;
+			pl__set_rep(st, (uint32_t)j, a->to);
 			replica_moved(v, k, a->from, a->to);
 		}
 		set_leader(v, k, a->from, a->to); /* from is the leader: checked */
@@ -313,13 +324,14 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		break;
 	}
 	case PL_ACTION_ADD_REPLICA:
-		st->rep[st->nrep++] = a->to;
+		pl__set_rep(st, st->nrep, a->to);
+		st->nrep++;
 		replica_moved(v, k, PL_NONE, a->to);
 		set_moving(v, st);
 		break;
 	case PL_ACTION_MOVE_REPLICA: {
 		int j = pl__rep_index(st, a->from), led = pl__leader(st) == a->from;
-		st->rep[j] = a->to; /* the leader's place, when it led: it leads */
+		pl__set_rep(st, (uint32_t)j, a->to); /* the leader's place, when it led: it leads */
 		replica_moved(v, k, a->from, a->to);
 		if (led)
 			set_leader(v, k, a->from, a->to);
@@ -327,18 +339,18 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 		break;
 	}
 	case PL_ACTION_SET_OVERRIDE:
-		if (st->ov_member == PL_NONE)
+		if (pl__ov(st) == PL_NONE)
 			v->n_overrides++;
 		else
 			v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
 		v->n_lag += a->origin == PL_ORIGIN_LAG;
-		st->ov_member = a->to;
+		pl__set_ov(st, a->to);
 		st->ov_origin = (uint8_t)a->origin;
 		pl__set_since(st, a->at);
 		break;
 	case PL_ACTION_DROP_OVERRIDE:
 		v->n_lag -= st->ov_origin == PL_ORIGIN_LAG;
-		st->ov_member = PL_NONE;
+		pl__set_ov(st, PL_NONE);
 		st->ov_origin = 0;
 		pl__set_since(st, 0);
 		v->n_overrides--;

@@ -64,6 +64,7 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(elig, uint32_t, nm);
 	TAKE(rc_count, uint32_t, nm);
 	TAKE(rc_list, uint32_t, nm);
+	TAKE(rc_mat, uint32_t, pl__rc_entries(nm, ns, nk));
 	TAKE(s_order, uint32_t, ns);
 	TAKE(s_rank, uint32_t, ns);
 	TAKE(s_shards, uint32_t, ns);
@@ -95,14 +96,23 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	return off;
 }
 
-/* The replica room of each shard's state: the options' max_replicas (0 or
- * past the limit: PL_MAX_REPLICAS), raised to the snapshot's largest count,
- * one more where a copy in flight adds a replica; at most PL_MAX_REPLICAS
- * (validation refuses more). The arrays are checked before they are read. */
-static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
+/* The replica room the options ask for: max_replicas (version 3), 0 or
+ * past the limit read as PL_MAX_REPLICAS. */
+static uint32_t options_room(const pl_view_options *opt)
 {
 	uint32_t room = opt != NULL && opt->version == PL_VIEW_OPTIONS_VERSION ? opt->max_replicas : 0;
-	if (room == 0 || room >= PL_MAX_REPLICAS || pl__check_arrays(s, NULL) != 0)
+	return room == 0 || room >= PL_MAX_REPLICAS ? PL_MAX_REPLICAS : room;
+}
+
+/* The replica room of each shard's state: the options' room, raised to the
+ * snapshot's largest count, one more where a copy in flight adds a replica;
+ * at most PL_MAX_REPLICAS (validation refuses more). The arrays are checked
+ * before they are read. pl_view_init() finds the same in validation's pass
+ * (pl__reuse.max_count) instead of a pass of its own. */
+static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
+{
+	uint32_t room = options_room(opt);
+	if (room == PL_MAX_REPLICAS || pl__check_arrays(s, NULL) != 0)
 		return PL_MAX_REPLICAS;
 	for (uint32_t i = 0; i < s->n_shards && room < PL_MAX_REPLICAS; i++)
 		room = s->shards[i].replica_count > room ? s->shards[i].replica_count : room;
@@ -318,12 +328,13 @@ static void apply_copies(pl_view *v)
 		const pl_copy *cp = &s->copies[c];
 		pl__shard_state *st = pl__st(v, cp->shard);
 		if (cp->from == PL_NONE) {
-			st->rep[st->nrep++] = cp->to;
+			pl__set_rep(st, st->nrep, cp->to);
+			st->nrep++;
 		} else {
 			/* The leader's place, when it led: `to` leads. */
 			for (uint32_t j = 0; j < st->nrep; j++)
-				if (st->rep[j] == cp->from)
-					st->rep[j] = cp->to;
+				if (pl__rep(st, j) == cp->from)
+					pl__set_rep(st, j, cp->to);
 		}
 		if (!st->moving) {
 			st->moving = 1;
@@ -332,18 +343,25 @@ static void apply_copies(pl_view *v)
 	}
 }
 
-/* One shard's state in the tallies; its leader (or PL_NONE) to its stream's
- * next place in k_lead unless stream is PL_NONE. */
+/* One shard's state in the tallies (and its stream's row of replica
+ * counts, when the view keeps them); its leader (or PL_NONE) to its
+ * stream's next place in k_lead unless k_lead is NULL or stream PL_NONE. */
 static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
 			       uint32_t *k_lead)
 {
-	uint32_t l = pl__leader(st);
+	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
+	uint32_t l = st->lead < n ? rep[st->lead] : PL_NONE;
 	if (l != PL_NONE)
 		v->m_leaders[l]++;
-	if (stream != PL_NONE)
+	if (stream != PL_NONE && k_lead)
 		k_lead[next[stream]++] = l;
-	for (uint32_t j = 0; j < st->nrep; j++)
-		v->m_replicas[st->rep[j]]++;
+	for (uint32_t j = 0; j < n; j++)
+		v->m_replicas[rep[j]]++;
+	if (v->rc_rows && stream != PL_NONE) {
+		uint32_t *row = v->rc_mat + (size_t)stream * v->nm;
+		for (uint32_t j = 0; j < n; j++)
+			row[rep[j]]++;
+	}
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
@@ -367,6 +385,8 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	else
 		for (uint32_t x = 0; x < v->nk; x++)
 			v->k_rank[v->k_order[x]] = x;
+	if (v->rc_rows && !r->tallies)
+		memset(v->rc_mat, 0, (size_t)v->ns * v->nm * sizeof *v->rc_mat);
 	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
 	/* Validation hashed every key unless the hint's hashes hold. */
@@ -397,9 +417,11 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	if (r->tallies) {
 		memcpy(v->m_leaders, old->m_leaders, (size_t)v->nm * sizeof *v->m_leaders);
 		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
+		if (v->rc_rows) /* the same members and streams: the same rows */
+			memcpy(v->rc_mat, old->rc_mat, (size_t)v->ns * v->nm * sizeof *v->rc_mat);
 	} else if (!fused) {
 		for (uint32_t i = 0; i < v->nk; i++)
-			count_state(v, pl__st(v, i), PL_NONE, next, k_lead);
+			count_state(v, pl__st(v, i), s->shards[i].stream, next, NULL);
 		for (uint32_t j = 0; j < v->s_first[v->ns]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
@@ -413,7 +435,7 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	for (uint32_t o = 0; o < s->n_overrides; o++) {
 		pl__shard_state *st = pl__st(v, s->overrides[o].shard);
 		v->n_lag += s->overrides[o].origin == PL_ORIGIN_LAG;
-		st->ov_member = s->overrides[o].member;
+		pl__set_ov(st, s->overrides[o].member);
 		st->ov_origin = (uint8_t)s->overrides[o].origin;
 		pl__set_since(st, s->overrides[o].since);
 	}
@@ -461,47 +483,54 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	int rc = pl__check_arrays(snap, diag);
 	if (rc)
 		return rc;
-	uint32_t room = replica_room(snap, opt);
-	size_t need = layout(NULL, NULL, clampc(snap->n_members, PL_MAX_MEMBERS), clampc(snap->n_streams, PL_MAX_STREAMS),
-			     clampc(snap->n_shards, PL_MAX_SHARDS), clampc(snap->n_overrides, PL_MAX_SHARDS),
-			     clampc(snap->n_copies, PL_MAX_COPIES), room);
-	if (size < need)
-		return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
-		return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
-		return rc;
-	if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
-
+	/* The room the options ask for; validation's pass finds whether the
+	 * snapshot needs more (r.max_count), and then the view is laid out and
+	 * validated once more with that (the workspace checked against it). */
+	uint32_t room = options_room(opt);
 	uint32_t nm = clampc(snap->n_members, PL_MAX_MEMBERS), ns = clampc(snap->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clampc(snap->n_shards, PL_MAX_SHARDS), no = clampc(snap->n_overrides, PL_MAX_SHARDS);
 	uint32_t nc = clampc(snap->n_copies, PL_MAX_COPIES);
 	pl_view *v = mem;
-	memset(v, 0, sizeof *v);
-	layout(v, mem, nm, ns, nk, no, nc, room);
-	/* The sorts' scratch is the room from k_rank to the end of the states
-	 * (validation writes none of it). k_home holds the stream of each
-	 * shard in key order until the end. */
-	size_t cells_room = (size_t)nk * sizeof *v->cells;
-	void *scratch = v->k_rank;
 	pl__reuse r;
-	pl__reuse_plan(&r, old, snap, opt->scorer);
-	/* Validation writes the shard states while the shards match the hint's
-	 * (no sort of them follows then), unless the zones are to be sorted
-	 * after it in the scratch: they go to the cells' room when it is large
-	 * enough. */
-	void *zscratch = scratch;
-	if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
-		zscratch = v->cells;
-	r.st = r.zones || zscratch != scratch ? v->st : NULL;
-	r.st_size = v->st_size;
-	r.room = v->room;
-	r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
-	rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
-	if (rc) {
-		v->magic = 0;
-		return rc;
+	void *zscratch;
+	for (;;) {
+		size_t need = layout(NULL, NULL, nm, ns, nk, no, nc, room);
+		if (size < need)
+			return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
+		if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
+			return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+		if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
+			return rc;
+		if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
+			return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
+		memset(v, 0, sizeof *v);
+		layout(v, mem, nm, ns, nk, no, nc, room);
+		v->rc_rows = pl__rc_entries(nm, ns, nk) > 0;
+		/* The sorts' scratch is the room from k_rank to the end of the
+		 * states (validation writes none of it). k_home holds the stream
+		 * of each shard in key order until the end. */
+		size_t cells_room = (size_t)nk * sizeof *v->cells;
+		void *scratch = v->k_rank;
+		pl__reuse_plan(&r, old, snap, opt->scorer);
+		/* Validation writes the shard states while the shards match the
+		 * hint's (no sort of them follows then), unless the zones are to
+		 * be sorted after it in the scratch: they go to the cells' room
+		 * when it is large enough. */
+		zscratch = scratch;
+		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
+			zscratch = v->cells;
+		r.st = r.zones || zscratch != scratch ? v->st : NULL;
+		r.st_size = v->st_size;
+		r.room = v->room;
+		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
+		rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
+		if (rc) {
+			v->magic = 0;
+			return rc;
+		}
+		if (r.max_count <= room)
+			break;
+		room = r.max_count; /* validation refused a count past PL_MAX_REPLICAS */
 	}
 	v->snap = *snap;
 	v->scorer = opt->scorer;
@@ -529,9 +558,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			v->m_owned[i] = 0; /* init_cells() borrowed it */
 	}
 	v->rc_stream = PL_NONE;
-	v->rc_n = 0;
-	for (uint32_t i = 0; i < nm; i++)
+	v->rc_n = v->rc_rows ? nm : 0;
+	for (uint32_t i = 0; i < nm; i++) {
 		v->rc_count[i] = 0;
+		v->rc_list[i] = i; /* the rows list every member */
+	}
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
 	if (pl__reuse_homes(v, &r))
@@ -563,6 +594,8 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 	memcpy(mem, src, need);
 	pl_view *v = mem;
 	layout(v, mem, v->nm, v->ns, v->nk, no, nc, v->room);
+	if (v->rc_rows && v->rc_stream != PL_NONE)
+		v->rc_count = v->rc_mat + (size_t)v->rc_stream * v->nm; /* the row asked last */
 	*out = v;
 	return 0;
 }

@@ -141,11 +141,11 @@ int pl_view_shard_state(const pl_view *v, uint32_t shard, pl_shard_state *out)
 	out->leader = pl__leader(st);
 	out->replica_count = st->nrep;
 	for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
-		out->replicas[r] = r < st->nrep ? st->rep[r] : PL_NONE;
+		out->replicas[r] = r < st->nrep ? pl__rep(st, r) : PL_NONE;
 	out->moving = st->moving;
-	out->override_member = st->ov_member;
-	out->override_origin = st->ov_member == PL_NONE ? 0 : st->ov_origin;
-	out->override_since = st->ov_member == PL_NONE ? 0 : pl__since(st);
+	out->override_member = pl__ov(st);
+	out->override_origin = pl__ov(st) == PL_NONE ? 0 : st->ov_origin;
+	out->override_since = pl__ov(st) == PL_NONE ? 0 : pl__since(st);
 	out->epoch = pl__epoch(v, shard);
 	return 0;
 }

@@ -60,11 +60,14 @@ static pl_action action(uint32_t kind, uint32_t shard, uint32_t from, uint32_t t
  * whole view is recounted every 50 steps. */
 static void random_actions(uint64_t seed, uint32_t iters, int probe)
 {
+	uint32_t rows = 0, cached = 0; /* views keeping every stream's replica counts, and not */
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t rng = seed + it;
 		uint32_t nm = 2 + tl_below(&rng, 8);
 		tl *t = tl_random(&rng, nm, 1 + tl_below(&rng, 4), 1 + tl_below(&rng, 80), 1 + tl_below(&rng, 3), 0);
 		pl_view *v = tl_view(t, 0);
+		rows += v->rc_rows != 0;
+		cached += v->rc_rows == 0;
 		uint32_t applied = 0;
 		for (int step = 0; step < 300; step++) {
 			uint32_t k = tl_below(&rng, t->nk), m = tl_below(&rng, nm);
@@ -108,6 +111,10 @@ static void random_actions(uint64_t seed, uint32_t iters, int probe)
 		ck_assert_uint_gt(applied, 0);
 		expect_recount(t, v, seed + it);
 		tl_free(t);
+	}
+	if (iters >= 10) { /* both ways of counting a stream's replicas met */
+		ck_assert_uint_gt(rows, 0);
+		ck_assert_uint_gt(cached, 0);
 	}
 }
 
@@ -187,6 +194,36 @@ START_TEST(replica_cache_lists_a_member_once)
 	ck_assert_uint_eq(tl_stream_tally(v, 1, 0).replicas, 1);
 	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).replicas, 0);
 	ck_assert_uint_eq(tl_stream_tally(v, 0, 0).replicas, 1);
+	tl_free(t);
+}
+END_TEST
+
+/* A small view keeps every stream's replica counts (a row of members a
+ * stream); its copy reads its own rows, the one asked last included. */
+START_TEST(replica_rows_follow_a_copy)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	tl_stream(t, "s");
+	for (uint32_t k = 0; k < 16; k++)
+		tl_shard(t, tl_str(t, "s/%u", k), 0, 0, 2, 0u, 1u);
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_ne(v->rc_rows, 0); /* 1 stream x 3 members <= 16 / 4 */
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).replicas, 0); /* the row asked */
+	size_t size = pl_view_size(tl_snap(t));
+	void *mem = malloc(size);
+	pl_view *w = NULL;
+	ck_assert_int_eq(pl_view_copy(&w, mem, size, v), 0);
+	pl_action a = action(PL_ACTION_ADD_REPLICA, 3, PL_NONE, 2);
+	a.stream = 0;
+	ck_assert_int_eq(pl_view_apply(w, &a), 0);
+	ck_assert_uint_eq(tl_stream_tally(w, 0, 2).replicas, 1);
+	ck_assert_uint_eq(tl_stream_tally(v, 0, 2).replicas, 0);
+	const uint32_t *list;
+	ck_assert_uint_eq(pl__rcell_members(w, 0, &list), 3); /* every member listed */
+	free(mem);
 	tl_free(t);
 }
 END_TEST
@@ -372,6 +409,7 @@ static Suite *suite(void)
 	tcase_add_test(c, view_size_per_shard);
 	tcase_add_test(c, epoch_advance_is_exact_to_its_limit);
 	tcase_add_test(c, replica_cache_lists_a_member_once);
+	tcase_add_test(c, replica_rows_follow_a_copy);
 	suite_add_tcase(s, c);
 	return s;
 }

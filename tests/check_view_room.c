@@ -61,13 +61,9 @@ START_TEST(size_follows_the_room)
 	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o8), s8);
 	/* The snapshot's 3 replicas raise a room of 2. */
 	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o2), s3);
-	/* Four slots of 4 bytes fewer a shard from room 8 to 4, where the
-	 * states set the size of the room they share with the sorts' scratch;
-	 * at room 3 the scratch may set it. */
-	pl_view_options o4 = room_opt(4);
-	size_t s4 = pl_view_size_opt(tl_snap(t), &o4);
-	ck_assert_uint_eq(s8 - s4, (size_t)16 * t->nk);
-	ck_assert_uint_le(s3, s4);
+	/* Two slot words of 8 bytes fewer a shard (3 replicas to a word). */
+	ck_assert_uint_eq(s8 - s3, (PL__STATE_SIZE(PL_MAX_REPLICAS) - PL__STATE_SIZE(3)) * t->nk);
+	ck_assert_uint_eq(PL__STATE_SIZE(PL_MAX_REPLICAS) - PL__STATE_SIZE(3), 16);
 	ck_assert_msg(s3 <= (size_t)70 * t->nk, "%zu bytes a shard", s3 / t->nk);
 	/* Version 2 options have no max_replicas: the default room. */
 	o3.version = 2;
@@ -160,6 +156,71 @@ START_TEST(the_snapshot_raises_the_room)
 }
 END_TEST
 
+/* The init finds the raised room in validation's own pass (no pass of its
+ * own): memory for the options' room is refused with PL_E_WORKSPACE when a
+ * shard (or a copy in flight) needs more, writing nothing to *out; a
+ * snapshot that is also invalid reports its error first; a hint whose
+ * states validation writes meets the shard past the room too. */
+START_TEST(the_init_finds_the_raised_room)
+{
+	tl *t = small();
+	t->snap.n_copies = 0;
+	pl_view_options o = room_opt(3);
+	size_t s3 = pl_view_size_opt(tl_snap(t), &o); /* k3 a set of 3: a room of 3 */
+	t->k[2].replicas[3] = 3;
+	t->k[2].replica_count = 4; /* now of 4: a slot word more */
+	size_t s4 = pl_view_size_opt(tl_snap(t), &o);
+	ck_assert_uint_lt(s3, s4);
+	void *mem = malloc(s4);
+	pl_view *v = NULL;
+	pl_diag d;
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(pl_view_init(&v, mem, s3, tl_snap(t), &o, &d), PL_E_WORKSPACE);
+	ck_assert_ptr_null(v);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 3);
+	/* Invalid as well: its error first (found by the pass that finds the room). */
+	t->k[5].leader = 99;
+	ck_assert_int_eq(pl_view_init(&v, mem, s3, tl_snap(t), &o, &d), PL_E_MEMBER_RANGE);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SHARD);
+	ck_assert_uint_eq(d.index, 5);
+	ck_assert_ptr_null(v);
+	t->k[5].leader = t->k[5].replicas[0];
+	/* Enough memory: the room of 4, the set whole. */
+	ck_assert_int_eq(pl_view_init(&v, mem, s4, tl_snap(t), &o, &d), 0);
+	ck_assert_uint_eq(v->room, 4);
+	pl_shard_state st;
+	pl_view_shard_state(v, 2, &st);
+	ck_assert_uint_eq(st.replica_count, 4);
+	ck_assert_uint_eq(st.replicas[3], 3);
+	/* A hint of the snapshot with k3 as a set of 3, the next tick with 4:
+	 * validation stops writing states at k3 and the view is built again
+	 * with the room of 4; the answers are a fresh build's. */
+	t->k[2].replica_count = 3;
+	void *hm = malloc(s3);
+	pl_view *h = NULL;
+	ck_assert_int_eq(pl_view_init(&h, hm, s3, tl_snap(t), &o, &d), 0);
+	ck_assert_uint_eq(h->room, 3);
+	t->k[2].replica_count = 4;
+	pl_view_options ro = o;
+	ro.reuse = h;
+	pl_view *w = NULL;
+	void *wm = malloc(s4);
+	ck_assert_int_eq(pl_view_init(&w, wm, s4, tl_snap(t), &ro, &d), 0);
+	ck_assert_uint_eq(w->room, 4);
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state a, b;
+		pl_view_shard_state(v, k, &a);
+		pl_view_shard_state(w, k, &b);
+		ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+	}
+	free(wm);
+	free(hm);
+	free(mem);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(bad_options_write_nothing)
 {
 	tl *t = small();
@@ -222,12 +283,13 @@ START_TEST(the_raised_room_stops_at_the_limit)
 	pl_view *v = view_opt(t, &o, &mem);
 	ck_assert_uint_eq(v->room, PL_MAX_REPLICAS);
 	free(mem);
-	/* One short of the limit, then a copy adding the last slot. */
-	t->k[0].replica_count = PL_MAX_REPLICAS - 1;
+	/* Two short of the limit (a slot word fewer), then a copy adding one
+	 * (the third word again). */
+	t->k[0].replica_count = PL_MAX_REPLICAS - 2;
 	ck_assert_uint_lt(pl_view_size_opt(tl_snap(t), &o), def);
 	pl_copy cp[3];
 	memset(cp, 0, sizeof cp);
-	cp[0].shard = 1; /* a set of 2, below the room of 7: nothing */
+	cp[0].shard = 1; /* a set of 2, below the room of 6: nothing */
 	cp[0].from = PL_NONE;
 	cp[0].to = 5;
 	cp[1].shard = 1000; /* past the array: nothing (the init refuses it) */
@@ -235,9 +297,9 @@ START_TEST(the_raised_room_stops_at_the_limit)
 	cp[1].to = 5;
 	t->snap.copies = cp;
 	t->snap.n_copies = 2;
-	size_t s7 = pl_view_size_opt(tl_snap(t), &o);
-	ck_assert_uint_lt(s7, def);
-	cp[2].shard = 0; /* the set of 7: the limit, then no copy is read */
+	size_t s6 = pl_view_size_opt(tl_snap(t), &o);
+	ck_assert_uint_lt(s6, def);
+	cp[2].shard = 0; /* the set of 6: 7, the slots of the limit */
 	cp[2].from = PL_NONE;
 	cp[2].to = 8;
 	cp[0] = cp[2];
@@ -366,6 +428,7 @@ static Suite *suite(void)
 	tcase_add_test(c, size_follows_the_room);
 	tcase_add_test(c, an_add_past_the_room_is_refused);
 	tcase_add_test(c, the_snapshot_raises_the_room);
+	tcase_add_test(c, the_init_finds_the_raised_room);
 	tcase_add_test(c, bad_options_write_nothing);
 	tcase_add_test(c, the_raised_room_stops_at_the_limit);
 	tcase_add_test(c, options_version_zero_is_refused);
