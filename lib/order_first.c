@@ -237,10 +237,13 @@ static void mark_class(uint16_t *rank, int t, uint32_t v)
 		rank[b] = 1;
 }
 
-/* Where the first level keeps what it needs in the scratch of n keys (6
- * words a key): the (packed key, index) words and their copy, the tags,
- * then the windows (or, when keys are fed, the digit counts); the runs
- * reuse the room from the windows to the end of PL__SORT_SCRATCH(n). */
+/* Where the first level keeps what it needs in the scratch of n keys
+ * (PL__SORT_SCRATCH(n), 36 bytes a key rounded up to 8): the (packed key,
+ * index) words and their copy (8 + 8 bytes a key), the tags (4, and 4 more
+ * for an odd n), then the windows (16; or, when keys are fed, the digit
+ * counts). The runs reuse the room from the windows to the end (16 bytes a
+ * key), sorted there in place, 24 bytes a key of the run (pl__kent): a run
+ * of up to two thirds of the keys fits. */
 typedef struct layout {
 	uint64_t *w, *wtmp;
 	uint32_t *tags;
@@ -250,8 +253,12 @@ typedef struct layout {
 	size_t run_room;
 } layout;
 
-/* The windows end past 4.5 words a key (at 5 for one key). */
-_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t), "the first level's scratch");
+/* The windows end at 36 bytes a key, 4 more for an odd n. */
+_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t) && PL__SORT_SCRATCH(2) >= 9 * sizeof(uint64_t) &&
+		       PL__SORT_SCRATCH(3) - PL__SORT_SCRATCH(1) >= 2 * 36,
+	       "the first level's scratch");
+/* The byte levels sort every key's pl__kent in place. */
+_Static_assert(PL__SORT_SCRATCH(2) - PL__SORT_SCRATCH(1) >= sizeof(pl__kent), "the byte levels' scratch");
 
 static layout layout_of(void *scratch, uint32_t n)
 {
@@ -475,7 +482,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	}
 	if (longest == 1)
 		return 1;
-	if (2 * (size_t)longest * sizeof *l.run > l.run_room)
+	if ((size_t)longest * sizeof *l.run > l.run_room)
 		return 0;
 	for (uint32_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
@@ -490,7 +497,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		}
 		pl_bytes b = pl__seq_at(q, run[0].i);
 		if (b.len > off && b.len - off >= 16) /* a window's bytes remaining: 16 */
-			pl__sort_level(q, run, run + (j - i), j - i, off + 15, d);
+			pl__sort_level(q, run, j - i, off + 15, d);
 		else
 			pl__note_dup(d, run); /* no bytes left: equal keys, in index order */
 		for (uint32_t x = i; x < j; x++) {
@@ -508,8 +515,8 @@ uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, 
 	pl__dups d = {PL_NONE, PL_NONE};
 	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, fed, &d))) {
 		/* Byte levels from the prefix every key shares (it orders
-		 * nothing). */
-		pl__kent *a = scratch, *tmp = a + n;
+		 * nothing), in place in the scratch: 24 bytes a key. */
+		pl__kent *a = scratch;
 		uint64_t lcp = n > 0 ? common_prefix(q, n) : 0;
 		for (uint32_t i = 0; i < n; i++) {
 			a[i].i = i;
@@ -518,7 +525,7 @@ uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, 
 				memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
 		}
 		d.index = d.other = PL_NONE;
-		pl__sort_level(q, a, tmp, n, lcp, &d);
+		pl__sort_level(q, a, n, lcp, &d);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = a[i].i;
 		if (out_tag)

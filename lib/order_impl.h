@@ -26,7 +26,8 @@ typedef struct pl__dups {
 void pl__note_dup(pl__dups *d, const pl__kent *a);
 
 /* Sort a[0..n) (index and tag set) by their keys' bytes from off, where
- * they all agree before it; tmp has room for n more. */
-void pl__sort_level(const pl__byteseq *q, pl__kent *a, pl__kent *tmp, uint32_t n, uint64_t off, pl__dups *d);
+ * they all agree before it, in place: no room past a[n - 1]. Stable: equal
+ * keys end in index order. */
+void pl__sort_level(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d);
 
 #endif
