@@ -291,6 +291,12 @@ void pl__note_dup(pl__dups *d, const pl__kent *a)
 	}
 }
 
+void pl__kent_window(pl__kent *e, const unsigned char *w)
+{
+	e->hi = load_be64(w);
+	e->lo = load_be64(w + 8);
+}
+
 void pl__sort_level(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d)
 {
 	if (n <= 16) {
@@ -314,6 +320,11 @@ void pl__sort_level(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off,
 	}
 	for (uint32_t i = 0; i < n; i++)
 		level_key(&a[i], pl__seq_at(q, a[i].i), off);
+	pl__sort_keyed(q, a, n, off, d);
+}
+
+void pl__sort_keyed(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d)
+{
 	sort_kents(a, n);
 	uint32_t i = 0;
 	while (i < n) {

@@ -24,6 +24,11 @@
  * first key that does not fit (a byte the sample saw constant that varies, a
  * value of another class) sends the sort to the windows above.
  *
+ * When the keys do not pack (too many bytes vary, as in UUIDs) or a run of
+ * equal packed keys is longer than the room left, the sort goes to the byte
+ * levels (order.c), whose first level keys are the windows already taken:
+ * the keys are not read again.
+ *
  * Nothing is allocated: the caller's scratch holds every array, and the
  * plans are on the stack.
  */
@@ -379,11 +384,15 @@ void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
  * or first by a feed of its own when fed is NULL). Returns 0 when it does
  * not apply (the packed key and the index would pass 64 bits, or a run of
  * equal keys is too long for the scratch left), having written nothing the
- * caller reads; else writes out[] (and out_tag) and the duplicates.
+ * caller reads, and *win_off the prefix every key shares when the windows
+ * of the keys at it are left in the scratch (else NO_WINDOWS); else writes
+ * out[] (and out_tag) and the duplicates.
  */
+#define NO_WINDOWS UINT64_MAX
 static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
-		      const pl__keyfeed *fed, pl__dups *d)
+		      const pl__keyfeed *fed, pl__dups *d, uint64_t *win_off)
 {
+	*win_off = NO_WINDOWS;
 	layout l = layout_of(scratch, n);
 	uint64_t limit;
 	int ibits = index_bits(n, &limit);
@@ -413,6 +422,9 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 			off = common_prefix(q, n);
 			fill_windows(q, n, off, 0, l.win, l.tags, lo, hi);
 		}
+		/* Every key has the sample's prefix, which is at least the one
+		 * they all share: the windows are at that one, exactly. */
+		*win_off = off;
 		/* Each varying byte's values by their range; when the ranges'
 		 * product passes the limit, by the values present. */
 		uint32_t vary = 0;
@@ -513,19 +525,33 @@ uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, 
 		      void *scratch, uint32_t *dup_other)
 {
 	pl__dups d = {PL_NONE, PL_NONE};
-	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, fed, &d))) {
+	uint64_t win_off = NO_WINDOWS;
+	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, fed, &d, &win_off))) {
 		/* Byte levels from the prefix every key shares (it orders
-		 * nothing), in place in the scratch: 24 bytes a key. */
+		 * nothing), in place in the scratch: 24 bytes a key. When the
+		 * first level left the keys' windows at that prefix, they are
+		 * the level keys: no key is read again. Entry i ends before
+		 * window i + 1 starts (24 (i + 1) <= 20 n + 16 (i + 1)), so
+		 * each window is read before an entry covers it. */
 		pl__kent *a = scratch;
-		uint64_t lcp = n > 0 ? common_prefix(q, n) : 0;
+		unsigned char (*win)[16] = win_off != NO_WINDOWS ? layout_of(scratch, n).win : NULL;
+		uint64_t lcp = win_off != NO_WINDOWS ? win_off : n > 0 ? common_prefix(q, n) : 0;
 		for (uint32_t i = 0; i < n; i++) {
-			a[i].i = i;
-			a[i].tag = 0;
+			pl__kent e = {0, 0, i, 0};
+			if (win_off != NO_WINDOWS) {
+				unsigned char w[16];
+				memcpy(w, win[i], sizeof w);
+				pl__kent_window(&e, w);
+			}
 			if (q->tag_offset != PL__NO_TAG)
-				memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
+				memcpy(&e.tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof e.tag);
+			a[i] = e;
 		}
 		d.index = d.other = PL_NONE;
-		pl__sort_level(q, a, n, lcp, &d);
+		if (win_off != NO_WINDOWS)
+			pl__sort_keyed(q, a, n, lcp, &d);
+		else
+			pl__sort_level(q, a, n, lcp, &d);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = a[i].i;
 		if (out_tag)
