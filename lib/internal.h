@@ -54,8 +54,11 @@ static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
 /* Compare two byte ranges: memcmp order, a shorter range before its extensions. */
 int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
 
-/* Scratch pl__sort_bytes() needs for n elements. */
-#define PL__SORT_SCRATCH(n) (2 * (size_t)(n) * 24u)
+/* Scratch pl__sort_bytes() needs for n elements: 36 bytes each, rounded up
+ * to 8 (so 0 for none): the packed first level's words, their copy, the
+ * tags and the windows (order_first.c); the byte levels sort in place in 24
+ * bytes an element (order.c). */
+#define PL__SORT_SCRATCH(n) ((36 * (size_t)(n) + 7u) & ~(size_t)7)
 
 /* Sort 0..n-1 by the byte ranges of q into out[], stably (equal ranges keep
  * index order); when out_tag is not NULL it receives each element's tag in

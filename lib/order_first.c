@@ -24,6 +24,11 @@
  * first key that does not fit (a byte the sample saw constant that varies, a
  * value of another class) sends the sort to the windows above.
  *
+ * When the keys do not pack (too many bytes vary, as in UUIDs) or a run of
+ * equal packed keys is longer than the room left, the sort goes to the byte
+ * levels (order.c), whose first level keys are the windows already taken:
+ * the keys are not read again.
+ *
  * Nothing is allocated: the caller's scratch holds every array, and the
  * plans are on the stack.
  */
@@ -237,10 +242,13 @@ static void mark_class(uint16_t *rank, int t, uint32_t v)
 		rank[b] = 1;
 }
 
-/* Where the first level keeps what it needs in the scratch of n keys (6
- * words a key): the (packed key, index) words and their copy, the tags,
- * then the windows (or, when keys are fed, the digit counts); the runs
- * reuse the room from the windows to the end of PL__SORT_SCRATCH(n). */
+/* Where the first level keeps what it needs in the scratch of n keys
+ * (PL__SORT_SCRATCH(n), 36 bytes a key rounded up to 8): the (packed key,
+ * index) words and their copy (8 + 8 bytes a key), the tags (4, and 4 more
+ * for an odd n), then the windows (16; or, when keys are fed, the digit
+ * counts). The runs reuse the room from the windows to the end (16 bytes a
+ * key), sorted there in place, 24 bytes a key of the run (pl__kent): a run
+ * of up to two thirds of the keys fits. */
 typedef struct layout {
 	uint64_t *w, *wtmp;
 	uint32_t *tags;
@@ -250,8 +258,12 @@ typedef struct layout {
 	size_t run_room;
 } layout;
 
-/* The windows end past 4.5 words a key (at 5 for one key). */
-_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t), "the first level's scratch");
+/* The windows end at 36 bytes a key, 4 more for an odd n. */
+_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t) && PL__SORT_SCRATCH(2) >= 9 * sizeof(uint64_t) &&
+		       PL__SORT_SCRATCH(3) - PL__SORT_SCRATCH(1) >= 2 * 36,
+	       "the first level's scratch");
+/* The byte levels sort every key's pl__kent in place. */
+_Static_assert(PL__SORT_SCRATCH(2) - PL__SORT_SCRATCH(1) >= sizeof(pl__kent), "the byte levels' scratch");
 
 static layout layout_of(void *scratch, uint32_t n)
 {
@@ -372,11 +384,15 @@ void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
  * or first by a feed of its own when fed is NULL). Returns 0 when it does
  * not apply (the packed key and the index would pass 64 bits, or a run of
  * equal keys is too long for the scratch left), having written nothing the
- * caller reads; else writes out[] (and out_tag) and the duplicates.
+ * caller reads, and *win_off the prefix every key shares when the windows
+ * of the keys at it are left in the scratch (else NO_WINDOWS); else writes
+ * out[] (and out_tag) and the duplicates.
  */
+#define NO_WINDOWS UINT64_MAX
 static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t *out_tag, void *scratch,
-		      const pl__keyfeed *fed, pl__dups *d)
+		      const pl__keyfeed *fed, pl__dups *d, uint64_t *win_off)
 {
+	*win_off = NO_WINDOWS;
 	layout l = layout_of(scratch, n);
 	uint64_t limit;
 	int ibits = index_bits(n, &limit);
@@ -406,6 +422,9 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 			off = common_prefix(q, n);
 			fill_windows(q, n, off, 0, l.win, l.tags, lo, hi);
 		}
+		/* Every key has the sample's prefix, which is at least the one
+		 * they all share: the windows are at that one, exactly. */
+		*win_off = off;
 		/* Each varying byte's values by their range; when the ranges'
 		 * product passes the limit, by the values present. */
 		uint32_t vary = 0;
@@ -475,7 +494,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	}
 	if (longest == 1)
 		return 1;
-	if (2 * (size_t)longest * sizeof *l.run > l.run_room)
+	if ((size_t)longest * sizeof *l.run > l.run_room)
 		return 0;
 	for (uint32_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
@@ -490,7 +509,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		}
 		pl_bytes b = pl__seq_at(q, run[0].i);
 		if (b.len > off && b.len - off >= 16) /* a window's bytes remaining: 16 */
-			pl__sort_level(q, run, run + (j - i), j - i, off + 15, d);
+			pl__sort_level(q, run, j - i, off + 15, d);
 		else
 			pl__note_dup(d, run); /* no bytes left: equal keys, in index order */
 		for (uint32_t x = i; x < j; x++) {
@@ -506,19 +525,33 @@ uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, 
 		      void *scratch, uint32_t *dup_other)
 {
 	pl__dups d = {PL_NONE, PL_NONE};
-	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, fed, &d))) {
+	uint64_t win_off = NO_WINDOWS;
+	if (!(n > 16 && sort_first(q, n, out, out_tag, scratch, fed, &d, &win_off))) {
 		/* Byte levels from the prefix every key shares (it orders
-		 * nothing). */
-		pl__kent *a = scratch, *tmp = a + n;
-		uint64_t lcp = n > 0 ? common_prefix(q, n) : 0;
+		 * nothing), in place in the scratch: 24 bytes a key. When the
+		 * first level left the keys' windows at that prefix, they are
+		 * the level keys: no key is read again. Entry i ends before
+		 * window i + 1 starts (24 (i + 1) <= 20 n + 16 (i + 1)), so
+		 * each window is read before an entry covers it. */
+		pl__kent *a = scratch;
+		unsigned char (*win)[16] = win_off != NO_WINDOWS ? layout_of(scratch, n).win : NULL;
+		uint64_t lcp = win_off != NO_WINDOWS ? win_off : n > 0 ? common_prefix(q, n) : 0;
 		for (uint32_t i = 0; i < n; i++) {
-			a[i].i = i;
-			a[i].tag = 0;
+			pl__kent e = {0, 0, i, 0};
+			if (win_off != NO_WINDOWS) {
+				unsigned char w[16];
+				memcpy(w, win[i], sizeof w);
+				pl__kent_window(&e, w);
+			}
 			if (q->tag_offset != PL__NO_TAG)
-				memcpy(&a[i].tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof a[i].tag);
+				memcpy(&e.tag, q->base + (size_t)i * q->stride + q->tag_offset, sizeof e.tag);
+			a[i] = e;
 		}
 		d.index = d.other = PL_NONE;
-		pl__sort_level(q, a, tmp, n, lcp, &d);
+		if (win_off != NO_WINDOWS)
+			pl__sort_keyed(q, a, n, lcp, &d);
+		else
+			pl__sort_level(q, a, n, lcp, &d);
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = a[i].i;
 		if (out_tag)

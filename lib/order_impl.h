@@ -26,7 +26,15 @@ typedef struct pl__dups {
 void pl__note_dup(pl__dups *d, const pl__kent *a);
 
 /* Sort a[0..n) (index and tag set) by their keys' bytes from off, where
- * they all agree before it; tmp has room for n more. */
-void pl__sort_level(const pl__byteseq *q, pl__kent *a, pl__kent *tmp, uint32_t n, uint64_t off, pl__dups *d);
+ * they all agree before it, in place: no room past a[n - 1]. Stable: equal
+ * keys end in index order. */
+void pl__sort_level(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d);
+
+/* pl__sort_level() of n > 16 entries whose level keys at off are set. */
+void pl__sort_keyed(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d);
+
+/* An entry's level key from its window (the level key's 16 bytes in
+ * memory order). */
+void pl__kent_window(pl__kent *e, const unsigned char *w);
 
 #endif

@@ -87,6 +87,42 @@ START_TEST(id_shapes_match_comparison_order)
 }
 END_TEST
 
+/* Runs of equal packed keys are sorted in place in the room past the tags,
+ * 16 bytes a key: a run of up to two thirds of the keys fits, one more key
+ * sends the sort to the byte levels. At both sides of that bound, for an
+ * even and an odd n (the tags' padding), in a scratch of exactly
+ * PL__SORT_SCRATCH(n) bytes: the order of qsort, nothing written past it. */
+START_TEST(a_run_at_the_bound_of_the_run_room)
+{
+	for (uint32_t n = 3000; n <= 3001; n++) {
+		for (uint32_t more = 0; more <= 1; more++) {
+			uint32_t m = 16 * n / 24 + more; /* keys in the run, 24 bytes each */
+			key *k = calloc(n, sizeof *k);
+			char (*pool)[24] = malloc(n * sizeof *pool);
+			uint64_t rng = tl_seed(0x7b0u) + n + more;
+			for (uint32_t i = 0; i < n; i++) {
+				/* The run: 15 bytes past the shared "K" alike, then
+				 * bytes left; the rest: "K" and a number. */
+				int len = i < m ? snprintf(pool[i], sizeof pool[i], "Kzzzzzzzzzzzzzzz%05u", tl_below(&rng, 100000))
+					       : snprintf(pool[i], sizeof pool[i], "K%04u", i - m);
+				k[i] = (key){{pool[i], (uint64_t)len}, i};
+			}
+			for (uint32_t i = n; i > 1; i--) { /* the run spread among the rest */
+				uint32_t j = tl_below(&rng, i);
+				key t = k[i - 1];
+				k[i - 1] = k[j];
+				k[j] = t;
+			}
+			char what[32];
+			snprintf(what, sizeof what, "a run of %u in %u", m, n);
+			sorts_as_qsort(k, n, what, tl_seed(0x7b0u));
+			free(k);
+			free(pool);
+		}
+	}
+}
+END_TEST
+
 /* Keys all equal: one run, the second key the first duplicate. */
 START_TEST(keys_all_equal)
 {
@@ -151,6 +187,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, an_odd_key_among_a_shared_prefix);
 	tcase_add_test(c, id_shapes_match_comparison_order);
+	tcase_add_test(c, a_run_at_the_bound_of_the_run_room);
 	tcase_add_test(c, keys_all_equal);
 	tcase_add_test(c, fed_keys_sort_as_read_ones);
 	suite_add_tcase(s, c);

@@ -25,7 +25,7 @@ static int ref_cmp(const void *x, const void *y)
 	return c ? c : (a > b) - (a < b);
 }
 
-/* Sort n keys and compare with qsort: every place and its tag, and the first
+/* Sort n keys in exactly PL__SORT_SCRATCH(n) bytes and compare with qsort: every place and its tag, and the first
  * duplicate (the smallest index repeating an earlier key, and the earliest
  * key it repeats: in the sorted order, the second of a run of equal keys,
  * and the run's first). `what` and `seed` name the key set on failure. */
@@ -33,7 +33,8 @@ static void sorts_as_qsort(const key *k, uint32_t n, const char *what, uint64_t 
 {
 	uint32_t *got = malloc((n + 1) * sizeof *got), *want = malloc((n + 1) * sizeof *want);
 	uint32_t *tags = malloc((n + 1) * sizeof *tags);
-	void *scratch = malloc(PL__SORT_SCRATCH(n + 1));
+	size_t room = PL__SORT_SCRATCH(n);
+	void *scratch = malloc(room > 0 ? room : 1); /* exactly: a byte past it is an overrun */
 	pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
 	uint32_t other, dup = pl__sort_bytes(&q, n, got, tags, scratch, &other);
 	for (uint32_t i = 0; i < n; i++)
