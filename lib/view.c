@@ -11,8 +11,13 @@
  * the key order, so linear); shard hashes and states, with in-flight moves
  * and copies applied as if finished, their tallies and the leader of each
  * in its stream's place (a scatter by stream in index order, so the states
- * are read in sequence); then the per-stream leader cells, from those. Replicas per stream are counted
- * when asked (tally.c), one stream at a time, so they take no room per shard.
+ * are read in sequence); then the per-stream leader cells, from those.
+ * Replicas per stream are counted when asked (tally.c), one stream at a
+ * time, so they take no room per shard; a small view (streams x members at
+ * most a quarter of its shards) counts them all with the tallies instead,
+ * a row of members a stream. The replica room is found in validation's
+ * pass; a snapshot needing more than the options' room is validated once
+ * more with the view laid out for it.
  *
  * Per-stream leader counts are sparse: stream s has room for min(shards of s,
  * members) cells, each (member, leaders), sorted by member index, and only
@@ -77,8 +82,10 @@ static size_t layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_t 
 	TAKE(k_hash, uint64_t, nk); /* validation writes it (pl__reuse) */
 	/* What validation does not write, side by side from k_rank to the end
 	 * of the states: the sorts' scratch while it runs (pl_view_init()),
-	 * so the room is the larger of the two (the rest alone is more than
-	 * PL__SORT_SCRATCH(nk), so k_hash outside it takes no more room). */
+	 * so the room is the larger of the two. The rest takes at least 38
+	 * bytes a shard (4 + 4 + a 6-byte cell + a 24-byte state), more than
+	 * PL__SORT_SCRATCH's 36 a key: the scratch sets the size only when
+	 * members, overrides or copies outnumber the shards. */
 	size_t first = off;
 	TAKE(k_rank, uint32_t, nk);
 	TAKE(by_stream, uint32_t, nk);

@@ -247,7 +247,8 @@ PL_API int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t);
  * that stream's floor and ceiling for it. Leaders are looked up in O(log n)
  * (sparse per-stream cells, kept current by every action); replicas are
  * counted over the stream's shards when another stream was asked last
- * (O(replicas of the stream)), else read in O(1).
+ * (O(replicas of the stream)), else read in O(1); a small view (streams x
+ * members at most a quarter of its shards) keeps every stream's: O(1).
  * @return 0, PL_E_INVAL (NULL), PL_E_STREAM_RANGE or PL_E_MEMBER_RANGE.
  */
 PL_API int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t);
