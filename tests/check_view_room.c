@@ -88,6 +88,35 @@ START_TEST(size_follows_the_room)
 }
 END_TEST
 
+/* The bench's proportions (a thousand shards a member, a hundred a
+ * stream, RF 3) at a tenth of its size: at most 56 bytes a shard with a
+ * room of 3 (24-byte states, 6-byte leader cells, the sort's 36 bytes of
+ * scratch a key inside the region they share). */
+START_TEST(bytes_a_shard_at_rf_3)
+{
+	pl_snapshot s;
+	memset(&s, 0, sizeof s);
+	s.n_members = 100;
+	s.n_streams = 1000;
+	s.n_shards = 100000;
+	pl_member *m = calloc(s.n_members, sizeof *m);
+	pl_stream *st = calloc(s.n_streams, sizeof *st);
+	pl_shard *k = calloc(s.n_shards, sizeof *k);
+	for (uint32_t i = 0; i < s.n_shards; i++)
+		k[i].replica_count = 3;
+	s.members = m;
+	s.streams = st;
+	s.shards = k;
+	pl_view_options o = room_opt(3);
+	size_t size = pl_view_size_opt(&s, &o);
+	ck_assert_msg(size <= (size_t)56 * s.n_shards, "%.1f bytes a shard", (double)size / s.n_shards);
+	ck_assert_uint_ge(size, (size_t)(4 + 4 + 8 + 4 + 4 + 6 + PL__STATE_SIZE(3)) * s.n_shards);
+	free(m);
+	free(st);
+	free(k);
+}
+END_TEST
+
 START_TEST(an_add_past_the_room_is_refused)
 {
 	tl *t = small();
@@ -426,6 +455,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("view_room");
 	TCase *c = tcase_create("room");
 	tcase_add_test(c, size_follows_the_room);
+	tcase_add_test(c, bytes_a_shard_at_rf_3);
 	tcase_add_test(c, an_add_past_the_room_is_refused);
 	tcase_add_test(c, the_snapshot_raises_the_room);
 	tcase_add_test(c, the_init_finds_the_raised_room);
