@@ -357,7 +357,7 @@ void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
 /* The progress line is cleared. */
 void pt_progress_done(const pt_opts *o);
 
-/* Kafka (kafka.c): import kafka-topics.sh --describe output as a snapshot
+/* Kafka (kafka.c, kafka_write.c): import kafka-topics.sh --describe output as a snapshot
  * file, and write the reassignment and election files of a plan: every
  * shard whose replicas or leader differ between the document and the view. */
 int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
