@@ -26,6 +26,14 @@ static pl_view *view_opt(tl *t, const pl_view_options *o, void **mem)
 	return v;
 }
 
+/* A view of t with a room of `room` replicas (room_opt()), in memory of its
+ * own (*mem to free). */
+static pl_view *room_view(tl *t, uint32_t room, void **mem)
+{
+	pl_view_options o = room_opt(room);
+	return view_opt(t, &o, mem);
+}
+
 /* Forty shards "x00" .. "x39" of stream 0, led by member i % nm, of rf
  * replicas (1 or 2: the leader, then the next member): enough shards that
  * the states, not the sorts' scratch, set the size. */
@@ -98,9 +106,8 @@ END_TEST
 START_TEST(an_add_past_the_room_is_refused)
 {
 	tl *t = small();
-	pl_view_options o = room_opt(3);
 	void *mem;
-	pl_view *v = view_opt(t, &o, &mem);
+	pl_view *v = room_view(t, 3, &mem);
 	ck_assert_uint_eq(v->room, 3);
 	pl_action a = tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_FAILOVER, 2, 0, PL_NONE, 3);
 	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_REPLICA_ROOM);
@@ -345,9 +352,8 @@ END_TEST
 START_TEST(policies_refuse_a_factor_past_the_room)
 {
 	tl *t = small();
-	pl_view_options o = room_opt(3);
 	void *mem;
-	pl_view *v = view_opt(t, &o, &mem);
+	pl_view *v = room_view(t, 3, &mem);
 	pl_action out[4];
 	memset(out, 0xab, sizeof out);
 	pl_plan_info info;
