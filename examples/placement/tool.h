@@ -60,6 +60,10 @@ typedef struct pt_err {
 } pt_err;
 
 int pt_fail(pt_err *e, uint64_t line, const char *fmt, ...) PT_PRINTF(3, 4);
+/* n bytes at p for a message, in buf (cap bytes): printable
+ * ASCII as it is, any other byte as %XX, cut at 60 bytes with "...";
+ * returns buf. */
+const char *pt_show_bytes(const char *p, size_t n, char *buf, size_t cap);
 /* An argument for a message: its first 60 bytes, a control or non-ASCII
  * byte as %XX, "..." when cut (cap: 80 is enough). */
 const char *pt_show_arg(const char *s, char *buf, size_t cap);
