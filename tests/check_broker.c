@@ -196,6 +196,16 @@ static int plan(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap
 	return n;
 }
 
+/* t planned on a fresh view with the default config but max_moves, into
+ * out (room for 16 actions). */
+static int plan_up_to(tl *t, uint32_t max_moves, pl_action *out, pl_plan_info *info)
+{
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = max_moves;
+	return plan(t, &cfg, out, 16, info);
+}
+
 START_TEST(status_full_writes_whole_shards_only)
 {
 	tl *t = bu_new(3, NULL);
@@ -316,12 +326,9 @@ START_TEST(status_in_flight)
 	bu_stream(t, "orders", c, 3, 3);
 	for (uint32_t k = 1; k < 4; k++)
 		t->k[k].moving_to = 0; /* b1's three are moving to b0: b0 leads 4, 3 of them moving */
-	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 8;
 	pl_action out[16];
 	pl_plan_info info;
-	int n = plan(t, &cfg, out, 16, &info);
+	int n = plan_up_to(t, 8, out, &info);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(out[0].shard, 0); /* the one not moving */
 	ck_assert_uint_eq(info.status, PL_STATUS_IN_FLIGHT);
@@ -427,12 +434,9 @@ START_TEST(a_lagging_member_is_a_destination_all_the_same)
 	tl *t = skewed();
 	t->m[0].flags |= PL_MEMBER_LAGGING;
 	t->m[1].flags |= PL_MEMBER_LAGGING;
-	tl_view(t, 0);
-	pl_broker_config cfg = bu_cfg();
-	cfg.max_moves = 4;
 	pl_action out[16];
 	pl_plan_info info;
-	int n = plan(t, &cfg, out, 16, &info);
+	int n = plan_up_to(t, 4, out, &info);
 	ck_assert_int_eq(n, 4);
 	for (int i = 0; i < n; i++)
 		ck_assert_msg(out[i].to == 0 || out[i].to == 1, "action %d goes to %u", i, out[i].to);

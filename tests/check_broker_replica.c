@@ -181,6 +181,16 @@ END_TEST
 
 /* ---- zone repair ------------------------------------------------------------- */
 
+/* t planned with cfg: the first action is a zone repair's replica move. */
+static pl_action *zone_repair_first(tl *t, const pl_broker_config *cfg, int *n, pl_plan_info *info)
+{
+	pl_action *a = bu_plan(t, cfg, n, info);
+	ck_assert_int_ge(*n, 1);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_ZONE_REPAIR);
+	return a;
+}
+
 START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 {
 	static const char *const zones[] = {"za", "za", "zb", "zc"};
@@ -192,10 +202,7 @@ START_TEST(zone_repair_moves_a_follower_into_a_zone_the_shard_lacks)
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = bu_plan(t, &cfg, &n, &info);
-	ck_assert_int_ge(n, 1);
-	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
-	ck_assert_uint_eq(a[0].reason, PL_REASON_ZONE_REPAIR);
+	pl_action *a = zone_repair_first(t, &cfg, &n, &info);
 	ck_assert_uint_eq(a[0].from, 1); /* the follower of the shared zone, never the leader */
 	ck_assert_uint_eq(a[0].to, 3);
 	ck_assert_uint_eq(a[0].scope, PL_SCOPE_ZONES);
@@ -233,10 +240,8 @@ START_TEST(zone_repair_counts_a_down_members_replica_and_moves_it_when_no_follow
 	pl_broker_config cfg = bu_cfg();
 	pl_plan_info info;
 	int n;
-	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	pl_action *a = zone_repair_first(t, &cfg, &n, &info);
 	ck_assert_int_eq(n, 1);
-	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
-	ck_assert_uint_eq(a[0].reason, PL_REASON_ZONE_REPAIR);
 	ck_assert_uint_eq(a[0].from, 3);
 	ck_assert(a[0].to == 1 || a[0].to == 2);
 	ck_assert_uint_eq(a[0].flags & PL_ACTION_STAGE_FIRST, PL_ACTION_STAGE_FIRST);

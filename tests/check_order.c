@@ -10,8 +10,8 @@ START_TEST(radix_order_matches_comparison_order)
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t rng = seed + it;
 		uint32_t n = tl_below(&rng, 3000);
-		key *k = calloc(n + 1, sizeof *k);
-		char *pool = malloc((size_t)(n + 1) * 64);
+		keyset ks = keyset_new(n, 64);
+		key *k = ks.k;
 		uint32_t plen = tl_below(&rng, 20); /* shared prefix, often past 7 bytes */
 		/* Three kinds of key set: few values a byte (the packed first
 		 * level), any byte value (too many for 32 packed bits: the plain
@@ -19,7 +19,7 @@ START_TEST(radix_order_matches_comparison_order)
 		 * (long runs of equal first-level keys). */
 		uint32_t style = it % 3, same = tl_below(&rng, 8);
 		for (uint32_t i = 0; i < n; i++) {
-			char *p = pool + (size_t)i * 64; /* room for the longest key, 50 bytes */
+			char *p = keyset_at(&ks, i); /* room for the longest key, 50 bytes */
 			uint32_t len = plen + tl_below(&rng, 12) + (style == 2 ? 20 : 0);
 			for (uint32_t j = 0; j < len; j++) {
 				if (j < plen)
@@ -44,9 +44,7 @@ START_TEST(radix_order_matches_comparison_order)
 		}
 		char what[16];
 		snprintf(what, sizeof what, "style %u", style);
-		sorts_as_qsort(k, n, what, seed + it);
-		free(k);
-		free(pool);
+		keyset_sorts_as_qsort(&ks, n, what, seed + it);
 	}
 }
 END_TEST
@@ -153,16 +151,14 @@ START_TEST(key_sets_of_every_shape_sort_in_their_scratch)
 		sp.groups = 1 + tl_below(&rng, 6);
 		sp.spread = 1 + tl_below(&rng, 1 + (uint32_t)(tl_rand(&rng) % 1000000000u));
 		sp.variant = tl_below(&rng, 64);
-		key *k = calloc(n + 1, sizeof *k);
-		char *pool = malloc((size_t)(n + 1) * KEY_ROOM);
+		keyset ks = keyset_new(n, KEY_ROOM);
+		key *k = ks.k;
 		for (uint32_t i = 0; i < n; i++) {
-			char *p = pool + (size_t)i * KEY_ROOM;
+			char *p = keyset_at(&ks, i);
 			k[i].b = (pl_bytes){p, shape_key(&rng, shape, &sp, p, k, i)};
 			k[i].tag = (uint32_t)tl_rand(&rng);
 		}
-		sorts_as_qsort(k, n, shape_name[shape], seed + it);
-		free(k);
-		free(pool);
+		keyset_sorts_as_qsort(&ks, n, shape_name[shape], seed + it);
 	}
 }
 END_TEST

@@ -50,11 +50,11 @@ START_TEST(id_shapes_match_comparison_order)
 		uint64_t rng = seed + it;
 		uint32_t f = it % 10;
 		uint32_t n = 17 + tl_below(&rng, it % 4 == 0 || f == 7 || f == 9 ? 20000 : 400);
-		key *k = calloc(n, sizeof *k);
-		char *pool = malloc((size_t)n * 48);
+		keyset ks = keyset_new(n, 48);
+		key *k = ks.k;
 		uint32_t spread = 1 + tl_below(&rng, 100000);
 		for (uint32_t i = 0; i < n; i++) {
-			char *p = pool + (size_t)i * 48;
+			char *p = keyset_at(&ks, i);
 			uint32_t a = tl_below(&rng, spread), b = (uint32_t)tl_rand(&rng);
 			if (f == 0)
 				b %= 10000;
@@ -80,9 +80,7 @@ START_TEST(id_shapes_match_comparison_order)
 		}
 		char what[16];
 		snprintf(what, sizeof what, "format %u", f);
-		sorts_as_qsort(k, n, what, seed + it);
-		free(k);
-		free(pool);
+		keyset_sorts_as_qsort(&ks, n, what, seed + it);
 	}
 }
 END_TEST
@@ -97,15 +95,16 @@ START_TEST(a_run_at_the_bound_of_the_run_room)
 	for (uint32_t n = 3000; n <= 3001; n++) {
 		for (uint32_t more = 0; more <= 1; more++) {
 			uint32_t m = 16 * n / 24 + more; /* keys in the run, 24 bytes each */
-			key *k = calloc(n, sizeof *k);
-			char (*pool)[24] = malloc(n * sizeof *pool);
+			keyset ks = keyset_new(n, 24);
+			key *k = ks.k;
 			uint64_t rng = tl_seed(0x7b0u) + n + more;
 			for (uint32_t i = 0; i < n; i++) {
 				/* The run: 15 bytes past the shared "K" alike, then
 				 * bytes left; the rest: "K" and a number. */
-				int len = i < m ? snprintf(pool[i], sizeof pool[i], "Kzzzzzzzzzzzzzzz%05u", tl_below(&rng, 100000))
-					       : snprintf(pool[i], sizeof pool[i], "K%04u", i - m);
-				k[i] = (key){{pool[i], (uint64_t)len}, i};
+				char *p = keyset_at(&ks, i);
+				int len = i < m ? snprintf(p, 24, "Kzzzzzzzzzzzzzzz%05u", tl_below(&rng, 100000))
+					       : snprintf(p, 24, "K%04u", i - m);
+				k[i] = (key){{p, (uint64_t)len}, i};
 			}
 			for (uint32_t i = n; i > 1; i--) { /* the run spread among the rest */
 				uint32_t j = tl_below(&rng, i);
@@ -115,9 +114,7 @@ START_TEST(a_run_at_the_bound_of_the_run_room)
 			}
 			char what[32];
 			snprintf(what, sizeof what, "a run of %u in %u", m, n);
-			sorts_as_qsort(k, n, what, tl_seed(0x7b0u));
-			free(k);
-			free(pool);
+			keyset_sorts_as_qsort(&ks, n, what, tl_seed(0x7b0u));
 		}
 	}
 }

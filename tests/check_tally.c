@@ -49,6 +49,17 @@ static void expect_recount(tl *t, pl_view *v, uint64_t seed)
 }
 
 /* An action on a shard with no stream; the reason is only for show. */
+/* A layout of members a, b and c (no zones) and stream s, no shard yet. */
+static tl *abc_s(void)
+{
+	tl *t = tl_new();
+	tl_member(t, "a", NULL);
+	tl_member(t, "b", NULL);
+	tl_member(t, "c", NULL);
+	tl_stream(t, "s");
+	return t;
+}
+
 static pl_action action(uint32_t kind, uint32_t shard, uint32_t from, uint32_t to)
 {
 	return tl_action(kind, PL_REASON_STREAM_SKEW, shard, PL_NONE, from, to);
@@ -165,11 +176,7 @@ END_TEST
  * the list (the broker's stream sums) counts it once. */
 START_TEST(replica_cache_lists_a_member_once)
 {
-	tl *t = tl_new();
-	tl_member(t, "a", NULL);
-	tl_member(t, "b", NULL);
-	tl_member(t, "c", NULL);
-	tl_stream(t, "s");
+	tl *t = abc_s();
 	tl_stream(t, "t");
 	tl_shard(t, "s/0", 0, 0, 2, 0u, 1u);
 	tl_shard(t, "t/0", 1, 0, 1, 0u);
@@ -202,11 +209,7 @@ END_TEST
  * stream); its copy reads its own rows, the one asked last included. */
 START_TEST(replica_rows_follow_a_copy)
 {
-	tl *t = tl_new();
-	tl_member(t, "a", NULL);
-	tl_member(t, "b", NULL);
-	tl_member(t, "c", NULL);
-	tl_stream(t, "s");
+	tl *t = abc_s();
 	for (uint32_t k = 0; k < 16; k++)
 		tl_shard(t, tl_str(t, "s/%u", k), 0, 0, 2, 0u, 1u);
 	pl_view *v = tl_view(t, 0);
@@ -244,11 +247,7 @@ END_TEST
 
 START_TEST(apply_refuses_what_does_not_fit)
 {
-	tl *t = tl_new();
-	tl_member(t, "a", NULL);
-	tl_member(t, "b", NULL);
-	tl_member(t, "c", NULL);
-	tl_stream(t, "s");
+	tl *t = abc_s();
 	tl_shard(t, "k0", 0, 0, 2, 0u, 1u);
 	tl_shard(t, "k1", 0, PL_NONE, 0);
 	pl_view *v = tl_view(t, 0);

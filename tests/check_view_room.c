@@ -26,6 +26,23 @@ static pl_view *view_opt(tl *t, const pl_view_options *o, void **mem)
 	return v;
 }
 
+/* A view of t with a room of `room` replicas (room_opt()), in memory of its
+ * own (*mem to free). */
+static pl_view *room_view(tl *t, uint32_t room, void **mem)
+{
+	pl_view_options o = room_opt(room);
+	return view_opt(t, &o, mem);
+}
+
+/* Forty shards "x00" .. "x39" of stream 0, led by member i % nm, of rf
+ * replicas (1 or 2: the leader, then the next member): enough shards that
+ * the states, not the sorts' scratch, set the size. */
+static void states_set_the_size(tl *t, uint32_t nm, uint32_t rf)
+{
+	for (uint32_t i = 0; i < 40; i++)
+		tl_shard(t, tl_str(t, "x%02u", i), 0, i % nm, rf, i % nm, (i + 1) % nm);
+}
+
 /* Five members, one stream, shards of 1, 2 and 3 replicas, then 40 of 2. */
 static tl *small(void)
 {
@@ -39,9 +56,7 @@ static tl *small(void)
 	tl_shard(t, "k1", 0, 0, 1, 0u);
 	tl_shard(t, "k2", 0, 0, 2, 0u, 1u);
 	tl_shard(t, "k3", 0, 0, 3, 0u, 1u, 2u);
-	/* Enough shards that the states, not the sorts' scratch, set the size. */
-	for (uint32_t i = 0; i < 40; i++)
-		tl_shard(t, tl_str(t, "x%02u", i), 0, i % 5, 2, i % 5, (i + 1) % 5);
+	states_set_the_size(t, 5, 2);
 	return t;
 }
 
@@ -120,9 +135,8 @@ END_TEST
 START_TEST(an_add_past_the_room_is_refused)
 {
 	tl *t = small();
-	pl_view_options o = room_opt(3);
 	void *mem;
-	pl_view *v = view_opt(t, &o, &mem);
+	pl_view *v = room_view(t, 3, &mem);
 	ck_assert_uint_eq(v->room, 3);
 	pl_action a = tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_FAILOVER, 2, 0, PL_NONE, 3);
 	ck_assert_int_eq(pl_view_apply(v, &a), PL_E_REPLICA_ROOM);
@@ -302,9 +316,7 @@ START_TEST(the_raised_room_stops_at_the_limit)
 	tl_shard(t, "full", 0, 0, PL_MAX_REPLICAS, 0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);
 	tl_shard(t, "two", 0, 1, 2, 1u, 2u);
 	tl_shard(t, "one", 0, 2, 1, 2u);
-	/* Enough shards that the states, not the sorts' scratch, set the size. */
-	for (uint32_t i = 0; i < 40; i++)
-		tl_shard(t, tl_str(t, "x%02u", i), 0, i % 8, 1, i % 8);
+	states_set_the_size(t, 8, 1);
 	size_t def = pl_view_size(tl_snap(t));
 	pl_view_options o = room_opt(2);
 	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o), def);
@@ -369,9 +381,8 @@ END_TEST
 START_TEST(policies_refuse_a_factor_past_the_room)
 {
 	tl *t = small();
-	pl_view_options o = room_opt(3);
 	void *mem;
-	pl_view *v = view_opt(t, &o, &mem);
+	pl_view *v = room_view(t, 3, &mem);
 	pl_action out[4];
 	memset(out, 0xab, sizeof out);
 	pl_plan_info info;

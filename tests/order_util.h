@@ -1,6 +1,7 @@
 /* order_util.h - the order suites' reference: a key set sorted by
  * pl__sort_bytes() and by qsort over pl__bytes_cmp(), compared place by
- * place, tag by tag, and by the first duplicate. */
+ * place, tag by tag, and by the first duplicate; and the key sets the
+ * suites build for it. */
 #ifndef ORDER_UTIL_H
 #define ORDER_UTIL_H
 #include <check.h>
@@ -63,6 +64,35 @@ static void sorts_as_qsort(const key *k, uint32_t n, const char *what, uint64_t 
 	free(want);
 	free(tags);
 	free(scratch);
+}
+
+/* A key set in the making: room for n keys (and one more, so that n may be
+ * 0), each with `room` bytes of its own in one pool. */
+typedef struct keyset {
+	key *k;
+	char *pool;
+	size_t room;
+} keyset;
+
+static inline keyset keyset_new(uint32_t n, size_t room)
+{
+	keyset s = {calloc((size_t)n + 1, sizeof(key)), malloc(((size_t)n + 1) * room), room};
+	return s;
+}
+
+/* Key i's bytes. */
+static inline char *keyset_at(const keyset *s, uint32_t i)
+{
+	return s->pool + (size_t)i * s->room;
+}
+
+/* The first n keys sort as qsort sorts them (sorts_as_qsort()); the set is
+ * freed. */
+static inline void keyset_sorts_as_qsort(keyset *s, uint32_t n, const char *what, uint64_t seed)
+{
+	sorts_as_qsort(s->k, n, what, seed);
+	free(s->k);
+	free(s->pool);
 }
 
 #endif

@@ -29,8 +29,7 @@ int pt_word_is(word w, const char *s)
 	return w.n == n && memcmp(w.p, s, n) == 0;
 }
 
-/* A word for a message: printable, cut at 60 bytes. */
-static const char *show_bytes(const char *p, size_t n, char *buf, size_t cap)
+const char *pt_show_bytes(const char *p, size_t n, char *buf, size_t cap)
 {
 	size_t j = 0;
 	for (size_t i = 0; i < n && j + 5 < cap; i++) {
@@ -53,12 +52,12 @@ static const char *show_bytes(const char *p, size_t n, char *buf, size_t cap)
 
 const char *pt_show(word w, char *buf, size_t cap)
 {
-	return show_bytes(w.p, w.n, buf, cap);
+	return pt_show_bytes(w.p, w.n, buf, cap);
 }
 
 const char *pt_show_arg(const char *s, char *buf, size_t cap)
 {
-	return show_bytes(s, strlen(s), buf, cap);
+	return pt_show_bytes(s, strlen(s), buf, cap);
 }
 
 static int hexval(int ch)

@@ -60,6 +60,10 @@ typedef struct pt_err {
 } pt_err;
 
 int pt_fail(pt_err *e, uint64_t line, const char *fmt, ...) PT_PRINTF(3, 4);
+/* n bytes at p for a message, in buf (cap bytes): printable
+ * ASCII as it is, any other byte as %XX, cut at 60 bytes with "...";
+ * returns buf. */
+const char *pt_show_bytes(const char *p, size_t n, char *buf, size_t cap);
 /* An argument for a message: its first 60 bytes, a control or non-ASCII
  * byte as %XX, "..." when cut (cap: 80 is enough). */
 const char *pt_show_arg(const char *s, char *buf, size_t cap);
@@ -357,7 +361,7 @@ void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
 /* The progress line is cleared. */
 void pt_progress_done(const pt_opts *o);
 
-/* Kafka (kafka.c): import kafka-topics.sh --describe output as a snapshot
+/* Kafka (kafka.c, kafka_write.c): import kafka-topics.sh --describe output as a snapshot
  * file, and write the reassignment and election files of a plan: every
  * shard whose replicas or leader differ between the document and the view. */
 int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);

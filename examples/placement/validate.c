@@ -144,23 +144,7 @@ static uint64_t elem_line(const pt_doc *d, uint32_t kind, uint32_t i)
 /* An id for a message: printable ASCII, cut at 60 bytes. */
 static const char *bytes_show(pl_bytes b, char *buf, size_t cap)
 {
-	size_t j = 0, n = b.ptr ? (size_t)b.len : 0;
-	for (size_t i = 0; i < n && j + 5 < cap; i++) {
-		unsigned char ch = (unsigned char)b.ptr[i];
-		if (i == 60) {
-			memcpy(buf + j, "...", 3);
-			j += 3;
-			break;
-		}
-		if (ch < 0x20 || ch >= 0x7f) {
-			snprintf(buf + j, cap - j, "%%%02X", ch);
-			j += 3;
-		} else {
-			buf[j++] = (char)ch;
-		}
-	}
-	buf[j] = '\0';
-	return buf;
+	return pt_show_bytes(b.ptr, b.ptr ? (size_t)b.len : 0, buf, cap);
 }
 
 int pt_diag_error(const pt_doc *d, const pl_snapshot *s, int rc, const pl_diag *dg, pt_err *e)
