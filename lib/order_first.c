@@ -32,6 +32,7 @@
  * Nothing is allocated: the caller's scratch holds every array, and the
  * plans are on the stack.
  */
+#include "keyfeed.h"
 #include "order_impl.h"
 
 #if defined(__SSE2__) && !defined(PL_NO_SSE2) /* PL_NO_SSE2: the portable path, to test it */
@@ -289,10 +290,59 @@ static int index_bits(uint32_t n, uint64_t *limit)
 	return ibits;
 }
 
+/* The checks by words of keys of k0's length (keyfeed.h), once the plan
+ * and its ranks (room) are set; w0 is k0's window. The level reads the
+ * key's bytes [0, e): the prefix, then the window's bytes in the key. Up to
+ * 32 of them, in two or four loads of 8 that stay in the key. */
+static void start_words(pl__keyfeed *f, const unsigned char *w0)
+{
+	uint64_t len = f->k0.len, e = len < f->off + 15 ? len : f->off + 15;
+	if (e < 8 || e > 32)
+		return;
+	int nw = e <= 16 ? 2 : 4;
+	unsigned char ref[4][8], mask[4][8];
+	memset(mask, 0, sizeof mask);
+	for (int x = 0; x < nw; x++) {
+		uint64_t at = 8 * (uint64_t)x < e - 8 ? 8 * (uint64_t)x : e - 8;
+		f->fpos[x] = (uint32_t)at;
+		memcpy(ref[x], f->k0.ptr + at, 8);
+	}
+	/* The bytes that must be k0's: the prefix, the window's constant ones. */
+	uint32_t constant = ~UINT32_C(0);
+	for (int j = 0; j < f->nv; j++)
+		constant &= ~(UINT32_C(1) << f->vt[j]);
+	for (uint64_t at = 0; at < e; at++) {
+		if (at >= f->off && !((constant >> (at - f->off)) & 1))
+			continue;
+		for (int x = 0; x < nw; x++)
+			if (at >= f->fpos[x] && at < f->fpos[x] + 8)
+				mask[x][at - f->fpos[x]] = 0xff;
+	}
+	for (int x = 0; x < nw; x++) {
+		memcpy(&f->fref[x], ref[x], 8);
+		memcpy(&f->fmask[x], mask[x], 8);
+	}
+	/* The varying bytes in the key are read there; the rest are k0's. */
+	f->fnv = 0;
+	f->fbase = 0;
+	for (int j = 0; j < f->nv; j++) {
+		uint64_t at = f->off + (uint64_t)f->vt[j];
+		if (at < e) {
+			f->fp[f->fnv] = (uint32_t)at;
+			f->ftab[f->fnv++] = 256u * (uint32_t)j;
+		} else {
+			f->fbase += f->room[256 * j + w0[f->vt[j]]];
+		}
+	}
+	f->fwords = nw;
+	f->flen = len;
+}
+
 void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
 {
 	enum { S = 64 };
 	memset(f, 0, sizeof *f);
+	f->flen = UINT64_MAX;
 	if (n < 4096) /* room below for the tables; fewer keys are read twice */
 		return;
 	layout l = layout_of(scratch, n);
@@ -343,9 +393,15 @@ void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *s
 	f->tags = l.tags;
 	f->counts = l.counts;
 	f->live = 1;
+	start_words(f, sw[0]);
 }
 
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
+{
+	pl__keyfeed_next(f, b, tag);
+}
+
+void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 {
 	if (!f->live)
 		return;
