@@ -214,6 +214,30 @@ static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
 	return key;
 }
 
+/* Do the values of the varying bytes that a sample of the n windows shows
+ * already pass the limit (their counts' product)? The values present in
+ * all are at least as many, byte by byte: a plan of them would too, and
+ * reading every window for them can be skipped. */
+static int sample_too_wide(unsigned char (*win)[16], uint32_t n, uint32_t vary, uint64_t limit)
+{
+	enum { S = 64 };
+	uint64_t prod = 1;
+	for (int t = 0; t < 16; t++) {
+		if (!((vary >> t) & 1))
+			continue;
+		unsigned char seen[256];
+		uint32_t c = 0;
+		memset(seen, 0, sizeof seen);
+		for (uint32_t j = 0; j < S; j++) {
+			unsigned char v = win[((uint64_t)n - 1) * j / (S - 1)][t];
+			c += !seen[v];
+			seen[v] = 1;
+		}
+		prod = prod > limit / c ? limit + 1 : prod * c;
+	}
+	return prod > limit;
+}
+
 /* Radix digits over a packed key below prod: *np of *width bits, at most 10
  * bits each (four digits for the 40 bits a key may have). */
 static void digits(uint64_t prod, int *np, int *width)
@@ -493,6 +517,8 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 				pl.rank[t][b] = 1;
 		}
 		if (!plan_ranks(&pl, vary, limit)) {
+			if (sample_too_wide(l.win, n, vary, limit))
+				return 0; /* as the values present would: UUIDs */
 			for (int t = 0; t < 16; t++)
 				if ((vary >> t) & 1)
 					memset(pl.rank[t], 0, sizeof pl.rank[t]);
@@ -535,18 +561,20 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	/* Keys alone in their packed key are placed at once. Runs of equal
 	 * keys with bytes left are sorted from 15 bytes on in the run room
 	 * (the windows are not read again): check the longest fits first. */
-	uint64_t imask = (UINT64_C(1) << ibits) - 1;
-	uint32_t longest = 1;
-	for (uint32_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
-			;
-		if (j - i == 1) {
-			uint32_t p = (uint32_t)(src[i] & imask);
-			out[i] = p;
+	uint64_t imask = (UINT64_C(1) << ibits) - 1, prev = src[0] >> ibits;
+	uint32_t longest = 1, start = 0;
+	for (uint32_t i = 1; i <= n; i++) { /* each key against the one before */
+		if (i < n && src[i] >> ibits == prev)
+			continue;
+		if (i - start == 1) {
+			uint32_t p = (uint32_t)(src[start] & imask);
+			out[start] = p;
 			if (out_tag)
-				out_tag[i] = l.tags[p];
+				out_tag[start] = l.tags[p];
 		}
-		longest = j - i > longest ? j - i : longest;
+		longest = i - start > longest ? i - start : longest;
+		start = i;
+		prev = i < n ? src[i] >> ibits : 0;
 	}
 	if (longest == 1)
 		return 1;
