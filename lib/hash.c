@@ -25,11 +25,18 @@
 
 #include "internal.h"
 
-uint64_t pl_hash(const void *data, size_t len)
+/* XXH3-64 of len bytes at data (none when NULL): inline in the key hash,
+ * which a call to the exported pl_hash() would not be. */
+static inline uint64_t xxh3(const void *data, size_t len)
 {
 	if (data == NULL)
 		len = 0;
 	return XXH3_64bits(data, len);
+}
+
+uint64_t pl_hash(const void *data, size_t len)
+{
+	return xxh3(data, len);
 }
 
 uint64_t pl_score(uint64_t key_hash, uint64_t member_hash)
@@ -154,7 +161,7 @@ uint64_t pl__scorer_key_hash(uint32_t scorer, const char *key, uint64_t len)
 {
 	if (scorer == PL_SCORER_LEGACY_FNV1A)
 		return pl__fnv(pl__fnv(PL__FNV_OFFSET, key, len), " ", 1);
-	return pl_hash(key, (size_t)len);
+	return xxh3(key, (size_t)len);
 }
 
 uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len)

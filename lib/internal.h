@@ -86,9 +86,18 @@ typedef struct pl__keyfeed {
 	uint64_t *w, *room;
 	uint32_t *tags;
 	uint32_t (*counts)[1024];
+	/* A key of the first key's length flen (UINT64_MAX: none) is checked
+	 * by words (keyfeed.h): the bytes at fpos[0..fwords) under fmask
+	 * equal to fref, the varying bytes read at fp[0..fnv) with their
+	 * ranks at room + ftab[], fbase the ranks of the rest. */
+	uint64_t flen, fbase, fref[4], fmask[4];
+	int fwords, fnv;
+	uint32_t fpos[4], fp[16], ftab[16];
 } pl__keyfeed;
 void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch);
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes key, uint32_t tag);
+/* pl__keyfeed_add() of a key of another length than flen (keyfeed.h). */
+void pl__keyfeed_other(pl__keyfeed *f, pl_bytes key, uint32_t tag);
 /* pl__sort_bytes() with a feed of q's keys (or NULL). */
 uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, uint32_t *out, uint32_t *out_tag,
 		      void *scratch, uint32_t *dup_other);

@@ -1,6 +1,7 @@
 /*
  * order_first.c - the canonical key order's entry points and its first level,
- * packed (order.c holds the byte levels after it).
+ * packed (order.c holds the byte levels after it, keyfeed.c the feed of
+ * the keys one at a time, order_first.h what the two share).
  *
  * Packed first level. The first level is done in one read of the keys: the
  * shared prefix is bounded from a sample of 33 keys and checked against each
@@ -32,7 +33,8 @@
  * Nothing is allocated: the caller's scratch holds every array, and the
  * plans are on the stack.
  */
-#include "order_impl.h"
+#include "keyfeed.h"
+#include "order_first.h"
 
 #if defined(__SSE2__) && !defined(PL_NO_SSE2) /* PL_NO_SSE2: the portable path, to test it */
 #include <emmintrin.h>
@@ -40,68 +42,6 @@
 #else
 #define PL__SSE2 0
 #endif
-
-/* The first level's window of a key at off: level_key()'s 16 bytes in memory
- * order (bytes [off, off + 15) zero-padded, then the bytes remaining capped
- * at 16), copied with fixed-size moves (no call for a short key). */
-static void window(unsigned char *w, pl_bytes b, uint64_t off)
-{
-	uint64_t rem = b.len > off ? b.len - off : 0;
-	if (rem >= 16) {
-		memcpy(w, b.ptr + off, 16);
-		w[15] = 16;
-		return;
-	}
-	memset(w, 0, 16);
-	const char *p = rem ? b.ptr + off : NULL;
-	size_t m = (size_t)(rem < 15 ? rem : 15);
-	if (m >= 8) {
-		memcpy(w, p, 8); /* two overlapping moves cover 8..15 bytes */
-		memcpy(w + m - 8, p + m - 8, 8);
-	} else if (m >= 4) {
-		memcpy(w, p, 4);
-		memcpy(w + m - 4, p + m - 4, 4);
-	} else {
-		for (size_t j = 0; j < m; j++)
-			w[j] = (unsigned char)p[j];
-	}
-	w[15] = (unsigned char)rem;
-}
-
-/* Does key b start with the off bytes of k0? Up to 8 bytes as one word
- * compared under a mask of their bytes, when b has 8. */
-static int has_prefix(pl_bytes b, pl_bytes k0, uint64_t off)
-{
-	if (off == 0)
-		return 1;
-	if (b.len < off)
-		return 0;
-	if (off <= 8 && b.len >= 8 && k0.len >= 8) {
-		static const unsigned char ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-		uint64_t x, y, m;
-		memcpy(&x, b.ptr, 8);
-		memcpy(&y, k0.ptr, 8);
-		memcpy(&m, ones + 8 - off, 8);
-		return ((x ^ y) & m) == 0;
-	}
-	return memcmp(b.ptr, k0.ptr, (size_t)off) == 0;
-}
-
-/* The prefix all n keys share: a bound from a sample of them first (the
- * shared prefix of all is at most theirs), then checked against each. */
-static uint64_t sample_prefix(const pl__byteseq *q, uint32_t n)
-{
-	pl_bytes k0 = pl__seq_at(q, 0);
-	uint64_t lcp = k0.len;
-	for (uint32_t j = 1; j <= 32 && lcp > 0; j++) {
-		pl_bytes b = pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / 32));
-		uint64_t m = b.len < lcp ? b.len : lcp, x = 0;
-		while (x < m && b.ptr[x] == k0.ptr[x])
-			x++;
-		lcp = x;
-	}
-	return lcp;
-}
 
 /* The prefix all n keys share, exactly. */
 static uint64_t common_prefix(const pl__byteseq *q, uint32_t n)
@@ -168,36 +108,6 @@ static int fill_windows(const pl__byteseq *q, uint32_t n, uint64_t off, int chec
 	return 1;
 }
 
-/* How level keys are packed: for each varying byte (from the least
- * significant, byte 15), its place, its multiplier, and each value's rank
- * (PLAN_BAD for a value the plan does not hold). */
-#define PLAN_BAD 0x8000u
-typedef struct plan {
-	int nv, vt[16];
-	uint64_t mult[16], prod;
-	uint16_t rank[16][256];
-} plan;
-
-/* Turn the values marked non-zero in rank[t] of each byte t in `vary` into
- * ranks, and their counts into multipliers: 0 when their product passes
- * limit. */
-static int plan_ranks(plan *p, uint32_t vary, uint64_t limit)
-{
-	p->nv = 0;
-	p->prod = 1;
-	for (int t = 15; t >= 0; t--) {
-		if (!((vary >> t) & 1))
-			continue;
-		uint32_t c = 0;
-		for (int b = 0; b < 256; b++)
-			p->rank[t][b] = p->rank[t][b] ? (uint16_t)c++ : (uint16_t)PLAN_BAD;
-		p->vt[p->nv] = t;
-		p->mult[p->nv++] = p->prod;
-		p->prod = p->prod > limit / c ? limit + 1 : p->prod * c;
-	}
-	return p->prod <= limit;
-}
-
 /* A window's packed key; a value the plan does not hold sets PLAN_BAD in
  * *bad. */
 static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
@@ -213,169 +123,28 @@ static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
 	return key;
 }
 
-/* Radix digits over a packed key below prod: *np of *width bits, at most 10
- * bits each (four digits for the 40 bits a key may have). */
-static void digits(uint64_t prod, int *np, int *width)
-{
-	int kbits = 0;
-	while ((prod - 1) >> kbits) /* prod <= 2^40 */
-		kbits++;
-	*np = (kbits + 9) / 10;
-	*width = *np ? (kbits + *np - 1) / *np : 0;
-}
-
-/* Mark the values of byte t that a sample's value v stands for: its class
- * (the decimal digits, a-f, g-z, A-F, G-Z, or the bytes remaining 0..16 of
- * byte 15), else itself. */
-static void mark_class(uint16_t *rank, int t, uint32_t v)
-{
-	uint32_t lo = v, hi = v;
-	if (t == 15)
-		lo = 0, hi = 16;
-	else if (v >= '0' && v <= '9')
-		lo = '0', hi = '9';
-	else if (v >= 'a' && v <= 'z')
-		lo = v <= 'f' ? 'a' : 'g', hi = v <= 'f' ? 'f' : 'z';
-	else if (v >= 'A' && v <= 'Z')
-		lo = v <= 'F' ? 'A' : 'G', hi = v <= 'F' ? 'F' : 'Z';
-	for (uint32_t b = lo; b <= hi; b++)
-		rank[b] = 1;
-}
-
-/* Where the first level keeps what it needs in the scratch of n keys
- * (PL__SORT_SCRATCH(n), 36 bytes a key rounded up to 8): the (packed key,
- * index) words and their copy (8 + 8 bytes a key), the tags (4, and 4 more
- * for an odd n), then the windows (16; or, when keys are fed, the digit
- * counts). The runs reuse the room from the windows to the end (16 bytes a
- * key), sorted there in place, 24 bytes a key of the run (pl__kent): a run
- * of up to two thirds of the keys fits. */
-typedef struct layout {
-	uint64_t *w, *wtmp;
-	uint32_t *tags;
-	unsigned char (*win)[16];
-	uint32_t (*counts)[1024];
-	pl__kent *run;
-	size_t run_room;
-} layout;
-
-/* The windows end at 36 bytes a key, 4 more for an odd n. */
-_Static_assert(PL__SORT_SCRATCH(1) >= 5 * sizeof(uint64_t) && PL__SORT_SCRATCH(2) >= 9 * sizeof(uint64_t) &&
-		       PL__SORT_SCRATCH(3) - PL__SORT_SCRATCH(1) >= 2 * 36,
-	       "the first level's scratch");
-/* The byte levels sort every key's pl__kent in place. */
-_Static_assert(PL__SORT_SCRATCH(2) - PL__SORT_SCRATCH(1) >= sizeof(pl__kent), "the byte levels' scratch");
-
-static layout layout_of(void *scratch, uint32_t n)
-{
-	layout l;
-	l.w = scratch;
-	l.wtmp = l.w + n;
-	l.tags = (uint32_t *)(void *)(l.wtmp + n);
-	l.win = (unsigned char (*)[16])(void *)(l.wtmp + n + (n + 1) / 2);
-	l.counts = (uint32_t (*)[1024])(void *)l.win;
-	l.run = (pl__kent *)(void *)l.win;
-	l.run_room = PL__SORT_SCRATCH(n) - (size_t)((char *)l.win - (char *)scratch);
-	return l;
-}
-
-/* The index takes the low bits of a word, the packed key the rest, up to
- * 40 bits: the bits of the index, and the bound of a packed key. */
-static int index_bits(uint32_t n, uint64_t *limit)
-{
-	int ibits = 1;
-	while (((uint64_t)n - 1) >> ibits) /* n <= PL_MAX_SHARDS: at most 26 bits */
-		ibits++;
-	*limit = UINT64_C(1) << (64 - ibits < 40 ? 64 - ibits : 40);
-	return ibits;
-}
-
-void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
+/* Do the values of the varying bytes that a sample of the n windows shows
+ * already pass the limit (their counts' product)? The values present in
+ * all are at least as many, byte by byte: a plan of them would too, and
+ * reading every window for them can be skipped. */
+static int sample_too_wide(unsigned char (*win)[16], uint32_t n, uint32_t vary, uint64_t limit)
 {
 	enum { S = 64 };
-	memset(f, 0, sizeof *f);
-	if (n < 4096) /* room below for the tables; fewer keys are read twice */
-		return;
-	layout l = layout_of(scratch, n);
-	uint64_t limit;
-	f->ibits = index_bits(n, &limit);
-	f->off = sample_prefix(q, n);
-	f->k0 = pl__seq_at(q, 0);
-	f->n = n;
-	unsigned char sw[S][16];
-	for (uint32_t j = 0; j < S; j++)
-		window(sw[j], pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / (S - 1))), f->off);
-	uint32_t vary = 0;
-	for (int t = 0; t < 16; t++)
-		for (uint32_t j = 1; j < S; j++)
-			vary |= (uint32_t)(sw[j][t] != sw[0][t]) << t;
-	plan p;
-	unsigned char cm[16];
+	uint64_t prod = 1;
 	for (int t = 0; t < 16; t++) {
-		cm[t] = (vary >> t) & 1 ? 0 : 0xff;
 		if (!((vary >> t) & 1))
 			continue;
-		memset(p.rank[t], 0, sizeof p.rank[t]);
-		for (uint32_t j = 0; j < S; j++)
-			mark_class(p.rank[t], t, sw[j][t]);
-	}
-	if (!plan_ranks(&p, vary, limit))
-		return;
-	digits(p.prod, &f->np, &f->width);
-	/* Each varying byte's ranks times its multiplier, in the copy's room
-	 * (n >= 4096 words: 256 for each of at most 16 bytes), a value outside
-	 * the plan as 2^56: a sum of 16 terms stays below 2^61, and a key of
-	 * values of the plan below 2^44. */
-	f->nv = p.nv;
-	for (int j = 0; j < p.nv; j++) {
-		f->vt[j] = p.vt[j];
-		for (int b = 0; b < 256; b++) {
-			uint32_t r = p.rank[p.vt[j]][b];
-			l.wtmp[256 * j + b] = r & PLAN_BAD ? PL__FEED_BAD : r * p.mult[j];
+		unsigned char seen[256];
+		uint32_t c = 0;
+		memset(seen, 0, sizeof seen);
+		for (uint32_t j = 0; j < S; j++) {
+			unsigned char v = win[((uint64_t)n - 1) * j / (S - 1)][t];
+			c += !seen[v];
+			seen[v] = 1;
 		}
+		prod = prod > limit / c ? limit + 1 : prod * c;
 	}
-	memset(l.counts, 0, (size_t)f->np * sizeof l.counts[0]);
-	memcpy(&f->cv[0], sw[0], 8);
-	memcpy(&f->cv[1], sw[0] + 8, 8);
-	memcpy(&f->cm[0], cm, 8);
-	memcpy(&f->cm[1], cm + 8, 8);
-	f->w = l.w;
-	f->room = l.wtmp;
-	f->tags = l.tags;
-	f->counts = l.counts;
-	f->live = 1;
-}
-
-void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
-{
-	if (!f->live)
-		return;
-	uint32_t i = f->next++;
-	f->tags[i] = tag;
-	unsigned char x[16];
-	uint64_t x0, x1, key = 0;
-	if (!has_prefix(b, f->k0, f->off)) {
-		f->live = 0;
-		return;
-	}
-	window(x, b, f->off);
-	memcpy(&x0, x, 8);
-	memcpy(&x1, x + 8, 8);
-	const uint64_t *room = f->room;
-	const int *vt = f->vt;
-	int nv = f->nv, j = 0;
-	for (; j + 1 < nv; j += 2) /* two sums at a time: independent loads */
-		key += room[256 * j + x[vt[j]]] + room[256 * (j + 1) + x[vt[j + 1]]];
-	if (j < nv)
-		key += room[256 * j + x[vt[j]]];
-	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD) {
-		f->live = 0;
-		return;
-	}
-	f->w[i] = key << f->ibits | i;
-	int np = f->np, width = f->width;
-	uint32_t mask = (UINT32_C(1) << width) - 1, (*counts)[1024] = f->counts;
-	for (int d = 0; d < np; d++)
-		counts[d][(key >> (d * width)) & mask]++;
+	return prod > limit;
 }
 
 /*
@@ -437,6 +206,8 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 				pl.rank[t][b] = 1;
 		}
 		if (!plan_ranks(&pl, vary, limit)) {
+			if (sample_too_wide(l.win, n, vary, limit))
+				return 0; /* as the values present would: UUIDs */
 			for (int t = 0; t < 16; t++)
 				if ((vary >> t) & 1)
 					memset(pl.rank[t], 0, sizeof pl.rank[t]);
@@ -479,18 +250,20 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	/* Keys alone in their packed key are placed at once. Runs of equal
 	 * keys with bytes left are sorted from 15 bytes on in the run room
 	 * (the windows are not read again): check the longest fits first. */
-	uint64_t imask = (UINT64_C(1) << ibits) - 1;
-	uint32_t longest = 1;
-	for (uint32_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
-			;
-		if (j - i == 1) {
-			uint32_t p = (uint32_t)(src[i] & imask);
-			out[i] = p;
+	uint64_t imask = (UINT64_C(1) << ibits) - 1, prev = src[0] >> ibits;
+	uint32_t longest = 1, start = 0;
+	for (uint32_t i = 1; i <= n; i++) { /* each key against the one before */
+		if (i < n && src[i] >> ibits == prev)
+			continue;
+		if (i - start == 1) {
+			uint32_t p = (uint32_t)(src[start] & imask);
+			out[start] = p;
 			if (out_tag)
-				out_tag[i] = l.tags[p];
+				out_tag[start] = l.tags[p];
 		}
-		longest = j - i > longest ? j - i : longest;
+		longest = i - start > longest ? i - start : longest;
+		start = i;
+		prev = i < n ? src[i] >> ibits : 0;
 	}
 	if (longest == 1)
 		return 1;

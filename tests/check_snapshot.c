@@ -1,6 +1,7 @@
 /* check_snapshot.c - validation: every rule has its own code, names the
  * element, and writes nothing on failure. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -391,6 +392,135 @@ START_TEST(duplicate_found_in_large_arrays)
 }
 END_TEST
 
+/* The shard rules one by one, in the order validation reports them: the
+ * reference the shard checks (with their straight-line path for the usual
+ * shard) must agree with. */
+static int shard_rule(const pl_snapshot *s, const pl_shard *k)
+{
+	if (k->key.ptr == NULL && k->key.len != 0)
+		return PL_E_NULL;
+	if (k->key.len == 0)
+		return PL_E_EMPTY_ID;
+	if (k->key.len > PL_MAX_ID_LEN)
+		return PL_E_LENGTH;
+	if (k->stream != PL_NONE && k->stream >= s->n_streams)
+		return PL_E_STREAM_RANGE;
+	if (k->replica_count > PL_MAX_REPLICAS)
+		return PL_E_REPLICAS;
+	for (uint32_t r = 0; r < k->replica_count; r++) {
+		if (k->replicas[r] >= s->n_members)
+			return PL_E_MEMBER_RANGE;
+		for (uint32_t q = 0; q < r; q++)
+			if (k->replicas[q] == k->replicas[r])
+				return PL_E_DUP_REPLICA;
+	}
+	int led = 0;
+	for (uint32_t r = 0; r < k->replica_count; r++)
+		led |= k->replicas[r] == k->leader;
+	if (k->leader != PL_NONE && k->leader >= s->n_members)
+		return PL_E_MEMBER_RANGE;
+	if (k->leader != PL_NONE && !led)
+		return PL_E_LEADER_NOT_REPLICA;
+	if (k->moving_to != PL_NONE && k->moving_to >= s->n_members)
+		return PL_E_MEMBER_RANGE;
+	if (k->moving_to != PL_NONE && (k->leader == PL_NONE || k->moving_to == k->leader))
+		return PL_E_MOVE_TARGET;
+	if (k->flags & ~PL_SHARD_FLAGS_ALL)
+		return PL_E_FLAGS;
+	return 0;
+}
+
+/* A member index for a random shard: mostly in range (often one already
+ * drawn), sometimes just past it, PL_NONE or far past it. */
+static uint32_t any_member(uint64_t *rng, const pl_shard *k, uint32_t r, uint32_t nm)
+{
+	uint32_t c = tl_below(rng, 20);
+	if (c < 3 && r > 0)
+		return k->replicas[tl_below(rng, r)];
+	return c == 3 ? nm : c == 4 ? PL_NONE : c == 5 ? UINT32_C(1) << 20 : tl_below(rng, nm);
+}
+
+/* Shards of random fields (0 to 9 replicas, in range or not, repeated or
+ * not; leaders, moves, streams, flags and keys right and wrong), each after
+ * a valid one: validation reports what the rules one by one find, at the
+ * shard's index, or nothing. PL_TEST_SEED=<seed> PL_TEST_ITERS=1 replays a
+ * failure. */
+START_TEST(random_shards_meet_the_rules_in_order)
+{
+	enum { NM = 6, NS = 3 };
+	uint64_t seed = tl_seed(0x5ba2d5u);
+	uint32_t iters = tl_iters(20000);
+	pl_member m[NM];
+	pl_stream st[NS];
+	char ids[NM][4], sids[NS][4], *long_key = calloc(PL_MAX_ID_LEN + 1, 1);
+	memset(m, 0, sizeof m);
+	memset(st, 0, sizeof st);
+	for (uint32_t i = 0; i < NM; i++)
+		m[i].id = (pl_bytes){ids[i], (uint64_t)snprintf(ids[i], sizeof ids[i], "m%u", i)};
+	for (uint32_t i = 0; i < NS; i++)
+		st[i].id = (pl_bytes){sids[i], (uint64_t)snprintf(sids[i], sizeof sids[i], "s%u", i)};
+	memset(long_key, 'k', PL_MAX_ID_LEN + 1);
+	size_t ws = 0;
+	void *w = NULL;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t rng = seed + it;
+		pl_shard k[2];
+		memset(k, 0, sizeof k);
+		k[0].key = (pl_bytes){"a", 1};
+		k[0].stream = 0;
+		k[0].leader = 1;
+		k[0].moving_to = PL_NONE;
+		k[0].replica_count = 2;
+		k[0].replicas[0] = 1;
+		k[0].replicas[1] = 4;
+		pl_shard *x = &k[1];
+		uint32_t kc = tl_below(&rng, 16);
+		x->key = kc == 0   ? (pl_bytes){NULL, 0}
+			 : kc == 1 ? (pl_bytes){NULL, 3}
+			 : kc == 2 ? (pl_bytes){"b", 0}
+			 : kc == 3 ? (pl_bytes){long_key, PL_MAX_ID_LEN + 1}
+			 : kc == 4 ? (pl_bytes){long_key, PL_MAX_ID_LEN}
+				   : (pl_bytes){"b", 1};
+		uint32_t sc = tl_below(&rng, 10);
+		x->stream = sc == 0 ? PL_NONE : sc == 1 ? NS : tl_below(&rng, NS);
+		uint32_t rc = tl_below(&rng, 12);
+		x->replica_count = rc < 9 ? (rc < 5 ? 1 + rc % 3 : rc) : rc == 9 ? 0 : PL_MAX_REPLICAS + 1;
+		for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
+			x->replicas[r] = tl_below(&rng, 4) ? tl_below(&rng, NM) : any_member(&rng, x, r, NM);
+		for (uint32_t r = 0; r < x->replica_count && r < PL_MAX_REPLICAS; r++)
+			if (tl_below(&rng, 3)) /* mostly distinct and in range */
+				for (uint32_t q = 0; q < r; q++)
+					if (x->replicas[q] == x->replicas[r] || x->replicas[r] >= NM)
+						x->replicas[r] = (x->replicas[q] + 1 + q) % NM;
+		uint32_t lc = tl_below(&rng, 10);
+		uint32_t cnt = x->replica_count < PL_MAX_REPLICAS ? x->replica_count : PL_MAX_REPLICAS;
+		x->leader = lc < 6 && cnt > 0 ? x->replicas[tl_below(&rng, cnt)] : any_member(&rng, x, cnt, NM);
+		uint32_t mc = tl_below(&rng, 12);
+		x->moving_to = mc < 9 ? PL_NONE : any_member(&rng, x, cnt, NM);
+		x->flags = tl_below(&rng, 12) == 0 ? UINT32_C(1) << tl_below(&rng, 32) : 0;
+		pl_snapshot snap = {m, st, k, NULL, NULL, NM, NS, 2, 0, 0};
+		int want = shard_rule(&snap, x);
+		size_t need = pl_snapshot_work_size(&snap);
+		if (need > ws) {
+			free(w);
+			w = malloc(need);
+			ws = need;
+		}
+		pl_diag d;
+		memset(&d, 0x5a, sizeof d);
+		int got = pl_snapshot_validate(&snap, w, ws, &d);
+		ck_assert_msg(got == want, "seed %llu: got %s, want %s", (unsigned long long)(seed + it),
+			      pl_error_name(got), pl_error_name(want));
+		if (want)
+			ck_assert_msg(d.kind == PL_ELEM_SHARD && d.index == 1 && d.other == PL_NONE,
+				      "seed %llu: diag %u %u %u", (unsigned long long)(seed + it), d.kind, d.index,
+				      d.other);
+	}
+	free(w);
+	free(long_key);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("snapshot");
@@ -428,6 +558,7 @@ static Suite *suite(void)
 	tcase_add_test(c, shard_move_target);
 	tcase_add_test(c, shard_unknown_flags);
 	tcase_add_test(c, duplicate_shard);
+	tcase_add_test(c, random_shards_meet_the_rules_in_order);
 	suite_add_tcase(s, c);
 	c = tcase_create("overrides");
 	tcase_add_test(c, override_unknown_shard);

@@ -27,6 +27,6 @@ check() {
 }
 check fleet fleet_balance fleet_common
 check region region_balance region_common
-check order_first order
+check order_first keyfeed order
 [ $fail -eq 0 ] && echo "layers: calls go one way (fleet, region, order)"
 exit $fail

@@ -1,0 +1,170 @@
+/*
+ * keyfeed.c - the first level fed one key at a time (pl__keyfeed in
+ * internal.h): the plan a sample of the keys gives, the checks by words
+ * for keys of the first key's length (keyfeed.h holds the per-key step),
+ * and the window path for any other key. order_first.c sorts with it.
+ */
+#include "keyfeed.h"
+#include "order_first.h"
+
+/* Mark the values of byte t that a sample's value v stands for: its class
+ * (the decimal digits, a-f, g-z, A-F, G-Z, or the bytes remaining 0..16 of
+ * byte 15), else itself. */
+static void mark_class(uint16_t *rank, int t, uint32_t v)
+{
+	uint32_t lo = v, hi = v;
+	if (t == 15)
+		lo = 0, hi = 16;
+	else if (v >= '0' && v <= '9')
+		lo = '0', hi = '9';
+	else if (v >= 'a' && v <= 'z')
+		lo = v <= 'f' ? 'a' : 'g', hi = v <= 'f' ? 'f' : 'z';
+	else if (v >= 'A' && v <= 'Z')
+		lo = v <= 'F' ? 'A' : 'G', hi = v <= 'F' ? 'F' : 'Z';
+	for (uint32_t b = lo; b <= hi; b++)
+		rank[b] = 1;
+}
+
+/* The checks by words of keys of k0's length (keyfeed.h), once the plan
+ * and its ranks (room) are set; w0 is k0's window. The level reads the
+ * key's bytes [0, e): the prefix, then the window's bytes in the key. Up to
+ * 32 of them, in two or four loads of 8 that stay in the key. */
+static void start_words(pl__keyfeed *f, const unsigned char *w0)
+{
+	uint64_t len = f->k0.len, e = len < f->off + 15 ? len : f->off + 15;
+	if (e < 8 || e > 32)
+		return;
+	int nw = e <= 16 ? 2 : 4;
+	unsigned char ref[4][8], mask[4][8];
+	memset(mask, 0, sizeof mask);
+	for (int x = 0; x < nw; x++) {
+		uint64_t at = 8 * (uint64_t)x < e - 8 ? 8 * (uint64_t)x : e - 8;
+		f->fpos[x] = (uint32_t)at;
+		memcpy(ref[x], f->k0.ptr + at, 8);
+	}
+	/* The bytes that must be k0's: the prefix, the window's constant ones. */
+	uint32_t constant = ~UINT32_C(0);
+	for (int j = 0; j < f->nv; j++)
+		constant &= ~(UINT32_C(1) << f->vt[j]);
+	for (uint64_t at = 0; at < e; at++) {
+		if (at >= f->off && !((constant >> (at - f->off)) & 1))
+			continue;
+		for (int x = 0; x < nw; x++)
+			if (at >= f->fpos[x] && at < f->fpos[x] + 8)
+				mask[x][at - f->fpos[x]] = 0xff;
+	}
+	for (int x = 0; x < nw; x++) {
+		memcpy(&f->fref[x], ref[x], 8);
+		memcpy(&f->fmask[x], mask[x], 8);
+	}
+	/* The varying bytes in the key are read there; the rest are k0's. */
+	f->fnv = 0;
+	f->fbase = 0;
+	for (int j = 0; j < f->nv; j++) {
+		uint64_t at = f->off + (uint64_t)f->vt[j];
+		if (at < e) {
+			f->fp[f->fnv] = (uint32_t)at;
+			f->ftab[f->fnv++] = 256u * (uint32_t)j;
+		} else {
+			f->fbase += f->room[256 * j + w0[f->vt[j]]];
+		}
+	}
+	f->fwords = nw;
+	f->flen = len;
+}
+
+void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
+{
+	enum { S = 64 };
+	memset(f, 0, sizeof *f);
+	f->flen = UINT64_MAX;
+	if (n < 4096) /* room below for the tables; fewer keys are read twice */
+		return;
+	layout l = layout_of(scratch, n);
+	uint64_t limit;
+	f->ibits = index_bits(n, &limit);
+	f->off = sample_prefix(q, n);
+	f->k0 = pl__seq_at(q, 0);
+	f->n = n;
+	unsigned char sw[S][16];
+	for (uint32_t j = 0; j < S; j++)
+		window(sw[j], pl__seq_at(q, (uint32_t)(((uint64_t)n - 1) * j / (S - 1))), f->off);
+	uint32_t vary = 0;
+	for (int t = 0; t < 16; t++)
+		for (uint32_t j = 1; j < S; j++)
+			vary |= (uint32_t)(sw[j][t] != sw[0][t]) << t;
+	plan p;
+	unsigned char cm[16];
+	for (int t = 0; t < 16; t++) {
+		cm[t] = (vary >> t) & 1 ? 0 : 0xff;
+		if (!((vary >> t) & 1))
+			continue;
+		memset(p.rank[t], 0, sizeof p.rank[t]);
+		for (uint32_t j = 0; j < S; j++)
+			mark_class(p.rank[t], t, sw[j][t]);
+	}
+	if (!plan_ranks(&p, vary, limit))
+		return;
+	digits(p.prod, &f->np, &f->width);
+	/* Each varying byte's ranks times its multiplier, in the copy's room
+	 * (n >= 4096 words: 256 for each of at most 16 bytes), a value outside
+	 * the plan as 2^56: a sum of 16 terms stays below 2^61, and a key of
+	 * values of the plan below 2^44. */
+	f->nv = p.nv;
+	for (int j = 0; j < p.nv; j++) {
+		f->vt[j] = p.vt[j];
+		for (int b = 0; b < 256; b++) {
+			uint32_t r = p.rank[p.vt[j]][b];
+			l.wtmp[256 * j + b] = r & PLAN_BAD ? PL__FEED_BAD : r * p.mult[j];
+		}
+	}
+	memset(l.counts, 0, (size_t)f->np * sizeof l.counts[0]);
+	memcpy(&f->cv[0], sw[0], 8);
+	memcpy(&f->cv[1], sw[0] + 8, 8);
+	memcpy(&f->cm[0], cm, 8);
+	memcpy(&f->cm[1], cm + 8, 8);
+	f->w = l.w;
+	f->room = l.wtmp;
+	f->tags = l.tags;
+	f->counts = l.counts;
+	f->live = 1;
+	start_words(f, sw[0]);
+}
+
+void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
+{
+	pl__keyfeed_next(f, b, tag);
+}
+
+void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
+{
+	if (!f->live)
+		return;
+	uint32_t i = f->next++;
+	f->tags[i] = tag;
+	unsigned char x[16];
+	uint64_t x0, x1, key = 0;
+	if (!has_prefix(b, f->k0, f->off)) {
+		f->live = 0;
+		return;
+	}
+	window(x, b, f->off);
+	memcpy(&x0, x, 8);
+	memcpy(&x1, x + 8, 8);
+	const uint64_t *room = f->room;
+	const int *vt = f->vt;
+	int nv = f->nv, j = 0;
+	for (; j + 1 < nv; j += 2) /* two sums at a time: independent loads */
+		key += room[256 * j + x[vt[j]]] + room[256 * (j + 1) + x[vt[j + 1]]];
+	if (j < nv)
+		key += room[256 * j + x[vt[j]]];
+	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD) {
+		f->live = 0;
+		return;
+	}
+	f->w[i] = key << f->ibits | i;
+	int np = f->np, width = f->width;
+	uint32_t mask = (UINT32_C(1) << width) - 1, (*counts)[1024] = f->counts;
+	for (int d = 0; d < np; d++)
+		counts[d][(key >> (d * width)) & mask]++;
+}
