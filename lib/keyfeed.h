@@ -45,10 +45,11 @@ static PL__FEED_INLINE void pl__keyfeed_next(pl__keyfeed *f, pl_bytes b, uint32_
 		memcpy(&x3, p + f->fpos[3], 8);
 		diff |= ((x2 ^ f->fref[2]) & f->fmask[2]) | ((x3 ^ f->fref[3]) & f->fmask[3]);
 	}
-	/* Unrolled (no loop to count): at most 16 varying bytes. */
+	/* Unrolled (no loop to count): at most 15 varying bytes, those of the
+	 * window before its last (the bytes remaining, constant at one length). */
 #define PL__FEED_RANK(j) (key += room[ftab[j] + (unsigned char)p[fp[j]]])
+	PL_ASSERT(f->fnv <= 15);
 	switch (f->fnv) {
-	case 16: PL__FEED_RANK(15); /* fall through */
 	case 15: PL__FEED_RANK(14); /* fall through */
 	case 14: PL__FEED_RANK(13); /* fall through */
 	case 13: PL__FEED_RANK(12); /* fall through */

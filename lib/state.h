@@ -168,12 +168,12 @@ static inline uint32_t pl__leader(const pl__shard_state *st)
 	return st->lead == PL__NO_LEAD ? PL_NONE : pl__rep(st, st->lead);
 }
 
-/* Make m (a replica, or PL_NONE) the leader. */
+/* Make m, a replica, the leader. */
 static inline void pl__set_lead(pl__shard_state *st, uint32_t m)
 {
-	int j = m == PL_NONE ? -1 : pl__rep_index(st, m);
-	PL_ASSERT(m == PL_NONE || j >= 0); /* a leader is among the replicas */
-	st->lead = j < 0 ? PL__NO_LEAD : (unsigned int)j;
+	int j = pl__rep_index(st, m);
+	PL_ASSERT(j >= 0); /* a leader is always among the replicas */
+	st->lead = (unsigned int)j & PL__NO_LEAD; /* -1 would read as none */
 }
 
 /* Does the replica list st name m? */

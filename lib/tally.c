@@ -223,7 +223,8 @@ void pl__view_owned(pl_view *v)
 }
 
 /* The leadership of shard k passes from `from` (its leader before the
- * action, PL_NONE for none) to `to`, a replica by now (or PL_NONE). */
+ * action, PL_NONE for none) to `to`, a replica by now (every action that
+ * moves a leadership names one). */
 static void set_leader(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
 	pl__shard_state *st = pl__st(v, k);
@@ -234,11 +235,9 @@ static void set_leader(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 			pl__cell_add(v, s, from, -1);
 	}
 	pl__set_lead(st, to);
-	if (to != PL_NONE) {
-		v->m_leaders[to]++;
-		if (s != PL_NONE)
-			pl__cell_add(v, s, to, +1);
-	}
+	v->m_leaders[to]++;
+	if (s != PL_NONE)
+		pl__cell_add(v, s, to, +1);
 }
 
 /* Shard k's replica moves from `from` to `to` (either may be PL_NONE: a

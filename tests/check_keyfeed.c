@@ -131,6 +131,72 @@ START_TEST(words_and_windows_feed_the_same)
 }
 END_TEST
 
+/* Every count of varying bytes the feed by words reads in place (1 to 15:
+ * the window's bytes before the last, which one length keeps constant) and
+ * every count of radix digits (1 to 4), in one or two pairs of loads: keys
+ * "key-000/" and 1 to 15 letters a..f (six values a byte, so even 15 pack
+ * in 40 bits). The feed by words and by windows end alike; a key with a
+ * letter past f ends both. */
+START_TEST(every_count_of_varying_bytes)
+{
+	enum { N = 4096 };
+	uint64_t rng = tl_seed(0xabcdefu);
+	int digits_seen[5] = {0};
+	for (uint32_t nvar = 1; nvar <= 15; nvar++) {
+		for (int bad = 0; bad < 2; bad++) {
+			key *k = calloc(N, sizeof *k);
+			for (uint32_t i = 0; i < N; i++) {
+				char *b = malloc(8 + nvar);
+				memcpy(b, "key-000/", 8);
+				for (uint32_t j = 0; j < nvar; j++)
+					b[8 + j] = (char)('a' + tl_below(&rng, 6));
+				k[i] = (key){{b, 8 + (uint64_t)nvar}, i};
+			}
+			if (bad)
+				((char *)(uintptr_t)k[N / 2].b.ptr)[8 + nvar - 1] = 'z';
+			pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
+			pl__keyfeed fw, fx;
+			void *sw = feed_all(&q, k, N, 0, &fw), *sx = feed_all(&q, k, N, 1, &fx);
+			ck_assert_msg(fw.flen == 8 + nvar && fw.fnv == (int)nvar, "%u letters: flen %llu, fnv %d", nvar,
+				      (unsigned long long)fw.flen, (int)fw.fnv);
+			ck_assert_uint_eq(fw.fwords, 8 + nvar <= 16 ? 2 : 4);
+			ck_assert_uint_eq(fw.live, !bad);
+			ck_assert_uint_eq(fx.live, !bad);
+			if (!bad) {
+				digits_seen[fw.np]++;
+				ck_assert(memcmp(fw.w, fx.w, N * sizeof *fw.w) == 0);
+				ck_assert(memcmp(fw.counts, fx.counts, (size_t)fw.np * sizeof fw.counts[0]) == 0);
+			}
+			free(sw);
+			free(sx);
+			/* The same keys through validation's own feed (inline there). */
+			pl_shard *sh = calloc(N, sizeof *sh);
+			for (uint32_t i = 0; i < N; i++) {
+				sh[i].key = k[i].b;
+				sh[i].stream = sh[i].leader = sh[i].moving_to = PL_NONE;
+			}
+			pl_snapshot snap;
+			memset(&snap, 0, sizeof snap);
+			snap.shards = sh;
+			snap.n_shards = N;
+			size_t need = pl_snapshot_work_size(&snap);
+			void *work = malloc(need);
+			pl_diag d;
+			int rc = pl_snapshot_validate(&snap, work, need, &d);
+			ck_assert(rc == 0 || rc == PL_E_DUP_SHARD); /* six letters repeat */
+			free(work);
+			free(sh);
+			sorts_as_qsort(k, N, "letters a..f", nvar);
+			for (uint32_t i = 0; i < N; i++)
+				free((void *)(uintptr_t)k[i].b.ptr);
+			free(k);
+		}
+	}
+	for (int d = 1; d <= 4; d++)
+		ck_assert_msg(digits_seen[d] > 0, "no key set sorted in %d radix digits", d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("keyfeed");
@@ -138,6 +204,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, fed_keys_sort_as_read_ones);
 	tcase_add_test(c, words_and_windows_feed_the_same);
+	tcase_add_test(c, every_count_of_varying_bytes);
 	suite_add_tcase(s, c);
 	return s;
 }

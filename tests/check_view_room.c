@@ -352,6 +352,9 @@ START_TEST(the_raised_room_stops_at_the_limit)
 	ck_assert_int_ne(pl_view_init(&out, mem, def, tl_snap(t), &o, &d), 0);
 	ck_assert_ptr_null(out);
 	free(mem);
+	/* A set at the limit: the copies are not read (the room is the limit). */
+	t->k[0].replica_count = PL_MAX_REPLICAS;
+	ck_assert_uint_eq(pl_view_size_opt(tl_snap(t), &o), def);
 	t->snap.n_copies = 0;
 	t->snap.copies = NULL;
 	tl_free(t);
