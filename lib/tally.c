@@ -103,8 +103,7 @@ static void rcache_fill(pl_view *v, uint32_t s)
 				list[n++] = m;
 		}
 	}
-	v->rc_n = n;
-	v->rc_stream = s;
+	v->rc_n = n; /* rcache() records the stream */
 }
 
 /* The cache is the view's own memory, not an answer: filling it from a
