@@ -81,6 +81,9 @@ uint32_t pl__sort_bytes(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_
 typedef struct pl__keyfeed {
 	uint32_t n, next, live;
 	int ibits, nv, np, width, vt[16];
+	uint64_t prod; /* the packed keys lie in [0, prod) */
+	int nc;        /* digits counted as the keys are fed: np, or 0 for a
+			* dense range (prod <= 2n: the sort needs no counts) */
 	uint64_t off, cv[2], cm[2];
 	pl_bytes k0;
 	uint64_t *w, *room;

@@ -106,6 +106,8 @@ void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *s
 	if (!plan_ranks(&p, vary, limit))
 		return;
 	digits(p.prod, &f->np, &f->width);
+	f->prod = p.prod;
+	f->nc = p.prod <= 2 * (uint64_t)n ? 0 : f->np;
 	/* Each varying byte's ranks times its multiplier, in the copy's room
 	 * (n >= 4096 words: 256 for each of at most 16 bytes), a value outside
 	 * the plan as 2^56: a sum of 16 terms stays below 2^61, and a key of
@@ -163,7 +165,7 @@ void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 		return;
 	}
 	f->w[i] = key << f->ibits | i;
-	int np = f->np, width = f->width;
+	int np = f->nc, width = f->width;
 	uint32_t mask = (UINT32_C(1) << width) - 1, (*counts)[1024] = f->counts;
 	for (int d = 0; d < np; d++)
 		counts[d][(key >> (d * width)) & mask]++;

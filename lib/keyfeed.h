@@ -74,7 +74,7 @@ static PL__FEED_INLINE void pl__keyfeed_next(pl__keyfeed *f, pl_bytes b, uint32_
 	}
 	/* Every field read before the stores (which may alias them). */
 	uint32_t i = f->next, (*counts)[1024] = f->counts;
-	int width = f->width, np = f->np, ibits = f->ibits;
+	int width = f->width, np = f->nc, ibits = f->ibits;
 	uint32_t mask = (UINT32_C(1) << width) - 1;
 	uint64_t *w = f->w;
 	uint32_t *tags = f->tags;

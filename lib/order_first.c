@@ -16,7 +16,11 @@
  * exactly. When that packed key and the index fit one 64-bit word (the key
  * in at most 40 bits), the words are sorted by LSD radix passes of at most
  * 10 bits over the packed key only: two passes for a million decimal ids.
- * Equal packed keys are equal level keys, finished as on any level.
+ * Equal packed keys are equal level keys, finished as on any level. When
+ * the packed keys lie in a range of at most two a key (ids that take every
+ * value of their digits, or most: a stream and partition grid), a table of
+ * the range replaces the passes: each key's index to its slot, the slots
+ * read in order. A slot met twice sends the keys to the passes.
  *
  * From a sample. For 4,096 keys or more, the plan (which bytes vary, and the
  * values each may take: the classes of the values a sample of 64 keys shows,
@@ -147,6 +151,38 @@ static int sample_too_wide(unsigned char (*win)[16], uint32_t n, uint32_t vary, 
 	return prod > limit;
 }
 
+/* Packed keys of a range of at most two a key (prod <= 2n, as decimal ids
+ * numbered from 0 give): key k's index goes to slot k of a table of the
+ * range (in the copy's room, 8 bytes a key), and a read of the table in
+ * order gives the keys sorted: no radix pass. Returns 0 at the first key
+ * whose slot is taken (a run of equal packed keys, or a duplicate), having
+ * written nothing the passes read (the copy is their output), else writes
+ * out[] (and out_tag): the keys are distinct, so there is no duplicate. */
+static int dense(const layout *l, uint32_t n, int ibits, uint64_t prod, uint32_t *out, uint32_t *out_tag)
+{
+	uint32_t *slot = (uint32_t *)(void *)l->wtmp;
+	const uint64_t *w = l->w;
+	memset(slot, 0xff, (size_t)prod * sizeof *slot); /* PL_NONE */
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = w[i] >> ibits; /* word i holds index i */
+		if (slot[k] != PL_NONE)
+			return 0;
+		slot[k] = i;
+	}
+	uint32_t r = 0;
+	for (uint64_t k = 0; k < prod; k++) {
+		uint32_t i = slot[k];
+		if (i == PL_NONE)
+			continue;
+		out[r] = i;
+		if (out_tag)
+			out_tag[r] = l->tags[i];
+		r++;
+	}
+	PL_ASSERT(r == n);
+	return 1;
+}
+
 /*
  * The packed first level (see the top of the file) of keys 0..n-1, n > 16,
  * from the words a feed made when it holds them all (else by the windows,
@@ -166,8 +202,8 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	uint64_t limit;
 	int ibits = index_bits(n, &limit);
 	uint32_t lcounts[4][1024], (*counts)[1024] = l.counts;
-	int np, width;
-	uint64_t off;
+	int np, width, counted = 1;
+	uint64_t off, prod;
 	pl__keyfeed own;
 	if (fed == NULL) { /* a sample's plan, when it holds for every key */
 		pl__keyfeed_start(&own, q, n, scratch);
@@ -183,6 +219,8 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		np = fed->np;
 		width = fed->width;
 		off = fed->off;
+		prod = fed->prod;
+		counted = fed->nc == np;
 	} else {
 		plan pl;
 		unsigned char lo[16], hi[16];
@@ -219,6 +257,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 				return 0;
 		}
 		digits(pl.prod, &np, &width);
+		prod = pl.prod;
 		counts = lcounts; /* the windows hold the counts' room */
 		memset(counts, 0, (size_t)np * sizeof counts[0]);
 		uint32_t mask = (UINT32_C(1) << width) - 1, bad = 0;
@@ -230,7 +269,13 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		}
 		PL_ASSERT(bad == 0);
 	}
+	if (prod <= 2 * (uint64_t)n && dense(&l, n, ibits, prod, out, out_tag))
+		return 1;
 	uint32_t mask = (UINT32_C(1) << width) - 1;
+	if (!counted) /* a dense range the feed did not count: a key met twice */
+		for (uint32_t i = 0; i < n; i++)
+			for (int x = 0; x < np; x++)
+				counts[x][(l.w[i] >> (ibits + x * width)) & mask]++;
 	/* Stable LSD passes: equal keys stay in index order. */
 	uint64_t *src = l.w, *dst = l.wtmp;
 	for (int x = 0; x < np; x++) {

@@ -138,6 +138,78 @@ START_TEST(keys_all_equal)
 }
 END_TEST
 
+/* Keys whose packed range is at most two a key (decimal ids that take
+ * every value of their digits, or most of them) are placed by a table of
+ * the range, in the copy's room past the words: no radix pass. Grids of
+ * stream and partition numbers, through the feed (4,096 keys and more) and
+ * through the windows (fewer), in a random order: the order of qsort, and
+ * the table left in the scratch (slot k the index of the key of packed key
+ * k), which the radix passes would not leave. A key met twice (a
+ * duplicate, or long keys alike in the 15 bytes a level packs) sends the
+ * sort to the passes: the order, the tags and the first duplicate stay
+ * those of qsort. */
+START_TEST(a_dense_range_is_placed_by_a_table)
+{
+	uint64_t seed = tl_seed(0xde45eu);
+	for (uint32_t it = 0; it < 32; it++) {
+		uint64_t rng = seed + it;
+		uint32_t kind = it % 4, streams = it / 4 % 2 ? 100 : 10, parts = it / 8 % 2 ? 100 : 10;
+		if (it >= 16)
+			streams = 100, parts = 100; /* the feed's side of 4,096 */
+		const char *tail = kind == 3 ? "-xxxxxxxxxxxxxxxxxx" : "";
+		keyset ks = keyset_new(streams * parts + streams * parts / 97 + 1, 48);
+		key *k = ks.k;
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < streams * parts; i++) {
+			if (kind == 1 && tl_below(&rng, 4) == 0)
+				continue; /* a quarter dropped: gaps in the range */
+			char *p = keyset_at(&ks, n);
+			int len = snprintf(p, 48, "topic-%03u/%02u%s", i / parts, i % parts, tail);
+			k[n] = (key){{p, (uint64_t)len}, n * 3u};
+			n++;
+			if (kind == 3 && i % 97 == 11) { /* alike in the 15 bytes packed, then not */
+				p = keyset_at(&ks, n);
+				len = snprintf(p, 48, "topic-%03u/%02u%sy", i / parts, i % parts, tail);
+				k[n] = (key){{p, (uint64_t)len}, n * 3u};
+				n++;
+			}
+		}
+		if (kind == 2) { /* a duplicate */
+			uint32_t a = tl_below(&rng, n), b = (a + 1 + tl_below(&rng, n - 1)) % n;
+			memcpy(keyset_at(&ks, b), k[a].b.ptr, (size_t)k[a].b.len);
+			k[b].b.len = k[a].b.len;
+		}
+		for (uint32_t i = n; i > 1; i--) {
+			uint32_t j = tl_below(&rng, i);
+			key t = k[i - 1];
+			k[i - 1] = k[j];
+			k[j] = t;
+		}
+		char what[48];
+		snprintf(what, sizeof what, "dense kind %u, %u keys", kind, n);
+		if (kind <= 1) { /* distinct: the table is what sorted them */
+			uint32_t *got = malloc(n * sizeof *got), *tags = malloc(n * sizeof *tags), other;
+			void *scratch = malloc(PL__SORT_SCRATCH(n));
+			pl__byteseq q = {(const char *)k, sizeof *k, offsetof(key, b), offsetof(key, tag)};
+			ck_assert_uint_eq(pl__sort_bytes(&q, n, got, tags, scratch, &other), PL_NONE);
+			const uint32_t *slot = (const uint32_t *)scratch + 2 * (size_t)n; /* past the words */
+			for (uint32_t r = 0, x = 0; r < n; x++) {
+				ck_assert_msg(x < 2 * n, "seed %llu (%s): no table", (unsigned long long)seed, what);
+				if (slot[x] == PL_NONE)
+					continue;
+				ck_assert_msg(slot[x] == got[r], "seed %llu (%s): slot %u holds %u, place %u has %u",
+					      (unsigned long long)seed, what, x, slot[x], r, got[r]);
+				r++;
+			}
+			free(got);
+			free(tags);
+			free(scratch);
+		}
+		keyset_sorts_as_qsort(&ks, n, what, seed + it);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("order_first");
@@ -147,6 +219,7 @@ static Suite *suite(void)
 	tcase_add_test(c, id_shapes_match_comparison_order);
 	tcase_add_test(c, a_run_at_the_bound_of_the_run_room);
 	tcase_add_test(c, keys_all_equal);
+	tcase_add_test(c, a_dense_range_is_placed_by_a_table);
 	suite_add_tcase(s, c);
 	return s;
 }
