@@ -75,18 +75,19 @@ static PL__FEED_INLINE void pl__keyfeed_next(pl__keyfeed *f, pl_bytes b, uint32_
 	/* Every field read before the stores (which may alias them). */
 	uint32_t i = f->next, (*counts)[1024] = f->counts;
 	int width = f->width, np = f->nc, ibits = f->ibits;
-	uint32_t mask = (UINT32_C(1) << width) - 1;
 	uint64_t *w = f->w;
 	uint32_t *tags = f->tags;
 	f->next = i + 1;
 	tags[i] = tag;
 	w[i] = key << ibits | i;
+	if (np == 0)
+		return; /* a dense range: no digit counts */
+	uint32_t mask = (UINT32_C(1) << width) - 1;
 	switch (np) { /* at most 4 digits */
 	case 4: counts[3][(key >> (3 * width)) & mask]++; /* fall through */
 	case 3: counts[2][(key >> (2 * width)) & mask]++; /* fall through */
 	case 2: counts[1][(key >> width) & mask]++; /* fall through */
-	case 1: counts[0][key & mask]++; /* fall through */
-	default: break;
+	default: counts[0][key & mask]++;
 	}
 }
 

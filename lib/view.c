@@ -229,30 +229,30 @@ static void init_by_stream(pl_view *v, const uint32_t *k_stream)
 			v->by_stream[next[k_stream[r]]++] = v->k_order[r];
 }
 
-/* Sort n cells by member (a heap sort: no allocation, no recursion). */
-static void sift(pl__cell *c, uint32_t i, uint32_t n)
+/* Sort n member indices (a heap sort: no allocation, no recursion). */
+static void sift(uint32_t *c, uint32_t i, uint32_t n)
 {
 	for (;;) {
 		uint32_t l = 2 * i + 1, big = i;
-		if (l < n && pl__cell_member(c, l) > pl__cell_member(c, big))
+		if (l < n && c[l] > c[big])
 			big = l;
-		if (l + 1 < n && pl__cell_member(c, l + 1) > pl__cell_member(c, big))
+		if (l + 1 < n && c[l + 1] > c[big])
 			big = l + 1;
 		if (big == i)
 			return;
-		pl__cell t = c[i];
+		uint32_t t = c[i];
 		c[i] = c[big];
 		c[big] = t;
 		i = big;
 	}
 }
 
-static void sort_cells(pl__cell *c, uint32_t n)
+static void sort_members(uint32_t *c, uint32_t n)
 {
 	for (uint32_t i = n / 2; i-- > 0;)
 		sift(c, i, n);
 	for (uint32_t e = n; e-- > 1;) {
-		pl__cell t = c[0];
+		uint32_t t = c[0];
 		c[0] = c[e];
 		c[e] = t;
 		sift(c, 0, e);
@@ -261,13 +261,14 @@ static void sort_cells(pl__cell *c, uint32_t n)
 
 /* Leader cells, from the shard states (in-flight moves and copies already
  * counted), stream by stream: k_lead holds the leaders of stream s's shards
- * at s_first[s] onwards (init_shards()), read in order. Each leader met is listed in the stream's
- * cells, marked in a bitmap, and counted in m_scratch (zeroed as it is read
- * back). The leaders met are then put in member order: a read of the
+ * at s_first[s] onwards (init_shards()), read in order. Each leader met is
+ * counted in m_scratch (zeroed as it is read back) and marked in a bitmap;
+ * the first time, it is also listed over the leaders read (k_lead is not
+ * read again). The leaders met are then put in member order: a read of the
  * bitmap's words when that is cheaper than sorting them (many met), else a
- * heap sort of the few, so O(min(d log d, members / 64 + d)) per stream.
+ * heap sort of the list, so O(min(d log d, members / 64 + d)) per stream.
  * The bitmap borrows m_owned (counted later). */
-static void init_cells(pl_view *v, const uint32_t *k_lead)
+static void init_cells(pl_view *v, uint32_t *k_lead)
 {
 	int64_t *acc = v->m_scratch;
 	uint64_t *bits = (uint64_t *)(void *)v->m_owned;
@@ -280,12 +281,12 @@ static void init_cells(pl_view *v, const uint32_t *k_lead)
 	for (uint32_t s = 0; s < v->ns; s++) {
 		uint32_t lroom = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
 		pl__cell *lc = v->cells + lsum;
-		uint32_t d = 0;
+		uint32_t d = 0, *met = k_lead + v->s_first[s];
 		v->s_cell_first[s] = lsum;
 		for (uint32_t j = v->s_first[s]; j < v->s_first[s + 1]; j++) {
 			uint32_t l = k_lead[j];
 			if (l != PL_NONE && acc[l]++ == 0) {
-				pl__cell_set(lc, d++, l, 0);
+				met[d++] = l; /* behind the read */
 				bits[l >> 6] |= UINT64_C(1) << (l & 63);
 			}
 		}
@@ -310,9 +311,9 @@ static void init_cells(pl_view *v, const uint32_t *k_lead)
 				}
 			}
 		} else {
-			sort_cells(lc, d);
+			sort_members(met, d);
 			for (uint32_t i = 0; i < d; i++) {
-				uint32_t m = pl__cell_member(lc, i);
+				uint32_t m = met[i];
 				pl__cell_set(lc, i, m, (uint32_t)acc[m]);
 				acc[m] = 0;
 				bits[m >> 6] = 0;
@@ -350,25 +351,39 @@ static void apply_copies(pl_view *v)
 	}
 }
 
-/* One shard's state in the tallies (and its stream's row of replica
- * counts, when the view keeps them); its leader (or PL_NONE) to its
- * stream's next place in k_lead unless k_lead is NULL or stream PL_NONE. */
-static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
-			       uint32_t *k_lead)
+/* One shard's replicas rep[0..n) and leader l (or PL_NONE) in the tallies
+ * (and its stream's row of replica counts, when the view keeps them); its
+ * leader to its stream's next place in k_lead unless k_lead is NULL or
+ * stream PL_NONE. */
+static inline void count_shard(pl_view *v, const uint32_t *rep, uint32_t n, uint32_t l, uint32_t stream,
+			       uint32_t *next, uint32_t *k_lead)
 {
-	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
-	uint32_t l = st->lead < n ? rep[st->lead] : PL_NONE;
 	if (l != PL_NONE)
 		v->m_leaders[l]++;
 	if (stream != PL_NONE && k_lead)
 		k_lead[next[stream]++] = l;
-	for (uint32_t j = 0; j < n; j++)
+	uint32_t j = 0;
+	if (n >= 3) { /* the usual count, without a loop */
+		v->m_replicas[rep[0]]++;
+		v->m_replicas[rep[1]]++;
+		v->m_replicas[rep[2]]++;
+		j = 3;
+	}
+	for (; j < n; j++)
 		v->m_replicas[rep[j]]++;
 	if (v->rc_rows && stream != PL_NONE) {
 		uint32_t *row = v->rc_mat + (size_t)stream * v->nm;
-		for (uint32_t j = 0; j < n; j++)
+		for (j = 0; j < n; j++)
 			row[rep[j]]++;
 	}
+}
+
+/* count_shard() of a shard's state. */
+static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
+			       uint32_t *k_lead)
+{
+	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
+	count_shard(v, rep, n, st->lead < n ? rep[st->lead] : PL_NONE, stream, next, k_lead);
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
@@ -416,7 +431,9 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 			pl__shard_state *st = pl__st(v, i);
 			pl__state_from_shard(st, k, v->room);
 			v->n_moving += k->moving_to != PL_NONE;
-			if (fused)
+			if (fused && k->moving_to == PL_NONE) /* the snapshot's replicas and leader */
+				count_shard(v, k->replicas, k->replica_count, k->leader, k->stream, next, k_lead);
+			else if (fused)
 				count_state(v, st, k->stream, next, k_lead);
 		}
 	}
