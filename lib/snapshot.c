@@ -269,39 +269,50 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	pl__keyfeed feed;
 	if (was == NULL)
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
-	for (uint32_t i = 0; i < s->n_shards; i++) {
-		const pl_shard *k = &s->shards[i];
-		int rc = check_shard(s, k);
-		if (rc)
-			return pl__fail(d, rc, PL_ELEM_SHARD, i, PL_NONE);
-		if (was) {
-			const pl_shard *o = &was[i];
-			if (k->stream != o->stream || !pl__same_bytes(k->key, o->key)) {
-				was = NULL;
-				pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
-				for (uint32_t x = 0; x < i && feed.live; x++)
-					pl__keyfeed_next(&feed, s->shards[x].key, s->shards[x].stream);
-				for (uint32_t x = 0; x < i && kh && !rehash; x++)
-					kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr,
-								    s->shards[x].key.len);
-			} else {
-				tallies = tallies && same_tallies(k, o);
-				if (rehash)
-					kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-			}
+	/* While the shards match the hint's. A shard equal to the hint's in
+	 * every field the rules read, under the same bounds (the same member
+	 * count; the streams matched), was valid when the hint was built from
+	 * it: it is not checked again. */
+	int bounds = was && s->n_members == r->old->snap.n_members;
+	uint32_t j = 0;
+	for (; was && j < s->n_shards; j++) {
+		const pl_shard *k = &s->shards[j], *o = &was[j];
+		if (k->stream != o->stream || k->key.ptr == NULL || !pl__same_bytes(k->key, o->key))
+			break;
+		int same = same_tallies(k, o);
+		if (!(same && bounds && k->flags == o->flags)) {
+			int rc = check_shard(s, k);
+			if (rc)
+				return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
 		}
-		if (was == NULL) {
-			pl__keyfeed_next(&feed, k->key, k->stream);
-			if (kh)
-				kh[i] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-		}
+		tallies = tallies && same;
+		if (rehash)
+			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		max_count = k->replica_count > max_count ? k->replica_count : max_count;
 		if (st && k->replica_count > r->room)
 			st = NULL; /* past the room: the view is built again with more */
-		if (st && was) {
-			pl__state_from_shard(pl__reuse_st(r, i), k, r->room);
+		if (st) {
+			pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
 			moving += k->moving_to != PL_NONE;
 		}
+	}
+	if (was && j < s->n_shards) { /* shard j does not match: as without a hint from here */
+		was = NULL;
+		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
+		for (uint32_t x = 0; x < j && feed.live; x++)
+			pl__keyfeed_next(&feed, s->shards[x].key, s->shards[x].stream);
+		for (uint32_t x = 0; x < j && kh && !rehash; x++)
+			kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr, s->shards[x].key.len);
+	}
+	for (; j < s->n_shards; j++) {
+		const pl_shard *k = &s->shards[j];
+		int rc = check_shard(s, k);
+		if (rc)
+			return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
+		pl__keyfeed_next(&feed, k->key, k->stream);
+		if (kh)
+			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+		max_count = k->replica_count > max_count ? k->replica_count : max_count;
 	}
 	if (r) {
 		r->shards = was != NULL;

@@ -13,7 +13,9 @@
  *     validation copies it instead of sorting, and finds no duplicate (the
  *     earlier view was validated with the same ids); when all shards match,
  *     so do the shards of each stream and, under the same scorer, the key
- *     hashes.
+ *     hashes. A shard equal to the earlier one in every field the shard
+ *     rules read, under the same member count, passed those rules when the
+ *     earlier view was built: validation does not apply them again.
  *  2. Ring homes (pl__reuse_homes), when the earlier view had them. Members
  *     are matched by id (a merge of the two id orders) and shards by key (the
  *     identity when all matched, else a merge of the two key orders). A
