@@ -89,6 +89,13 @@ typedef struct pl__keyfeed {
 	uint64_t *w, *room;
 	uint32_t *tags;
 	uint32_t (*counts)[1024];
+	/* Direct (pl__keyfeed_start_direct()): a dense range's keys go
+	 * straight to their slot of the range's table (slot[key] = index), no
+	 * word; the first key whose slot is taken starts the feed again
+	 * without it, from the first key of q (pl__keyfeed_collide()). */
+	uint32_t direct, *slot;
+	pl__byteseq q;
+	void *scratch;
 	/* A key of the first key's length flen (UINT64_MAX: none) is checked
 	 * by words (keyfeed.h): the bytes at fpos[0..fwords) under fmask
 	 * equal to fref, the varying bytes read at fp[0..fnv) with their
@@ -98,6 +105,14 @@ typedef struct pl__keyfeed {
 	uint32_t fpos[4], fp[16], ftab[16];
 } pl__keyfeed;
 void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch);
+/* pl__keyfeed_start(), direct when the plan's range is dense and its table,
+ * the tags and the ranks fit the first `room` bytes of the scratch (12
+ * bytes a key and the ranks' 2 KiB a varying byte); the feed writes
+ * nothing past them while it stays direct. */
+void pl__keyfeed_start_direct(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t room);
+/* A direct feed's key whose slot is taken: the feed goes on without the
+ * table, as if started by pl__keyfeed_start() and fed q's keys before it. */
+void pl__keyfeed_collide(pl__keyfeed *f, uint64_t key, uint32_t tag);
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes key, uint32_t tag);
 /* pl__keyfeed_add() of a key of another length than flen (keyfeed.h). */
 void pl__keyfeed_other(pl__keyfeed *f, pl_bytes key, uint32_t tag);
@@ -239,6 +254,7 @@ struct pl_view {
 	uint32_t homes_ready;
 	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
 	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
+	uint32_t direct;      /* validation wrote the states (a direct key feed) */
 	uint32_t moved;       /* a leader or replica action was applied: the tallies
 			       * are no longer the snapshot's */
 };
@@ -428,6 +444,13 @@ typedef struct pl__reuse {
 	 * has, one more for a shard whose copy in flight adds one. States are
 	 * written to st only while it stays within room. */
 	uint32_t max_count;
+	/* Without a hint: the scratch's first direct_room bytes are free of
+	 * the states (0: none may be written). When the keys' feed is direct
+	 * in that room (pl__keyfeed_start_direct()), validation writes the
+	 * states too (`states`), and `tags` gets each shard's stream in index
+	 * order, in the scratch: valid until the cells are counted. */
+	size_t direct_room;
+	const uint32_t *tags;
 } pl__reuse;
 
 /* The same bytes: the same range, or equal contents. */

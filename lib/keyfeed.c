@@ -73,11 +73,13 @@ static void start_words(pl__keyfeed *f, const unsigned char *w0)
 	f->flen = len;
 }
 
-void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
+static void start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t direct_room)
 {
 	enum { S = 64 };
 	memset(f, 0, sizeof *f);
 	f->flen = UINT64_MAX;
+	f->q = *q;
+	f->scratch = scratch;
 	if (n < 4096) /* room below for the tables; fewer keys are read twice */
 		return;
 	layout l = layout_of(scratch, n);
@@ -108,6 +110,12 @@ void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *s
 	digits(p.prod, &f->np, &f->width);
 	f->prod = p.prod;
 	f->nc = p.prod <= 2 * (uint64_t)n ? 0 : f->np;
+	/* Direct: the table (prod <= 2n slots of 4 bytes), the tags, then the
+	 * ranks, in the room given; else the words, the ranks in the copy's
+	 * room, the tags and the counts (layout_of()). */
+	size_t at_ranks = ((size_t)12 * n + 7) & ~(size_t)7;
+	f->direct = p.prod <= 2 * (uint64_t)n && at_ranks + (size_t)2048 * (size_t)p.nv <= direct_room;
+	uint64_t *room = f->direct ? (uint64_t *)(void *)((char *)scratch + at_ranks) : l.wtmp;
 	/* Each varying byte's ranks times its multiplier, in the copy's room
 	 * (n >= 4096 words: 256 for each of at most 16 bytes), a value outside
 	 * the plan as 2^56: a sum of 16 terms stays below 2^61, and a key of
@@ -117,20 +125,52 @@ void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *s
 		f->vt[j] = p.vt[j];
 		for (int b = 0; b < 256; b++) {
 			uint32_t r = p.rank[p.vt[j]][b];
-			l.wtmp[256 * j + b] = r & PLAN_BAD ? PL__FEED_BAD : r * p.mult[j];
+			room[256 * j + b] = r & PLAN_BAD ? PL__FEED_BAD : r * p.mult[j];
 		}
 	}
-	memset(l.counts, 0, (size_t)f->np * sizeof l.counts[0]);
+	if (!f->direct)
+		memset(l.counts, 0, (size_t)f->np * sizeof l.counts[0]);
 	memcpy(&f->cv[0], sw[0], 8);
 	memcpy(&f->cv[1], sw[0] + 8, 8);
 	memcpy(&f->cm[0], cm, 8);
 	memcpy(&f->cm[1], cm + 8, 8);
-	f->w = l.w;
-	f->room = l.wtmp;
-	f->tags = l.tags;
-	f->counts = l.counts;
+	if (f->direct) {
+		f->slot = scratch;
+		f->tags = (uint32_t *)(void *)((char *)scratch + (size_t)8 * n);
+		memset(f->slot, 0xff, (size_t)p.prod * sizeof *f->slot); /* PL_NONE */
+	} else {
+		f->w = l.w;
+		f->tags = l.tags;
+		f->counts = l.counts;
+	}
+	f->room = room;
 	f->live = 1;
 	start_words(f, sw[0]);
+}
+
+void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
+{
+	start(f, q, n, scratch, 0);
+}
+
+void pl__keyfeed_start_direct(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t room)
+{
+	start(f, q, n, scratch, room);
+}
+
+void pl__keyfeed_collide(pl__keyfeed *f, uint64_t key, uint32_t tag)
+{
+	uint32_t i = f->next;
+	pl__byteseq q = f->q;
+	start(f, &q, f->n, f->scratch, 0);
+	for (uint32_t x = 0; x < i && f->live; x++) {
+		uint32_t t = 0;
+		if (q.tag_offset != PL__NO_TAG)
+			memcpy(&t, q.base + (size_t)x * q.stride + q.tag_offset, sizeof t);
+		pl__keyfeed_next(f, pl__seq_at(&q, x), t);
+	}
+	if (f->live)
+		pl__keyfeed_put(f, key, tag);
 }
 
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
@@ -142,12 +182,10 @@ void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 {
 	if (!f->live)
 		return;
-	uint32_t i = f->next++;
-	f->tags[i] = tag;
 	unsigned char x[16];
 	uint64_t x0, x1, key = 0;
 	if (!has_prefix(b, f->k0, f->off)) {
-		f->live = 0;
+		f->live = f->direct = 0;
 		return;
 	}
 	window(x, b, f->off);
@@ -161,12 +199,8 @@ void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 	if (j < nv)
 		key += room[256 * j + x[vt[j]]];
 	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD) {
-		f->live = 0;
+		f->live = f->direct = 0;
 		return;
 	}
-	f->w[i] = key << f->ibits | i;
-	int np = f->nc, width = f->width;
-	uint32_t mask = (UINT32_C(1) << width) - 1, (*counts)[1024] = f->counts;
-	for (int d = 0; d < np; d++)
-		counts[d][(key >> (d * width)) & mask]++;
+	pl__keyfeed_put(f, key, tag);
 }

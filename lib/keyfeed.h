@@ -24,6 +24,39 @@
 #define PL__FEED_INLINE inline
 #endif
 
+/* Key `key` (packed, in the plan) with its tag, at the feed's next index:
+ * to its slot when direct, else as a word and in the digit counts. */
+static PL__FEED_INLINE void pl__keyfeed_put(pl__keyfeed *f, uint64_t key, uint32_t tag)
+{
+	/* Every field read before the stores (which may alias them). */
+	uint32_t i = f->next, (*counts)[1024] = f->counts, *slot = f->slot;
+	int width = f->width, np = f->nc, ibits = f->ibits;
+	uint64_t *w = f->w;
+	uint32_t *tags = f->tags;
+	if (f->direct) {
+		if (slot[key] != PL_NONE) {
+			pl__keyfeed_collide(f, key, tag); /* a duplicate, or a run */
+			return;
+		}
+		slot[key] = i;
+		f->next = i + 1;
+		tags[i] = tag;
+		return;
+	}
+	f->next = i + 1;
+	tags[i] = tag;
+	w[i] = key << ibits | i;
+	if (np == 0)
+		return; /* a dense range: no digit counts */
+	uint32_t mask = (UINT32_C(1) << width) - 1;
+	switch (np) { /* at most 4 digits */
+	case 4: counts[3][(key >> (3 * width)) & mask]++; /* fall through */
+	case 3: counts[2][(key >> (2 * width)) & mask]++; /* fall through */
+	case 2: counts[1][(key >> width) & mask]++; /* fall through */
+	default: counts[0][key & mask]++;
+	}
+}
+
 static PL__FEED_INLINE void pl__keyfeed_next(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 {
 	if (!f->live)
@@ -69,26 +102,10 @@ static PL__FEED_INLINE void pl__keyfeed_next(pl__keyfeed *f, pl_bytes b, uint32_
 	}
 #undef PL__FEED_RANK
 	if (diff != 0 || key >= PL__FEED_BAD) {
-		f->live = 0; /* the words and tags so far are not used */
+		f->live = f->direct = 0; /* the words and tags so far are not used */
 		return;
 	}
-	/* Every field read before the stores (which may alias them). */
-	uint32_t i = f->next, (*counts)[1024] = f->counts;
-	int width = f->width, np = f->nc, ibits = f->ibits;
-	uint64_t *w = f->w;
-	uint32_t *tags = f->tags;
-	f->next = i + 1;
-	tags[i] = tag;
-	w[i] = key << ibits | i;
-	if (np == 0)
-		return; /* a dense range: no digit counts */
-	uint32_t mask = (UINT32_C(1) << width) - 1;
-	switch (np) { /* at most 4 digits */
-	case 4: counts[3][(key >> (3 * width)) & mask]++; /* fall through */
-	case 3: counts[2][(key >> (2 * width)) & mask]++; /* fall through */
-	case 2: counts[1][(key >> width) & mask]++; /* fall through */
-	default: counts[0][key & mask]++;
-	}
+	pl__keyfeed_put(f, key, tag);
 }
 
 #endif

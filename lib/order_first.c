@@ -151,13 +151,30 @@ static int sample_too_wide(unsigned char (*win)[16], uint32_t n, uint32_t vary, 
 	return prod > limit;
 }
 
+/* The keys in order from a table of their packed range: slot k the index
+ * of the key whose packed key is k, or PL_NONE. */
+static void read_slots(const uint32_t *slot, const uint32_t *tags, uint64_t prod, uint32_t *out, uint32_t *out_tag)
+{
+	uint32_t r = 0;
+	for (uint64_t k = 0; k < prod; k++) {
+		uint32_t i = slot[k];
+		if (i == PL_NONE)
+			continue;
+		out[r] = i;
+		if (out_tag)
+			out_tag[r] = tags[i];
+		r++;
+	}
+}
+
 /* Packed keys of a range of at most two a key (prod <= 2n, as decimal ids
  * numbered from 0 give): key k's index goes to slot k of a table of the
  * range (in the copy's room, 8 bytes a key), and a read of the table in
  * order gives the keys sorted: no radix pass. Returns 0 at the first key
  * whose slot is taken (a run of equal packed keys, or a duplicate), having
  * written nothing the passes read (the copy is their output), else writes
- * out[] (and out_tag): the keys are distinct, so there is no duplicate. */
+ * out[] (and out_tag): the keys are distinct, so there is no duplicate. A
+ * direct feed fills the table itself (keyfeed.c). */
 static int dense(const layout *l, uint32_t n, int ibits, uint64_t prod, uint32_t *out, uint32_t *out_tag)
 {
 	uint32_t *slot = (uint32_t *)(void *)l->wtmp;
@@ -169,17 +186,7 @@ static int dense(const layout *l, uint32_t n, int ibits, uint64_t prod, uint32_t
 			return 0;
 		slot[k] = i;
 	}
-	uint32_t r = 0;
-	for (uint64_t k = 0; k < prod; k++) {
-		uint32_t i = slot[k];
-		if (i == PL_NONE)
-			continue;
-		out[r] = i;
-		if (out_tag)
-			out_tag[r] = l->tags[i];
-		r++;
-	}
-	PL_ASSERT(r == n);
+	read_slots(slot, l->tags, prod, out, out_tag);
 	return 1;
 }
 
@@ -198,6 +205,10 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		      const pl__keyfeed *fed, pl__dups *d, uint64_t *win_off)
 {
 	*win_off = NO_WINDOWS;
+	if (fed && fed->direct && fed->live && fed->next == n) { /* the table is filled: distinct keys */
+		read_slots(fed->slot, fed->tags, fed->prod, out, out_tag);
+		return 1;
+	}
 	layout l = layout_of(scratch, n);
 	uint64_t limit;
 	int ibits = index_bits(n, &limit);

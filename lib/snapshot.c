@@ -65,7 +65,7 @@ static int check_member(const pl_member *m)
  * bytes, its stream in range or none, one to three replicas in range and
  * distinct, the leader none or one of them, no move, known flags. 0 for
  * anything else: the rules one by one then find the first that fails. */
-static int usual_shard(const pl_snapshot *s, const pl_shard *k)
+static PL__FEED_INLINE int usual_shard(const pl_snapshot *s, const pl_shard *k)
 {
 	uint32_t nm = s->n_members, c = k->replica_count, l = k->leader;
 	if (k->key.ptr == NULL || k->key.len - 1 >= PL_MAX_ID_LEN) /* a length 0 wraps */
@@ -91,10 +91,9 @@ static int usual_shard(const pl_snapshot *s, const pl_shard *k)
 	return led | (l == x);
 }
 
-static int check_shard(const pl_snapshot *s, const pl_shard *k)
+/* The rules one by one, for a shard that is not a usual one. */
+static int shard_rules(const pl_snapshot *s, const pl_shard *k)
 {
-	if (usual_shard(s, k))
-		return 0;
 	int rc = check_bytes(k->key, 0);
 	if (rc)
 		return rc;
@@ -127,6 +126,12 @@ static int check_shard(const pl_snapshot *s, const pl_shard *k)
 	if (k->flags & ~PL_SHARD_FLAGS_ALL)
 		return PL_E_FLAGS;
 	return 0;
+}
+
+/* The shard rules: the straight-line check inline, the rest out of line. */
+static PL__FEED_INLINE int check_shard(const pl_snapshot *s, const pl_shard *k)
+{
+	return usual_shard(s, k) ? 0 : shard_rules(s, k);
 }
 
 /* A copy in flight, against its shard (indices already in range): the
@@ -267,8 +272,15 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
 			  offsetof(pl_shard, stream)};
 	pl__keyfeed feed;
-	if (was == NULL)
+	if (was == NULL && r && r->direct_room) {
+		/* Without a hint, a direct feed leaves the states' room free:
+		 * validation writes them in its pass too, while it stays so. */
+		pl__keyfeed_start_direct(&feed, &q, s->n_shards, scratch, r->direct_room);
+		st = feed.direct ? r->st : NULL;
+	} else if (was == NULL) {
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
+	}
+	int fresh = was == NULL;
 	/* While the shards match the hint's. A shard equal to the hint's in
 	 * every field the rules read, under the same bounds (the same member
 	 * count; the streams matched), was valid when the hint was built from
@@ -298,6 +310,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	}
 	if (was && j < s->n_shards) { /* shard j does not match: as without a hint from here */
 		was = NULL;
+		st = NULL;
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
 		for (uint32_t x = 0; x < j && feed.live; x++)
 			pl__keyfeed_next(&feed, s->shards[x].key, s->shards[x].stream);
@@ -313,12 +326,19 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (kh)
 			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		max_count = k->replica_count > max_count ? k->replica_count : max_count;
+		if (st && (!feed.direct || k->replica_count > r->room))
+			st = NULL; /* the feed took the scratch, or past the room */
+		if (st) {
+			pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
+			moving += k->moving_to != PL_NONE;
+		}
 	}
 	if (r) {
 		r->shards = was != NULL;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		r->tallies = r->shards && tallies;
-		r->states = st != NULL && r->shards;
+		r->states = st != NULL && (r->shards || fresh);
+		r->tags = st != NULL && fresh ? feed.tags : NULL;
 		r->moving = moving;
 	}
 	if (r && r->shards)

@@ -417,13 +417,17 @@ static void init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	/* A fresh build without copies in flight counts each state as it
 	 * writes it (still in cache): the tallies, and its leader in its
 	 * stream's place in k_lead, so no pass reads the states again. */
-	int fused = !r->states && !r->tallies && s->n_copies == 0;
+	int fused = (!r->states || r->tags) && !r->tallies && s->n_copies == 0;
 	uint32_t *next = v->s_cell_count; /* cursors, reset by init_cells() */
 	if (fused)
 		for (uint32_t x = 0; x < v->ns; x++)
 			next[x] = v->s_first[x];
 	if (r->states) {
 		v->n_moving = r->moving;
+		/* Written by validation with the streams by index beside them:
+		 * counted in one pass over both, the snapshot not read. */
+		for (uint32_t i = 0; i < v->nk && fused; i++)
+			count_state(v, pl__st(v, i), r->tags[i], next, k_lead);
 	} else {
 		v->n_moving = 0;
 		for (uint32_t i = 0; i < v->nk; i++) {
@@ -544,6 +548,15 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		if (!r.zones && PL__SORT_SCRATCH(nm) <= cells_room)
 			zscratch = v->cells;
 		r.st = r.zones || zscratch != scratch ? v->st : NULL;
+		/* Without a hint or copies, the keys' feed may leave the states
+		 * free (direct): validation writes them, and the streams by
+		 * index (r.tags) in the scratch's 8 to 12 bytes a shard, which
+		 * the zones' sort at its start stays below. */
+		if (old == NULL && nc == 0 && PL__SORT_SCRATCH(nm) <= (size_t)8 * nk) {
+			r.direct_room = (size_t)((char *)v->st - (char *)scratch);
+			zscratch = scratch;
+			r.st = v->st;
+		}
 		r.st_size = v->st_size;
 		r.room = v->room;
 		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
@@ -589,6 +602,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	}
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
+	v->direct = r.tags != NULL;
 	if (pl__reuse_homes(v, &r))
 		v->reused |= PL__REUSED_HOMES;
 	else
