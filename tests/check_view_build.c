@@ -1,4 +1,4 @@
-/* check_view_direct.c - a fresh build whose key feed is direct (the keys of
+/* check_view_build.c - a fresh build whose key feed is direct (the keys of
  * a dense range go straight to a table of it, and validation writes the
  * shard states in its own pass) answers every call as a build that is not:
  * the same snapshot built with a hint that matches nothing, which takes
@@ -190,7 +190,7 @@ END_TEST
 
 static Suite *suite(void)
 {
-	Suite *s = suite_create("view_direct");
+	Suite *s = suite_create("view_build");
 	TCase *c = tcase_create("direct feed");
 	tcase_set_timeout(c, 300);
 	tcase_add_test(c, a_direct_build_answers_as_one_that_is_not);
