@@ -111,11 +111,14 @@ void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *s
  * nothing past them while it stays direct. */
 void pl__keyfeed_start_direct(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t room);
 /* A direct feed's key whose slot is taken: the feed goes on without the
- * table, as if started by pl__keyfeed_start() and fed q's keys before it. */
-void pl__keyfeed_collide(pl__keyfeed *f, uint64_t key, uint32_t tag);
+ * table, as if started by pl__keyfeed_start() and fed q's keys before it
+ * (the key itself is not fed). */
+void pl__keyfeed_collide(pl__keyfeed *f);
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes key, uint32_t tag);
-/* pl__keyfeed_add() of a key of another length than flen (keyfeed.h). */
-void pl__keyfeed_other(pl__keyfeed *f, pl_bytes key, uint32_t tag);
+/* The packed key of a key of another length than flen (keyfeed.h), for
+ * pl__keyfeed_put(); or the feed ends (live 0) when the key is outside the
+ * plan. */
+uint64_t pl__keyfeed_other(pl__keyfeed *f, pl_bytes key);
 /* pl__sort_bytes() with a feed of q's keys (or NULL). */
 uint32_t pl__sort_fed(const pl__byteseq *q, uint32_t n, const pl__keyfeed *fed, uint32_t *out, uint32_t *out_tag,
 		      void *scratch, uint32_t *dup_other);

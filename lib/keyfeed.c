@@ -158,7 +158,7 @@ void pl__keyfeed_start_direct(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, 
 	start(f, q, n, scratch, room);
 }
 
-void pl__keyfeed_collide(pl__keyfeed *f, uint64_t key, uint32_t tag)
+void pl__keyfeed_collide(pl__keyfeed *f)
 {
 	uint32_t i = f->next;
 	pl__byteseq q = f->q;
@@ -167,10 +167,8 @@ void pl__keyfeed_collide(pl__keyfeed *f, uint64_t key, uint32_t tag)
 		uint32_t t = 0;
 		if (q.tag_offset != PL__NO_TAG)
 			memcpy(&t, q.base + (size_t)x * q.stride + q.tag_offset, sizeof t);
-		pl__keyfeed_next(f, pl__seq_at(&q, x), t);
+		pl__keyfeed_add(f, pl__seq_at(&q, x), t);
 	}
-	if (f->live)
-		pl__keyfeed_put(f, key, tag);
 }
 
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
@@ -178,15 +176,13 @@ void pl__keyfeed_add(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 	pl__keyfeed_next(f, b, tag);
 }
 
-void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
+uint64_t pl__keyfeed_other(pl__keyfeed *f, pl_bytes b)
 {
-	if (!f->live)
-		return;
 	unsigned char x[16];
 	uint64_t x0, x1, key = 0;
 	if (!has_prefix(b, f->k0, f->off)) {
 		f->live = f->direct = 0;
-		return;
+		return 0;
 	}
 	window(x, b, f->off);
 	memcpy(&x0, x, 8);
@@ -198,9 +194,7 @@ void pl__keyfeed_other(pl__keyfeed *f, pl_bytes b, uint32_t tag)
 		key += room[256 * j + x[vt[j]]] + room[256 * (j + 1) + x[vt[j + 1]]];
 	if (j < nv)
 		key += room[256 * j + x[vt[j]]];
-	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD) {
+	if ((((x0 ^ f->cv[0]) & f->cm[0]) | ((x1 ^ f->cv[1]) & f->cm[1])) != 0 || key >= PL__FEED_BAD)
 		f->live = f->direct = 0;
-		return;
-	}
-	pl__keyfeed_put(f, key, tag);
+	return key;
 }

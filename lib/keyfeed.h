@@ -25,24 +25,26 @@
 #endif
 
 /* Key `key` (packed, in the plan) with its tag, at the feed's next index:
- * to its slot when direct, else as a word and in the digit counts. */
+ * to its slot when direct, else as a word and in the digit counts. A slot
+ * taken (a duplicate, or a run) ends the direct feed first. */
 static PL__FEED_INLINE void pl__keyfeed_put(pl__keyfeed *f, uint64_t key, uint32_t tag)
 {
+	if (f->direct) {
+		uint32_t i = f->next, *slot = f->slot;
+		if (slot[key] == PL_NONE) {
+			slot[key] = i;
+			f->next = i + 1;
+			f->tags[i] = tag;
+			return;
+		}
+		pl__keyfeed_collide(f); /* the keys before it fit the same plan: still live */
+		PL_ASSERT(f->live);
+	}
 	/* Every field read before the stores (which may alias them). */
-	uint32_t i = f->next, (*counts)[1024] = f->counts, *slot = f->slot;
+	uint32_t i = f->next, (*counts)[1024] = f->counts;
 	int width = f->width, np = f->nc, ibits = f->ibits;
 	uint64_t *w = f->w;
 	uint32_t *tags = f->tags;
-	if (f->direct) {
-		if (slot[key] != PL_NONE) {
-			pl__keyfeed_collide(f, key, tag); /* a duplicate, or a run */
-			return;
-		}
-		slot[key] = i;
-		f->next = i + 1;
-		tags[i] = tag;
-		return;
-	}
 	f->next = i + 1;
 	tags[i] = tag;
 	w[i] = key << ibits | i;
@@ -62,7 +64,9 @@ static PL__FEED_INLINE void pl__keyfeed_next(pl__keyfeed *f, pl_bytes b, uint32_
 	if (!f->live)
 		return;
 	if (b.len != f->flen) {
-		pl__keyfeed_other(f, b, tag);
+		uint64_t key = pl__keyfeed_other(f, b);
+		if (f->live)
+			pl__keyfeed_put(f, key, tag);
 		return;
 	}
 	const char *p = b.ptr;

@@ -205,10 +205,6 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		      const pl__keyfeed *fed, pl__dups *d, uint64_t *win_off)
 {
 	*win_off = NO_WINDOWS;
-	if (fed && fed->direct && fed->live && fed->next == n) { /* the table is filled: distinct keys */
-		read_slots(fed->slot, fed->tags, fed->prod, out, out_tag);
-		return 1;
-	}
 	layout l = layout_of(scratch, n);
 	uint64_t limit;
 	int ibits = index_bits(n, &limit);
@@ -217,7 +213,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	uint64_t off, prod;
 	pl__keyfeed own;
 	if (fed == NULL) { /* a sample's plan, when it holds for every key */
-		pl__keyfeed_start(&own, q, n, scratch);
+		pl__keyfeed_start_direct(&own, q, n, scratch, PL__SORT_SCRATCH(n));
 		for (uint32_t i = 0; i < n && own.live; i++) {
 			uint32_t tag = 0;
 			if (q->tag_offset != PL__NO_TAG)
@@ -225,6 +221,10 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 			pl__keyfeed_add(&own, pl__seq_at(q, i), tag);
 		}
 		fed = &own;
+	}
+	if (fed->direct && fed->live && fed->next == n) { /* the table is filled: distinct keys */
+		read_slots(fed->slot, fed->tags, fed->prod, out, out_tag);
+		return 1;
 	}
 	if (fed->live && fed->next == n) {
 		np = fed->np;

@@ -312,8 +312,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		was = NULL;
 		st = NULL;
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
-		for (uint32_t x = 0; x < j && feed.live; x++)
-			pl__keyfeed_next(&feed, s->shards[x].key, s->shards[x].stream);
+		for (uint32_t x = 0; x < j && feed.live; x++) /* once: not inline */
+			pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
 		for (uint32_t x = 0; x < j && kh && !rehash; x++)
 			kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr, s->shards[x].key.len);
 	}

@@ -24,6 +24,14 @@ static tl *layout(void)
 	return t;
 }
 
+/* A copy of the snapshot's shards, to change. */
+static pl_shard *copy_shards(const pl_snapshot *s)
+{
+	pl_shard *k = malloc(NK * sizeof *k);
+	memcpy(k, s->shards, NK * sizeof *k);
+	return k;
+}
+
 /* The snapshot after `change`, built with the hint and without: both
  * refuse it with `want` at shard BAD, *out untouched. */
 static void refused(const pl_view *hint, const pl_snapshot *snap, int want)
@@ -50,8 +58,7 @@ START_TEST(a_matching_shard_under_fewer_members)
 	tl *t = layout();
 	pl_view *hint = tl_view(t, 0);
 	pl_snapshot s = *tl_snap(t);
-	pl_shard *k = malloc(NK * sizeof *k);
-	memcpy(k, s.shards, NK * sizeof *k);
+	pl_shard *k = copy_shards(&s);
 	for (uint32_t i = 0; i < NK; i++)
 		if (i != BAD) /* every other shard keeps to members 0..2 */
 			k[i].replica_count = 2;
@@ -77,8 +84,7 @@ START_TEST(a_matching_shard_with_an_unknown_flag)
 	tl *t = layout();
 	pl_view *hint = tl_view(t, 0);
 	pl_snapshot s = *tl_snap(t);
-	pl_shard *k = malloc(NK * sizeof *k);
-	memcpy(k, s.shards, NK * sizeof *k);
+	pl_shard *k = copy_shards(&s);
 	k[BAD].flags = 0x80;
 	s.shards = k;
 	refused(hint, &s, PL_E_FLAGS);
@@ -94,8 +100,7 @@ START_TEST(a_key_of_the_hints_length_and_no_bytes)
 	tl *t = layout();
 	pl_view *hint = tl_view(t, 0);
 	pl_snapshot s = *tl_snap(t);
-	pl_shard *k = malloc(NK * sizeof *k);
-	memcpy(k, s.shards, NK * sizeof *k);
+	pl_shard *k = copy_shards(&s);
 	k[BAD].key.ptr = NULL;
 	s.shards = k;
 	pl_diag d;
@@ -129,8 +134,7 @@ START_TEST(a_matching_key_with_changed_replicas)
 		tl *t = layout();
 		pl_view *hint = tl_view(t, 0);
 		pl_snapshot s = *tl_snap(t);
-		pl_shard *k = malloc(NK * sizeof *k);
-		memcpy(k, s.shards, NK * sizeof *k);
+		pl_shard *k = copy_shards(&s);
 		/* shard BAD (37 % 3 = 1): replicas 1, 2, 3, led by 1 */
 		k[BAD].leader = cases[c].leader;
 		k[BAD].moving_to = cases[c].moving_to;

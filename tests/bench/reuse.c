@@ -5,7 +5,8 @@
  *    included, with membership unchanged and with one member joined, against
  *    one pass over the shard keys;
  *  - the view build alone at 1,000,000 shards / 1,000 members / 10,000
- *    streams (RF 3), against a plain pass over the snapshot;
+ *    streams (RF 3, max_replicas 3 as in view.c's fresh build), against a
+ *    plain pass over the snapshot;
  *  - a broker decision at 4,096 shards / 3 members, view build included.
  * Each tick's snapshot is new arrays of structs whose id and key bytes stay
  * where they were, as a control plane that keeps its names does.
@@ -23,15 +24,18 @@ typedef struct tick {
 	pl_snapshot snap;
 	void *mem;
 	size_t size;
+	uint32_t room; /* pl_view_options.max_replicas, 0 for the default */
 	pl_view *v;
 } tick;
 
 static char (*ids)[16], (*sids)[16], (*keys)[24];
 
-/* A snapshot of nm members (the first `nm` names), ns streams, nk shards. */
-static void make(tick *t, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t rf)
+/* A snapshot of nm members (the first `nm` names), ns streams, nk shards;
+ * its views with a replica room of `room` (0: the default). */
+static void make(tick *t, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t rf, uint32_t room)
 {
 	memset(t, 0, sizeof *t);
+	t->room = room;
 	t->m = calloc(nm, sizeof *t->m);
 	t->s = calloc(ns ? ns : 1, sizeof *t->s);
 	t->k = calloc(nk, sizeof *t->k);
@@ -58,7 +62,9 @@ static void make(tick *t, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t rf)
 		}
 	}
 	t->snap = (pl_snapshot){t->m, ns ? t->s : NULL, t->k, NULL, NULL, nm, ns, nk, 0, 0};
-	t->size = pl_view_size(&t->snap);
+	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+	opt.max_replicas = room;
+	t->size = pl_view_size_opt(&t->snap, &opt);
 	t->mem = malloc(t->size);
 	memset(t->mem, 0, t->size);
 }
@@ -75,6 +81,7 @@ static pl_view *build(tick *t, const pl_view *reuse)
 {
 	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
 	opt.reuse = reuse;
+	opt.max_replicas = t->room;
 	if (pl_view_init(&t->v, t->mem, t->size, &t->snap, &opt, NULL) != 0) {
 		fprintf(stderr, "bench: view init failed\n");
 		exit(1);
@@ -151,9 +158,9 @@ void bench_reuse(void)
 
 	printf("\n== ticks with the previous view as a hint: %u shards, %u members\n", nk, nm);
 	tick a, b, c;
-	make(&a, nm, 0, nk, 0);
-	make(&b, nm, 0, nk, 0);
-	make(&c, nm + 1, 0, nk, 0);
+	make(&a, nm, 0, nk, 0, 0);
+	make(&b, nm, 0, nk, 0, 0);
+	make(&c, nm + 1, 0, nk, 0, 0);
 	double keyp = key_pass_ms(&a, nk);
 	int w = 0;
 	/* the previous tick: a fresh view whose first decision fills the homes */
@@ -180,9 +187,11 @@ void bench_reuse(void)
 	drop(&b);
 	drop(&c);
 
-	printf("\n== view build with the previous view as a hint: %u shards, %u members, %u streams, RF 3\n", nk, nm, ns);
-	make(&a, nm, ns, nk, 3);
-	make(&b, nm, ns, nk, 3);
+	printf("\n== view build with the previous view as a hint: %u shards, %u members, %u streams, RF 3"
+	       " (max_replicas 3)\n",
+	       nk, nm, ns);
+	make(&a, nm, ns, nk, 3, 3); /* the room of the fresh build's section (view.c) */
+	make(&b, nm, ns, nk, 3, 3);
 	double snap = snapshot_pass_ms(&a, nk), vf = 1e30, vr = 1e30;
 	for (int r = 0; r < 3; r++) {
 		uint64_t t0 = bench_now();
@@ -200,8 +209,8 @@ void bench_reuse(void)
 	drop(&b);
 
 	printf("\n== broker tick on 4,096 shards over 3 members (16 streams of 256), best of 200\n");
-	make(&a, 3, 16, 4096, 3);
-	make(&b, 3, 16, 4096, 3);
+	make(&a, 3, 16, 4096, 3, 0);
+	make(&b, 3, 16, 4096, 3, 0);
 	for (uint32_t j = 0; j < 200; j++) { /* stream 0 led mostly by one member */
 		a.k[j * 16].leader = b.k[j * 16].leader = a.k[j * 16].replicas[0];
 	}
