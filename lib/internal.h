@@ -89,7 +89,7 @@ typedef struct pl__keyfeed {
 	uint64_t *w, *room;
 	uint32_t *tags;
 	uint32_t (*counts)[1024];
-	/* Direct (pl__keyfeed_start_direct()): a dense range's keys go
+	/* Direct (pl__keyfeed_start()'s direct_room): a dense range's keys go
 	 * straight to their slot of the range's table (slot[key] = index), no
 	 * word; the first key whose slot is taken starts the feed again
 	 * without it, from the first key of q (pl__keyfeed_collide()). */
@@ -104,14 +104,14 @@ typedef struct pl__keyfeed {
 	int fwords, fnv;
 	uint32_t fpos[4], fp[16], ftab[16];
 } pl__keyfeed;
-void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch);
-/* pl__keyfeed_start(), direct when the plan's range is dense and its table,
- * the tags and the ranks fit the first `room` bytes of the scratch (12
- * bytes a key and the ranks' 2 KiB a varying byte); the feed writes
+/* A feed of q's n keys in the scratch (PL__SORT_SCRATCH(n) bytes). Direct
+ * when the plan's range is dense and its table, the tags and the ranks fit
+ * the first `direct_room` bytes of the scratch (12 bytes a key and the
+ * ranks' 2 KiB a varying byte; 0: never direct); the feed then writes
  * nothing past them while it stays direct. */
-void pl__keyfeed_start_direct(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t room);
+void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t direct_room);
 /* A direct feed's key whose slot is taken: the feed goes on without the
- * table, as if started by pl__keyfeed_start() and fed q's keys before it
+ * table, as if started without direct room and fed q's keys before it
  * (the key itself is not fed). */
 void pl__keyfeed_collide(pl__keyfeed *f);
 void pl__keyfeed_add(pl__keyfeed *f, pl_bytes key, uint32_t tag);
@@ -449,7 +449,7 @@ typedef struct pl__reuse {
 	uint32_t max_count;
 	/* Without a hint: the scratch's first direct_room bytes are free of
 	 * the states (0: none may be written). When the keys' feed is direct
-	 * in that room (pl__keyfeed_start_direct()), validation writes the
+	 * in that room (pl__keyfeed_start()), validation writes the
 	 * states too (`states`), and `tags` gets each shard's stream in index
 	 * order, in the scratch: valid until the cells are counted. */
 	size_t direct_room;

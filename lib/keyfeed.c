@@ -73,7 +73,7 @@ static void start_words(pl__keyfeed *f, const unsigned char *w0)
 	f->flen = len;
 }
 
-static void start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t direct_room)
+void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t direct_room)
 {
 	enum { S = 64 };
 	memset(f, 0, sizeof *f);
@@ -109,12 +109,12 @@ static void start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratc
 		return;
 	digits(p.prod, &f->np, &f->width);
 	f->prod = p.prod;
-	f->nc = p.prod <= 2 * (uint64_t)n ? 0 : f->np;
+	f->nc = dense_range(p.prod, n) ? 0 : f->np;
 	/* Direct: the table (prod <= 2n slots of 4 bytes), the tags, then the
 	 * ranks, in the room given; else the words, the ranks in the copy's
 	 * room, the tags and the counts (layout_of()). */
 	size_t at_ranks = ((size_t)12 * n + 7) & ~(size_t)7;
-	f->direct = p.prod <= 2 * (uint64_t)n && at_ranks + (size_t)2048 * (size_t)p.nv <= direct_room;
+	f->direct = dense_range(p.prod, n) && at_ranks + (size_t)2048 * (size_t)p.nv <= direct_room;
 	uint64_t *room = f->direct ? (uint64_t *)(void *)((char *)scratch + at_ranks) : l.wtmp;
 	/* Each varying byte's ranks times its multiplier, in the copy's room
 	 * (n >= 4096 words: 256 for each of at most 16 bytes), a value outside
@@ -148,21 +148,11 @@ static void start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratc
 	start_words(f, sw[0]);
 }
 
-void pl__keyfeed_start(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch)
-{
-	start(f, q, n, scratch, 0);
-}
-
-void pl__keyfeed_start_direct(pl__keyfeed *f, const pl__byteseq *q, uint32_t n, void *scratch, size_t room)
-{
-	start(f, q, n, scratch, room);
-}
-
 void pl__keyfeed_collide(pl__keyfeed *f)
 {
 	uint32_t i = f->next;
 	pl__byteseq q = f->q;
-	start(f, &q, f->n, f->scratch, 0);
+	pl__keyfeed_start(f, &q, f->n, f->scratch, 0);
 	for (uint32_t x = 0; x < i && f->live; x++) {
 		uint32_t t = 0;
 		if (q.tag_offset != PL__NO_TAG)

@@ -213,7 +213,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	uint64_t off, prod;
 	pl__keyfeed own;
 	if (fed == NULL) { /* a sample's plan, when it holds for every key */
-		pl__keyfeed_start_direct(&own, q, n, scratch, PL__SORT_SCRATCH(n));
+		pl__keyfeed_start(&own, q, n, scratch, PL__SORT_SCRATCH(n));
 		for (uint32_t i = 0; i < n && own.live; i++) {
 			uint32_t tag = 0;
 			if (q->tag_offset != PL__NO_TAG)
@@ -222,7 +222,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		}
 		fed = &own;
 	}
-	if (fed->direct && fed->live && fed->next == n) { /* the table is filled: distinct keys */
+	if (fed->direct && fed->next == n) { /* the table is filled (direct: live): distinct keys */
 		read_slots(fed->slot, fed->tags, fed->prod, out, out_tag);
 		return 1;
 	}
@@ -280,7 +280,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 		}
 		PL_ASSERT(bad == 0);
 	}
-	if (prod <= 2 * (uint64_t)n && dense(&l, n, ibits, prod, out, out_tag))
+	if (dense_range(prod, n) && dense(&l, n, ibits, prod, out, out_tag))
 		return 1;
 	uint32_t mask = (UINT32_C(1) << width) - 1;
 	if (!counted) /* a dense range the feed did not count: a key met twice */

@@ -158,4 +158,12 @@ static inline int index_bits(uint32_t n, uint64_t *limit)
 	return ibits;
 }
 
+/* Do n packed keys below prod fill most of their range (at most two slots
+ * a key)? Then a table of the range sorts them (dense() in order_first.c,
+ * or a direct feed), and no digits are counted. */
+static inline int dense_range(uint64_t prod, uint32_t n)
+{
+	return prod <= 2 * (uint64_t)n;
+}
+
 #endif

@@ -275,10 +275,10 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	if (was == NULL && r && r->direct_room) {
 		/* Without a hint, a direct feed leaves the states' room free:
 		 * validation writes them in its pass too, while it stays so. */
-		pl__keyfeed_start_direct(&feed, &q, s->n_shards, scratch, r->direct_room);
+		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, r->direct_room);
 		st = feed.direct ? r->st : NULL;
 	} else if (was == NULL) {
-		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
+		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
 	}
 	int fresh = was == NULL;
 	/* While the shards match the hint's. A shard equal to the hint's in
@@ -311,7 +311,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	if (was && j < s->n_shards) { /* shard j does not match: as without a hint from here */
 		was = NULL;
 		st = NULL;
-		pl__keyfeed_start(&feed, &q, s->n_shards, scratch);
+		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
 		for (uint32_t x = 0; x < j && feed.live; x++) /* once: not inline */
 			pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
 		for (uint32_t x = 0; x < j && kh && !rehash; x++)

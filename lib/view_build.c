@@ -263,8 +263,10 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	if (r->hashes)
 		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);
 	/* A fresh build without copies in flight counts each state as it
-	 * writes it (still in cache): the tallies, and its leader in its
-	 * stream's place in k_lead, so no pass reads the states again. */
+	 * writes it (still in cache), or, when validation wrote them, in one
+	 * pass over them and the streams it left by index: the tallies, and
+	 * its leader in its stream's place in k_lead, so no pass reads the
+	 * states again and none reads the snapshot twice. */
 	int fused = (!r->states || r->tags) && !r->tallies && s->n_copies == 0;
 	uint32_t *next = v->s_cell_count; /* cursors, reset by pl__view_init_cells() */
 	if (fused)
@@ -272,10 +274,9 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 			next[x] = v->s_first[x];
 	if (r->states) {
 		v->n_moving = r->moving;
-		/* Written by validation with the streams by index beside them:
-		 * counted in one pass over both, the snapshot not read. */
-		for (uint32_t i = 0; i < v->nk && fused; i++)
-			count_state(v, pl__st(v, i), r->tags[i], next, k_lead);
+		if (fused) /* validation's states, with r->tags */
+			for (uint32_t i = 0; i < v->nk; i++)
+				count_state(v, pl__st(v, i), r->tags[i], next, k_lead);
 	} else {
 		v->n_moving = 0;
 		for (uint32_t i = 0; i < v->nk; i++) {

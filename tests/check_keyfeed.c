@@ -25,7 +25,7 @@ START_TEST(fed_keys_sort_as_read_ones)
 	for (uint32_t stop = 0; stop < 3; stop++) {
 		uint32_t fed = stop == 0 ? N : stop == 1 ? N / 2 : 0;
 		pl__keyfeed f;
-		pl__keyfeed_start(&f, &q, N, scratch);
+		pl__keyfeed_start(&f, &q, N, scratch, 0);
 		ck_assert_uint_eq(f.live, 1);
 		for (uint32_t i = 0; i < fed; i++)
 			pl__keyfeed_add(&f, k[i].b, k[i].tag);
@@ -50,7 +50,7 @@ END_TEST
 static void *feed_all(const pl__byteseq *q, const key *k, uint32_t n, int windows, pl__keyfeed *f)
 {
 	void *scratch = malloc(PL__SORT_SCRATCH(n));
-	pl__keyfeed_start(f, q, n, scratch);
+	pl__keyfeed_start(f, q, n, scratch, 0);
 	if (windows)
 		f->flen = UINT64_MAX;
 	for (uint32_t i = 0; i < n; i++)

@@ -122,8 +122,8 @@ START_TEST(a_direct_build_answers_as_one_that_is_not)
 }
 END_TEST
 
-/* Many members for the shards (the zones' sort would reach the streams the
- * feed keeps) and copies in flight: not direct, and the answers hold. */
+/* Copies in flight, or many members for the shards (the zones' sort would
+ * reach the streams the feed keeps): not direct, and the copy counts. */
 START_TEST(many_members_or_copies_are_not_direct)
 {
 	uint64_t rng = tl_seed(0xd17ec8u);
@@ -134,6 +134,27 @@ START_TEST(many_members_or_copies_are_not_direct)
 	pl_view *v = build(t, NULL, &mem, &rc, &d);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(v->direct, 1);
+	/* A peer being added to a shard of fewer than three replicas: the
+	 * tallies count it finished, after the states, so not direct. */
+	uint32_t k = 0;
+	while (t->k[k].replica_count >= 3 || t->k[k].moving_to != PL_NONE)
+		k++;
+	uint32_t to = 0;
+	while (to == t->k[k].replicas[0] || to == t->k[k].replicas[1])
+		to++;
+	pl_tally before = tl_member_tally(v, to);
+	pl_copy cp = {k, to, PL_NONE, 0};
+	pl_snapshot s = *tl_snap(t);
+	s.copies = &cp;
+	s.n_copies = 1;
+	size_t size = pl_view_size(&s);
+	void *cmem = calloc(1, size);
+	pl_view *c = NULL;
+	ck_assert_int_eq(pl_view_init(&c, cmem, size, &s, NULL, &d), 0);
+	ck_assert_uint_eq(c->direct, 0);
+	pl_tally after = tl_member_tally(c, to);
+	ck_assert_uint_eq(after.replicas, before.replicas + 1);
+	free(cmem);
 	free(mem);
 	for (uint32_t m = NM; m < NK / 4; m++)
 		tl_member(t, tl_str(t, "x%05u", m), NULL);
