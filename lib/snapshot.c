@@ -272,13 +272,11 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
 			  offsetof(pl_shard, stream)};
 	pl__keyfeed feed;
-	if (was == NULL && r && r->direct_room) {
+	if (was == NULL) {
 		/* Without a hint, a direct feed leaves the states' room free:
 		 * validation writes them in its pass too, while it stays so. */
-		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, r->direct_room);
-		st = feed.direct ? r->st : NULL;
-	} else if (was == NULL) {
-		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
+		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, r ? r->direct_room : 0);
+		st = feed.direct ? r->st : NULL; /* direct only with a room: r is set */
 	}
 	int fresh = was == NULL;
 	/* While the shards match the hint's. A shard equal to the hint's in
