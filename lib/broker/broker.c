@@ -29,7 +29,7 @@
  * keeps its scope's and the scope's next move lowers it), so only finitely
  * many moves exist. The output cap bounds it as well.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 int pl_broker_config_init(pl_broker_config *cfg)
 {

@@ -49,7 +49,7 @@
  * the moves end, and none can undo another. Every walk here is bounded, so
  * each call ends.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* ---- the stream pass ------------------------------------------------------ */
 

@@ -9,7 +9,7 @@
  * move for the per-member limits), so each action is applied to the view as
  * it is written and the next decision sees it.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {

@@ -30,7 +30,7 @@
  * O(members) check when nothing can want it (no draining member holds a
  * replica; every member in a zone of its own).
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* ---- zones ---------------------------------------------------------------- */
 

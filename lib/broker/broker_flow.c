@@ -48,7 +48,7 @@
  * is deterministic too); then b->tgt_on stays 0 and the passes rank as
  * before, on projected totals (pl__bk_project()).
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 #define BIG (INT64_C(1) << 56)
 #define MOVE (INT64_C(1) << 36) /* a move; plus the replicas of the stream the member holds */

@@ -19,7 +19,7 @@
 #ifndef PLACEMENT_BROKER_INT_H
 #define PLACEMENT_BROKER_INT_H
 
-#include "internal.h"
+#include "view/view_int.h"
 
 /* The leader targets' flow (broker_flow.c) runs on views of at most this
  * many members and streams, within this many relaxation steps. */

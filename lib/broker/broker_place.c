@@ -23,7 +23,7 @@
  * serves nothing. A drain hand-off is a move and never passes a cap; with
  * nowhere to go the shard is stalled.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* An action placing (or moving) k's leader on p->member, with its numbers. */
 static pl_action placed(const pl__bk *b, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from, const pl__pick *p)

@@ -45,7 +45,7 @@
  * hop, which keeps it and is followed by a move that lowers it. Every walk
  * is bounded.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* ---- the replica stream pass -------------------------------------------- */
 

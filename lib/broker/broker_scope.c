@@ -16,7 +16,7 @@
  * eligible members, one stream's cells, or (the projection) every stream's
  * cells once; why the moves end is told in broker_balance.c.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* ---- scopes and their bounds ---------------------------------------------- */
 

@@ -15,7 +15,7 @@
  * The ladder tries each fallback once. Every walk here is over the eligible
  * members, bounded.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint32_t max, uint32_t per_zone,
 		       pl__seen *w)

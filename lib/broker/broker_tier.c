@@ -21,7 +21,7 @@
  * member with room: so the placement is what the replica balance would
  * keep, with zones spread first.
  */
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 typedef struct cand {
 	uint32_t m, tier, pref;

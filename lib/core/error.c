@@ -1,5 +1,5 @@
 /* error.c - messages and names of error codes, generated from PL_ERROR_LIST. */
-#include "internal.h"
+#include "core/core.h"
 
 const char *pl_strerror(int code)
 {

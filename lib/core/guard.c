@@ -1,19 +1,18 @@
 /*
  * guard.c - the checks every entry point makes before it writes anything:
- * counts within the documented limits, and outputs and workspaces that share
- * no byte with an input or with the view.
+ * counts within the documented limits, and byte ranges that share no byte
+ * with a snapshot (view/view_guard.c adds a view's memory to these).
  *
  * How it works. A count past its limit is found from the five counts alone,
  * before any size is computed or any memory touched, so a corrupt count costs
  * nothing to refuse. An overlap is a comparison of two byte ranges per array:
- * an output range against the snapshot struct and each of its five arrays, and
- * against the view's memory ([view, view + pl_view_size()), every array of a
- * view lives there). The id bytes the arrays point to are not checked (that
+ * an output range against the snapshot struct and each of its five arrays.
+ * The id bytes the arrays point to are not checked (that
  * would cost a pass over the elements); the man pages say they must not
  * overlap either. Addresses are compared as integers, without forming a
  * pointer past either range, so the test cannot overflow.
  */
-#include "internal.h"
+#include "core/core.h"
 
 uint32_t pl__past_limit(const pl_snapshot *s)
 {
@@ -58,26 +57,4 @@ int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 	       pl__overlap(p, n, s->shards, pl__span(s->n_shards, sizeof(pl_shard))) ||
 	       pl__overlap(p, n, s->overrides, pl__span(s->n_overrides, sizeof(pl_override))) ||
 	       pl__overlap(p, n, s->copies, pl__span(s->n_copies, sizeof(pl_copy)));
-}
-
-int pl__overlaps_view(const pl_view *v, const void *p, size_t n)
-{
-	return pl__overlap(p, n, v, pl__view_bytes(v)) || pl__overlaps_snapshot(&v->snap, p, n);
-}
-
-int pl__check_out(const pl_view *v, const void *p, size_t n, const void *q, size_t m, uint32_t arg, pl_diag *diag)
-{
-	if ((v != NULL && pl__overlaps_view(v, p, n)) || pl__overlap(p, n, q, m))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, arg, PL_NONE);
-	return 0;
-}
-
-int pl__check_view_mem(const void *mem, size_t need, pl_view *const *out, const pl_snapshot *snap,
-		       const pl_view_options *opt, pl_diag *diag)
-{
-	if (pl__overlap(out, sizeof *out, mem, need))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if ((snap != NULL && pl__overlaps_snapshot(snap, mem, need)) || pl__overlap(mem, need, opt, sizeof *opt))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	return 0;
 }

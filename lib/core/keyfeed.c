@@ -1,11 +1,11 @@
 /*
  * keyfeed.c - the first level fed one key at a time (pl__keyfeed in
- * internal.h): the plan a sample of the keys gives, the checks by words
+ * core.h): the plan a sample of the keys gives, the checks by words
  * for keys of the first key's length (keyfeed.h holds the per-key step),
  * and the window path for any other key. order_first.c sorts with it.
  */
-#include "keyfeed.h"
-#include "order_first.h"
+#include "core/keyfeed.h"
+#include "core/keyplan.h"
 
 /* Mark the values of byte t that a sample's value v stands for: its class
  * (the decimal digits, a-f, g-z, A-F, G-Z, or the bytes remaining 0..16 of

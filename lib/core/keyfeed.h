@@ -1,6 +1,6 @@
 /*
  * keyfeed.h - the sort's first level fed one key at a time (pl__keyfeed in
- * internal.h): the per-key step, inline in the passes that feed it.
+ * core.h): the per-key step, inline in the passes that feed it.
  *
  * A key of the length of the first key (the usual case: ids of one shape)
  * needs no window: every byte the level reads lies in the key's first
@@ -16,7 +16,7 @@
 #ifndef PLACEMENT_KEYFEED_H
 #define PLACEMENT_KEYFEED_H
 
-#include "internal.h"
+#include "core/core.h"
 
 #if defined(__GNUC__)
 #define PL__FEED_INLINE __attribute__((always_inline)) inline /* one call a key otherwise */

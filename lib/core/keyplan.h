@@ -1,12 +1,13 @@
 /*
- * order_first.h - what the first level (order_first.c) and its feed
- * (keyfeed.c) share: the windows of the keys, the shared prefix from a
- * sample, the plans that pack level keys, and the scratch's layout.
+ * keyplan.h - the plan of the packed first level, which the sort
+ * (order_first.c) and its feed (keyfeed.c) share: the windows of the keys,
+ * the shared prefix from a sample, the plans that pack level keys, and the
+ * scratch's layout.
  */
-#ifndef PLACEMENT_ORDER_FIRST_H
-#define PLACEMENT_ORDER_FIRST_H
+#ifndef PLACEMENT_KEYPLAN_H
+#define PLACEMENT_KEYPLAN_H
 
-#include "order_impl.h"
+#include "core/order_impl.h"
 
 /* The first level's window of a key at off: level_key()'s 16 bytes in memory
  * order (bytes [off, off + 15) zero-padded, then the bytes remaining capped

@@ -38,7 +38,7 @@
  * whatever path the sort took. It terminates because each level consumes 15
  * bytes and keys are at most PL_MAX_ID_LEN long.
  */
-#include "order_impl.h"
+#include "core/order_impl.h"
 
 int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen)
 {

@@ -1,7 +1,7 @@
 /*
  * order_first.c - the canonical key order's entry points and its first level,
  * packed (order.c holds the byte levels after it, keyfeed.c the feed of
- * the keys one at a time, order_first.h what the two share).
+ * the keys one at a time, keyplan.h what the two share).
  *
  * Packed first level. The first level is done in one read of the keys: the
  * shared prefix is bounded from a sample of 33 keys and checked against each
@@ -37,8 +37,8 @@
  * Nothing is allocated: the caller's scratch holds every array, and the
  * plans are on the stack.
  */
-#include "keyfeed.h"
-#include "order_first.h"
+#include "core/keyfeed.h"
+#include "core/keyplan.h"
 
 #if defined(__SSE2__) && !defined(PL_NO_SSE2) /* PL_NO_SSE2: the portable path, to test it */
 #include <emmintrin.h>

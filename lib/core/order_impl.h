@@ -6,7 +6,7 @@
 #ifndef PLACEMENT_ORDER_IMPL_H
 #define PLACEMENT_ORDER_IMPL_H
 
-#include "internal.h"
+#include "core/core.h"
 
 /* A byte-sort entry: 15 bytes of the key from the current level's offset,
  * big-endian, then one byte with the bytes remaining (capped at 16). */

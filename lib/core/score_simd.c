@@ -4,7 +4,7 @@
  *
  * How it works. A pair's score is the 128-bit product of the key's hash a
  * and the member's hash b (both pre-xored with their constants), folded to
- * 64 bits as high ^ low (internal.h, pl__fold_mul). The vector paths compute
+ * 64 bits as high ^ low (core.h, pl__fold_mul). The vector paths compute
  * the same product per 64-bit lane from four 32 x 32 -> 64 multiplies:
  *
  *   a * b = hh 2^64 + (lh + hl) 2^32 + ll,  with ll = al bl, lh = al bh, ...
@@ -25,7 +25,7 @@
  * global is written and a view built on one machine answers alike on any.
  * PL_SIMD_MAX (a build variable: make SIMD=scalar|avx2|avx512) caps it.
  */
-#include "internal.h"
+#include "core/core.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define PL__X86 1

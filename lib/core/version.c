@@ -1,5 +1,5 @@
 /* version.c - the library's version at run time. */
-#include "internal.h"
+#include "core/core.h"
 
 const char *pl_version(void)
 {

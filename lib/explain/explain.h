@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "view/view_int.h"
 
 /* An output that counts what it would write, as snprintf does. */
 typedef struct out {

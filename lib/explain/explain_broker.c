@@ -5,7 +5,7 @@
  * Part of plan.c's explanation, one file per action family; the numbers come
  * from the action's own fields (see plan.c).
  */
-#include "explain.h"
+#include "explain/explain.h"
 
 /* The head both placements share: the tier that chose `to`, and its count
  * of the stream against the stream's bounds when `scope` counted the stream

@@ -5,7 +5,7 @@
  * Part of plan.c's explanation, one file per action family; the numbers come
  * from the action's own fields (see plan.c).
  */
-#include "explain.h"
+#include "explain/explain.h"
 
 /* Why a count or spread move took that shard (pl_action.tier). */
 static const char *pick_words(uint32_t tier)

@@ -5,7 +5,7 @@
  * Part of plan.c's explanation, one file per action family; the numbers come
  * from the action's own fields (see plan.c).
  */
-#include "explain.h"
+#include "explain/explain.h"
 
 int pl__explain_region(out *o, const names *n)
 {

@@ -9,7 +9,7 @@
  * explain_region.c); explain() asks each in turn, and an action none of them
  * knows is written with its kind and reason names.
  */
-#include "explain.h"
+#include "explain/explain.h"
 
 const char *pl_action_kind_name(uint32_t kind)
 {

@@ -28,7 +28,7 @@
  * membership change, moves stop after a bounded number and every later tick
  * emits nothing.
  */
-#include "internal.h"
+#include "fleet/fleet_int.h"
 
 int pl_fleet_config_init(pl_fleet_config *cfg)
 {

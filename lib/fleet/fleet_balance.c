@@ -39,7 +39,7 @@
  * which is the minimum, since each move changes one member's count by one
  * on each side.
  */
-#include "internal.h"
+#include "fleet/fleet_int.h"
 
 static void bounds(const pl_view *v, uint32_t m, uint32_t *floor, uint32_t *share)
 {

@@ -7,7 +7,7 @@
  * calls fleet_balance.c (the tick's plan, count and spread moves, keeps,
  * the status word), and both call this file, which calls neither.
  */
-#include "internal.h"
+#include "fleet/fleet_int.h"
 
 pl_action pl__fleet_action(const pl_view *v, uint32_t kind, uint32_t reason, uint32_t k, uint32_t from,
 			   uint32_t to)

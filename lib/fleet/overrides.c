@@ -17,7 +17,7 @@
  */
 #include <stdio.h>
 
-#include "internal.h"
+#include "fleet/fleet_int.h"
 
 static const char HEADER[] = "placement-overrides";
 

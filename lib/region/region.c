@@ -28,7 +28,7 @@
  * any step lowers a region's live peers. The bounds for the other steps, and
  * the whole argument, are in placement/region.h and region_balance.c.
  */
-#include "region_impl.h"
+#include "region/region_impl.h"
 
 const char *pl_region_stall_name(uint32_t reason)
 {

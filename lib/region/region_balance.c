@@ -55,7 +55,7 @@
  *    other: both are asserted where they are used.
  * The resulting bounds on actions and calls are stated in placement/region.h.
  */
-#include "region_impl.h"
+#include "region/region_impl.h"
 
 /* ---- step 2: fill an idle member ------------------------------------------------ */
 

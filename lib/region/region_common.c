@@ -7,7 +7,7 @@
  * region_balance.c (steps 2 to 4), and both call this file, which calls
  * neither.
  */
-#include "region_impl.h"
+#include "region/region_impl.h"
 
 uint32_t pl__region_live_peers(const pl_view *v, const pl__shard_state *st)
 {

@@ -7,7 +7,7 @@
 #ifndef PLACEMENT_REGION_IMPL_H
 #define PLACEMENT_REGION_IMPL_H
 
-#include "internal.h"
+#include "view/view_int.h"
 
 /* The state of one pl_region_plan() call; nothing outlives it. */
 typedef struct pl__region_ctx {

@@ -15,7 +15,7 @@
  * the second call the outcome picks relay, 409 or 503. It holds no state
  * and terminates after at most ten comparisons.
  */
-#include "internal.h"
+#include "view/view_int.h"
 
 int pl_route_request_init(pl_route_request *req)
 {

@@ -10,7 +10,7 @@
  * Nothing is allocated: the caller's workspace holds the orders and the sort
  * scratch.
  */
-#include "keyfeed.h"
+#include "view/view_build.h"
 
 static uint32_t max5(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e)
 {

@@ -1,8 +1,8 @@
 /*
  * state.h - one shard's state in a view (its replicas packed three to a
  * word, its leader's place, its override, its flags) and one per-stream
- * leader cell, with their accessors: what internal.h's view is made of.
- * Included by internal.h only.
+ * leader cell, with their accessors: what view_int.h's view is made of.
+ * Included by view_int.h only.
  */
 #ifndef PLACEMENT_STATE_H
 #define PLACEMENT_STATE_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "placement.h"
+#include "core/core.h"
 
 /* Per-shard state the policies change: 16 bytes and the replica slots, 20
  * bits a member (PL_MAX_MEMBERS is 2^20), three to a word: 24 bytes for up

@@ -19,9 +19,9 @@
  * with a count of at least 1. A count reaching zero removes its cell, so a
  * stream never holds more cells than members leading some of it, which is at
  * most min(its shards, members): its room. A cell is 6 bytes (pl__cell in
- * internal.h), read and written through its accessors only.
+ * view_int.h), read and written through its accessors only.
  */
-#include "internal.h"
+#include "view/view_int.h"
 
 /* Where member m's cell is (or goes) among the n cells at c, sorted by member. */
 static inline uint32_t cell_pos(const pl__cell *c, uint32_t n, uint32_t m, int *found)

@@ -4,8 +4,7 @@
  * states and their tallies, the per-stream leader cells. view.c says in
  * which order and from what.
  */
-#include "internal.h"
-#include "view_build.h"
+#include "view/view_build.h"
 
 void pl__view_init_members(pl_view *v)
 {

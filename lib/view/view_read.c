@@ -4,7 +4,7 @@
  * shard's state, ring homes and top-k. Every call only reads the view and
  * checks its arguments before it writes to an output.
  */
-#include "internal.h"
+#include "view/view_int.h"
 
 const pl_snapshot *pl_view_snapshot(const pl_view *v)
 {

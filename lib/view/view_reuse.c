@@ -33,7 +33,7 @@
  * cells, states and overrides) is built as without a hint, so every answer
  * is the one a fresh build gives.
  */
-#include "internal.h"
+#include "view/view_build.h"
 
 void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint32_t scorer)
 {
