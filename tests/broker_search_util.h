@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* A call's state for the functions tested here: the view, the config, the
  * budget, no output, no per-member limits, nothing noted yet (as

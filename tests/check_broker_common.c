@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "broker_util.h"
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* ---- the zone rule ---------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* check_broker_place.c - the tier function and the placing pass: new shards,
  * failover promotions and drain hand-offs. */
 #include "broker_util.h"
-#include "internal.h"
+#include "view/view_build.h"
 
 /* ---- the tiers ------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * broker_int.h, the destination list of the stream pass and the spread
  * fallback's rule. */
 #include "broker_util.h"
-#include "broker_int.h"
+#include "broker/broker_int.h"
 
 /* A call's state as far as the helpers tested here read it: the view and
  * the configuration (no per-member limits, nothing in flight). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "view/view_build.h"
 #include "testutil.h"
 
 /* The plain loop the paths must agree with: highest score, ties to the

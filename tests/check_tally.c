@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "view/view_build.h"
 #include "testutil.h"
 
 /* Rebuild a snapshot from the view's shard states and compare its fresh

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "view/view_build.h"
 #include "testutil.h"
 
 static int cmp_u32(const void *a, const void *b)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "view/view_build.h"
 #include "testutil.h"
 
 typedef struct sim {

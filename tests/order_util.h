@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "view/view_build.h"
 #include "testutil.h"
 
 typedef struct key {

@@ -2,7 +2,7 @@
  * broker.c - one broker rebalance decision, view build included, on
  * 1,000,000 shards over 1,000 members and 10,000 streams (RF 3), and on
  * 4,096 shards over 3 members, and on 2,000 over 16 members where the
- * leader targets' flow (lib/broker_flow.c) runs near its bound. Beside
+ * leader targets' flow (lib/broker/broker_flow.c) runs near its bound. Beside
  * them, in the same run, the baseline: one plain pass that reads every
  * shard's leader and replicas.
  *

@@ -12,7 +12,7 @@
 #include <xxhash.h>
 
 #include "bench.h"
-#include "internal.h"
+#include "view/view_build.h"
 
 static uint64_t fnv(const char *p, size_t n)
 {

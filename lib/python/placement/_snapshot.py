@@ -502,11 +502,6 @@ class Snapshot:
         """The key of shard `index` as given, None for PL_NONE."""
         return None if index == _ffi.PL_NONE else self.shard_keys[index]
 
-    def view(self, scorer="xxh3"):
-        """A new View of this snapshot (see View)."""
-        from ._view import View
-        return View(self, scorer=scorer)
-
     def __repr__(self):
         return "Snapshot(%d members, %d streams, %d shards, %d overrides, %d copies)" % (
             len(self.members), len(self.streams), len(self.shards), len(self.overrides), len(self.copies))

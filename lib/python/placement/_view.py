@@ -4,8 +4,9 @@ import ctypes
 from collections import namedtuple
 
 from . import _ffi
+from ._actions import Action
 from ._errors import PlacementError, check
-from ._snapshot import Member, Snapshot, Stream, Shard, encode_id, new_diag, _ref
+from ._snapshot import Member, Override, Snapshot, Stream, Shard, encode_id, new_diag, _ref
 
 _KINDS = {"member": 2, "stream": 3, "shard": 4}
 
@@ -211,7 +212,6 @@ class View:
     def shard_state(self, shard):
         """A shard as the view has it now: the snapshot plus the actions
         applied since (pl_view_shard_state())."""
-        from ._snapshot import Override
         st = _ffi.PlShardState()
         k = self._index("shard", shard)
         check(_ffi.lib.pl_view_shard_state(self._v, k, ctypes.byref(st)))
@@ -230,7 +230,6 @@ class View:
         policy does with the actions it emits (pl_view_apply()). An action
         from a view of another snapshot is applied by its ids. Raises
         PlacementError: E_ACTION when it does not fit the view."""
-        from ._actions import Action
         if not isinstance(action, Action):
             raise TypeError("apply() takes an Action")
         raw = action._raw
@@ -271,3 +270,13 @@ def as_view(target, scorer="xxh3"):
     if isinstance(target, Snapshot):
         return View(target, scorer=scorer), True
     raise TypeError("expected a View or a Snapshot, not %s" % type(target).__name__)
+
+
+def _snapshot_view(self, scorer="xxh3"):
+    """A new View of this snapshot (see View)."""
+    return View(self, scorer=scorer)
+
+
+# Snapshot.view() is offered here, by the module that knows views, so that
+# _snapshot.py needs nothing of _view.py: the modules import one way.
+Snapshot.view = _snapshot_view

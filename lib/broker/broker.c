@@ -1,0 +1,269 @@
+/*
+ * broker.c - the broker policy's entry points: configuration, argument
+ * checks, one tick (pl_broker_plan), the dry run and the drain stall
+ * entries.
+ *
+ * How it works. A tick validates everything before it touches anything, so
+ * an error writes nothing. It then makes a budget of moves: max_moves less
+ * the moves the view already has in flight (when per-member limits are set,
+ * those moves are listed, at most PL_BROKER_MAX_MOVES of them, on the stack,
+ * so the limits can be counted without allocating). The placing pass
+ * (broker_place.c) walks the shards in key order and gives every shard with
+ * no live leader one, and hands off what draining members lead; the replica
+ * drains and zone repairs (broker_drain.c) follow; the rebalancing passes
+ * then start moves while the budget lasts, leaders first (broker_balance.c),
+ * replicas in a tick where nothing before them moved or waits
+ * (broker_replica.c). Every action goes through pl__view_apply() as it is
+ * written, so each later decision sees it. Last, the status says why
+ * nothing more was emitted.
+ *
+ * Why it terminates. A tick is a bounded walk: one pass over the shards, and
+ * at most `budget` moves, each found by bounded scans. The dry run repeats
+ * ticks, settling moves between them, until one emits nothing with no move
+ * in flight (a tick that emits nothing while the snapshot's own moves are in
+ * flight settles them and goes on, as the real loop would); it ends
+ * because placing acts on each shard at most once (a shard that gets a live
+ * leader needs none again) and every move lowers the potentials of
+ * broker.h (zones spanned, drains, each leader scope's, then each replica
+ * scope's, compared in that order, none ever rising; a relay's first hop
+ * keeps its scope's and the scope's next move lowers it), so only finitely
+ * many moves exist. The output cap bounds it as well.
+ */
+#include "broker/broker_int.h"
+
+int pl_broker_config_init(pl_broker_config *cfg)
+{
+	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
+	return pl__init_from(cfg, &def, sizeof def);
+}
+
+/* ---- one tick ------------------------------------------------------------- */
+
+static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
+		      const pl_plan_info *info, pl_diag *diag)
+{
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, diag);
+	if (rc)
+		return rc;
+	if (cfg->version != PL_BROKER_CONFIG_VERSION)
+		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
+	if (cfg->max_moves < 1 || cfg->max_moves > PL_BROKER_MAX_MOVES)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 1, PL_NONE);
+	if (cfg->max_moves_in > PL_BROKER_MAX_MOVES)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 2, PL_NONE);
+	if (cfg->max_moves_out > PL_BROKER_MAX_MOVES)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 3, PL_NONE);
+	if (cfg->paused > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
+	if (cfg->replication_factor < 1 || cfg->replication_factor > PL_MAX_REPLICAS)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 5, PL_NONE);
+	if (cfg->replication_factor > v->room) /* new shards would pass the view's replica room */
+		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_CONFIG, 5, PL_NONE);
+	if (cfg->stream_balance > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
+	if (cfg->replica_balance > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 7, PL_NONE);
+	if (v->n_elig == 0 && v->nk > 0)
+		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	return 0;
+}
+
+static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap)
+{
+	memset(b, 0, offsetof(pl__bk, fl_from));
+	b->v = v;
+	b->cfg = cfg;
+	b->out = out;
+	b->cap = cap;
+	b->stalled_shard = b->limit_member = b->block_scope = b->drain_shard = PL_NONE;
+	for (uint32_t m = 0; m < v->nm; m++)
+		b->rep_total += v->m_replicas[m];
+	b->budget = v->n_moving < cfg->max_moves ? cfg->max_moves - v->n_moving : 0;
+	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		if (v->m_weight[v->elig[e]] > b->w_max)
+			b->w_max = v->m_weight[v->elig[e]];
+	/* List the moves in flight for the per-member limits. There are fewer
+	 * than max_moves whenever a move may start, so they fit. */
+	b->n_flight = 0;
+	if (b->limits && b->budget > 0 && v->n_moving > 0) {
+		for (uint32_t k = 0; k < v->nk && b->n_flight < PL_BROKER_MAX_MOVES; k++) {
+			const pl__shard_state *st = pl__st(v, k);
+			if (!st->moving)
+				continue;
+			const pl_shard *sh = &v->snap.shards[k];
+			uint32_t from = sh->leader, to = pl__leader(st);
+			if (to == from) {
+				/* No leader moved: a replica copy, read off the
+				 * replica lists (to: new in the view; from: gone). */
+				to = from = PL_NONE;
+				for (uint32_t j = 0; j < st->nrep && to == PL_NONE; j++) {
+					uint32_t i = 0;
+					while (i < sh->replica_count && sh->replicas[i] != pl__rep(st, j))
+						i++;
+					if (i == sh->replica_count)
+						to = pl__rep(st, j);
+				}
+				for (uint32_t i = 0; i < sh->replica_count && from == PL_NONE; i++)
+					if (!pl__holds(st, sh->replicas[i]))
+						from = sh->replicas[i];
+				if (to == PL_NONE)
+					continue;
+			}
+			b->fl_from[b->n_flight] = from;
+			b->fl_to[b->n_flight] = to;
+			b->n_flight++;
+		}
+	}
+}
+
+static void finish(const pl__bk *b, pl_plan_info *info)
+{
+	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE, more = 0;
+	if (b->full) {
+		status = PL_STATUS_FULL;
+		more = 1;
+	} else if (b->stalled) {
+		status = PL_STATUS_STALLED;
+		detail = b->stalled_shard;
+	} else if (b->drain_stalled) {
+		status = PL_STATUS_DRAIN_STALLED;
+		detail = b->drain_shard;
+	} else if (b->want_paused) {
+		status = PL_STATUS_PAUSED;
+		more = 1;
+	} else if (b->want_limit) {
+		status = PL_STATUS_MOVE_LIMIT;
+		detail = b->limit_member;
+		more = 1;
+	} else if (b->want_flight) {
+		status = PL_STATUS_IN_FLIGHT;
+		more = 1;
+	} else if (b->block_caps) {
+		status = PL_STATUS_BLOCKED_CAPS;
+		detail = b->block_scope;
+	} else if (b->block_zones) {
+		status = PL_STATUS_BLOCKED_ZONES;
+		detail = b->block_scope;
+	}
+	pl__plan_info(info, b->n, more, status, detail, b->blocked);
+}
+
+/* One tick, in the order of placement/broker.h: placing and leader drains;
+ * replica drains; zone repair; leader balance; replica balance. The moves
+ * before balance note their own waits (paused, limits, in flight). */
+static void tick(pl__bk *b)
+{
+	pl__bk_place(b);
+	if (!b->full)
+		pl__bk_drain_replicas(b);
+	if (!b->full)
+		pl__bk_zone_repair(b);
+	if (b->full)
+		return;
+	if (b->cfg->paused || b->budget == 0) {
+		if (pl__bk_any_wanted(b) || (!b->rep_hold && pl__bk_replicas_wanted(b))) {
+			if (b->cfg->paused)
+				b->want_paused = 1;
+			else
+				pl__bk_wait_limit(b, PL_NONE);
+		}
+		return;
+	}
+	int held = pl__bk_balance(b);
+	if (b->full || !b->cfg->replica_balance)
+		return;
+	if (held || b->rep_hold) {
+		if (pl__bk_replicas_wanted(b))
+			b->want_flight = 1; /* after the leaders, drains and repairs settle */
+		return;
+	}
+	pl__bk_rbalance(b);
+}
+
+int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
+		   pl_diag *diag)
+{
+	int rc = check_args(v, cfg, out, cap, info, diag);
+	if (rc)
+		return rc;
+	pl__bk b;
+	start(&b, v, cfg, out, cap);
+	tick(&b);
+	finish(&b, info);
+	return (int)b.n;
+}
+
+int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
+		      uint32_t *ticks, pl_diag *diag)
+{
+	int rc = check_args(v, cfg, out, cap, info, diag);
+	if (rc == 0)
+		rc = pl__check_out(v, ticks, sizeof *ticks, out, pl__span(cap, sizeof *out), 6, diag);
+	if (rc)
+		return rc;
+	pl__bk b;
+	uint32_t n = 0, t = 0;
+	int settled = 0; /* the view was settled before this tick */
+	for (;;) {
+		start(&b, v, cfg, out ? out + n : NULL, cap - n);
+		tick(&b);
+		n += b.n;
+		if (b.n > 0)
+			t++;
+		if (b.full)
+			break;
+		/* A tick that emits nothing ends the run, unless moves are in
+		 * flight (the snapshot's own): they settle, and the next tick
+		 * may start what waited on them. */
+		if (b.n == 0 && (settled || (v->n_moving == 0 && !b.want_flight)))
+			break;
+		pl_view_settle(v);
+		settled = 1;
+	}
+	b.n = n; /* the whole sequence, for finish() */
+	finish(&b, info);
+	if (ticks)
+		*ticks = t;
+	return (int)n;
+}
+
+int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap, uint32_t *total, pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	uint32_t n = 0, all = 0;
+	if (v->n_live > v->n_elig)
+		for (uint32_t r = 0; r < v->nk; r++) {
+			uint32_t k = v->k_order[r];
+			const pl__shard_state *st = pl__st(v, k);
+			/* Its replicas on draining members, in id order. */
+			uint32_t last = PL_NONE;
+			for (;;) {
+				uint32_t d = PL_NONE;
+				for (uint32_t j = 0; j < st->nrep; j++) {
+					uint32_t m = pl__rep(st, j);
+					if (!pl__live(v, m) || pl__eligible(v, m))
+						continue;
+					if (last != PL_NONE && v->m_rank[m] <= v->m_rank[last])
+						continue;
+					if (d == PL_NONE || v->m_rank[m] < v->m_rank[d])
+						d = m;
+				}
+				if (d == PL_NONE)
+					break;
+				last = d;
+				uint32_t why = pl__bk_stall_reason(v, k, d);
+				if (!why)
+					continue;
+				if (n < cap)
+					out[n++] = (pl_broker_stall){k, d, why, 0};
+				all++;
+			}
+		}
+	if (total)
+		*total = all;
+	return (int)n;
+}

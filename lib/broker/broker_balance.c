@@ -1,0 +1,390 @@
+/*
+ * broker_balance.c - rebalancing leaders: the stream pass, then the cluster
+ * pass. The scopes, keys, ranking and offers both use are in broker_scope.c.
+ *
+ * How it works. A scope is one stream's leaders or all leaders, counted on
+ * the eligible members; each member's floor and ceiling are its weighted
+ * share of that count (pl__bounds()). A scope wants a move when a member is
+ * over its ceiling or under its floor. The first-choice moves go from a
+ * source (over the ceiling; or, when nobody is, above the floor) to a
+ * destination (under the floor; or, when nobody is, below the ceiling).
+ * Sources rank by how far over they are, destinations by how far under; ties
+ * break on leaders per weight (projected ones in the stream pass: see
+ * pl__bk_project()), then on the smaller member id.
+ *
+ * Stream pass: the streams whose furthest member is furthest over first
+ * (next_streams()); for a stream that wants a move, one walk over its shards
+ * (in key order) finds, for each shard led by a source, the best destination
+ * it may go to: its eligible followers that are destinations, or the best
+ * destination with room whose zone keeps the shard's zone count. Those come
+ * from a list of the best destination with room of each of the 8 best zones:
+ * a shard's other replicas span at most 7 zones, so one of the 8 is allowed
+ * and the search is exact. The best (source, destination, shard) wins:
+ * source rank, destination rank, a follower (no copy) before a copy, the
+ * larger rise in rendezvous draw, key order.
+ *
+ * Cluster pass: only when no stream wanted a move in this call. The sources
+ * are tried in rank order (at most PL_BROKER_SEARCH), each with one walk over
+ * the shards it leads; a shard may go to an eligible follower or to one of
+ * the PL_BROKER_SEARCH best destinations with room, when the zones allow and
+ * its stream stays within its bounds on both members.
+ *
+ * When a search finds nothing but blocks (zones, caps, or the streams'
+ * bounds), search_all() tries the fallbacks in turn: the wide search (every
+ * pair that lowers the distance), the spread search (a member over its
+ * ceiling to one it leads at least two more than, by count^2/weight), then a
+ * relay (relay()).
+ *
+ * Why it terminates. A scope's potential is (distance to its bounds, the sum
+ * of count^2/weight), compared in that order. A first-choice or wide move
+ * goes from a member over (above) a bound to one under (below) it and lowers
+ * the distance; a spread move keeps the distance and lowers the sum; with
+ * equal weights each goes from a member leading at least two more, so the
+ * sum of squared counts drops by at least 2. A cluster move keeps every
+ * stream within its bounds on both members (no stream's potential rises) and
+ * lowers the cluster's. A relay's first hop keeps the scope's distance, and
+ * the scope's next move then lowers it (x -> d is a first-choice move), so no
+ * two relays follow each other. Hence (the streams' potentials, the cluster's)
+ * falls in lexicographic order over every two moves and is bounded below:
+ * the moves end, and none can undo another. Every walk here is bounded, so
+ * each call ends.
+ */
+#include "broker/broker_int.h"
+
+/* ---- the stream pass ------------------------------------------------------ */
+
+/* May a shard of stream s go from a to d without taking the stream out of
+ * its bounds on either (the destination leads fewer of it)? */
+static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
+{
+	const pl_view *v = b->v;
+	if (s == PL_NONE || !b->cfg->stream_balance)
+		return 1;
+	uint32_t fl, ce, ca = pl__cell_get(v, s, a), cd = pl__cell_get(v, s, d);
+	pl__bounds(v, L, a, &fl, &ce);
+	if (ca < fl + 1)
+		return 0;
+	pl__bounds(v, L, d, &fl, &ce);
+	return cd + 1 <= ce;
+}
+
+/* In the stream pass (R: the stream's replicas on eligible members, replica
+ * balance on and no replica left to drain): is no follower of shard k other
+ * than a and d above its replica ceiling of the stream? Such a follower
+ * will shed a replica of the stream, maybe this shard's, which would then
+ * move twice; so a shard without one moves first. */
+static uint32_t settled(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t s = v->snap.shards[k].stream;
+	if (R == 0 || !b->rep_settled || s == PL_NONE)
+		return 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t f = pl__rep(st, j), fl, ce;
+		if (f == a || f == d || !pl__eligible(v, f))
+			continue;
+		pl__bounds(v, R, f, &fl, &ce);
+		if (pl__rcell_get(v, s, f) > ce)
+			return 0;
+	}
+	return 1;
+}
+
+/* Offer the moves of shard k's leadership from source a (key ka): to each
+ * eligible follower that is a destination (no copy), and to the first
+ * destination of l that keeps the zone count (a copy; one that serves the
+ * replicas, pl__bk_serves() with R, ranks first). With s a stream (the
+ * cluster pass), the shard's stream (L leaders on eligible members) must
+ * keep its bounds on both members. */
+static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, pl__best *x, uint32_t k,
+			 uint32_t a, uint32_t ka, uint32_t s, uint32_t L, uint32_t R)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	for (uint32_t r = 0; r < st->nrep; r++) {
+		uint32_t f = pl__rep(st, r), kf;
+		if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
+			continue;
+		if (!pl__bk_in_ok(b, f)) {
+			pl__bk_seen_limit(w, f);
+			continue;
+		}
+		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
+			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, settled(b, k, a, f, R), k);
+	}
+	for (uint32_t i = 0; i < l->n; i++) {
+		uint32_t d = l->m[i];
+		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !stream_allows(b, s, L, a, d))
+			continue; /* a follower: weighed above */
+		if (!pl__bk_zones_ok(v, k, a, d)) {
+			w->zones = 1;
+			continue;
+		}
+		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, settled(b, k, a, d, R), k);
+		break;
+	}
+}
+
+
+static int stream_search(pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__dlist l;
+	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
+	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
+		uint32_t k = v->by_stream[j], ka;
+		const pl__shard_state *st = pl__st(v, k);
+		uint32_t a = pl__leader(st);
+		if (a == PL_NONE || !pl__eligible(v, a) || !pl__bk_source_key(v, sc, a, &ka))
+			continue;
+		if (x.have && ka < x.ka)
+			continue; /* a worse source than one that can move */
+		if (st->moving || st->touched) {
+			w.flight = 1;
+			w.flight_fresh |= !(pl__moved(v, k) & PL__MOVED_LEADER);
+			continue;
+		}
+		if (!pl__bk_out_ok(b, a)) {
+			pl__bk_seen_limit(&w, a);
+			continue;
+		}
+		offer_leader(b, sc, &l, &w, &x, k, a, ka, PL_NONE, 0, R);
+	}
+	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
+		return pl__bk_emit_best(b, sc, &x);
+	return pl__bk_outcome(b, &w);
+}
+
+/* ---- the cluster pass ----------------------------------------------------- */
+
+static int cluster_search(pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__dlist l;
+	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
+	uint32_t a = PL_NONE, ka = 0;
+	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
+		if (a == PL_NONE)
+			break;
+		if (!pl__bk_out_ok(b, a)) {
+			pl__bk_seen_limit(&w, a);
+			continue;
+		}
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+		for (uint32_t k = 0; k < v->nk; k++) {
+			const pl__shard_state *st = pl__st(v, k);
+			if (pl__leader(st) != a)
+				continue;
+			if (st->moving || st->touched) {
+				w.flight = 1;
+				w.flight_fresh |= !(pl__moved(v, k) & PL__MOVED_LEADER);
+				continue;
+			}
+			uint32_t s = v->snap.shards[k].stream;
+			uint32_t L = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(v, s) : 0;
+			offer_leader(b, sc, &l, &w, &x, k, a, ka, s, L, 0);
+		}
+		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
+			return pl__bk_emit_best(b, sc, &x);
+		if (x.have)
+			break;
+	}
+	return pl__bk_outcome(b, &w);
+}
+
+/* May shard k (led by a) go to x? In the cluster scope its stream (with L
+ * eligible leaders) must keep its bounds too. */
+static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, uint32_t a, uint32_t x)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	if (x == a || !pl__eligible(v, x) || st->moving || st->touched)
+		return 0;
+	if (!pl__holds(st, x) && (!pl__bk_room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
+		return 0;
+	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
+}
+
+static uint32_t shard_L(const pl__bk *b, uint32_t k)
+{
+	uint32_t s = b->v->snap.shards[k].stream;
+	return s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(b->v, s) : 0;
+}
+
+/* The shards of a scope: a stream's in key order, or every shard. */
+static uint32_t scope_n(const pl_view *v, const pl__scope *sc)
+{
+	return sc->s == PL_NONE ? v->nk : v->s_first[sc->s + 1] - v->s_first[sc->s];
+}
+
+static uint32_t scope_at(const pl_view *v, const pl__scope *sc, uint32_t j)
+{
+	return sc->s == PL_NONE ? j : v->by_stream[v->s_first[sc->s] + j];
+}
+
+
+/* The last resort: when no single move is allowed (zones, caps, or in the
+ * cluster pass the streams' bounds), a relay may be. The source a hands a
+ * shard to a member x that can hand one of the scope on to the destination
+ * d. Only the first hop is made now: it leaves the scope's distance and sum
+ * of squares as they were (a over its ceiling and x at or below it, or a
+ * above its floor and x below its ceiling), and x -> d is then an ordinary
+ * move, so a relay is always followed by a move that lowers them, never by
+ * another relay. Sources in rank order (at most PL_BROKER_SEARCH), d the best
+ * destination; x: as a move's shard and destination are chosen. */
+static int relay(pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	int64_t *mark = v->m_scratch;
+	uint32_t kd = 0, d = PL_NONE, n = scope_n(v, sc);
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], key;
+		if (pl__bk_dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m) &&
+		    (d == PL_NONE || pl__bk_dest_before(v, sc, key, m, kd, d))) {
+			d = m;
+			kd = key;
+		}
+	}
+	if (d == PL_NONE)
+		return PL__BK_SETTLED;
+	for (uint32_t m = 0; m < v->nm; m++)
+		mark[m] &= ~PL__BK_MARK;
+	/* Who can pass a shard of the scope on to d? */
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t k = scope_at(v, sc, j), x = pl__leader(pl__st(v, k));
+		if (x == PL_NONE || x == d || (mark[x] & PL__BK_MARK) || !pl__eligible(v, x) || !pl__bk_out_ok(b, x))
+			continue;
+		if (hop_ok(b, sc, k, shard_L(b, k), x, d))
+			mark[x] |= PL__BK_MARK;
+	}
+	uint32_t a = PL_NONE, ka = 0;
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
+		if (a == PL_NONE)
+			break;
+		if (!pl__bk_out_ok(b, a))
+			continue;
+		uint32_t ca = pl__bk_count(v, sc, a), fa, ea;
+		pl__bk_bounds(v, sc, a, &fa, &ea);
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t k = scope_at(v, sc, j);
+			if (pl__leader(pl__st(v, k)) != a)
+				continue;
+			uint32_t L = shard_L(b, k);
+			for (uint32_t e = 0; e < v->n_elig; e++) {
+				uint32_t m = v->elig[e], cm = pl__bk_count(v, sc, m), fm, em;
+				if (m == a || !(mark[m] & PL__BK_MARK) || !pl__bk_in_ok(b, m))
+					continue;
+				pl__bk_bounds(v, sc, m, &fm, &em);
+				if (!((ca > ea && cm <= em) || (ca > fa && cm < em)) || !hop_ok(b, sc, k, L, a, m))
+					continue;
+				pl__bk_offer(v, sc, &x, a, ka, m, 0, pl__holds(pl__st(v, k), m), 0, k);
+			}
+		}
+	}
+	for (uint32_t m = 0; m < v->nm; m++)
+		mark[m] &= ~PL__BK_MARK;
+	return x.have ? pl__bk_emit_best(b, sc, &x) : PL__BK_SETTLED;
+}
+
+static int stream_move(pl__bk *b, const pl__scope *sc)
+{
+	if (!b->projected) {
+		pl__bk_project(b); /* only once a stream wants a move */
+		b->projected = 1;
+	}
+	return pl__bk_search_all(b, sc, stream_search, 0, relay);
+}
+
+static int cluster_move(pl__bk *b, const pl__scope *sc)
+{
+	return pl__bk_search_all(b, sc, cluster_search, 0, relay);
+}
+
+static void fill_cluster(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	(void)s;
+	pl__bk_scope_cluster(b, sc);
+}
+
+/* ---- both passes ---------------------------------------------------------- */
+
+int pl__bk_any_wanted(const pl__bk *b)
+{
+	const pl_view *v = b->v;
+	pl__scope sc;
+	if (b->cfg->stream_balance)
+		for (uint32_t s = 0; s < v->ns; s++) {
+			pl__bk_scope_stream(b, s, &sc);
+			if (sc.over || sc.under)
+				return 1;
+		}
+	pl__bk_scope_cluster(b, &sc);
+	return sc.over || sc.under;
+}
+
+/* The streams that want a move, in the order the stream pass takes them:
+ * the one whose furthest member is furthest over its ceiling first (the worst
+ * hotspot), ties (and streams with members only under their floor, key 0)
+ * in id order. A scan collects the next few below the last taken; their keys
+ * cannot change meanwhile, since a move changes only its own stream. */
+#define NEXT 16u
+
+static uint32_t next_streams(const pl__bk *b, uint64_t below, uint32_t *pick, uint64_t *key)
+{
+	const pl_view *v = b->v;
+	uint32_t n = 0;
+	pl__scope sc;
+	for (uint32_t r = 0; r < v->ns; r++) {
+		uint32_t s = v->s_order[r];
+		pl__bk_scope_stream(b, s, &sc);
+		if (!sc.over && !sc.under)
+			continue;
+		uint64_t k = ((uint64_t)sc.hot << 32) | (UINT32_MAX - r);
+		if (k >= below || (n == NEXT && k <= key[n - 1]))
+			continue;
+		uint32_t i = n < NEXT ? n++ : n - 1;
+		while (i > 0 && key[i - 1] < k) {
+			key[i] = key[i - 1];
+			pick[i] = pick[i - 1];
+			i--;
+		}
+		key[i] = k;
+		pick[i] = s;
+	}
+	return n;
+}
+
+int pl__bk_balance(pl__bk *b)
+{
+	const pl_view *v = b->v;
+	int held = 0; /* a stream moved or waits: the cluster pass waits too */
+	uint32_t all = 0;
+	b->rep_elig = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		b->rep_elig += v->m_replicas[v->elig[e]];
+	for (uint32_t m = 0; m < v->nm; m++)
+		all += v->m_replicas[m];
+	b->rep_settled = all == b->rep_elig;
+	uint32_t pick[NEXT];
+	uint64_t key[NEXT];
+	uint32_t n = b->cfg->stream_balance ? next_streams(b, UINT64_MAX, pick, key) : 0;
+	if (n > 0)
+		pl__bk_targets(b);
+	for (uint32_t i = 0; i < n; i++) {
+		if (pl__bk_drive(b, pick[i], pl__bk_scope_stream, stream_move, &held))
+			return 1;
+		if (i + 1 == n && n == NEXT) {
+			n = next_streams(b, key[i], pick, key);
+			i = UINT32_MAX; /* ++ makes it 0 */
+		}
+	}
+	return pl__bk_drive_cluster(b, held, fill_cluster, cluster_move);
+}

@@ -1,0 +1,302 @@
+/*
+ * broker_drain.c - the replica moves that come before balance: emptying a
+ * draining member of the replicas it holds as a follower, and repairing
+ * shards whose replicas span fewer zones than they could.
+ *
+ * How it works. A draining member's leadership is handed off first, by the
+ * placing pass (broker_place.c); every replica it holds as a follower then
+ * moves (MOVE_REPLICA, STAGE_FIRST) to the tier choice counted on replicas
+ * (pl__bk_tier() with PL__BK_REPLICA: under the stream's replica floor, its
+ * ceiling, the cluster's replica share, with room) among the eligible
+ * members that hold no replica of the shard and keep its zone count. A
+ * replica drain never lowers a shard's zone count and never passes a cap:
+ * with no such member the replica stalls, and the tick reports
+ * PL_STATUS_DRAIN_STALLED with the first such shard. It is a move: it counts
+ * against max_moves and the per-member limits, and a paused policy starts
+ * none. One replica of a shard per tick (the shard is then in flight).
+ *
+ * Zone repair. A shard spans fewer zones than it could when the zones of its
+ * replicas number fewer than min(its replicas, the zones of its replicas
+ * and of the eligible members with room for a new replica). Then two of its
+ * replicas share a zone, and one of them is a follower: the follower
+ * (eligible, not in flight) of a shared zone whose member holds the most
+ * replicas of the stream, then in total, per weight, then the smaller id,
+ * moves to the tier choice among the eligible members with room in a zone
+ * the shard does not span. The leadership never moves with it. Each repair
+ * raises one shard's zone count by one, and no move of the policy ever
+ * lowers one: at most (zones it could span) repairs per shard, in all.
+ *
+ * Both walk the shards in key order, once per tick; each is skipped with an
+ * O(members) check when nothing can want it (no draining member holds a
+ * replica; every member in a zone of its own).
+ */
+#include "broker/broker_int.h"
+
+/* ---- zones ---------------------------------------------------------------- */
+
+uint32_t pl__bk_room_zones(const pl_view *v)
+{
+	int64_t *z = v->m_scratch;
+	uint32_t n = 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		z[m] &= ~PL__BK_MARK;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e];
+		if (pl__bk_room_new(v, m) && !(z[v->m_zone[m]] & PL__BK_MARK)) {
+			z[v->m_zone[m]] |= PL__BK_MARK;
+			n++;
+		}
+	}
+	return n;
+}
+
+uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_t *could)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t zones = 0, extra = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t z = v->m_zone[pl__rep(st, j)], seen = 0;
+		for (uint32_t i = 0; i < j; i++)
+			seen |= v->m_zone[pl__rep(st, i)] == z;
+		if (seen)
+			continue;
+		zones++;
+		extra += !(v->m_scratch[z] & PL__BK_MARK);
+	}
+	if (could) {
+		uint32_t c = room_zones + extra;
+		*could = c < st->nrep ? c : st->nrep;
+	}
+	return zones;
+}
+
+/* Do any two members share a zone? */
+static int zones_shared(const pl_view *v)
+{
+	int64_t *z = v->m_scratch;
+	int shared = 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		z[m] = 0;
+	for (uint32_t m = 0; m < v->nm && !shared; m++)
+		shared = z[v->m_zone[m]]++ > 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		z[m] = 0;
+	return shared;
+}
+
+/* ---- a replica move before balance ------------------------------------------ */
+
+/* May a move start now? Notes why not (paused, the budget, from's limit). */
+static int may_move(pl__bk *b, uint32_t from)
+{
+	if (b->cfg->paused) {
+		b->want_paused = 1;
+		return 0;
+	}
+	if (b->budget == 0) {
+		pl__bk_wait_limit(b, PL_NONE);
+		return 0;
+	}
+	if (!pl__bk_out_ok(b, from)) {
+		pl__bk_wait_limit(b, from);
+		return 0;
+	}
+	return 1;
+}
+
+/* The replica move of shard k from `from` to p->member, with its numbers. */
+static void emit_replica(pl__bk *b, uint32_t reason, uint32_t k, uint32_t from, const pl__pick *p, uint32_t zones,
+			 uint32_t could)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream;
+	pl_action a;
+	pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, k, s, from, p->member);
+	a.flags = PL_ACTION_STAGE_FIRST;
+	a.tier = p->tier;
+	a.share = p->share;
+	a.load = p->total;
+	if (reason == PL_REASON_ZONE_REPAIR) {
+		a.scope = PL_SCOPE_ZONES;
+		a.from_count = zones;
+		a.to_count = zones + 1;
+		a.total = could;
+	} else if (s != PL_NONE) {
+		a.scope = PL_SCOPE_STREAM_REPLICAS;
+		a.from_count = pl__rcell_get(v, s, from);
+		a.to_count = p->count;
+		a.total = p->stream_total;
+	} else {
+		a.scope = PL_SCOPE_REPLICAS;
+		a.from_count = v->m_replicas[from];
+		a.to_count = p->total;
+		a.total = b->rep_total;
+	}
+	a.floor = p->floor;
+	a.ceiling = p->ceiling;
+	if (s == PL_NONE)
+		pl__bounds(v, b->rep_total, p->member, &a.floor, &a.ceiling);
+	pl__bk_emit_move(b, &a);
+}
+
+/* Choose where a replica of k goes (set: PL__BK_KEEP_ZONES or NEW_ZONE),
+ * within the limits. 1: p is the choice; 0: it waits on a limit (noted);
+ * -1: no member with room. */
+static int choose(pl__bk *b, uint32_t k, uint32_t set, uint32_t from, pl__pick *p)
+{
+	pl__bk_tier(b, k, set | PL__BK_REPLICA, from, 0, p);
+	if (p->member == PL_NONE || p->tier == 5)
+		return -1;
+	uint32_t first = p->member;
+	if (b->limits) {
+		pl__bk_tier(b, k, set | PL__BK_REPLICA, from, 1, p);
+		if (p->member == PL_NONE || p->tier == 5) {
+			pl__bk_wait_limit(b, first);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* ---- drains --------------------------------------------------------------- */
+
+void pl__bk_drain_replicas(pl__bk *b)
+{
+	const pl_view *v = b->v;
+	int any = 0;
+	for (uint32_t m = 0; m < v->nm && !any; m++)
+		any = pl__live(v, m) && !pl__eligible(v, m) && v->m_replicas[m] > 0;
+	if (!any)
+		return;
+	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
+		uint32_t k = v->k_order[r];
+		const pl__shard_state *st = pl__st(v, k);
+		if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
+			continue; /* placing gives it a leader first */
+		/* Of its draining followers, the smallest id: not the first
+		 * listed, so the order of the replicas changes nothing. */
+		uint32_t from = PL_NONE;
+		for (uint32_t j = 0; j < st->nrep; j++) {
+			uint32_t m = pl__rep(st, j);
+			if (m != pl__leader(st) && pl__live(v, m) && !pl__eligible(v, m) &&
+			    (from == PL_NONE || v->m_rank[m] < v->m_rank[from]))
+				from = m;
+		}
+		if (from == PL_NONE)
+			continue;
+		if (st->moving || st->touched) {
+			b->want_flight = b->rep_hold = 1;
+			continue;
+		}
+		pl__pick p;
+		pl__bk_tier(b, k, PL__BK_KEEP_ZONES | PL__BK_REPLICA, from, 0, &p);
+		if (p.member == PL_NONE || p.tier == 5) {
+			pl__bk_drain_stall(b, k); /* stalled: it holds nothing up */
+			continue;
+		}
+		b->rep_hold = 1; /* a drain moves or waits: replica balance after it */
+		if (!may_move(b, from))
+			continue;
+		if (choose(b, k, PL__BK_KEEP_ZONES, from, &p) > 0)
+			emit_replica(b, PL_REASON_REPLICA_DRAIN, k, from, &p, 0, 0);
+	}
+}
+
+uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	int other = 0, keeps = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e];
+		if (pl__holds(st, m))
+			continue;
+		other = 1;
+		if (!pl__bk_zones_ok(v, k, d, m))
+			continue;
+		keeps = 1;
+		if (pl__bk_room_new(v, m))
+			return 0;
+	}
+	return !other ? PL_BROKER_STALL_HELD : !keeps ? PL_BROKER_STALL_ZONES : PL_BROKER_STALL_CAPS;
+}
+
+/* ---- zone repair ---------------------------------------------------------- */
+
+/* Is replica j of shard k in a zone another of its replicas is in? */
+static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j)
+{
+	for (uint32_t i = 0; i < st->nrep; i++)
+		if (i != j && v->m_zone[pl__rep(st, i)] == v->m_zone[pl__rep(st, j)])
+			return 1;
+	return 0;
+}
+
+/* The replica of shard k to move for a zone repair, in a zone another
+ * replica shares, never the leader's: an eligible follower, the one holding
+ * the most of the stream, then in total, per weight, then the smaller id;
+ * with none, a replica on a down member (it serves nothing; the copy comes
+ * from a live replica), the smaller id. PL_NONE when neither: the shared
+ * zones hold only the leader and draining members (whose drains move them). */
+static uint32_t repair_source(const pl_view *v, uint32_t k)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0, down = PL_NONE;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t m = pl__rep(st, j);
+		if (m == pl__leader(st) || !zone_shared(v, st, j))
+			continue;
+		if (!pl__live(v, m)) {
+			if (down == PL_NONE || v->m_rank[m] < v->m_rank[down])
+				down = m;
+			continue;
+		}
+		if (!pl__eligible(v, m))
+			continue;
+		uint32_t cs = s != PL_NONE ? pl__rcell_get(v, s, m) : 0, ct = v->m_replicas[m];
+		if (best != PL_NONE) {
+			int c = pl__bk_cmp_w(v, cs, m, bs, best);
+			if (c == 0)
+				c = pl__bk_cmp_w(v, ct, m, bt, best);
+			if (c < 0 || (c == 0 && v->m_rank[m] > v->m_rank[best]))
+				continue;
+		}
+		best = m;
+		bs = cs;
+		bt = ct;
+	}
+	return best != PL_NONE ? best : down;
+}
+
+void pl__bk_zone_repair(pl__bk *b)
+{
+	const pl_view *v = b->v;
+	if (!zones_shared(v))
+		return; /* every member in a zone of its own: every shard spans all it can */
+	uint32_t room = pl__bk_room_zones(v);
+	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
+		uint32_t k = v->k_order[r], could;
+		const pl__shard_state *st = pl__st(v, k);
+		if (st->nrep < 2 || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
+			continue;
+		uint32_t zones = pl__bk_zones(v, k, room, &could);
+		if (zones >= could)
+			continue;
+		uint32_t from = repair_source(v, k);
+		if (from == PL_NONE)
+			continue; /* its shared zones hold only its leader and draining members */
+		b->rep_hold = 1; /* a repair moves or waits: replica balance after it */
+		if (st->moving || st->touched) {
+			b->want_flight = 1;
+			continue;
+		}
+		if (!may_move(b, from))
+			continue;
+		pl__pick p;
+		if (choose(b, k, PL__BK_NEW_ZONE, from, &p) > 0) {
+			emit_replica(b, PL_REASON_ZONE_REPAIR, k, from, &p, zones, could);
+			room = pl__bk_room_zones(v); /* the destination may have filled */
+		}
+	}
+	for (uint32_t m = 0; m < v->nm; m++)
+		v->m_scratch[m] &= ~PL__BK_MARK;
+}

@@ -1,0 +1,405 @@
+/*
+ * broker_int.h - what the broker policy's sources share. See
+ * placement/broker.h for the rules.
+ *
+ * The call graph goes one way, top to bottom; no source calls a layer above
+ * its own:
+ *  1. entry points (broker.c): configuration, argument checks, one tick, the
+ *     dry run, the drain stall entries;
+ *  2. passes: placing, failover and leader drains (broker_place.c), replica
+ *     drains and zone repair (broker_drain.c), leader balance
+ *     (broker_balance.c), replica balance (broker_replica.c);
+ *  3. scope: scopes, keys, ranking, destination lists, offers and the move
+ *     they choose (broker_scope.c); the sources in rank order, the ladder of
+ *     fallbacks and the drivers both rebalancing passes run on
+ *     (broker_search.c); the tier function (broker_tier.c);
+ *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
+ *     writing actions.
+ */
+#ifndef PLACEMENT_BROKER_INT_H
+#define PLACEMENT_BROKER_INT_H
+
+#include "view/view_int.h"
+
+/* The leader targets' flow (broker_flow.c) runs on views of at most this
+ * many members and streams, within this many relaxation steps. */
+#define PL__BK_FLOW 64u
+#define PL__BK_FLOW_WORK (UINT64_C(1) << 17)
+
+/* One call's state: the output, the move budget, and why it stopped. */
+typedef struct pl__bk {
+	pl_view *v;
+	const pl_broker_config *cfg;
+	pl_action *out;
+	uint32_t cap, n;    /* room in out, actions written */
+	uint32_t full;      /* an action did not fit */
+	uint32_t budget;    /* moves that may still start in this call */
+	uint32_t limits;    /* max_moves_in or max_moves_out is set */
+	uint32_t w_max;     /* the largest eligible weight */
+	uint32_t n_flight;  /* moves in flight, listed when limits is set */
+	/* Why no further action: the first of each, and counts. */
+	uint32_t stalled, stalled_shard;  /* shards that need a leader and have none */
+	uint32_t want_paused;             /* a move is wanted while paused */
+	uint32_t want_limit, limit_member; /* a move waits on a limit (member or PL_NONE) */
+	uint32_t want_flight;             /* a move waits on shards in flight */
+	uint32_t block_caps, block_zones; /* scopes whose wanted moves are blocked */
+	uint32_t block_scope;             /* the first blocked scope (stream or PL_NONE) */
+	uint32_t blocked;                 /* shards stalled + scopes blocked */
+	uint32_t drain_stalled, drain_shard; /* draining members' replicas with nowhere to go */
+	uint32_t rep_hold;                /* a replica drain or zone repair moved or waits */
+	uint32_t rep_total;               /* replicas in the view, on every member */
+	uint32_t lead_elig;               /* leaders on eligible members */
+	uint32_t rep_elig;                /* replicas on eligible members (leader passes) */
+	uint32_t rep_settled;             /* and no replica on any other member */
+	uint32_t projected;               /* pl__bk_project() has run in this call */
+	uint32_t tgt_on;                  /* tgt holds the leader targets (pl__bk_targets()) */
+	/* Last, so start() clears only what comes before. */
+	uint32_t fl_from[PL_BROKER_MAX_MOVES];
+	uint32_t fl_to[PL_BROKER_MAX_MOVES];
+	uint64_t tgt[PL__BK_FLOW]; /* per stream: the members whose target is its ceiling */
+} pl__bk;
+
+/* Candidate sets of the tier function. */
+#define PL__BK_ALL 0u       /* every eligible member */
+#define PL__BK_FOLLOWERS 1u /* the shard's eligible replicas other than its leader */
+#define PL__BK_KEEP_ZONES 2u /* eligible members whose taking `from`'s place keeps the zone count */
+#define PL__BK_NEW_ZONE 3u   /* eligible members in a zone none of the shard's replicas is in */
+#define PL__BK_SET 0xfu      /* the set, of the bits above */
+#define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
+#define PL__BK_NEW 0x20u     /* or'ed in: a new shard's leader; ties within a tier go to the fewest
+			      * replicas of its stream per weight, before the draw */
+
+/* What the tier function chose, with the numbers that decided it. */
+typedef struct pl__pick {
+	uint32_t member;  /* PL_NONE when no candidate */
+	uint32_t tier;    /* 1..5 */
+	uint32_t count;   /* its leaders (replicas) of the shard's stream */
+	uint32_t floor, ceiling; /* the stream's bounds for it (over the stream's shards, or replicas) */
+	uint32_t total;   /* its leaders (replicas) in total */
+	uint32_t share;   /* its cluster share (over all shards, or all replicas) */
+	uint32_t stream_total; /* what the stream's bounds were counted over */
+} pl__pick;
+
+/* ---- 4. shared helpers (broker_common.c) --------------------------------- */
+
+/* x_a / w_a compared with x_b / w_b: -1, 0 or 1. */
+static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64_t xb, uint32_t b)
+{
+	uint64_t l = xa * v->m_weight[b], r = xb * v->m_weight[a];
+	return (l > r) - (l < r);
+}
+
+/* Does `to` taking `from`'s place among shard k's replicas keep the number of
+ * zones they span? (Always, when `to` already holds one.) */
+int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to);
+
+/* Moves in flight into / out of m (only kept when per-member limits are set). */
+uint32_t pl__bk_in(const pl__bk *b, uint32_t m);
+uint32_t pl__bk_out(const pl__bk *b, uint32_t m);
+/* May a move into m start (max_moves_in)? out of m (max_moves_out)? */
+int pl__bk_in_ok(const pl__bk *b, uint32_t m);
+int pl__bk_out_ok(const pl__bk *b, uint32_t m);
+
+/* Write and apply one action; 0, or 1 when out is full (nothing done). */
+int pl__bk_emit(pl__bk *b, const pl_action *a);
+/* Write and apply a move (MOVE_LEADER), spending the budget. */
+int pl__bk_emit_move(pl__bk *b, const pl_action *a);
+
+/* Note why a wanted move waits. */
+void pl__bk_wait_limit(pl__bk *b, uint32_t member);
+
+/* Does a move of one from a (count ca) to d (count cd), in a scope whose
+ * bounds are counted over `total`, keep a at or above its floor and d at or
+ * below its ceiling, and the scope's potential (distance to the bounds,
+ * then the sum of count^2/weight) from rising? */
+int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+/* The potential alone: does that move keep it from rising? */
+int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+/* Does that move lower the scope's distance to its bounds? */
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+
+/* Would a copy of shard k to d (which holds none of it now) bring a replica
+ * back to a member it left since the view was built: did d hold one in the
+ * snapshot? (Asked only of a shard a move was applied to.) */
+static inline int pl__bk_returns(const pl_view *v, uint32_t k, uint32_t d)
+{
+	const pl_shard *s = &v->snap.shards[k];
+	for (uint32_t j = 0; j < s->replica_count; j++)
+		if (s->replicas[j] == d)
+			return 1;
+	return 0;
+}
+
+/* Note a scope whose wanted moves are all blocked (rc: PL__BK_BLOCK_*). */
+void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id);
+
+/* Note a draining member's replica of shard k with nowhere to go. */
+void pl__bk_drain_stall(pl__bk *b, uint32_t k);
+
+/* ---- 3. the tier function (broker_tier.c) -------------------------------- */
+
+/* The tier choice for shard k among the candidate set `set` (PL__BK_*);
+ * `from` is the member whose place is taken (KEEP_ZONES), `limit_in` skips
+ * members at their max_moves_in. */
+void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p);
+
+/* A follower for new shard k, whose replicas so far are pick[0..n): the
+ * tier choice counted on replicas (of its stream, st_total of them once the
+ * shard is placed, and in total) among the eligible members with room in a
+ * zone none of pick is in; else among every eligible member with room not
+ * in pick; PL_NONE when none has room. */
+uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total);
+
+/* The tier choice among the members that keep the zone count when one of
+ * them has room; else among every eligible member when one of those has
+ * room; else (all at their caps) the zone keepers' tier 5 when there are
+ * any. No member passes its cap while a candidate of the widened set has
+ * room. */
+void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p);
+
+/* ---- 3. scopes, ranking and offers (broker_scope.c) --------------------- */
+
+/* How a search of a scope ended. */
+#define PL__BK_MOVED 0
+#define PL__BK_FULL 1
+#define PL__BK_WAIT 2
+#define PL__BK_BLOCK_CAPS 3
+#define PL__BK_BLOCK_ZONES 4
+#define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
+
+/* A scope: one stream's leaders (s = the stream) or all leaders (PL_NONE);
+ * with rep, the replicas held instead of the leaders. */
+typedef struct pl__scope {
+	uint32_t s;
+	uint32_t rep;      /* 1: replicas held, not leaders */
+	uint32_t L;        /* leaders counted on eligible members */
+	uint32_t fl, ce;   /* the bounds, when weights are equal */
+	int over, under;   /* some member over its ceiling, under its floor */
+	uint32_t hot;      /* how far its furthest member is over its ceiling */
+	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread, 3 even (replicas) */
+	uint32_t tgt;      /* a stream's leaders with targets: hi says who ends at the ceiling */
+	uint64_t hi;
+} pl__scope;
+
+/* A mark on a member, kept in the scratch's high bits beside the projection
+ * (which fits far below them: it is at most the shards). */
+#define PL__BK_MARK (INT64_C(1) << 40)
+
+/* A rank-sorted list of destinations with room. With per_zone, it keeps the
+ * best member of each of the best `max` zones; without, the best `max`. */
+typedef struct pl__dlist {
+	uint32_t n, max, per_zone;
+	uint32_t m[PL_BROKER_SEARCH], key[PL_BROKER_SEARCH];
+} pl__dlist;
+
+/* Why a search found nothing. */
+typedef struct pl__seen {
+	int limit, flight, zones, caps;
+	uint32_t limit_member;
+	int flight_fresh; /* a shard passed over for being in flight could have
+			   * moved without moving a leadership that moved already */
+} pl__seen;
+
+/* A candidate move, and the best so far. */
+typedef struct pl__best {
+	int have;
+	uint32_t k, a, d, ka, kd;
+	uint32_t follower; /* leaders: 1 d holds a replica (no copy), 2 a copy that serves the
+			    * replicas (pl__bk_serves()), 0 another copy; replicas: 2 a follows,
+			    * 1 a leads and its leadership goes with it, 0 a's leadership
+			    * goes to the follower `via` first */
+	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
+	uint32_t via; /* replicas: see follower */
+	uint32_t settled; /* leaders: 1 no other follower of the shard is above its replica ceiling of the
+			   * stream (pl__bk_offer()'s `settled`) */
+} pl__best;
+
+/* Member m's leaders (replicas) in the scope. */
+static inline uint32_t pl__bk_count(const pl_view *v, const pl__scope *sc, uint32_t m)
+{
+	if (sc->rep)
+		return sc->s == PL_NONE ? v->m_replicas[m] : pl__rcell_get(v, sc->s, m);
+	return sc->s == PL_NONE ? v->m_leaders[m] : pl__cell_get(v, sc->s, m);
+}
+
+/* Member m's floor and ceiling in the scope. */
+static inline void pl__bk_bounds(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *fl, uint32_t *ce)
+{
+	if (!v->weighted) {
+		*fl = sc->fl;
+		*ce = sc->ce;
+		return;
+	}
+	pl__bounds(v, sc->L, m, fl, ce);
+}
+
+/* Room for a replica it does not hold yet. */
+static inline int pl__bk_room_new(const pl_view *v, uint32_t m)
+{
+	uint32_t cap = v->snap.members[m].max_shards;
+	return cap == 0 || v->m_replicas[m] < cap;
+}
+
+static inline void pl__bk_seen_limit(pl__seen *w, uint32_t m)
+{
+	if (!w->limit)
+		w->limit_member = m;
+	w->limit = 1;
+}
+
+/* Leaders of stream s on eligible members. */
+uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s);
+
+/* Replicas of stream s on eligible members; on every member. */
+uint32_t pl__bk_stream_replicas(const pl_view *v, uint32_t s);
+uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s);
+
+/* Fill a stream's scope, or the cluster's: of leaders, or of replicas. */
+void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc);
+void pl__bk_scope_cluster(const pl__bk *b, pl__scope *sc);
+void pl__bk_rscope_stream(const pl__bk *b, uint32_t s, pl__scope *sc);
+void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc);
+
+/* May the leadership of shard k go from a to d with a replica move: its
+ * stream's leaders (when stream_balance) and the leaders in total keep
+ * their bounds on both and their potentials (pl__bk_keeps())? */
+int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d);
+
+/* Would a leader move of shard k from a to d that takes a's replica (a
+ * copy) also serve the replica balance: replica_balance on, the replicas
+ * in total (b->rep_elig) not rising in potential, and the shard's stream's
+ * replicas (R of them on eligible members) closer to their bounds, or, with
+ * R 0, their sum of count^2/weight lower (an O(1) test for the cluster
+ * pass)? Without a stream: the totals closer to their bounds. Never while
+ * a member that is not eligible holds replicas (drains will move them). */
+int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R);
+
+/* Is eligible member m a source (a destination) of the scope at its level?
+ * *key says how far over (under) it is. */
+int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
+int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
+/* May source a (key ka) hand a shard to destination d (key kd) at this level? */
+int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd);
+
+/* The projected totals the stream pass breaks ties on, into v->m_scratch. */
+void pl__bk_project(const pl__bk *b);
+
+/* Does source a (key ka) rank before b (key kb)? destination a before b? */
+int pl__bk_source_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b);
+int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b);
+
+/* Fill the destination list of a scope (l->n, max, per_zone set); note
+ * limits and caps in w. */
+void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w);
+
+/* Offer the move of shard k from a (key ka) to d (key kd; follower: see
+ * pl__best) to the best so far, x: 1 when it is the best now. settled (a
+ * leader move): 1 when none of the shard's other followers will shed a
+ * replica of its stream (pl__best); 0 in the replica passes. */
+int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
+		 uint32_t follower, uint32_t settled, uint32_t k);
+
+/* Should the search wait rather than make its best move x: x would move a
+ * leadership that has moved already in this view (pl__moved()) while a
+ * candidate that would not was passed over only for being in flight
+ * (w->flight_fresh)? The search then ends as waiting on moves in flight. */
+int pl__bk_repeat_waits(const pl_view *v, const pl__scope *sc, const pl__best *x, const pl__seen *w);
+
+/* Write and apply the best move (MOVE_LEADER in a scope of leaders,
+ * MOVE_REPLICA in one of replicas): PL__BK_MOVED, or PL__BK_FULL. */
+int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x);
+
+/* What a search that found no move ends with (noting waits in b). */
+int pl__bk_outcome(pl__bk *b, const pl__seen *w);
+
+/* ---- 3. the leader targets (broker_flow.c) ------------------------------- */
+
+/* For every stream, the members that end it at their ceiling (b->tgt, with
+ * b->tgt_on), chosen by one min-cost flow over every stream and the totals'
+ * bounds: the fewest leader moves. Left off (tgt_on 0) past PL__BK_FLOW
+ * members or streams, or PL__BK_FLOW_WORK steps. */
+void pl__bk_targets(pl__bk *b);
+
+/* ---- 3. searches and drivers (broker_search.c) --------------------------- */
+
+/* A pass's search of a scope (PL__BK_* outcome), and how it fills a scope
+ * (of stream s, or of the cluster for PL_NONE). */
+typedef int (*pl__bk_search_fn)(pl__bk *b, const pl__scope *sc);
+typedef void (*pl__bk_fill_fn)(const pl__bk *b, uint32_t s, pl__scope *sc);
+
+/* An empty destination list of at most max members (per_zone: see
+ * pl__bk_dlist), filled with the scope's destinations with room. */
+void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint32_t max, uint32_t per_zone,
+		       pl__seen *w);
+
+/* The next source after `prev` (key kprev) in rank order, PL_NONE for the
+ * first; its key in *kout. PL_NONE when there is none. */
+uint32_t pl__bk_next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout);
+
+/* Search a scope: the first search; when it finds only blocks (zones, caps
+ * or the streams' bounds), the wide fallback (members both over and under),
+ * the spread fallback (some member over), with even the even fallback (the
+ * replica passes: any pair whose move keeps the distance and lowers the sum
+ * of count^2/weight), then relay when not NULL. A layout that allows a
+ * first-choice move never sees a fallback. */
+int pl__bk_search_all(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search, int even, pl__bk_search_fn relay);
+
+/* Make scope s's moves (move: a search, fill: its scope, filled again after
+ * every move) until it wants none: *held set when a move was made or one
+ * waits; a scope whose moves are all blocked is noted (pl__bk_block()).
+ * 1 when the pass must stop (no budget left, or out full), else 0. */
+int pl__bk_drive(pl__bk *b, uint32_t s, pl__bk_fill_fn fill, pl__bk_search_fn move, int *held);
+
+/* The cluster scope after the streams: with held (a stream moved or waits)
+ * it waits for them (PL_STATUS_IN_FLIGHT when it wants a move); else its
+ * moves as pl__bk_drive(). 1 when a move was made, one waits, or the pass
+ * stopped; else 0. */
+int pl__bk_drive_cluster(pl__bk *b, int held, pl__bk_fill_fn fill, pl__bk_search_fn move);
+
+/* ---- 2. passes: placing (broker_place.c) --------------------------------- */
+
+/* The placing pass: new shards, failovers, drains, in key order. */
+void pl__bk_place(pl__bk *b);
+
+/* ---- 2. passes: leader balance (broker_balance.c) ------------------------ */
+
+/* The stream pass, then the cluster pass when no stream wants a move.
+ * 1 when a leader moved or a wanted move waits (the replica passes wait
+ * for the next tick), else 0. */
+int pl__bk_balance(pl__bk *b);
+
+/* Does any scope want a move (used when no move may start, for the status)? */
+int pl__bk_any_wanted(const pl__bk *b);
+
+/* ---- 2. passes: replica drains and zone repair (broker_drain.c) -------- */
+
+/* Every replica a draining member holds as a follower moves (MOVE_REPLICA,
+ * STAGE_FIRST) to the tier choice counted on replicas among the members
+ * that keep the zone count, with room; else it stalls (DRAIN_STALLED). */
+void pl__bk_drain_replicas(pl__bk *b);
+
+/* Why member d's replica of shard k cannot be drained (PL_BROKER_STALL_*),
+ * or 0 when some eligible member may take it. */
+uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d);
+
+/* Shards spanning fewer zones than they could get a replica moved into a
+ * zone they do not span. */
+void pl__bk_zone_repair(pl__bk *b);
+
+/* Zones shard k's replicas span, and (when could is not NULL) how many
+ * they could span: min(replicas, zones of its replicas and of eligible
+ * members with room). room_zone: PL__BK_MARK set on m_scratch[z] for each
+ * zone z with an eligible member with room (pl__bk_room_zones()). */
+uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_t *could);
+/* Mark the zones with an eligible member with room; how many there are. */
+uint32_t pl__bk_room_zones(const pl_view *v);
+
+/* ---- 2. passes: replica balance (broker_replica.c) ----------------------- */
+
+/* The replica stream pass, then the replica cluster pass. */
+void pl__bk_rbalance(pl__bk *b);
+
+/* Does a replica scope want a move (for the status, when none may start)? */
+int pl__bk_replicas_wanted(const pl__bk *b);
+
+#endif /* PLACEMENT_BROKER_INT_H */

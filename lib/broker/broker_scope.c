@@ -1,0 +1,611 @@
+/*
+ * broker_scope.c - what the two rebalancing passes (broker_balance.c) share:
+ * a scope and its bounds, who is a source or a destination and how they
+ * rank, the destination lists, and the choice and emission of a move.
+ *
+ * How it works. A scope (pl__scope) is one stream's leaders or all leaders,
+ * counted on the eligible members, each of which has a floor and a ceiling
+ * (pl__bounds()). Keys say how far a member is over (a source) or under (a
+ * destination), at the level of the search: the first search, or the wide or
+ * the spread fallback. Equal keys rank by leaders per weight (in the stream
+ * pass the projected totals of pl__bk_project(), kept in v->m_scratch), then
+ * by the smaller id. A pass fills a destination list (pl__bk_dests()), walks
+ * the shards of its sources and offers each candidate move to pl__bk_offer(),
+ * which keeps the best; pl__bk_emit_best() writes it and keeps the
+ * projection current. Every function here is a bounded walk: over the
+ * eligible members, one stream's cells, or (the projection) every stream's
+ * cells once; why the moves end is told in broker_balance.c.
+ */
+#include "broker/broker_int.h"
+
+/* ---- scopes and their bounds ---------------------------------------------- */
+
+static void set_equal_bounds(const pl_view *v, pl__scope *sc)
+{
+	sc->fl = sc->ce = 0;
+	if (v->n_elig > 0)
+		pl__bounds(v, sc->L, v->elig[0], &sc->fl, &sc->ce);
+}
+
+/* Member i of a stream's counts: the leader cells, or with rep the members
+ * that may hold replicas (pl__rcell_members()), with their counts (0: skip). */
+typedef struct counts {
+	const pl__cell *c;
+	const uint32_t *m;
+	uint32_t n;
+} counts;
+
+static counts stream_counts(const pl_view *v, uint32_t s, int rep)
+{
+	counts x = {NULL, NULL, 0};
+	if (rep) {
+		x.n = pl__rcell_members(v, s, &x.m);
+	} else {
+		x.c = v->cells + v->s_cell_first[s];
+		x.n = v->s_cell_count[s];
+	}
+	return x;
+}
+
+static uint32_t counts_member(const counts *x, uint32_t i)
+{
+	return x->c ? pl__cell_member(x->c, i) : x->m[i];
+}
+
+static uint32_t counts_value(const pl_view *v, const counts *x, uint32_t i)
+{
+	return x->c ? pl__cell_leaders(x->c, i) : v->rc_count[x->m[i]];
+}
+
+/* Sum of a stream's counts (leaders, or with rep replicas): on eligible
+ * members only when elig. */
+static uint32_t cells_sum(const pl_view *v, uint32_t s, int rep, int elig)
+{
+	counts c = stream_counts(v, s, rep);
+	uint32_t L = 0;
+	for (uint32_t i = 0; i < c.n; i++)
+		if (!elig || pl__eligible(v, counts_member(&c, i)))
+			L += counts_value(v, &c, i);
+	return L;
+}
+
+uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s)
+{
+	return cells_sum(v, s, 0, 1);
+}
+
+uint32_t pl__bk_stream_replicas(const pl_view *v, uint32_t s)
+{
+	return cells_sum(v, s, 1, 1);
+}
+
+uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s)
+{
+	return cells_sum(v, s, 1, 0);
+}
+
+static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	counts c = stream_counts(v, s, (int)rep);
+	uint32_t n = c.n, ne = 0;
+	uint32_t cmax = 0, cmin = UINT32_MAX;
+	int all = v->n_elig == v->nm; /* no cell needs the eligibility test */
+	sc->s = s;
+	sc->rep = rep;
+	sc->L = 0;
+	sc->over = sc->under = sc->level = 0;
+	sc->tgt = !rep && b->tgt_on;
+	sc->hi = sc->tgt ? b->tgt[s] : 0;
+	if (c.c != NULL) {
+		for (uint32_t i = 0; i < n; i++)
+			if (all || pl__eligible(v, pl__cell_member(c.c, i))) {
+				uint32_t x = pl__cell_leaders(c.c, i);
+				sc->L += x;
+				ne++;
+				cmax = x > cmax ? x : cmax;
+				cmin = x < cmin ? x : cmin;
+			}
+	} else {
+		const uint32_t *count = v->rc_count;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t m = c.m[i], x = count[m];
+			if (x == 0 || !(all || pl__eligible(v, m)))
+				continue;
+			sc->L += x;
+			ne++;
+			cmax = x > cmax ? x : cmax;
+			cmin = x < cmin ? x : cmin;
+		}
+	}
+	set_equal_bounds(v, sc);
+	sc->hot = 0;
+	if (!v->weighted) {
+		/* One bound for every member: the extremes say it all. */
+		sc->over = ne > 0 && cmax > sc->ce;
+		sc->hot = sc->over ? cmax - sc->ce : 0;
+		sc->under = (ne > 0 && cmin < sc->fl) || (ne < v->n_elig && sc->fl > 0);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t m = counts_member(&c, i), x = counts_value(v, &c, i), fl, ce;
+		if (!pl__eligible(v, m) || x == 0)
+			continue;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		if (x > ce && x - ce > sc->hot)
+			sc->hot = x - ce;
+		sc->over |= x > ce;
+		sc->under |= x < fl;
+	}
+	if (sc->under || ne == v->n_elig)
+		return;
+	/* Some eligible member holds none of the stream: under when its floor
+	 * is above zero. */
+	if ((uint64_t)sc->L * b->w_max < v->weight_elig)
+		return; /* every floor is zero */
+	for (uint32_t e = 0; e < v->n_elig && !sc->under; e++) {
+		uint32_t m = v->elig[e], fl, ce;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		sc->under = fl > 0 && pl__bk_count(v, sc, m) == 0;
+	}
+}
+
+void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	scope_stream(b, s, 0, sc);
+}
+
+void pl__bk_rscope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
+{
+	scope_stream(b, s, 1, sc);
+}
+
+static void scope_cluster(const pl__bk *b, uint32_t rep, pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	const uint32_t *cnt = rep ? v->m_replicas : v->m_leaders;
+	sc->s = PL_NONE;
+	sc->rep = rep;
+	sc->L = 0;
+	sc->hot = 0;
+	sc->over = sc->under = sc->level = 0;
+	sc->tgt = 0;
+	sc->hi = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		sc->L += cnt[v->elig[e]];
+	set_equal_bounds(v, sc);
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], fl, ce;
+		pl__bk_bounds(v, sc, m, &fl, &ce);
+		sc->over |= cnt[m] > ce;
+		sc->under |= cnt[m] < fl;
+	}
+}
+
+void pl__bk_scope_cluster(const pl__bk *b, pl__scope *sc)
+{
+	scope_cluster(b, 0, sc);
+}
+
+void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc)
+{
+	scope_cluster(b, 1, sc);
+}
+
+int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream;
+	if (s != PL_NONE && b->cfg->stream_balance &&
+	    !pl__bk_keeps(v, pl__bk_stream_leaders(v, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d)))
+		return 0;
+	return pl__bk_keeps(v, b->lead_elig, a, v->m_leaders[a], d, v->m_leaders[d]);
+}
+
+int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
+{
+	const pl_view *v = b->v;
+	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(pl__st(v, k), d))
+		return 0; /* with replicas still to drain, their counts are not final */
+	uint32_t s = v->snap.shards[k].stream, ra = v->m_replicas[a], rd = v->m_replicas[d];
+	if (s == PL_NONE || !b->cfg->stream_balance)
+		return pl__bk_drops(v, b->rep_elig, a, ra, d, rd);
+	if (!pl__bk_no_rise(v, b->rep_elig, a, ra, d, rd))
+		return 0;
+	uint32_t ca = pl__rcell_get(v, s, a), cd = pl__rcell_get(v, s, d);
+	if (R)
+		return pl__bk_drops(v, R, a, ca, d, cd);
+	return ca > 0 && (2 * (uint64_t)ca - 1) * v->m_weight[d] > (2 * (uint64_t)cd + 1) * v->m_weight[a];
+}
+
+/* ---- sources and destinations --------------------------------------------- */
+
+/* Keys of the fallbacks: past this, a member is over its ceiling (source) or
+ * under its floor (destination). */
+#define WIDE (UINT32_C(1) << 30)
+
+/* Is eligible member m a source of the scope? Its key: how far over. The
+ * wide fallback adds the members above their floor, the spread fallback
+ * keeps only those over their ceiling. */
+int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
+{
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 3) {
+		*key = c;
+		return c > 0;
+	}
+	if (sc->level == 1) {
+		*key = c > ce ? WIDE + (c - ce) : c > fl ? c - fl : 0;
+		return c > fl;
+	}
+	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
+	*key = c > bound ? c - bound : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c > fl + (uint32_t)(sc->hi >> m & 1)); /* leads more than its target */
+	return c > bound;
+}
+
+/* Is eligible member m a destination of the scope? Its key: how far under;
+ * in the wide fallback the members below their ceiling too; in the spread
+ * fallback every member, fewest leaders of the scope first. */
+int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
+{
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 1) {
+		*key = c < fl ? WIDE + (fl - c) : c < ce ? ce - c : 0;
+		return c < ce;
+	}
+	if (sc->level >= 2) {
+		*key = WIDE - (c < WIDE ? c : WIDE - 1);
+		return 1;
+	}
+	uint32_t bound = sc->under ? fl : ce;
+	*key = c < bound ? bound - c : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c < fl + (uint32_t)(sc->hi >> m & 1)); /* leads fewer than its target */
+	return c < bound;
+}
+
+/* May source a (key ka) hand a shard to destination d (key kd)? Always in
+ * the first search. In the even fallback of the replica passes (level 3:
+ * any member to any member) when the move keeps the distance from rising
+ * and lowers the sum of count^2 / weight, as the spread fallback's. In the wide fallback when a is over its ceiling or d
+ * under its floor: the move lowers the distance. In the spread fallback
+ * (a is over its ceiling) when the move lowers the sum over members of
+ * count^2 / weight, (2 c_a - 1) w_d > (2 c_d + 1) w_a: with equal weights,
+ * when a leads at least two more than d. */
+int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd)
+{
+	if (sc->level == 0)
+		return 1;
+	if (sc->level == 1)
+		return ka >= WIDE || kd >= WIDE;
+	uint64_t ca = pl__bk_count(v, sc, a), cd = pl__bk_count(v, sc, d);
+	if (sc->level == 3) {
+		/* The distance must not rise: a's and d's parts of it. */
+		uint32_t fa, ea, fd, ed;
+		pl__bk_bounds(v, sc, a, &fa, &ea);
+		pl__bk_bounds(v, sc, d, &fd, &ed);
+		int64_t before = (ca > ea ? (int64_t)(ca - ea) : ca < fa ? (int64_t)(fa - ca) : 0) +
+				 (cd > ed ? (int64_t)(cd - ed) : cd < fd ? (int64_t)(fd - cd) : 0);
+		int64_t after = (ca - 1 > ea ? (int64_t)(ca - 1 - ea) : ca - 1 < fa ? (int64_t)(fa - ca + 1) : 0) +
+				(cd + 1 > ed ? (int64_t)(cd + 1 - ed) : cd + 1 < fd ? (int64_t)(fd - cd - 1) : 0);
+		if (after > before)
+			return 0;
+	}
+	return (2 * ca - 1) * v->m_weight[d] > (2 * cd + 1) * v->m_weight[a];
+}
+
+/* ---- ranking -------------------------------------------------------------- */
+
+/* The stream pass breaks ties on projected totals: a member's leaders in
+ * total, less what it leads over its ceilings, plus what it lacks under its
+ * floors, over every stream; that is where its total is headed once the
+ * moves the streams must make are made, so a tie goes where the totals
+ * will need it. Kept in v->m_scratch for the call (pl__bk_project(), and
+ * reproject() after each stream move). */
+static int64_t part(const pl_view *v, uint32_t s, uint32_t L, uint32_t m)
+{
+	uint32_t c = pl__cell_get(v, s, m), fl, ce;
+	pl__bounds(v, L, m, &fl, &ce);
+	return (c < fl ? (int64_t)(fl - c) : 0) - (c > ce ? (int64_t)(c - ce) : 0);
+}
+
+void pl__bk_project(const pl__bk *b)
+{
+	const pl_view *v = b->v;
+	int64_t *p = v->m_scratch, every = 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		p[m] = v->m_leaders[m];
+	/* A stream's floors count for its members that lead none of it too;
+	 * with equal weights that is one sum for everybody, corrected on the
+	 * cells. With weights each member's floor differs: summed member by
+	 * member, within a work bound past which those floors are left out
+	 * (it only breaks ties). */
+	uint64_t work = 4 * ((uint64_t)v->nk + v->nm);
+	for (uint32_t s = 0; s < v->ns; s++) {
+		uint32_t L = pl__bk_stream_leaders(v, s), fl, ce;
+		if (L == 0)
+			continue;
+		pl__bounds(v, L, v->elig[0], &fl, &ce);
+		int spread = 0;
+		if (!v->weighted) {
+			every += fl;
+			spread = fl > 0;
+		} else if ((uint64_t)L * b->w_max >= v->weight_elig && work >= v->n_elig) {
+			work -= v->n_elig;
+			spread = 1;
+			for (uint32_t e = 0; e < v->n_elig; e++) {
+				uint32_t m = v->elig[e];
+				pl__bounds(v, L, m, &fl, &ce);
+				p[m] += fl;
+			}
+		}
+		const pl__cell *c = v->cells + v->s_cell_first[s];
+		for (uint32_t i = 0; i < v->s_cell_count[s]; i++) {
+			uint32_t m = pl__cell_member(c, i), n = pl__cell_leaders(c, i);
+			if (!pl__eligible(v, m))
+				continue;
+			if (v->weighted)
+				pl__bounds(v, L, m, &fl, &ce);
+			p[m] += (n < fl ? (int64_t)(fl - n) : 0) - (n > ce ? (int64_t)(n - ce) : 0) -
+				(spread ? (int64_t)fl : 0);
+		}
+	}
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		p[v->elig[e]] += every;
+}
+
+/* Before a stream move of scope sc from a to d: take their parts out; after
+ * it, put them back in (the totals change with the move itself). */
+static void reproject(const pl__bk *b, const pl__scope *sc, uint32_t a, uint32_t d, int64_t sign)
+{
+	const pl_view *v = b->v;
+	v->m_scratch[a] += sign * part(v, sc->s, sc->L, a);
+	v->m_scratch[d] += sign * part(v, sc->s, sc->L, d);
+}
+
+/* Ranks: furthest over (under) first; then the most (fewest) leaders per
+ * weight, projected in the stream pass, in total in the cluster pass; then
+ * the smaller id. */
+static int tie(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t b)
+{
+	int c = 0;
+	if (sc->rep)
+		c = pl__bk_cmp_w(v, v->m_replicas[a], a, v->m_replicas[b], b);
+	else if (sc->s != PL_NONE) {
+		int64_t pa = v->m_scratch[a] & (PL__BK_MARK - 1), pb = v->m_scratch[b] & (PL__BK_MARK - 1);
+		c = pl__bk_cmp_w(v, (uint64_t)pa, a, (uint64_t)pb, b);
+	}
+	else
+		c = pl__bk_cmp_w(v, v->m_leaders[a], a, v->m_leaders[b], b);
+	return c;
+}
+
+int pl__bk_source_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b)
+{
+	if (ka != kb)
+		return ka > kb;
+	int c = tie(v, sc, a, b);
+	if (c)
+		return c > 0;
+	return v->m_rank[a] < v->m_rank[b];
+}
+
+int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint32_t a, uint32_t kb, uint32_t b)
+{
+	if (ka != kb)
+		return ka > kb;
+	int c = tie(v, sc, a, b);
+	if (c)
+		return c < 0;
+	return v->m_rank[a] < v->m_rank[b];
+}
+
+/* ---- destinations, offers, the move --------------------------------------- */
+
+/* Add destination m (its key) to l in rank order, within its limits. */
+static void dlist_add(const pl_view *v, const pl__scope *sc, pl__dlist *l, uint32_t m, uint32_t key)
+{
+	if (l->per_zone)
+		for (uint32_t i = 0; i < l->n; i++) {
+			if (v->m_zone[l->m[i]] != v->m_zone[m])
+				continue;
+			if (!pl__bk_dest_before(v, sc, key, m, l->key[i], l->m[i]))
+				return;
+			memmove(l->m + i, l->m + i + 1, (l->n - i - 1) * sizeof *l->m);
+			memmove(l->key + i, l->key + i + 1, (l->n - i - 1) * sizeof *l->key);
+			l->n--;
+			break;
+		}
+	if (l->n == l->max) {
+		if (!pl__bk_dest_before(v, sc, key, m, l->key[l->n - 1], l->m[l->n - 1]))
+			return;
+		l->n--;
+	}
+	uint32_t i = l->n;
+	while (i > 0 && pl__bk_dest_before(v, sc, key, m, l->key[i - 1], l->m[i - 1])) {
+		l->m[i] = l->m[i - 1];
+		l->key[i] = l->key[i - 1];
+		i--;
+	}
+	l->m[i] = m;
+	l->key[i] = key;
+	l->n++;
+}
+
+/* Fill the destination list of a scope; note limits and caps. */
+void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w)
+{
+	const pl_view *v = b->v;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], key;
+		if (!pl__bk_dest_key(v, sc, m, &key))
+			continue;
+		if (!pl__bk_in_ok(b, m)) {
+			pl__bk_seen_limit(w, m);
+			continue;
+		}
+		if (!pl__bk_room_new(v, m)) {
+			w->caps = 1;
+			continue;
+		}
+		dlist_add(v, sc, l, m, key);
+	}
+}
+
+static int64_t gain(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
+{
+	pl__draw x = pl__view_draw(v, v->k_hash[k], d), y = pl__view_draw(v, v->k_hash[k], a);
+	if (v->weighted)
+		return x.draw - y.draw;
+	return (int64_t)(x.score >> 1) - (int64_t)(y.score >> 1);
+}
+
+/* How much a candidate move of shard k (follower: as in pl__best) would
+ * repeat the moves made since the view was built (pl__moved()): 2 when it
+ * moves the shard's leadership (a leader move, or a replica move that takes
+ * the leadership with it or hands it off first) and the leadership has
+ * moved already, 1 when the shard has moved, else 0; plus two for a replica
+ * move that hands the leadership off first, which moves the shard twice by
+ * itself, its leadership among them; plus four for a copy to a member the
+ * shard's replica left in this view (pl__bk_returns()): two copies that
+ * bring a replica back where it was do nothing. */
+static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint32_t d, uint32_t follower)
+{
+	uint32_t m = pl__moved(v, k);
+	int leads = !sc->rep || follower != 2;
+	uint32_t r = (leads && (m & PL__MOVED_LEADER) ? 2u : m ? 1u : 0u) + 2 * (sc->rep && follower == 0);
+	if (m && (sc->rep || follower != 1) && pl__bk_returns(v, k, d))
+		r += 4;
+	return r;
+}
+
+/* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
+ * before a copy (a copy that serves the replicas first of all), a shard
+ * none of whose other followers will shed a replica (settled), the larger
+ * rise in rendezvous draw, key order. Between two moves whose source and
+ * destination keys are equal (they lower the scope's potential alike), the
+ * one that repeats less of the moves already made wins first: so a shard
+ * that moved is not chosen again while another candidate does as well. */
+int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
+		 uint32_t follower, uint32_t settled, uint32_t k)
+{
+	int64_t g = gain(v, k, a, d);
+	if (x->have) {
+		uint32_t r, rx;
+		int c = 0; /* > 0: the offer is better */
+		if (ka != x->ka)
+			c = ka > x->ka ? 1 : -1;
+		else if (kd != x->kd)
+			c = kd > x->kd ? 1 : -1;
+		else if ((r = repeats(v, sc, k, d, follower)) != (rx = repeats(v, sc, x->k, x->d, x->follower)))
+			c = r < rx ? 1 : -1;
+		else if (a != x->a)
+			c = pl__bk_source_before(v, sc, ka, a, x->ka, x->a) ? 1 : -1;
+		else if (d != x->d)
+			c = pl__bk_dest_before(v, sc, kd, d, x->kd, x->d) ? 1 : -1;
+		if (c == 0 && follower != x->follower)
+			c = follower > x->follower ? 1 : -1;
+		if (c == 0 && settled != x->settled)
+			c = settled > x->settled ? 1 : -1;
+		if (c == 0)
+			c = g > x->gain || (g == x->gain && v->k_rank[k] < v->k_rank[x->k]) ? 1 : -1;
+		if (c < 0)
+			return 0;
+	}
+	x->have = 1;
+	x->a = a;
+	x->ka = ka;
+	x->d = d;
+	x->kd = kd;
+	x->follower = follower;
+	x->k = k;
+	x->gain = g;
+	x->via = PL_NONE;
+	x->settled = settled;
+	return 1;
+}
+
+int pl__bk_repeat_waits(const pl_view *v, const pl__scope *sc, const pl__best *x, const pl__seen *w)
+{
+	return w->flight_fresh && (pl__moved(v, x->k) & PL__MOVED_LEADER) && (!sc->rep || x->follower != 2);
+}
+
+/* A replica move: the holder x->a's replica to x->d (x->follower: a does
+ * not lead the shard; else the leadership goes with it). */
+static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
+{
+	const pl_view *v = b->v;
+	pl_action a;
+	uint32_t reason = sc->s == PL_NONE ? PL_REASON_REPLICA_CLUSTER_SKEW : PL_REASON_REPLICA_STREAM_SKEW;
+	if (x->via != PL_NONE) {
+		/* The leadership goes to a follower first (no copy); the
+		 * replica, a follower's then, moves on a later tick. */
+		pl__action_init(&a, PL_ACTION_MOVE_LEADER, reason, x->k, v->snap.shards[x->k].stream, x->a, x->via);
+		a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
+		a.from_count = pl__bk_count(v, sc, x->a);
+		a.to_count = pl__bk_count(v, sc, x->d);
+		pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+		a.share = sc->s == PL_NONE ? a.ceiling : 0;
+		a.total = sc->L;
+		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
+	}
+	pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, x->k, v->snap.shards[x->k].stream, x->a, x->d);
+	a.flags = PL_ACTION_STAGE_FIRST | (x->follower == 2 ? 0 : PL_ACTION_CARRIES_LEADER);
+	a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
+	a.from_count = pl__bk_count(v, sc, x->a);
+	a.to_count = pl__bk_count(v, sc, x->d);
+	pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+	if (sc->s == PL_NONE)
+		a.share = a.ceiling;
+	a.total = sc->L;
+	return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
+}
+
+int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x)
+{
+	const pl_view *v = b->v;
+	if (sc->rep)
+		return emit_replica(b, sc, x);
+	pl_action a;
+	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
+			x->k, v->snap.shards[x->k].stream, x->a, x->d);
+	a.flags = x->follower == 1 ? 0 : PL_ACTION_STAGE_FIRST;
+	a.scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
+	a.from_count = pl__bk_count(v, sc, x->a);
+	a.to_count = pl__bk_count(v, sc, x->d);
+	pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+	if (sc->s == PL_NONE)
+		a.share = a.ceiling;
+	a.total = sc->L;
+	if (sc->s == PL_NONE)
+		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
+	reproject(b, sc, x->a, x->d, -1);
+	int rc = pl__bk_emit_move(b, &a);
+	if (rc == 0) {
+		v->m_scratch[x->a]--;
+		v->m_scratch[x->d]++;
+	}
+	reproject(b, sc, x->a, x->d, 1);
+	return rc ? PL__BK_FULL : PL__BK_MOVED;
+}
+
+int pl__bk_outcome(pl__bk *b, const pl__seen *w)
+{
+	if (w->limit) {
+		pl__bk_wait_limit(b, w->limit_member);
+		return PL__BK_WAIT;
+	}
+	if (w->flight) {
+		b->want_flight = 1;
+		return PL__BK_WAIT;
+	}
+	if (w->zones)
+		return PL__BK_BLOCK_ZONES;
+	if (w->caps)
+		return PL__BK_BLOCK_CAPS;
+	return PL__BK_SETTLED;
+}

@@ -1,0 +1,262 @@
+/*
+ * view/view_int.h - what the view offers the policies: the view's struct
+ * and its accessors, scoring inside a view, the tallies and the cells,
+ * ownership, applying an action, and the checks of a policy call's
+ * arguments. How a view is built (validation, the key feed, reuse of a
+ * hint) is the view's own business: view_build.h, which no policy includes.
+ */
+#ifndef PLACEMENT_VIEW_INT_H
+#define PLACEMENT_VIEW_INT_H
+
+#include "core/core.h"
+#include "view/state.h"
+
+#define PL_VIEW_MAGIC 0x706c7677u /* "plvw" */
+
+struct pl_view {
+	uint32_t magic;
+	uint32_t scorer;
+	pl_snapshot snap;
+	uint32_t nm, ns, nk;      /* members, streams, shards */
+	uint32_t n_live, n_elig;
+	uint32_t n_moving;
+	uint32_t n_overrides;     /* overrides in force */
+	uint32_t n_lag;           /* of those, of origin lag (fleet scans skip them when 0) */
+	uint32_t weighted;        /* eligible weights are not all equal */
+	uint64_t weight_elig;     /* sum of eligible weights */
+
+	/* members */
+	uint64_t *m_hash;     /* XXH3 of the id (both scorers, for the records) */
+	uint32_t *m_weight;   /* effective weight (0 read as 1) */
+	uint32_t *m_order;    /* rank -> index */
+	uint32_t *m_rank;     /* index -> rank */
+	uint32_t *m_zone;     /* zone id: members with equal zone bytes share it */
+	uint32_t *m_leaders;  /* leaders in total */
+	uint32_t *m_replicas; /* replicas in total */
+	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
+	uint32_t *m_lagged;   /* fleet: of those, owned through a lag override off the
+			       * ring home (valid when homes_ready) */
+	int64_t *m_scratch;   /* per member, for one policy call's own use: no
+	                       * meaning between calls, never read by the view */
+	uint32_t *elig;       /* eligible member indices, canonical order */
+	uint64_t *elig_hash;  /* their hashes ^ PL__MIX_M, for the top-1 loop */
+
+	/* streams */
+	uint32_t *s_order, *s_rank;
+	uint32_t *s_shards;     /* shards in the stream */
+	uint32_t *s_first;      /* [ns + 1] offsets into by_stream */
+	uint32_t *s_cell_first; /* [ns + 1] offsets into cells */
+	uint32_t *s_cell_count; /* live cells of the stream */
+	pl__cell *cells;
+	/* Replicas per member of one stream, the one last asked (pl__rcell_get()):
+	 * counted from its shards' states when another stream is asked, kept in
+	 * step by pl__rcell_add() while it holds that stream. Every member with
+	 * a count is in rc_list[0..rc_n), once (counts that fall to zero stay
+	 * listed). */
+	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
+	uint32_t rc_n;
+	uint32_t *rc_count;  /* [nm]; with rc_rows, the row of rc_stream */
+	uint32_t *rc_list;   /* [nm]; with rc_rows, every member */
+	/* A small view (streams x members at most a quarter of its shards:
+	 * PL__RC_ROWS()) keeps every stream's counts instead, one row of
+	 * members a stream, counted at the build and kept in step: asking
+	 * another stream is then a pointer to its row. */
+	uint32_t rc_rows;    /* rc_mat holds ns rows */
+	uint32_t *rc_mat;    /* [ns * nm] when rc_rows */
+
+	/* shards */
+	uint64_t *k_hash;   /* scoring hash: XXH3 of the key, or FNV state after "key " */
+	uint32_t *k_order, *k_rank;
+	uint32_t *by_stream; /* shards of each stream in key order; stream-less excluded */
+	uint32_t *k_home;    /* ring home (valid when homes_ready) */
+	uint64_t *k_moved;   /* two bits per shard (pl__moved()): a move was
+			      * applied to it since the view was built, and one
+			      * of those moved its leadership; kept by
+			      * pl_view_settle(), so a dry run sees its whole
+			      * sequence */
+	char *st;             /* the shard states, st_size bytes apart (pl__st()) */
+	uint32_t st_size;
+	uint32_t room;        /* replica slots per shard */
+	uint32_t homes_ready;
+	uint32_t simd;        /* PL__SIMD_*: the vector path this view scores with */
+	uint32_t reused;      /* PL__REUSED_*: what the build took from a hint */
+	uint32_t direct;      /* validation wrote the states (a direct key feed) */
+	uint32_t moved;       /* a leader or replica action was applied: the tallies
+			       * are no longer the snapshot's */
+};
+
+/* What has moved shard k since the view was built (v->k_moved): 0, or
+ * PL__MOVED (a MOVE_LEADER or MOVE_REPLICA was applied to it), with
+ * PL__MOVED_LEADER when one of them moved its leadership. */
+#define PL__MOVED 1u
+#define PL__MOVED_LEADER 2u
+#define PL__MOVED_WORDS(nk) (((size_t)(nk) + 31) / 32)
+
+static inline uint32_t pl__moved(const pl_view *v, uint32_t k)
+{
+	return (uint32_t)(v->k_moved[k >> 5] >> (2 * (k & 31))) & 3u;
+}
+
+/* Shard k's state. */
+static inline pl__shard_state *pl__st(const pl_view *v, uint32_t k)
+{
+	return (pl__shard_state *)(void *)(v->st + (size_t)k * v->st_size);
+}
+
+/* Shard k's epoch: the snapshot's, plus one per replica or leader action. */
+static inline uint64_t pl__epoch(const pl_view *v, uint32_t k)
+{
+	return v->snap.shards[k].epoch + pl__st(v, k)->ep;
+}
+
+static inline int pl__view_ok(const pl_view *v)
+{
+	return v != NULL && v->magic == PL_VIEW_MAGIC;
+}
+
+static inline int pl__live(const pl_view *v, uint32_t m)
+{
+	return !(v->snap.members[m].flags & PL_MEMBER_DOWN);
+}
+
+static inline int pl__eligible(const pl_view *v, uint32_t m)
+{
+	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+}
+
+/* May m take a replica of shard k without passing max_shards? */
+static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
+{
+	uint32_t cap = v->snap.members[m].max_shards;
+	return cap == 0 || pl__holds(pl__st(v, k), m) || v->m_replicas[m] < cap;
+}
+
+/* Scoring hash of any key bytes under the view's scorer. */
+uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);
+
+/* The rank key of member m for a key with scoring hash kh. */
+pl__draw pl__view_draw(const pl_view *v, uint64_t kh, uint32_t m);
+
+/* Top-1 over eligible members for scoring hash kh; PL_NONE when none. */
+uint32_t pl__view_top1(const pl_view *v, uint64_t kh);
+
+/* The k best eligible members for kh, zones spread first (pl_view_top's
+ * rule), in one pass over the members; writes out[0..n) and returns n =
+ * min(k, eligible). k <= PL_MAX_REPLICAS. */
+uint32_t pl__view_topk(const pl_view *v, uint64_t kh, uint32_t *out, uint32_t k);
+
+
+/* Best of cand[0..n) for kh (PL_NONE when n == 0). */
+uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint32_t n);
+
+/* The next member of a zone-spread pick for kh: the best eligible member not
+ * in pick[0..n), in a zone none of them is in when there is one. With
+ * room_for a shard, only members with room for a replica of it (pl__room);
+ * PL_NONE: any. PL_NONE when no member qualifies. */
+uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pick, uint32_t n, uint32_t room_for);
+
+/* Leader count of member m in stream s. */
+uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
+/* Add +1 or -1 to it. */
+void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+
+/* Entries of the per-stream replica counts a view of these counts keeps
+ * (struct pl_view, rc_rows): streams x members when that is at most a
+ * quarter of the shards (a byte a shard at most), else none. */
+static inline size_t pl__rc_entries(uint32_t nm, uint32_t ns, uint32_t nk)
+{
+	uint64_t e = (uint64_t)nm * ns;
+	return e > 0 && e <= nk / 4 ? (size_t)e : 0;
+}
+
+/* Replicas of stream s that member m holds, and +1 or -1 to it (called
+ * after the shard's state changed). The first call for a stream other than
+ * the one counted costs a walk of its shards' states. */
+uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m);
+void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+/* The members that may hold replicas of stream s (each once, in no order;
+ * some may count zero): their number, the list in *members. The list holds
+ * while no other stream is asked. */
+uint32_t pl__rcell_members(const pl_view *v, uint32_t s, const uint32_t **members);
+
+/* Floor and ceiling of `count` shared over eligible weight, for member m. */
+void pl__bounds(const pl_view *v, uint32_t count, uint32_t m, uint32_t *floor, uint32_t *ceil);
+
+/* Owner of shard k: its override member when set and eligible (live and
+ * not draining), else its ring home (k_home must be filled). An override on
+ * a down or draining member is void: a draining member hands off what it
+ * has, as it already does for the shards the ring gave it. */
+uint32_t pl__owner(const pl_view *v, uint32_t k);
+
+/* The member that owns shard k through a lag override in force that does not
+ * name the shard's ring home, else PL_NONE (k_home must be filled). */
+uint32_t pl__lag_holder(const pl_view *v, uint32_t k);
+
+/* Fill k_home and m_owned (ring homes and fleet ownership) if not done yet. */
+void pl__view_homes(pl_view *v);
+/* The owned and lagged counts from filled ring homes; sets homes_ready. */
+void pl__view_owned(pl_view *v);
+
+/* Apply an action (checked first); 0 or PL_E_ACTION. */
+int pl__view_apply(pl_view *v, const pl_action *a);
+
+/* Start an action: every field zero but these six. */
+static inline void pl__action_init(pl_action *a, uint32_t kind, uint32_t reason, uint32_t shard, uint32_t stream,
+				   uint32_t from, uint32_t to)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = kind;
+	a->reason = reason;
+	a->shard = shard;
+	a->stream = stream;
+	a->from = from;
+	a->to = to;
+}
+
+/* ---- outputs: overlaps and the arguments of a policy call ----------------- */
+
+/* The bytes a built view spans (its memory, from the view on; view_layout.c). */
+size_t pl__view_bytes(const pl_view *v);
+/* Does it share a byte with the view's memory or its snapshot's arrays?
+ * (view_guard.c, as the next.) */
+int pl__overlaps_view(const pl_view *v, const void *p, size_t n);
+/* An output (argument arg) that overlaps the view v (unless NULL) or the
+ * input [q, q + m): PL_E_OVERLAP naming it; else 0. */
+int pl__check_out(const pl_view *v, const void *p, size_t n, const void *q, size_t m, uint32_t arg, pl_diag *diag);
+
+/* The arguments a policy call checks first, in this order: the view
+ * (argument 1; also memory that holds no view), the configuration (2,
+ * cfg_size bytes), the output array (3: NULL only with cap 0; sharing no
+ * byte with the view, its snapshot or the configuration) and the optional
+ * info (5: sharing no byte with the view or the output array). 0, or
+ * PL_E_INVAL or PL_E_OVERLAP with the argument named in the diag. */
+static inline int pl__check_policy_args(const pl_view *v, const void *cfg, size_t cfg_size, const pl_action *out,
+					uint32_t cap, const pl_plan_info *info, pl_diag *diag)
+{
+	if (!pl__view_ok(v))
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (cfg == NULL)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
+	if (out == NULL && cap > 0)
+		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
+	size_t out_size = pl__span(cap, sizeof *out);
+	int rc = pl__check_out(v, out, out_size, cfg, cfg_size, 3, diag);
+	return rc ? rc : pl__check_out(v, info, sizeof *info, out, out_size, 5, diag);
+}
+
+/* Fill a policy call's info when the caller asked for one: `written`
+ * actions, plus one wanted when `more` (an action did not fit). */
+static inline void pl__plan_info(pl_plan_info *info, uint32_t written, uint32_t more, uint32_t status,
+				 uint32_t detail, uint32_t blocked)
+{
+	if (info == NULL)
+		return;
+	info->written = written;
+	info->wanted = written + more;
+	info->status = status;
+	info->detail = detail;
+	info->blocked = blocked;
+}
+
+
+#endif /* PLACEMENT_VIEW_INT_H */
