@@ -73,7 +73,10 @@ SONAME := libplacement.so.$(VERSION_MAJOR)
 SHARED := $(BUILD)/libplacement.so.$(VERSION)
 PC := $(BUILD)/libplacement.pc
 
-TEST_SRCS := $(sort $(wildcard tests/check_*.c))
+# Check suites, by the layer they test (lib/README.md): tests/core/, tests/view/,
+# tests/broker/, ...; helpers shared by several suites sit in tests/.
+TEST_DIRS := core view broker fleet region route explain
+TEST_SRCS := $(sort $(foreach d,$(TEST_DIRS),$(wildcard tests/$(d)/check_*.c)))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_SUPPORT := tests/testutil.c
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -411,7 +414,7 @@ install-test: deps
 		$$($(PKG_CONFIG) --static --cflags --libs libplacement); \
 	./$(BUILD)/staged/demo-static >/dev/null; \
 	bin=$(STAGE)/usr/local/bin/placement; echo "== $$bin"; $$bin --version; \
-	for p in man1/placement.1 man5/placement.5; do \
+	for p in man1/placement.1 man5/placement.5 man7/placement.7; do \
 		test -f $(STAGE)/usr/local/share/man/$$p || { echo "install-test: $$p not installed"; exit 1; }; \
 	done; \
 	$(CC) -std=c11 $(WARN) -o $(BUILD)/staged/placement $(TOOL_SRCS) $$flags; \

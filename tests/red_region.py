@@ -3,7 +3,7 @@
 
 Each entry breaks one rule of placement/region.h in a scratch copy of the
 tree (build/red/tree; the working tree is never touched), rebuilds the region
-suites the entries name (tests/check_region*.c) and checks that every test
+suites the entries name (tests/region/check_region*.c) and checks that every test
 named for the rule fails.
 
     python3 tests/red_region.py          all mutations
@@ -106,7 +106,7 @@ M = [
   ["check_region:check_add_peer_refuses_each_case", "check_region_prop:random_clusters_quiesce_within_the_bound"]),
 ]
 # Every suite an entry names, built for every mutation.
-TARGETS = " ".join(sorted({"build/tests/" + t.split(':')[0] for e in M for t in e[4]}))
+TARGETS = " ".join(sorted({"build/tests/region/" + t.split(':')[0] for e in M for t in e[4]}))
 def run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, shell=True, capture_output=True, text=True)
 only = sys.argv[1:]
@@ -128,7 +128,7 @@ for i, (name, path, old, new, tests) in enumerate(M):
     res = []
     for t in tests:
         binary, test = t.split(':')
-        r = run(f"CK_FORK=yes PL_TEST_ITERS=300 ./build/tests/{binary} 2>&1", WORK)
+        r = run(f"CK_FORK=yes PL_TEST_ITERS=300 ./build/tests/region/{binary} 2>&1", WORK)
         failed = f":{test}:" in r.stdout
         res.append(f"{test}={'RED' if failed else 'green!'}")
         if os.environ.get("SHOW") and failed: print("   ", [l for l in r.stdout.splitlines() if f":{test}:" in l][0][:220])
