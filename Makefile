@@ -1,7 +1,7 @@
 # libplacement - build, test, install.
 #
 #   make            the static and shared libraries, and the placement tool (build/)
-#   make check      every Check suite and the tool's golden tests (installs its own dependencies)
+#   make check      every Check suite, the example loops and the tool's golden tests (installs its own dependencies)
 #   make demo       the simulator on its built-in scenarios, then placement simulate on examples
 #   make install    PREFIX/prefix, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR, BINDIR
 #   make uninstall  the same variables
@@ -11,7 +11,7 @@
 #   make install-test  stage an install, build every example with pkg-config only, run them
 #   make lint-man   mandoc -Tlint over man/
 #   make bench      the benchmark program (not part of check); BENCH=NAME runs one section
-#   make check-rust the Rust crate (lib/rust): cargo test, cargo doc, the example
+#   make check-rust the Rust crate (lib/rust): cargo test, cargo doc, the examples
 #   make deps       libxxhash-dev, check, pkg-config and mandoc from Debian's packages when missing
 #                   (and cargo, for the bindings, when none is found)
 #   BINDINGS=0      check, deps and bench leave the language bindings out
@@ -84,6 +84,7 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 TEST_CFLAGS = -std=c11 $(WARN) -Wno-missing-prototypes $(OPT) -Iinclude -Ilib -Itests $(CHECK_CFLAGS) $(SIMD_CFLAGS) $(CFLAGS)
 
 EXAMPLES := $(sort $(wildcard examples/*.c))
+EXAMPLE_BINS := $(EXAMPLES:examples/%.c=$(BUILD)/examples/%)
 DEMO_SRCS := $(sort $(wildcard examples/demo/*.c))
 MAN3 := $(sort $(wildcard man/man3/*.3))
 MAN7 := $(sort $(wildcard man/man7/*.7))
@@ -173,7 +174,7 @@ $(BUILD)/tests/gen_vectors: tests/gen_vectors.c $(STATIC)
 
 # Every suite runs even when one fails; the target fails if any did.
 check: deps
-	@$(MAKE) --no-print-directory lib $(TEST_BINS) $(BUILD)/tests/gen_vectors $(TOOL)
+	@$(MAKE) --no-print-directory lib $(TEST_BINS) $(BUILD)/tests/gen_vectors $(TOOL) $(EXAMPLE_BINS)
 	@fail=0; \
 	for t in $(TEST_BINS); do \
 		echo "== $$t"; \
@@ -183,6 +184,9 @@ check: deps
 	echo "== library symbols"; tests/symbols.sh $(BUILD) || fail=1; \
 	echo "== one-way calls (lib/README.md)"; tests/layers.sh $(BUILD) || fail=1; \
 	echo "== tests/layers.sh refuses each wrong call it is handed"; tests/layers_test.sh $(CC) || fail=1; \
+	for e in $(EXAMPLE_BINS); do \
+		echo "== $$e (an example loop: it checks what it shows)"; ./$$e > $$e.out || { cat $$e.out; fail=1; }; \
+	done; \
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \
@@ -213,7 +217,8 @@ check-rust:
 	@cargo=$$($(CARGO_FIND) || echo /usr/bin/cargo); cd lib/rust && \
 	$(CARGO_ENV) $$cargo test --offline 2>&1 && \
 	$(CARGO_ENV) $$cargo doc --offline --no-deps && \
-	$(CARGO_ENV) $$cargo run --offline --quiet --example first
+	$(CARGO_ENV) $$cargo run --offline --quiet --example first && \
+	$(CARGO_ENV) $$cargo run --offline --quiet --example broker_tick >/dev/null
 
 # The crate on Debian's rustc 1.63, the oldest it supports (CI runs it when
 # Debian's cargo is installed beside another).
