@@ -29,11 +29,20 @@
  * snapshot must stay unchanged that long. A view is used by one thread at a
  * time; different views share nothing. To drop a view, free its memory.
  *
- * No output or workspace may share a byte with an input or with a view (its
- * memory and its snapshot's arrays): every call compares the range of each
- * array it writes with them and refuses an overlap with PL_E_OVERLAP, naming
- * the argument (PL_ELEM_ARGUMENT, its position) where it takes a pl_diag, and
- * writing nothing. The bytes that ids and keys point to are not checked.
+ * No output or workspace may share a byte with an input or with another
+ * output. Before it writes anything, every call compares each range it
+ * would write (an output array, a struct, a workspace, the view pointer, the
+ * diag) with each of its inputs: a view (its memory and its snapshot's
+ * arrays; a view keeps its own copy of the snapshot struct), a snapshot (its
+ * struct and arrays), a configuration, a key, a text, a request, an action,
+ * the options and a hint; and with its other outputs. An overlap is refused
+ * with PL_E_OVERLAP and nothing is written; where the call takes a pl_diag,
+ * it names the output (PL_ELEM_ARGUMENT, its position; of two outputs that
+ * overlap each other, the later). The diag is an output like the others,
+ * checked first: a diag that shares a byte with an input or an output is
+ * not written at all, whatever else is wrong (the return value alone says
+ * PL_E_OVERLAP). The bytes the snapshot's ids and keys point to are not
+ * checked (that would cost a pass over every element).
  */
 #ifndef PLACEMENT_VIEW_H
 #define PLACEMENT_VIEW_H

@@ -40,9 +40,9 @@ int pl_broker_config_init(pl_broker_config *cfg)
 /* ---- one tick ------------------------------------------------------------- */
 
 static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
-		      const pl_plan_info *info, pl_diag *diag)
+		      const pl_plan_info *info, const pl__arg *more, pl_diag *diag)
 {
-	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, diag);
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, more, diag);
 	if (rc)
 		return rc;
 	if (cfg->version != PL_BROKER_CONFIG_VERSION)
@@ -184,7 +184,7 @@ static void tick(pl__bk *b)
 int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		   pl_diag *diag)
 {
-	int rc = check_args(v, cfg, out, cap, info, diag);
+	int rc = check_args(v, cfg, out, cap, info, NULL, diag);
 	if (rc)
 		return rc;
 	pl__bk b;
@@ -197,9 +197,8 @@ int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint
 int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		      uint32_t *ticks, pl_diag *diag)
 {
-	int rc = check_args(v, cfg, out, cap, info, diag);
-	if (rc == 0)
-		rc = pl__check_out(v, ticks, sizeof *ticks, out, pl__span(cap, sizeof *out), 6, diag);
+	const pl__arg t_arg = PL__OUT(ticks, sizeof *ticks, 6);
+	int rc = check_args(v, cfg, out, cap, info, &t_arg, diag);
 	if (rc)
 		return rc;
 	pl__bk b;
@@ -230,6 +229,10 @@ int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, u
 
 int pl_broker_drain_stalls(const pl_view *v, pl_broker_stall *out, uint32_t cap, uint32_t *total, pl_diag *diag)
 {
+	const pl__arg a[2] = {PL__OUT(out, pl__span(cap, sizeof *out), 2), PL__OUT(total, sizeof *total, 4)};
+	int rc = pl__check_args(v, NULL, a, 2, diag);
+	if (rc)
+		return rc;
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (out == NULL && cap > 0)

@@ -50,13 +50,14 @@ int pl_fleet_owner(const pl_view *v, uint32_t shard)
 
 int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *diag)
 {
+	const pl__arg a[1] = {PL__OUT(out, pl__span(cap, sizeof *out), 2)};
+	int rc = pl__check_args(v, NULL, a, 1, diag);
+	if (rc)
+		return rc;
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	int rc = pl__check_out(v, out, pl__span(cap, sizeof *out), NULL, 0, 2, diag);
-	if (rc)
-		return rc;
 	if (v->nk > 0 && v->n_elig == 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_SNAPSHOT, 0, PL_NONE);
 	if (cap < v->nk)
@@ -273,7 +274,7 @@ static int cooldown_passed(const pl_fleet_config *c)
 int pl_fleet_decide(pl_view *v, const pl_fleet_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		    pl_diag *diag)
 {
-	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, diag);
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, NULL, diag);
 	if (rc)
 		return rc;
 	rc = check_config(v, cfg, diag);

@@ -182,17 +182,17 @@ static int scan(const pl_view *v, const char *text, size_t len, pl_override *out
 int pl_fleet_doc_read(const pl_view *v, const char *text, size_t len, pl_override *out, uint32_t cap,
 		      uint32_t *skipped, pl_diag *diag)
 {
+	const pl__arg a[3] = {PL__IN(text, len, 2), PL__OUT(out, pl__span(cap, sizeof *out), 4),
+			      PL__OUT(skipped, sizeof *skipped, 6)};
+	int rc = pl__check_args(v, NULL, a, 3, diag);
+	if (rc)
+		return rc;
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (text == NULL && len > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 4, PL_NONE);
-	int rc = pl__check_out(v, out, pl__span(cap, sizeof *out), text, len, 4, diag);
-	if (rc == 0)
-		rc = pl__check_out(v, skipped, sizeof *skipped, out, pl__span(cap, sizeof *out), 6, diag);
-	if (rc)
-		return rc;
 	uint32_t n, skip, line = 0;
 	rc = scan(v, text, len, out, 0, &n, &skip, &line);
 	if (rc)
@@ -280,10 +280,11 @@ static void format(const pl_view *v, sink *s)
 
 int pl_fleet_doc_format(const pl_view *v, char *buf, size_t cap)
 {
+	const pl__arg a[1] = {PL__OUT(buf, cap, 2)};
+	if (pl__check_args(v, NULL, a, 1, NULL))
+		return PL_E_OVERLAP;
 	if (!pl__view_ok(v) || (buf == NULL && cap > 0))
 		return PL_E_INVAL;
-	if (pl__overlaps_view(v, buf, cap))
-		return PL_E_OVERLAP;
 	sink measure = {NULL, 0, 0};
 	format(v, &measure);
 	if (measure.len > (uint64_t)INT32_MAX)

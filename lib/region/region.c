@@ -78,7 +78,7 @@ static uint32_t effective_rf(const pl_view *v, const pl_region_config *cfg)
 
 int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg, pl_diag *diag)
 {
-	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, NULL, 0, NULL, diag); /* no output array */
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, NULL, 0, NULL, NULL, diag); /* no output array */
 	if (rc)
 		return rc;
 	rc = check_config(cfg, diag);
@@ -104,6 +104,8 @@ static int add_refusal(const pl_view *v, uint32_t k, uint32_t m)
 int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member, uint64_t expected_epoch,
 			     pl_diag *diag)
 {
+	if (pl__check_args(v, NULL, NULL, 0, diag))
+		return PL_E_OVERLAP;
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (region >= v->nk)
@@ -276,13 +278,12 @@ static void step_grow(pl__region_ctx *c)
 int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		   pl_region_stall *stalls, uint32_t stalls_cap, pl_diag *diag)
 {
-	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, diag);
+	const pl__arg st = PL__OUT(stalls, pl__span(stalls_cap, sizeof *stalls), 6);
+	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, &st, diag);
 	if (rc)
 		return rc;
 	if (stalls == NULL && stalls_cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 6, PL_NONE);
-	if ((rc = pl__check_out(v, stalls, pl__span(stalls_cap, sizeof *stalls), out, pl__span(cap, sizeof *out), 6, diag)))
-		return rc;
 	rc = check_config(cfg, diag);
 	if (rc)
 		return rc;

@@ -77,12 +77,14 @@ static void first_call(const pl_route_request *r, pl_route_verdict *v)
 
 int pl_route_decide(const pl_route_request *req, pl_route_verdict *out, pl_diag *diag)
 {
+	const pl__arg a[2] = {PL__IN(req, sizeof *req, 1), PL__OUT(out, sizeof *out, 2)};
+	int rc = pl__check_args(NULL, NULL, a, 2, diag);
+	if (rc)
+		return rc;
 	if (req == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (out == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	if (pl__overlap(out, sizeof *out, req, sizeof *req))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (req->version != PL_ROUTE_REQUEST_VERSION)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	const uint32_t value[7] = {0, req->data_plane, req->answer, req->owner_known, req->forwarded, req->body,
@@ -113,6 +115,11 @@ int pl_route_decide(const pl_route_request *req, pl_route_verdict *out, pl_diag 
 int pl_route_lookup(const pl_view *v, const char *key, size_t len, uint32_t self, pl_route_owner *out,
 		    pl_diag *diag)
 {
+	/* The key's bytes are read only within the limit (past it: refused). */
+	const pl__arg a[2] = {PL__IN(key, len <= PL_MAX_ID_LEN ? len : 0, 2), PL__OUT(out, sizeof *out, 5)};
+	int rc = pl__check_args(v, NULL, a, 2, diag);
+	if (rc)
+		return rc;
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (key == NULL && len > 0)
@@ -123,9 +130,6 @@ int pl_route_lookup(const pl_view *v, const char *key, size_t len, uint32_t self
 		return pl__fail(diag, PL_E_MEMBER_RANGE, PL_ELEM_ARGUMENT, 4, PL_NONE);
 	if (out == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 5, PL_NONE);
-	int rc = pl__check_out(v, out, sizeof *out, key, len, 5, diag);
-	if (rc)
-		return rc;
 	int k = pl_view_find(v, PL_ELEM_SHARD, key, len);
 	uint32_t home, owner;
 	if (k >= 0) {

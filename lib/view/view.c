@@ -41,6 +41,14 @@ int pl_view_options_init(pl_view_options *opt)
 int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap, const pl_view_options *opt,
 		 pl_diag *diag)
 {
+	/* The diag and the pointer out against the snapshot, the options and
+	 * the hint (its memory and its snapshot's arrays); mem is compared
+	 * with them below, once the size it takes is known. */
+	const pl_view *hint = opt != NULL && opt->version >= 2 ? opt->reuse : NULL;
+	const pl__arg a[2] = {PL__IN(opt, opt ? sizeof *opt : 0, 5), PL__OUT(out, sizeof *out, 1)};
+	int rc = pl__check_args(hint, snap, a, 2, diag);
+	if (rc)
+		return rc;
 	if (out == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (mem == NULL)
@@ -63,8 +71,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 3, PL_NONE);
 	if (opt->version >= 3 && opt->reserved != 0)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 4, PL_NONE);
-	int rc = pl__check_arrays(snap, diag);
-	if (rc)
+	if ((rc = pl__check_arrays(snap, diag)))
 		return rc;
 	/* The room the options ask for; validation's pass finds whether the
 	 * snapshot needs more (r.max_count), and then the view is laid out and
@@ -82,9 +89,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 		if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 			return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
+		if (pl__overlap(diag, sizeof *diag, mem, need))
+			return PL_E_OVERLAP; /* the diag in the view's memory: not written */
 		if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
 			return rc;
-		if (old != NULL && pl__overlap(mem, need, old, pl__view_bytes(old)))
+		if (old != NULL && pl__overlaps_view(old, mem, need))
 			return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
 		memset(v, 0, sizeof *v);
 		pl__view_layout(v, mem, nm, ns, nk, no, nc, room);
@@ -180,7 +189,8 @@ int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src)
 		return PL_E_WORKSPACE;
 	if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 		return PL_E_ALIGN;
-	if (pl__check_view_mem(mem, need, out, NULL, NULL, NULL) || pl__overlaps_view(src, mem, need))
+	const pl__arg a[2] = {PL__OUT(mem, need, 2), PL__OUT(out, sizeof *out, 1)};
+	if (pl__check_args(src, NULL, a, 2, NULL))
 		return PL_E_OVERLAP;
 	/* Every array lives in [src, src + need): copy the block, then point the
 	 * copy's arrays into its own memory with the one layout formula. */

@@ -220,28 +220,52 @@ size_t pl__view_bytes(const pl_view *v);
 /* Does it share a byte with the view's memory or its snapshot's arrays?
  * (view_guard.c, as the next.) */
 int pl__overlaps_view(const pl_view *v, const void *p, size_t n);
-/* An output (argument arg) that overlaps the view v (unless NULL) or the
- * input [q, q + m): PL_E_OVERLAP naming it; else 0. */
-int pl__check_out(const pl_view *v, const void *p, size_t n, const void *q, size_t m, uint32_t arg, pl_diag *diag);
+/* One argument of a public call as the overlap rule (view.h) sees it: the
+ * bytes [p, p + n), its position in the call (1-based, as a diag names it),
+ * and whether the call writes it (an output) or only reads it. */
+typedef struct pl__arg {
+	const void *p;
+	size_t n;
+	uint32_t pos;
+	uint32_t out;
+} pl__arg;
 
-/* The arguments a policy call checks first, in this order: the view
- * (argument 1; also memory that holds no view), the configuration (2,
- * cfg_size bytes), the output array (3: NULL only with cap 0; sharing no
- * byte with the view, its snapshot or the configuration) and the optional
- * info (5: sharing no byte with the view or the output array). 0, or
- * PL_E_INVAL or PL_E_OVERLAP with the argument named in the diag. */
+#define PL__IN(p, n, pos) {(p), (n), (pos), 0u}
+#define PL__OUT(p, n, pos) {(p), (n), (pos), 1u}
+
+/* The overlap rule for one call, before it writes anything. Its inputs are
+ * the view v (its memory and its snapshot's arrays; not compared when v is
+ * NULL or holds no view), the snapshot s (the struct and its arrays; or
+ * NULL) and the inputs among a[0..n); its outputs are the outputs among
+ * a[0..n) and the diag. The diag is checked first: when
+ * it shares a byte with any of them, the call gets PL_E_OVERLAP and nothing
+ * is written to it. Then each output in a's order: the first that shares a
+ * byte with an input or with an output before it is named, PL_E_OVERLAP.
+ * 0 when every output stands apart. */
+int pl__check_args(const pl_view *v, const pl_snapshot *s, const pl__arg *a, uint32_t n, pl_diag *diag);
+
+/* The arguments a policy call checks first: the overlap rule over the view
+ * (argument 1), the configuration (2, cfg_size bytes), the output array
+ * (3), the optional info (5), one more output when `more` is not NULL (a
+ * dry run's ticks, a region plan's stalls) and the diag; then
+ * the view (1: PL_E_INVAL for memory that holds no view), the
+ * configuration (2: NULL) and the output array (3: NULL only with cap 0).
+ * 0, or PL_E_OVERLAP or PL_E_INVAL with the argument named in the diag. */
 static inline int pl__check_policy_args(const pl_view *v, const void *cfg, size_t cfg_size, const pl_action *out,
-					uint32_t cap, const pl_plan_info *info, pl_diag *diag)
+					uint32_t cap, const pl_plan_info *info, const pl__arg *more, pl_diag *diag)
 {
+	const pl__arg a[4] = {PL__IN(cfg, cfg_size, 2), PL__OUT(out, pl__span(cap, sizeof *out), 3),
+			      PL__OUT(info, sizeof *info, 5), more ? *more : (pl__arg)PL__IN(NULL, 0, 0)};
+	int rc = pl__check_args(v, NULL, a, 4, diag);
+	if (rc)
+		return rc;
 	if (!pl__view_ok(v))
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if (cfg == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (out == NULL && cap > 0)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 3, PL_NONE);
-	size_t out_size = pl__span(cap, sizeof *out);
-	int rc = pl__check_out(v, out, out_size, cfg, cfg_size, 3, diag);
-	return rc ? rc : pl__check_out(v, info, sizeof *info, out, out_size, 5, diag);
+	return 0;
 }
 
 /* Fill a policy call's info when the caller asked for one: `written`

@@ -166,7 +166,8 @@ int pl_view_top(const pl_view *v, const char *key, size_t len, uint32_t *out, ui
 		return PL_E_INVAL;
 	if (len > PL_MAX_ID_LEN)
 		return PL_E_LENGTH;
-	if (pl__overlaps_view(v, out, (size_t)k * sizeof *out))
+	const pl__arg a[2] = {PL__IN(key, len, 2), PL__OUT(out, (size_t)k * sizeof *out, 4)};
+	if (pl__check_args(v, NULL, a, 2, NULL)) /* the key's bytes too, as pl_route_lookup() */
 		return PL_E_OVERLAP;
 	uint32_t pick[PL_MAX_REPLICAS];
 	uint32_t n = pl__view_topk(v, pl__key_hash(v, key, len), pick, k);

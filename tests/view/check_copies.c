@@ -183,6 +183,31 @@ START_TEST(copy_source_holds_none)
 }
 END_TEST
 
+/* s0 {b0, b1} led by b0, a leader move in flight onto b3, which held no
+ * replica: the view counts b3 leading and holding b0's replica, b0 holding
+ * none. A copy back onto b0, from b3, is what the view describes: valid, and
+ * counted as a replica move of the leader. */
+START_TEST(copy_onto_the_old_leader_of_a_move_in_flight)
+{
+	fx *f = fx_new();
+	f->t->k[f->s0].moving_to = 3;
+	f->c[0] = copy(f->s0, 0, 3);
+	expect(with(f, 1), 0, 0, 0, 0);
+	pl_view *v = tl_view(f->t, PL_SCORER_XXH3);
+	pl_shard_state st;
+	ck_assert_int_eq(pl_view_shard_state(v, f->s0, &st), 0);
+	ck_assert_uint_eq(st.replica_count, 2);
+	uint32_t held = 0;
+	for (uint32_t r = 0; r < st.replica_count; r++)
+		held |= 1u << st.replicas[r];
+	ck_assert_uint_eq(held, (1u << 0) | (1u << 1)); /* b0 again, and b1; not b3 */
+	ck_assert_uint_eq(st.leader, 0);                /* the leader's replica came back with its leadership */
+	f->c[0] = copy(f->s0, 2, 3); /* or onto a member that never held one */
+	expect(with(f, 1), 0, 0, 0, 0);
+	fx_free(f);
+}
+END_TEST
+
 START_TEST(copy_onto_a_full_set)
 {
 	fx *f = fx_new();
@@ -409,6 +434,7 @@ static Suite *suite(void)
 	tcase_add_test(c, copy_reserved);
 	tcase_add_test(c, copy_target_holds_a_replica);
 	tcase_add_test(c, copy_source_holds_none);
+	tcase_add_test(c, copy_onto_the_old_leader_of_a_move_in_flight);
 	tcase_add_test(c, copy_onto_a_full_set);
 	tcase_add_test(c, two_copies_of_one_shard);
 	tcase_add_test(c, copy_codes_are_named);
