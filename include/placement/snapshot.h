@@ -218,7 +218,9 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *                   (else PL_E_INVAL).
  * @param work_size  its size; too small is PL_E_WORKSPACE, misaligned PL_E_ALIGN;
  *                   work sharing a byte with snap or its arrays PL_E_OVERLAP.
- * @param diag       optional; on failure names the first bad element.
+ * @param diag       optional; on failure names the first bad element. A diag
+ *                   sharing a byte with snap, its arrays or work is not
+ *                   written (PL_E_OVERLAP): view.h's overlap rule.
  * @return 0 when the snapshot is valid, else the first error found.
  *
  * Zero members is valid here; a policy that needs an eligible member returns

@@ -38,7 +38,9 @@
  * the options and a hint; and with its other outputs. An overlap is refused
  * with PL_E_OVERLAP and nothing is written; where the call takes a pl_diag,
  * it names the output (PL_ELEM_ARGUMENT, its position; of two outputs that
- * overlap each other, the later). The diag is an output like the others,
+ * overlap each other, the one its page says it compares second: the later
+ * argument, but for a view's pointer out, compared after the view's
+ * memory). The diag is an output like the others,
  * checked first: a diag that shares a byte with an input or an output is
  * not written at all, whatever else is wrong (the return value alone says
  * PL_E_OVERLAP). The bytes the snapshot's ids and keys point to are not
@@ -133,8 +135,10 @@ PL_API size_t pl_view_size_opt(const pl_snapshot *snap, const pl_view_options *o
  *         index 4), PL_E_NULL or PL_E_LIMIT
  *         (an array, PL_ELEM_SNAPSHOT; before the size), PL_E_WORKSPACE (size
  *         too small), PL_E_ALIGN, PL_E_OVERLAP (the memory the view uses
- *         shares a byte with snap, its arrays or opt: argument 2; out points
- *         into it: argument 1; nothing written), or any error of
+ *         shares a byte with snap, its arrays, opt or the hint: argument 2;
+ *         out shares a byte with any of them or points into the memory:
+ *         argument 1; a diag in any of them is not written; opt is compared
+ *         as long as its version is; nothing written), or any error of
  *         pl_snapshot_validate(). On failure *out is untouched and mem
  *         holds nothing usable.
  *
@@ -167,7 +171,8 @@ PL_API size_t pl_view_size_opt(const pl_snapshot *snap, const pl_view_options *o
  *    eligible member. Members are matched by id, shards by key, so arrays
  *    may be reordered or grow and shrink between ticks.
  * Errors of its own: PL_E_INVAL (PL_ELEM_CONFIG, index 2) when reuse is not
- * a view, PL_E_OVERLAP (index 2) when its memory overlaps mem.
+ * a view, PL_E_OVERLAP (argument 2) when its memory or its snapshot's arrays
+ * overlap mem.
  */
 PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			const pl_view_options *opt, pl_diag *diag);
@@ -186,7 +191,7 @@ PL_API int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot
  * @param src   the view to copy.
  * @return 0, or PL_E_INVAL (NULL out or mem, src not a view), PL_E_WORKSPACE
  *         (size too small), PL_E_ALIGN or PL_E_OVERLAP (memory shared with src
- *         or its snapshot's arrays, or out pointing into it). On error *out
+ *         or its snapshot's arrays, or out pointing into either). On error *out
  *         and mem are untouched. Cost: one memcpy of the view.
  */
 PL_API int pl_view_copy(pl_view **out, void *mem, size_t size, const pl_view *src);

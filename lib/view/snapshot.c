@@ -381,23 +381,23 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 
 int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_diag *d)
 {
-	if (pl__check_args(NULL, s, NULL, 0, d)) /* the diag itself, before anything is written to it */
-		return PL_E_OVERLAP;
-	if (s == NULL)
-		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	int rc = pl__check_arrays(s, d); /* limits before sizes: a corrupt count costs nothing */
+	/* The overlap rule first: the diag, and as much of work as validation
+	 * uses, against the snapshot's struct and arrays. */
+	size_t need = pl_snapshot_work_size(s);
+	const pl__arg a[1] = {PL__OUT(work, need < work_size ? need : work_size, 2)};
+	int rc = pl__check_args(NULL, s, a, 1, d);
 	if (rc)
 		return rc;
-	size_t need = pl_snapshot_work_size(s);
+	if (s == NULL)
+		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if ((rc = pl__check_arrays(s, d))) /* limits before sizes: a corrupt count costs nothing */
+		return rc;
 	if (need > 0 && work == NULL)
 		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (work_size < need)
 		return pl__fail(d, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 	if ((uintptr_t)work % 8 != 0)
 		return pl__fail(d, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
-	const pl__arg a[1] = {PL__OUT(work, need, 2)};
-	if ((rc = pl__check_args(NULL, s, a, 1, d)))
-		return rc;
 	uint32_t nm = s->n_members, ns = s->n_streams, nk = s->n_shards;
 	uint32_t *m_order = work, *s_order = m_order + nm, *k_order = s_order + ns;
 	size_t orders = ((size_t)nm + ns + nk) * sizeof(uint32_t);

@@ -38,15 +38,59 @@ int pl_view_options_init(pl_view_options *opt)
 	return pl__init_from(opt, &def, sizeof def);
 }
 
+/* The bytes of the options a caller of their version filled: fields past
+ * a version's end are never read, so never compared either. */
+static size_t options_bytes(const pl_view_options *opt)
+{
+	if (opt == NULL)
+		return 0;
+	switch (opt->version) {
+	case 1:
+		return offsetof(pl_view_options, reuse);
+	case 2:
+		return offsetof(pl_view_options, max_replicas);
+	case PL_VIEW_OPTIONS_VERSION:
+		return sizeof *opt;
+	default:
+		return sizeof opt->version; /* refused: only the version is read */
+	}
+}
+
+/* The bytes of mem a view of snap takes at the options' replica room (the
+ * snapshot may raise the room: pl_view_init() checks the larger size then). */
+static size_t room_need(const pl_snapshot *snap, const pl_view_options *opt)
+{
+	if (snap == NULL || pl__past_limit(snap) != PL_NONE)
+		return 0;
+	pl_view_options def = PL_VIEW_OPTIONS_INIT;
+	uint32_t room = pl__options_room(opt != NULL && opt->version == PL_VIEW_OPTIONS_VERSION ? opt : &def);
+	return pl__view_layout(NULL, NULL, snap->n_members, snap->n_streams, snap->n_shards, snap->n_overrides,
+			       snap->n_copies, room);
+}
+
+/* The overlap rule of pl_view_init(): the diag, then the view's memory (the
+ * need bytes of it the view takes, at most size) and the pointer out
+ * against the snapshot, the options and the hint (opt->reuse, versions 2
+ * and 3). mem is listed before out: out inside it is named (argument 1). */
+static int check_args(pl_view *const *out, const void *mem, size_t size, const pl_snapshot *snap,
+		      const pl_view_options *opt, size_t need, pl_diag *diag)
+{
+	const pl_view *hint = opt != NULL && opt->version >= 2 && opt->version <= PL_VIEW_OPTIONS_VERSION
+				      ? opt->reuse
+				      : NULL;
+	const pl__arg a[3] = {PL__IN(opt, options_bytes(opt), 5), PL__OUT(mem, need < size ? need : size, 2),
+			      PL__OUT(out, sizeof *out, 1)};
+	return pl__check_args(hint, snap, a, 3, diag);
+}
+
 int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap, const pl_view_options *opt,
 		 pl_diag *diag)
 {
-	/* The diag and the pointer out against the snapshot, the options and
-	 * the hint (its memory and its snapshot's arrays); mem is compared
-	 * with them below, once the size it takes is known. */
-	const pl_view *hint = opt != NULL && opt->version >= 2 ? opt->reuse : NULL;
-	const pl__arg a[2] = {PL__IN(opt, opt ? sizeof *opt : 0, 5), PL__OUT(out, sizeof *out, 1)};
-	int rc = pl__check_args(hint, snap, a, 2, diag);
+	/* The overlap rule first: the diag, the memory the view will use (as
+	 * the options' room lays it out; checked again below if the snapshot
+	 * needs more) and the pointer out, against the snapshot, the options
+	 * and the hint (its memory and its snapshot's arrays). */
+	int rc = check_args(out, mem, size, snap, opt, room_need(snap, opt), diag);
 	if (rc)
 		return rc;
 	if (out == NULL)
@@ -89,12 +133,8 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			return pl__fail(diag, PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3, PL_NONE);
 		if ((uintptr_t)mem % PL_VIEW_ALIGN != 0)
 			return pl__fail(diag, PL_E_ALIGN, PL_ELEM_ARGUMENT, 2, PL_NONE);
-		if (pl__overlap(diag, sizeof *diag, mem, need))
-			return PL_E_OVERLAP; /* the diag in the view's memory: not written */
-		if ((rc = pl__check_view_mem(mem, need, out, snap, opt, diag)))
+		if ((rc = check_args(out, mem, size, snap, opt, need, diag)))
 			return rc;
-		if (old != NULL && pl__overlaps_view(old, mem, need))
-			return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_CONFIG, 2, PL_NONE);
 		memset(v, 0, sizeof *v);
 		pl__view_layout(v, mem, nm, ns, nk, no, nc, room);
 		v->rc_rows = pl__rc_entries(nm, ns, nk) > 0;

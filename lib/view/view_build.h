@@ -85,12 +85,6 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
  * homes to offer. */
 int pl__reuse_homes(pl_view *v, const pl__reuse *r);
 
-/* The memory of a view being built, [mem, mem + need): PL_E_OVERLAP when
- * out (argument 1) points into it, or it shares a byte with the snapshot
- * (unless NULL) or the options (argument 2); else 0. */
-int pl__check_view_mem(const void *mem, size_t need, pl_view *const *out, const pl_snapshot *snap,
-		       const pl_view_options *opt, pl_diag *diag);
-
 /* ---- the layout (view_layout.c) ------------------------------------------ */
 
 static inline uint32_t pl__clampc(uint32_t n, uint32_t lim)

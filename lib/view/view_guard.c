@@ -2,8 +2,9 @@
  * view_guard.c - the overlap rule of view.h: before a call writes anything,
  * each of its outputs (the diag among them) is compared with its inputs (a
  * view: its memory, [view, view + pl__view_bytes()), where every array of
- * a view lives, and its snapshot's struct and arrays; a snapshot; the
- * configuration, a key, a text) and with its other outputs. One function,
+ * a view lives, and its snapshot's arrays; a snapshot: its struct and
+ * arrays; a configuration, a key, a text, a request, an action, the
+ * options, a hint) and with its other outputs. One function,
  * pl__check_args(), serves every public call: a call lists its arguments.
  */
 #include "view/view_build.h"
@@ -38,15 +39,5 @@ int pl__check_args(const pl_view *v, const pl_snapshot *s, const pl__arg *a, uin
 	for (uint32_t i = 0; i < n; i++)
 		if (a[i].out && overlaps_any(v, s, a, n, i, a[i].p, a[i].n))
 			return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, a[i].pos, PL_NONE);
-	return 0;
-}
-
-int pl__check_view_mem(const void *mem, size_t need, pl_view *const *out, const pl_snapshot *snap,
-		       const pl_view_options *opt, pl_diag *diag)
-{
-	if (pl__overlap(out, sizeof *out, mem, need))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 1, PL_NONE);
-	if ((snap != NULL && pl__overlaps_snapshot(snap, mem, need)) || pl__overlap(mem, need, opt, sizeof *opt))
-		return pl__fail(diag, PL_E_OVERLAP, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	return 0;
 }

@@ -16,6 +16,7 @@
  * covered by adding its line.
  */
 #include <check.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,8 +383,6 @@ START_TEST(each_output_over_each_argument_is_refused)
 					continue;
 				const pl_diag *d = P(S_DIAG);
 				int named = d->kind == PL_ELEM_ARGUMENT && (d->index == o->pos || (g->out && d->index == g->pos));
-				/* The view's memory over the hint: the options' field reuse is named. */
-				named |= g->slot == S_HINT && d->kind == PL_ELEM_CONFIG && d->index == 2;
 				ck_assert_msg(d->code == PL_E_OVERLAP && named, "%s: %s over %s: the diag names kind %u index %u",
 					      cl->name, slot_name(o->slot), slot_name(g->slot), d->kind, d->index);
 			}
@@ -413,6 +412,43 @@ START_TEST(a_diag_in_an_input_is_not_written_on_another_error)
 	p[S_DIAG] = (char *)P(S_VIEW) + 64;
 	ck_assert_int_eq(c_broker_plan(p), PL_E_OVERLAP);
 	ck_assert_uint_eq(changed_outside(0, 0), 0);
+	/* A diag inside the memory a view is to be built in, with options of
+	 * an unknown version (PL_E_VERSION otherwise). */
+	pl_view_options *opt = P(S_OPT);
+	opt->version = 99;
+	memcpy(A.pristine, A.arena, A.size);
+	p[S_DIAG] = P(S_DIAG);
+	ck_assert_int_eq(c_view_init(p), PL_E_VERSION);
+	memcpy(A.arena, A.pristine, A.size);
+	p[S_DIAG] = (char *)P(S_MEM) + 64;
+	ck_assert_int_eq(c_view_init(p), PL_E_OVERLAP);
+	ck_assert_uint_eq(changed_outside(0, 0), 0);
+	/* A diag inside validation's workspace, too small (PL_E_WORKSPACE otherwise). */
+	p[S_DIAG] = (char *)P(S_WORK) + 8;
+	ck_assert_int_eq(pl_snapshot_validate(P(S_SNAP), P(S_WORK), A.work_size - 8, p[S_DIAG]), PL_E_OVERLAP);
+	ck_assert_uint_eq(changed_outside(0, 0), 0);
+	arena_free();
+}
+END_TEST
+
+/* Options of an older version are compared as long as that version is:
+ * the fields past its end are never read. */
+START_TEST(options_are_compared_as_long_as_their_version)
+{
+	arena_new();
+	struct {
+		pl_view_options opt;
+		pl_view *out;
+	} v1 = {{.version = 1, .scorer = PL_SCORER_XXH3}, NULL};
+	pl_view **out = (pl_view **)(void *)((char *)&v1 + offsetof(pl_view_options, reuse)); /* just past version 1 */
+	pl_diag d;
+	ck_assert_int_eq(pl_view_init(out, P(S_MEM), A.view_size, P(S_SNAP), &v1.opt, &d), 0);
+	ck_assert_ptr_eq(*out, P(S_MEM));
+	/* The same place inside version 3 options is refused. */
+	pl_view_options v3 = PL_VIEW_OPTIONS_INIT;
+	out = (pl_view **)(void *)&v3.reuse;
+	ck_assert_int_eq(pl_view_init(out, P(S_MEM), A.view_size, P(S_SNAP), &v3, &d), PL_E_OVERLAP);
+	ck_assert_uint_eq(d.index, 1);
 	arena_free();
 }
 END_TEST
@@ -424,6 +460,7 @@ static Suite *guard_every_call_suite(void)
 	tcase_add_test(c, each_call_takes_its_arguments_apart);
 	tcase_add_test(c, each_output_over_each_argument_is_refused);
 	tcase_add_test(c, a_diag_in_an_input_is_not_written_on_another_error);
+	tcase_add_test(c, options_are_compared_as_long_as_their_version);
 	suite_add_tcase(s, c);
 	return s;
 }
