@@ -17,9 +17,23 @@
 
 /* ---- the buffer ------------------------------------------------------------ */
 
+/* The file being read and the number of its line being read, for pt_oom(). */
+static const char *oom_file;
+static const uint64_t *oom_line;
+
+void pt_oom_at(const char *file, const uint64_t *line)
+{
+	oom_file = file;
+	oom_line = line;
+}
+
 _Noreturn void pt_oom(void)
 {
-	fputs("placement: out of memory\n", stderr);
+	if (oom_file && oom_line && *oom_line)
+		fprintf(stderr, "placement: %s:%llu: out of memory reading this line\n", oom_file,
+			(unsigned long long)*oom_line);
+	else
+		fputs("placement: out of memory\n", stderr);
 	exit(1);
 }
 

@@ -3,7 +3,10 @@
  * and written as a snapshot file (placement(5)). What a plan writes back to
  * Kafka (the reassignment and election files) is in kafka_write.c.
  *
- * How it reads. Each line is split into words at spaces and tabs. A word
+ * How it reads. The input is read a line at a time (read.c, the same reader
+ * and line limit as a snapshot file), and the first bad line is reported
+ * before another is read; what is kept of a line (a topic's name, a rack) is
+ * copied into an arena. Each line is split into words at spaces and tabs. A word
  * "Key:value" is a field; a word "Key:" is a field whose value is the next
  * word, unless that word is itself a key (an empty field, as "Configs:" or
  * "Offline:" often are). That reads both of Kafka's styles: the older
@@ -54,7 +57,15 @@ typedef struct kafka {
 	uint32_t *brokers; /* every broker seen, sorted, unique at the end */
 	size_t nb, b_cap;
 	kword *racks; /* parallel to brokers */
+	pt_arena names; /* the bytes of the topics' names and the racks */
 } kafka;
+
+/* A copy of w's bytes, kept as long as k. */
+static kword keep(kafka *k, kword w)
+{
+	pl_bytes b = pt_arena_put(&k->names, w.p, w.n);
+	return (kword){b.ptr, w.n};
+}
 
 static int is_key(kword w)
 {
@@ -141,7 +152,7 @@ static uint32_t topic_of(kafka *k, kword name, uint64_t line)
 	if (t >= 0)
 		return (uint32_t)t;
 	k->t = pt_grow(k->t, &k->t_cap, sizeof *k->t, k->nt + 1);
-	k->t[k->nt] = (ktopic){name, 0, line};
+	k->t[k->nt] = (ktopic){keep(k, name), 0, line};
 	return (uint32_t)k->nt++;
 }
 
@@ -281,54 +292,73 @@ static void unique_brokers(kafka *k)
 }
 
 /* The racks file: "BROKER RACK" a line, '#' comments; a broker only there is
- * a member that holds nothing yet (a new broker). */
-static int read_racks(kafka *k, const char *path, char **text, pt_err *e)
+ * a member that holds nothing yet (a new broker). Its lines are read first,
+ * each checked as it is read; then each broker's rack is set (and a broker
+ * given twice refused) once every broker is known. */
+typedef struct krack {
+	uint32_t id;
+	kword rack;
+	uint64_t line;
+} krack;
+
+static int read_racks(kafka *k, const char *path, pt_err *e)
 {
-	size_t len;
-	if (pt_read_file(path, text, &len, e)) {
+	pt_reader r;
+	if (pt_reader_open(&r, path, e)) {
 		char msg[sizeof e->msg];
 		snprintf(msg, sizeof msg, "--racks %s: %.600s", path, e->msg);
 		memcpy(e->msg, msg, sizeof msg);
 		return -1;
 	}
-	const char *p = *text, *end = *text + len;
-	uint64_t line = 0;
-	/* first pass: the brokers, so the table has every member */
-	for (int pass = 0; pass < 2; pass++) {
-		p = *text;
-		line = 0;
-		if (pass == 1) {
-			unique_brokers(k);
-			k->racks = calloc(k->nb ? k->nb : 1, sizeof *k->racks);
-			if (k->racks == NULL)
-				pt_oom();
+	krack *rk = NULL;
+	size_t nr = 0, r_cap = 0;
+	int rc;
+	pt_oom_at(path, &r.line);
+	for (;;) {
+		char *p;
+		size_t len;
+		rc = pt_reader_line(&r, &p, &len, e);
+		if (rc < 0) {
+			char msg[sizeof e->msg];
+			snprintf(msg, sizeof msg, "--racks %s:%llu: %.600s", path, (unsigned long long)e->line, e->msg);
+			memcpy(e->msg, msg, sizeof msg);
+			e->line = 0;
 		}
-		while (p < end) {
-			line++;
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
-			const char *hash = memchr(p, '#', (size_t)(le - p));
-			kword w[3];
-			size_t n = split(p, hash ? hash : le, w, 3);
-			p = nl ? nl + 1 : end;
-			if (n == 0)
-				continue;
-			uint64_t id;
-			if (n != 2 || pt_kafka_uint(w[0], INT32_MAX, &id))
-				return pt_fail(e, 0, "--racks %s:%llu: write BROKER RACK (a broker id and its rack)", path,
-					       (unsigned long long)line);
-			if (pass == 0) {
-				add_broker(k, (uint32_t)id);
-				continue;
-			}
-			int64_t b = broker_at(k, (uint32_t)id);
+		if (rc <= 0)
+			break;
+		const char *hash = memchr(p, '#', len);
+		kword w[3];
+		size_t n = split(p, hash ? hash : p + len, w, 3);
+		if (n == 0)
+			continue;
+		uint64_t id;
+		if (n != 2 || pt_kafka_uint(w[0], INT32_MAX, &id)) {
+			rc = pt_fail(e, 0, "--racks %s:%llu: write BROKER RACK (a broker id and its rack)", path,
+				     (unsigned long long)r.line);
+			break;
+		}
+		add_broker(k, (uint32_t)id);
+		rk = pt_grow(rk, &r_cap, sizeof *rk, nr + 1);
+		rk[nr++] = (krack){(uint32_t)id, keep(k, w[1]), r.line};
+	}
+	pt_oom_at(NULL, NULL);
+	pt_reader_close(&r);
+	if (rc == 0) {
+		unique_brokers(k);
+		k->racks = calloc(k->nb ? k->nb : 1, sizeof *k->racks);
+		if (k->racks == NULL)
+			pt_oom();
+		for (size_t i = 0; i < nr && rc == 0; i++) {
+			int64_t b = broker_at(k, rk[i].id);
 			if (k->racks[b].p)
-				return pt_fail(e, 0, "--racks %s:%llu: broker %llu is given twice", path, (unsigned long long)line,
-					       (unsigned long long)id);
-			k->racks[b] = w[1];
+				rc = pt_fail(e, 0, "--racks %s:%llu: broker %llu is given twice", path,
+					     (unsigned long long)rk[i].line, (unsigned long long)rk[i].id);
+			else
+				k->racks[b] = rk[i].rack;
 		}
 	}
-	return 0;
+	free(rk);
+	return rc;
 }
 
 static void put_ids(pt_buf *b, const uint32_t *ids, uint32_t n, char sep)
@@ -342,37 +372,50 @@ static void put_kword_id(pt_buf *b, kword w)
 	pt_put_id(b, (pl_bytes){w.p, (uint64_t)w.n});
 }
 
+static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+
 int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {
 	if (strcmp(format, "kafka") != 0)
 		return pt_fail(e, 0, "import %s: unknown format (the one known is kafka)", format);
-	char *text = NULL;
-	size_t len;
-	if (pt_read_file(path, &text, &len, e))
+	pt_reader r;
+	if (pt_reader_open(&r, path, e))
 		return -1;
-	int rc = pt_kafka_import(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, o, out, e);
-	free(text);
+	int rc = kafka_import(&r, strcmp(path, "-") == 0 ? "<stdin>" : path, o, out, e);
+	pt_reader_close(&r);
 	return rc;
 }
 
 int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {
+	pt_reader r;
+	pt_reader_mem(&r, text, len);
+	int rc = kafka_import(&r, path, o, out, e);
+	pt_reader_close(&r);
+	return rc;
+}
+
+static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
+{
 	kafka k;
 	memset(&k, 0, sizeof k);
-	char *racks = NULL;
 	int rc = 0;
-	const char *p = text, *end = text + len;
-	uint64_t line = 0;
-	while (rc == 0 && p < end) {
-		line++;
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		rc = parse_line(&k, p, nl ? nl : end, line, e);
-		p = nl ? nl + 1 : end;
+	pt_oom_at(path, &r->line);
+	for (;;) {
+		char *p;
+		size_t len;
+		rc = pt_reader_line(r, &p, &len, e);
+		if (rc <= 0)
+			break;
+		rc = parse_line(&k, p, p + len, r->line, e);
+		if (rc)
+			break;
 	}
+	pt_oom_at(NULL, NULL);
 	if (rc == 0 && k.np == 0)
 		rc = pt_fail(e, 0, "no partition: not the output of kafka-topics.sh --describe");
 	if (rc == 0 && o->racks)
-		rc = read_racks(&k, o->racks, &racks, e);
+		rc = read_racks(&k, o->racks, e);
 	if (rc == 0 && !o->racks) {
 		unique_brokers(&k);
 		k.racks = calloc(k.nb ? k.nb : 1, sizeof *k.racks);
@@ -467,6 +510,6 @@ int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opt
 	free(k.ints);
 	free(k.brokers);
 	free(k.racks);
-	free(racks);
+	pt_arena_free(&k.names);
 	return rc;
 }

@@ -3,17 +3,21 @@
  * escapes, and references by id. This file drives a file line by line and
  * resolves its references; parse.h says where the rest lives.
  *
- * How it works. The parser walks the file's buffer (read by validate.c)
- * line by line, in place: a line is cut at '#', split into words at spaces
- * and tabs, and %XX escapes are decoded in place, so every id and key of the
- * snapshot points into the buffer and nothing is copied. Members, streams
- * and shards are kept in hash tables by id (through pt_id_hash()), which
- * find duplicates as they are declared and resolve references in O(1). A
- * reference to an element declared later in the file is kept aside and
- * resolved at the end, so a file may list things in any order. Errors come
- * in this order: the first syntax error in the file, then the first
- * unresolved reference, then the events; then (validate.c) the library's
- * validation, mapped back to lines.
+ * How it works. The parser takes the file a line at a time from a pt_reader
+ * (read.c) and parses it in place, in the reader's buffer: a line is cut at
+ * '#', split into words at spaces and tabs, and %XX escapes are decoded in
+ * place. What is kept of a line is copied before the next is read: the
+ * bytes of ids, keys and zones into the document's arena, the names of
+ * references not resolved yet into the parser's. The arrays of elements
+ * grow as elements are declared, so memory follows what the file declares,
+ * never its size or its count of lines, and the first bad line is reported
+ * before another is read. Members, streams and shards are kept in hash
+ * tables by id (through pt_id_hash()), which find duplicates as they are
+ * declared and resolve references in O(1). A reference to an element
+ * declared later in the file is kept aside and resolved at the end, so a
+ * file may list things in any order. Errors come in this order: the first
+ * syntax error in the file, then the first unresolved reference, then the
+ * events; then (validate.c) the library's validation, mapped back to lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +29,7 @@
 void pt_add_ref(parser *ps, uint64_t line, word w, uint32_t elem, uint32_t field)
 {
 	ps->refs = pt_grow(ps->refs, &ps->ref_cap, sizeof *ps->refs, ps->nref + 1);
-	ps->refs[ps->nref++] = (ref){line, {w.p, w.n}, elem, field};
+	ps->refs[ps->nref++] = (ref){line, pt_arena_put(&ps->names, w.p, w.n), elem, field};
 }
 
 static const char *field_name(uint32_t f)
@@ -178,50 +182,41 @@ static int resolve_refs(parser *ps, pt_err *e)
 	return 0;
 }
 
-int pt_parse(pt_doc *d, char *text, size_t len, pt_err *e)
+int pt_parse_reader(pt_doc *d, pt_reader *r, pt_err *e)
 {
-	parser ps = {d, NULL, 0, 0};
-	d->text = text;
-	d->text_len = len;
-	char *p = text, *end = text + len;
-	uint64_t line = 0;
+	parser ps;
+	memset(&ps, 0, sizeof ps);
+	ps.d = d;
+	r->skip_bom = 1;
 	int rc = 0;
-	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-		p += 3; /* a UTF-8 byte order mark */
-	/* Room for as many shards as the file has lines (at most the limit), so
-	 * the arrays are not copied as they grow: pages nobody writes cost
-	 * nothing. */
-	size_t lines = 1;
-	for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++)
-		lines++;
-	if (lines > PL_MAX_SHARDS)
-		lines = PL_MAX_SHARDS;
-	if (d->k_cap < lines && lines > 1024) {
-		size_t cap = d->k_cap;
-		d->shards = pt_grow(d->shards, &cap, sizeof *d->shards, lines);
-		d->k_line = pt_grow(d->k_line, &d->k_cap, sizeof *d->k_line, lines);
-	}
-	while (p < end) {
-		line++;
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *le = nl ? nl : end;
-		if ((uint64_t)(le - p) > PT_MAX_LINE) {
-			rc = pt_fail(e, line, "the line is %zu bytes, past the limit of %u bytes for a line",
-				     (size_t)(le - p), PT_MAX_LINE);
+	pt_oom_at(d->path, &r->line); /* out of memory names the line being read */
+	for (;;) {
+		char *p;
+		size_t n;
+		rc = pt_reader_line(r, &p, &n, e);
+		if (rc <= 0)
 			break;
-		}
-		if (le > p && le[-1] == '\r')
-			le--;
-		rc = parse_line(&ps, p, le, line, e);
+		rc = n ? parse_line(&ps, p, p + n, r->line, e) : 0;
 		if (rc)
 			break;
-		p = nl ? nl + 1 : end;
 	}
-	d->lines = line;
+	pt_oom_at(NULL, NULL);
+	d->lines = r->line;
 	if (rc == 0)
 		rc = resolve_refs(&ps, e);
 	if (rc == 0)
 		rc = pt_check_events(d, e);
 	free(ps.refs);
+	pt_arena_free(&ps.names);
+	return rc;
+}
+
+int pt_parse(pt_doc *d, char *text, size_t len, pt_err *e)
+{
+	pt_reader r;
+	pt_reader_mem(&r, text, len);
+	int rc = pt_parse_reader(d, &r, e);
+	pt_reader_close(&r);
+	free(text);
 	return rc;
 }

@@ -1,7 +1,10 @@
 /*
  * parse.h - what the files of the snapshot parser share (placement(5)):
  * words and cursors over a line, references resolved at the end of the
- * file, and the statement parsers. parse.c drives a file line by line;
+ * file, and the statement parsers. A line is parsed in place, in the
+ * reader's buffer, and gone once the next is read: what is kept of it is
+ * copied (pt_keep() into the document, pt_add_ref() into the parser).
+ * parse.c drives a file line by line;
  * parse_words.c splits and decodes words; parse_elements.c declares
  * members, streams, shards and overrides; parse_settings.c reads `set`;
  * parse_events.c reads `at` and --event; parse_doc.c holds the document
@@ -46,6 +49,7 @@ typedef struct parser {
 	pt_doc *d;
 	ref *refs;
 	size_t nref, ref_cap;
+	pt_arena names; /* the bytes of the references' names, until the end */
 } parser;
 
 /* The i-th id of a kind. */
@@ -54,6 +58,7 @@ typedef pl_bytes (*id_at_fn)(const pt_doc *d, uint32_t i);
 #define ATTR(bit) (1u << (bit))
 
 /* parse_doc.c (the document and its id tables) */
+pl_bytes pt_keep(pt_doc *d, word w); /* a copy of w's bytes, kept with d */
 uint64_t pt_id_hash(const char *p, size_t n);
 int pt_same_id(pl_bytes a, const char *p, size_t n);
 uint64_t *pt_table_alloc(size_t n);
@@ -75,7 +80,7 @@ int pt_word_is(word w, const char *s);
 
 /* parse_elements.c (members, streams, shards, overrides) */
 int pt_limit_fail(pt_err *e, uint64_t line, const char *what, uint64_t lim, const char *macro);
-int pt_member_attrs_parse(cursor *c, pl_member *m, uint64_t *last_move, int *joined_given, pt_err *e);
+int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_move, int *joined_given, pt_err *e);
 int pt_need_value(int has, word name, uint64_t line, pt_err *e);
 int pt_st_member(parser *ps, cursor *c, pt_err *e);
 int pt_st_override(parser *ps, cursor *c, pt_err *e);

@@ -1,6 +1,6 @@
 /*
- * parse_doc.c - the document of a snapshot file: its arrays, the hash tables of
- * its ids, and the error of a parse.
+ * parse_doc.c - the document of a snapshot file: its arrays, the bytes of its
+ * ids, the hash tables of its ids, and the error of a parse.
  */
 #define _DEFAULT_SOURCE /* madvise() and MADV_HUGEPAGE, where there are */
 #include <stdarg.h>
@@ -39,7 +39,7 @@ static void table_free(pt_table *t)
 
 void pt_doc_free(pt_doc *d)
 {
-	free(d->text);
+	pt_arena_free(&d->bytes);
 	free(d->members);
 	free(d->m_line);
 	free(d->m_last_move);
@@ -52,19 +52,15 @@ void pt_doc_free(pt_doc *d)
 	free(d->events);
 	free(d->copies);
 	free(d->c_line);
-	for (size_t i = 0; i < d->nkeep; i++)
-		free(d->keep[i]);
-	free(d->keep);
 	table_free(&d->tm);
 	table_free(&d->ts);
 	table_free(&d->tk);
 	memset(d, 0, sizeof *d);
 }
 
-void pt_doc_keep(pt_doc *d, char *p)
+pl_bytes pt_keep(pt_doc *d, word w)
 {
-	d->keep = pt_grow(d->keep, &d->keep_cap, sizeof *d->keep, d->nkeep + 1);
-	d->keep[d->nkeep++] = p;
+	return pt_arena_put(&d->bytes, w.p, w.n);
 }
 
 pl_snapshot pt_doc_snapshot(const pt_doc *d)

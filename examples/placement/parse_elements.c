@@ -39,7 +39,7 @@ const char pt_member_attrs[] =
 	"zone=, weight=, cap=, joined=, load=, map=, last-move=, down, draining, lagging, unmeasured";
 
 /* The attributes of a member (a member line, or a join event). */
-int pt_member_attrs_parse(cursor *c, pl_member *m, uint64_t *last_move, int *joined_given, pt_err *e)
+int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_move, int *joined_given, pt_err *e)
 {
 	word w, name, val;
 	int has;
@@ -53,7 +53,7 @@ int pt_member_attrs_parse(cursor *c, pl_member *m, uint64_t *last_move, int *joi
 			if (twice(&seen, 0, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
 			    pt_decode_word(&val, c->line, "zone=", e))
 				return -1;
-			m->zone = (pl_bytes){val.n ? val.p : NULL, val.n};
+			m->zone = pt_keep(d, val); /* empty: {NULL, 0} */
 		} else if (pt_word_is(name, "weight")) {
 			if (twice(&seen, 1, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
 			    pt_number(val, UINT32_MAX, c->line, "weight=", &n, e))
@@ -132,10 +132,10 @@ int pt_st_member(parser *ps, cursor *c, pt_err *e)
 	d->m_last_move = pt_grow(d->m_last_move, &d->m_cap, sizeof *d->m_last_move, (size_t)d->nm + 1);
 	pl_member *m = &d->members[d->nm];
 	memset(m, 0, sizeof *m);
-	m->id = (pl_bytes){w.p, w.n};
+	m->id = pt_keep(d, w);
 	d->m_line[d->nm] = c->line;
 	d->m_last_move[d->nm] = PT_NEVER;
-	if (pt_member_attrs_parse(c, m, &d->m_last_move[d->nm], NULL, e))
+	if (pt_member_attrs_parse(d, c, m, &d->m_last_move[d->nm], NULL, e))
 		return -1;
 	pt_table_insert(&d->tm, d->nm, h);
 	d->nm++;
@@ -164,7 +164,7 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 	size_t cap = d->s_cap;
 	d->streams = pt_grow(d->streams, &cap, sizeof *d->streams, (size_t)d->ns + 1);
 	d->s_line = pt_grow(d->s_line, &d->s_cap, sizeof *d->s_line, (size_t)d->ns + 1);
-	d->streams[d->ns].id = (pl_bytes){w.p, w.n};
+	d->streams[d->ns].id = pt_keep(d, w);
 	d->s_line[d->ns] = c->line;
 	pt_table_insert(&d->ts, d->ns, h);
 	d->ns++;
@@ -195,7 +195,7 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 	uint32_t ki = d->nk;
 	pl_shard *k = &d->shards[ki];
 	memset(k, 0, sizeof *k);
-	k->key = (pl_bytes){w.p, w.n};
+	k->key = pt_keep(d, w);
 	k->stream = k->leader = k->moving_to = PL_NONE;
 	d->k_line[ki] = c->line;
 	uint32_t seen = 0;
@@ -214,9 +214,15 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 		} else if (pt_word_is(name, "replicas")) {
 			if (twice(&seen, 1, name, c->line, e) || pt_need_value(has, name, c->line, e))
 				return -1;
+			/* one rule for every value: an empty one is refused (a
+			 * shard with no replicas leaves replicas= out) */
+			if (val.n == 0)
+				return pt_fail(e, c->line,
+					       "empty member id in replicas= (write replicas=a,b,c, or leave replicas= out "
+					       "for a shard with none)");
 			char *p = val.p, *end = val.p + val.n;
 			uint32_t r = 0;
-			while (val.n > 0) {
+			for (;;) {
 				char *comma = memchr(p, ',', (size_t)(end - p));
 				word m = {p, (size_t)((comma ? comma : end) - p)};
 				if (m.n == 0)

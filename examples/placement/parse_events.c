@@ -50,10 +50,10 @@ int pt_st_at(parser *ps, cursor *c, pt_err *e)
 			       pt_event_name(ev.kind));
 	if (pt_id_word(&w, c->line, "member", e))
 		return -1;
-	ev.name = (pl_bytes){w.p, w.n};
+	ev.name = pt_keep(d, w);
 	if (ev.kind == PT_EV_JOIN) {
 		ev.joiner.id = ev.name;
-		if (pt_member_attrs_parse(c, &ev.joiner, &ev.last_move, &ev.joined_given, e))
+		if (pt_member_attrs_parse(d, c, &ev.joiner, &ev.last_move, &ev.joined_given, e))
 			return -1;
 	} else if (pt_next_word(c, &w)) {
 		return pt_fail(e, c->line, "at %llu %s takes only a member id, not '%s'", (unsigned long long)ev.tick,
@@ -64,7 +64,6 @@ int pt_st_at(parser *ps, cursor *c, pt_err *e)
 	d->events = pt_grow(d->events, &d->ev_cap, sizeof *d->events, (size_t)d->nev + 1);
 	ev.seq = d->nev;
 	d->events[d->nev++] = ev;
-	(void)ps;
 	return 0;
 }
 
@@ -123,15 +122,16 @@ int pt_check_events(pt_doc *d, pt_err *e)
 
 int pt_parse_event(pt_doc *d, const char *arg, pt_err *e)
 {
-	/* The argument is kept for the document's life: its ids point into it.
-	 * It is chained onto the document's text as a separate allocation. */
+	/* The event keeps copies of its ids (pt_keep()), as a file's do. */
 	size_t n = strlen(arg);
 	if (n > PT_MAX_LINE)
 		return pt_fail(e, 0, "--event: %zu bytes, past the limit of %u bytes for a line", n, PT_MAX_LINE);
 	char *copy = pt_alloc(n + 4);
 	memcpy(copy, "at ", 3);
 	memcpy(copy + 3, arg, n + 1);
-	parser ps = {d, NULL, 0, 0};
+	parser ps;
+	memset(&ps, 0, sizeof ps);
+	ps.d = d;
 	cursor c;
 	char *end = copy + n + 3;
 	for (char *q = copy; q < end; q++)
@@ -146,12 +146,10 @@ int pt_parse_event(pt_doc *d, const char *arg, pt_err *e)
 	pt_next_word(&c, &kw);
 	int rc = pt_st_at(&ps, &c, e);
 	free(ps.refs);
-	if (rc) {
-		free(copy);
+	pt_arena_free(&ps.names);
+	free(copy);
+	if (rc)
 		return rc;
-	}
-	/* The event's ids point into copy: keep it with the document. */
 	d->events[d->nev - 1].line = 0;
-	pt_doc_keep(d, copy);
 	return pt_check_events(d, e);
 }

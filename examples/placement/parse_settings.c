@@ -115,7 +115,7 @@ int pt_st_set(parser *ps, cursor *c, pt_err *e)
 		default: /* PT_T_MEMBER */
 			if (pt_id_word(&val, c->line, "member", e))
 				return -1;
-			s->text = (pl_bytes){val.p, val.n};
+			s->text = pt_keep(d, val);
 			s->value = PL_NONE;
 			pt_add_ref(ps, c->line, val, 0, REF_SELF);
 			break;

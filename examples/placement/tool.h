@@ -8,8 +8,11 @@
  * write their whole output into a pt_buf, which main.c prints only when the
  * command succeeded: an error never leaves a partial plan on stdout.
  *
- * The library allocates nothing; the tool does, freely: the file, the arrays
- * and the output grow with malloc/realloc as far as the documented limits.
+ * The library allocates nothing; the tool does, freely: the arrays and the
+ * output grow with malloc/realloc as far as the documented limits. The input
+ * is read a line at a time through a fixed buffer (pt_reader), and what the
+ * parse keeps (the elements, and their ids' bytes in a pt_arena) grows with
+ * what the file holds, not with its size or its count of lines.
  * Names: pt_ for the tool, pl_ for the library.
  */
 #ifndef PT_TOOL_H
@@ -44,8 +47,11 @@ void pt_put(pt_buf *b, const char *fmt, ...) PT_PRINTF(2, 3);
 void pt_putn(pt_buf *b, const char *s, size_t n);
 void pt_putc(pt_buf *b, char c);
 void pt_buf_free(pt_buf *b);
-/* Out of memory: a message and exit 1 (the tool never goes on half-built). */
+/* Out of memory: a message and exit 1 (the tool never goes on half-built).
+ * While a file is read (pt_oom_at() set), the message names the file and the
+ * line being read. */
 _Noreturn void pt_oom(void);
+void pt_oom_at(const char *file, const uint64_t *line); /* NULL, NULL: no file */
 void *pt_alloc(size_t n);                  /* malloc or pt_oom() */
 void *pt_grow(void *p, size_t *cap, size_t elem, size_t need); /* room for need */
 
@@ -114,7 +120,7 @@ typedef struct pt_set {
 	int given;
 	uint64_t value; /* numbers, booleans (0/1), policy and scorer ids, member index */
 	uint64_t line;
-	pl_bytes text;  /* PT_T_MEMBER: the id as written */
+	pl_bytes text;  /* PT_T_MEMBER: the id as written (in the doc's arena) */
 } pt_set;
 
 /* ---- events (`at TICK EVENT MEMBER ...`) ----------------------------------- */
@@ -136,6 +142,56 @@ typedef struct pt_event {
 
 #define PT_JOINER UINT32_C(0x80000000)
 
+/* ---- reading input a line at a time (read.c) -------------------------------- */
+
+/* Bytes kept from the input: blocks that never move (so a pl_bytes into one
+ * stays valid), growing from 4 KiB to at most 1 MiB each. */
+typedef struct pt_block pt_block;
+typedef struct pt_arena {
+	pt_block *head;
+	size_t bytes; /* allocated, for --timing */
+} pt_arena;
+
+/* A copy of n bytes (n may be 0: then {NULL, 0}) that lives as long as a. */
+pl_bytes pt_arena_put(pt_arena *a, const char *p, size_t n);
+void pt_arena_free(pt_arena *a);
+
+/* The read buffer: 4 line limits. A line is handed out whole from it, and a
+ * line whose end is not within it is past the limit by far. */
+#define PT_READ_BUF ((size_t)PT_MAX_LINE * 4)
+
+/* A file, standard input or bytes in memory, read a line at a time through
+ * one buffer of PT_READ_BUF bytes: the memory it takes does not depend on
+ * the input's size. A line is handed out without its end (LF, or CR LF; a
+ * CR at the very end of the input is dropped too), and one of more than
+ * PT_MAX_LINE bytes without it is an error that names it. */
+typedef struct pt_reader {
+	int fd;          /* -1: reading from memory */
+	const char *src; /* memory: the bytes, and how many are read */
+	size_t src_len, src_pos;
+	char *buf;       /* cap + 1 bytes; buf[len] is 0 */
+	size_t cap;
+	size_t pos, len; /* the bytes not handed out yet: buf[pos .. len) */
+	size_t scanned;  /* of them, those known to hold no LF */
+	uint64_t line;   /* the line being read (then handed out); the count at the end */
+	uint64_t bytes;  /* bytes read so far */
+	int eof;
+	int skip_bom;    /* drop a UTF-8 byte order mark that opens the input */
+	int timing;      /* add up the seconds spent in read() */
+	double read_s;
+	size_t max_read; /* at most this many bytes a read, 0 = as many as fit (for tests) */
+} pt_reader;
+
+/* Open path ("-" is standard input) for reading: a directory, or a regular
+ * file past PT_MAX_FILE, is refused before a byte is read. 0, or -1 with e. */
+int pt_reader_open(pt_reader *r, const char *path, pt_err *e);
+/* Read len bytes at text (which must outlive the reader) the same way. */
+void pt_reader_mem(pt_reader *r, const char *text, size_t len);
+/* The next line: 1 with *p (writable, NUL after it) and *n; 0 at the end of
+ * the input; -1 with e (its line: r->line). */
+int pt_reader_line(pt_reader *r, char **p, size_t *n, pt_err *e);
+void pt_reader_close(pt_reader *r);
+
 /* ---- the document ---------------------------------------------------------- */
 
 typedef struct pt_table {
@@ -146,8 +202,7 @@ typedef struct pt_table {
 
 typedef struct pt_doc {
 	const char *path; /* as named in messages */
-	char *text;       /* the file; ids and keys point into it */
-	size_t text_len;
+	pt_arena bytes;   /* the bytes of every id, key and zone kept */
 
 	pl_member *members;
 	uint64_t *m_line;
@@ -183,24 +238,21 @@ typedef struct pt_doc {
 	uint64_t lines;   /* lines read */
 
 	pt_table tm, ts, tk; /* members, streams, shards by id */
-	char **keep;         /* other text the ids point into (--event arguments) */
-	size_t nkeep, keep_cap;
 } pt_doc;
 
 #define PT_NEVER UINT64_C(0xFFFFFFFFFFFFFFFF)
 
 void pt_doc_init(pt_doc *d, const char *path);
 void pt_doc_free(pt_doc *d);
-/* Keep an allocation alive (and free it) with the document. */
-void pt_doc_keep(pt_doc *d, char *p);
 pl_snapshot pt_doc_snapshot(const pt_doc *d);
 
-/* Read a whole file ("-" is standard input) into a buffer that grows as it
- * reads, refusing one past PT_MAX_FILE. *out is NUL-terminated. */
-int pt_read_file(const char *path, char **out, size_t *len, pt_err *e);
+/* Parse what r reads into d, a line at a time: the first bad line is
+ * reported as soon as it is read, and nothing after it is read. 0, or -1
+ * with e filled (e->line the line). */
+int pt_parse_reader(pt_doc *d, pt_reader *r, pt_err *e);
 
-/* Parse text (len bytes, owned by the doc from now on; it is changed in place
- * as escapes are decoded) into d. 0, or -1 with e filled (e->line the line). */
+/* Parse text (len bytes, which this frees: the doc keeps copies of the ids)
+ * into d, the same way. */
 int pt_parse(pt_doc *d, char *text, size_t len, pt_err *e);
 
 /* Parse one extra event line (a --event argument) into d. */

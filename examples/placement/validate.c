@@ -1,131 +1,18 @@
 /*
- * validate.c - reading a snapshot file, and the library's validation of the
- * snapshot it holds, mapped back to the file's lines.
+ * validate.c - the library's validation of the snapshot a file holds, mapped
+ * back to the file's lines (the file is read by read.c, a line at a time).
  *
- * The file is read whole into one buffer that grows as it reads (a regular
- * file is sized by fstat first), refused by name past PT_MAX_FILE. Reads
- * are at most 16 line limits long, and after each one the line it ended in
- * is measured, so a line past PT_MAX_LINE (a file with no newline, such as
- * /dev/zero) is refused having buffered at most 17 limits of it. Once the
- * parser has built the snapshot, pl_view_init() validates it with the
+ * Once the parser has built the snapshot, pl_view_init() validates it with the
  * library's own rules; its pl_diag names an element by kind and index, and
  * the document's per-element line numbers turn that into "file:line", with
  * a message that says which rule the element breaks and the library's error
  * name in brackets.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tool.h"
-
-/* ---- reading a file ------------------------------------------------------- */
-
-int pt_read_file(const char *path, char **out, size_t *len, pt_err *e)
-{
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY);
-	if (fd < 0)
-		return pt_fail(e, 0, "cannot open: %s", strerror(errno));
-	struct stat sb;
-	size_t cap = 1 << 16, n = 0, line_start = 0;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		if ((uint64_t)sb.st_size > PT_MAX_FILE) {
-			if (fd)
-				close(fd);
-			return pt_fail(e, 0,
-				       "the file is %llu bytes, past the limit of %llu bytes (64 GiB) for a snapshot file",
-				       (unsigned long long)sb.st_size, (unsigned long long)PT_MAX_FILE);
-		}
-		if ((uint64_t)sb.st_size + 1 > SIZE_MAX / 2) {
-			if (fd)
-				close(fd);
-			return pt_fail(e, 0, "the file is %llu bytes, more than this machine can address",
-				       (unsigned long long)sb.st_size);
-		}
-		cap = (size_t)sb.st_size + 1;
-	} else if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		if (fd)
-			close(fd);
-		return pt_fail(e, 0, "is a directory, not a snapshot file");
-	}
-	char *p = malloc(cap);
-	if (p == NULL) {
-		if (fd)
-			close(fd);
-		return pt_fail(e, 0, "out of memory for a buffer of %zu bytes", cap);
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			if ((uint64_t)cap > PT_MAX_FILE) {
-				free(p);
-				if (fd)
-					close(fd);
-				return pt_fail(e, 0, "the input is past the limit of %llu bytes (64 GiB) for a snapshot file",
-					       (unsigned long long)PT_MAX_FILE);
-			}
-			size_t nc = cap * 2;
-			char *q = realloc(p, nc);
-			if (q == NULL) {
-				free(p);
-				if (fd)
-					close(fd);
-				return pt_fail(e, 0, "out of memory for a buffer of %zu bytes", nc);
-			}
-			p = q;
-			cap = nc;
-		}
-		/* at most a few line limits a read, so a line past the limit is
-		 * refused before much more of it is buffered */
-		size_t want = cap - 1 - n;
-		if (want > (size_t)PT_MAX_LINE * 16)
-			want = (size_t)PT_MAX_LINE * 16;
-		ssize_t r = read(fd, p + n, want);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int err = errno;
-			free(p);
-			if (fd)
-				close(fd);
-			return pt_fail(e, 0, "read error: %s", strerror(err));
-		}
-		if (r == 0)
-			break;
-		/* the line the read ended in: where it starts, found from the end */
-		size_t q = n + (size_t)r;
-		while (q > n && p[q - 1] != '\n')
-			q--;
-		if (q > n)
-			line_start = q;
-		n += (size_t)r;
-		if (n - line_start > PT_MAX_LINE + 1) { /* + 1: a CR before the LF */
-			uint64_t line = 1;
-			for (const char *c = p; (c = memchr(c, '\n', line_start - (size_t)(c - p))) != NULL; c++)
-				line++;
-			free(p);
-			if (fd)
-				close(fd);
-			return pt_fail(e, line, "the line is more than %u bytes, past the limit of %u bytes for a line",
-				       PT_MAX_LINE, PT_MAX_LINE);
-		}
-	}
-	if (fd)
-		close(fd);
-	if ((uint64_t)n > PT_MAX_FILE) {
-		free(p);
-		return pt_fail(e, 0, "the input is %zu bytes, past the limit of %llu bytes (64 GiB) for a snapshot file", n,
-			       (unsigned long long)PT_MAX_FILE);
-	}
-	p[n] = '\0';
-	*out = p;
-	*len = n;
-	return 0;
-}
 
 /* ---- the library's validation, mapped back to lines ----------------------- */
 

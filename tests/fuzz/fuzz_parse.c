@@ -6,7 +6,10 @@
  * again, and must format to the same bytes (the round trip), in text and in
  * JSON. Then each policy in the build runs a few ticks of plan on it (a
  * small layout only), and the layout that leads to, written back, must read
- * as a valid snapshot again. A crash, a sanitizer report, an error without a
+ * as a valid snapshot again. The reader the parser reads lines from
+ * (read.c) must hand out the same lines and the same error whatever the
+ * sizes of its reads: a small buffer read a few bytes at a time, against the
+ * same buffer filled whole. A crash, a sanitizer report, an error without a
  * message, or a round trip that changes the snapshot (checked with abort())
  * is a bug.
  *
@@ -43,8 +46,48 @@ static int load(pt_doc *d, const char *bytes, size_t len, pl_snapshot *snap, pl_
 	return rc;
 }
 
+/* The same lines from a buffer of cap bytes read k bytes at a time as from
+ * one filled whole; none holds a LF, and there are as many as the input has
+ * ends of line (and one more for bytes after the last). */
+static void same_lines(const uint8_t *data, size_t len)
+{
+	if (len < 2)
+		return;
+	size_t cap = 16 + data[0] % 112, k = 1 + data[len - 1] % 13;
+	pt_reader a, b;
+	pt_reader_mem(&a, (const char *)data, len);
+	pt_reader_mem(&b, (const char *)data, len);
+	if (a.cap > cap)
+		a.cap = b.cap = cap;
+	a.max_read = k;
+	uint64_t want = 0;
+	for (size_t i = 0; i < len; i++)
+		want += data[i] == '\n';
+	want += data[len - 1] != '\n';
+	for (;;) {
+		pt_err ea, eb;
+		char *pa, *pb;
+		size_t na = 0, nb = 0;
+		int ra = pt_reader_line(&a, &pa, &na, &ea), rb = pt_reader_line(&b, &pb, &nb, &eb);
+		if (ra != rb || a.line != b.line)
+			abort();
+		if (ra < 0 && (ea.line != eb.line || strcmp(ea.msg, eb.msg) != 0 || ea.line != a.line))
+			abort();
+		if (ra <= 0) {
+			if (ra == 0 && a.line != want)
+				abort(); /* read to the end: a line per end of line */
+			break;
+		}
+		if (na != nb || memcmp(pa, pb, na) != 0 || memchr(pa, '\n', na) != NULL || pa[na] != '\0')
+			abort();
+	}
+	pt_reader_close(&a);
+	pt_reader_close(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
+	same_lines(data, len);
 	pt_doc d1, d2;
 	pl_snapshot s1, s2;
 	pl_view *v1 = NULL, *v2 = NULL;

@@ -18,8 +18,12 @@
 #  3d. pictures: every SVG is well-formed XML and carries, row by row, the
 #     numbers of the same command's JSON (svg_check.py);
 #  4. limits and garbage: a line, a member count and a file past their
-#     limits are refused by name; a few hundred mangled and random inputs
-#     never crash the tool (exit status 0 or 1, no sanitizer report);
+#     limits are refused by name (a line's limit without its end, LF or
+#     CR LF); a few hundred mangled and random inputs never crash the tool
+#     (exit status 0 or 1, no sanitizer report);
+#  4b. bounded memory: under ulimit -v far below the files' size, a valid
+#     file of 64 MiB of blank lines passes, and a bad line followed by
+#     150 MB (or a sparse 4 GiB file) is refused by its line at once;
 #  5. usage errors exit 2; --help and --version exit 0; the exit status of
 #     every outcome (0 done, 1 bad input, 2 usage, 3 a plan that ends blocked).
 #
@@ -344,6 +348,43 @@ if [ -r /dev/zero ] && command -v timeout > /dev/null 2>&1; then
 		bad "check /dev/zero: exit $rc, want 1 and the line limit: $(head -c 300 "$tmp/stderr")"
 	fi
 fi
+# The limit is on a line without its end: 65536 bytes pass, 65537 are refused
+# by their length, whether the line ends in LF, in CR LF or (the last one) in
+# nothing; and the same in what import kafka reads.
+for n in 65536 65537; do
+	for end in lf crlf none; do
+		awk -v n=$n -v end=$end 'BEGIN { e = end == "crlf" ? "\r\n" : "\n"
+			pad = "x"; while (length(pad) < n - 11) pad = pad pad; pad = substr(pad, 1, n - 11)
+			printf "member a%s", e; printf "member b0 #%s%s", pad, end == "none" ? "" : e
+			if (end != "none") printf "member c%s", e }' > "$tmp/line-$end.txt"
+		f="$tmp/line-$end.txt"
+		if [ $n = 65537 ]; then
+			expect_fail "$f" 2 "the line is 65537 bytes, past the limit of 65536 bytes for a line"
+			continue
+		fi
+		members=3
+		[ $end = none ] && members=2
+		if "$bin" check "$f" > "$tmp/stdout" 2> "$tmp/stderr" && grep -q ": ok: $members members" "$tmp/stdout"; then
+			ok
+		else
+			bad "check a line of 65536 bytes ending in $end: $(head -c 300 "$tmp/stderr")"
+		fi
+	done
+	awk -v n=$n 'BEGIN { s = "Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2"
+		pad = " "; while (length(pad) < n - length(s)) pad = pad pad
+		printf "%s%s\r\n", s, substr(pad, 1, n - length(s)) }' > "$tmp/long.describe"
+	"$bin" import kafka "$tmp/long.describe" > "$tmp/stdout" 2> "$tmp/stderr"
+	rc=$?
+	if [ $n = 65536 ] && [ $rc = 0 ] && grep -q "^shard t/0 " "$tmp/stdout"; then
+		ok
+	elif [ $n = 65537 ] && [ $rc = 1 ] &&
+		grep -q "^placement: $tmp/long.describe:1: the line is 65537 bytes, past the limit of 65536 bytes" "$tmp/stderr"; then
+		ok
+	else
+		bad "import kafka, a line of $n bytes ending in CR LF: exit $rc: $(head -c 300 "$tmp/stderr")"
+	fi
+done
+rm -f "$tmp"/line-*.txt "$tmp/long.describe"
 awk 'BEGIN { for (i = 0; i <= 1048576; i++) printf "member m%d\n", i }' > "$tmp/members.txt"
 expect_fail "$tmp/members.txt" 1048577 "past the limit of 1048576 members (PL_MAX_MEMBERS)"
 rm -f "$tmp/members.txt"
@@ -356,6 +397,76 @@ else
 fi
 expect_fail /nonexistent/snapshot.txt 0 "cannot open"
 expect_fail . 0 "is a directory"
+
+# ---- 4b. bounded memory -------------------------------------------------------------
+# What the tool keeps follows what the file declares, not its size nor its
+# count of lines, and a bad line is reported before the rest is read
+# (placement(1)). Under a limit of 300 MB of address space: (a) a valid file
+# of one member, one shard and 64 MiB of blank lines passes; (b) a member
+# declared twice on line 2, then 150 MB of blank lines, is refused by line 2,
+# from a file and from a pipe; (c) a sparse 4 GiB file of NUL bytes is refused
+# by its line 1, at once. A sanitized binary (ASan reserves terabytes of
+# address space) cannot run under ulimit -v: there the same files are checked
+# with no limit.
+limit=300000 # KiB
+limited=1
+if grep -q -a -e __asan_init -e __msan_init -e __tsan_init -e __hwasan_init "$bin" 2> /dev/null; then
+	limited=0
+	echo "note: $(basename "$bin") is built with a sanitizer: the bounded-memory tests run without ulimit -v"
+elif ! (ulimit -v $limit) 2> /dev/null; then
+	limited=0
+	echo "note: ulimit -v $limit is refused here: the bounded-memory tests run without it"
+fi
+to=""
+command -v timeout > /dev/null 2>&1 && to="timeout 60"
+check_bounded() { # FILE (- reads standard input): check it, under the limit
+	if [ $limited = 1 ]; then
+		(ulimit -v $limit && exec $to "$bin" check "$1") > "$tmp/stdout" 2> "$tmp/stderr"
+	else
+		$to "$bin" check "$1" > "$tmp/stdout" 2> "$tmp/stderr"
+	fi
+}
+blank_lines() { # BYTES: that many LF bytes
+	head -c "$1" /dev/zero | tr '\0' '\n'
+}
+{ printf 'member b0\nshard k replicas=b0 leader=b0\n'; blank_lines 67108864; } > "$tmp/big.txt"
+check_bounded "$tmp/big.txt"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^$tmp/big.txt: ok: 1 member .* 1 shard " "$tmp/stdout"; then
+	ok
+else
+	bad "check of 64 MiB of blank lines under ulimit -v $limit: exit $rc: $(head -c 300 "$tmp/stderr")"
+fi
+{ printf 'member b0\nmember b0\n'; blank_lines 150000000; } > "$tmp/big.txt"
+rm -f "$tmp/stdout"
+check_bounded "$tmp/big.txt"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] &&
+	[ "$(cat "$tmp/stderr")" = "placement: $tmp/big.txt:2: member 'b0' is declared twice (first at line 1)" ]; then
+	ok
+else
+	bad "check of a bad line 2 then 150 MB under ulimit -v $limit: exit $rc: $(head -c 300 "$tmp/stderr")"
+fi
+rm -f "$tmp/big.txt"
+{ printf 'member b0\nmember b0\n'; blank_lines 150000000; } 2> /dev/null | check_bounded -
+rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$tmp/stderr")" = "placement: <stdin>:2: member 'b0' is declared twice (first at line 1)" ]; then
+	ok
+else
+	bad "check - of a bad line 2 then 150 MB under ulimit -v $limit: exit $rc: $(head -c 300 "$tmp/stderr")"
+fi
+if truncate -s 4G "$tmp/sparse.txt" 2> /dev/null; then
+	check_bounded "$tmp/sparse.txt"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^placement: $tmp/sparse.txt:1: " "$tmp/stderr"; then
+		ok
+	else
+		bad "check of a sparse 4 GiB file under ulimit -v $limit: exit $rc: $(head -c 300 "$tmp/stderr")"
+	fi
+	rm -f "$tmp/sparse.txt"
+else
+	echo "note: no sparse file here; the 4 GiB file is not checked"
+fi
 
 # Garbage: valid files mangled (lines dropped, duplicated, bytes changed), and
 # random bytes. Exit 0 or 1, and nothing a sanitizer says.
