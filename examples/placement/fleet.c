@@ -79,7 +79,7 @@ static const char *blocker_words(uint32_t status)
 {
 	switch (status) {
 	case PL_STATUS_STALLED: return "it lags, and no member that is not lagging can take its busiest shard";
-	case PL_STATUS_MOVING: return "count or spread moves are still wanted";
+	case PL_STATUS_MOVING: return "count, spread or keep moves are still wanted";
 	case PL_STATUS_RETURNING_HOME: return "lag overrides wait to go home";
 	case PL_STATUS_UNEVEN: return "out of bounds, and no rule of this configuration moves it";
 	default: return NULL;

@@ -496,9 +496,9 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 	size_t w = name_width(s, st);
 	pt_put_counts(b, c);
 	pt_put(b, ", scorer %s\n", c->scorer == PL_SCORER_LEGACY_FNV1A ? "legacy" : "xxh3");
-	pt_put(b, "cluster share %u (ceil(%u shard%s / %u eligible member%s)); %llu replicas on live members\n", c->share,
-	       c->shards, c->shards == 1 ? "" : "s", c->eligible, c->eligible == 1 ? "" : "s",
-	       (unsigned long long)st->live_replicas);
+	pt_put(b, "cluster share %u (ceil(%u shard%s / %u eligible member%s)); %llu replica%s on live members\n",
+	       c->share, c->shards, c->shards == 1 ? "" : "s", c->eligible, c->eligible == 1 ? "" : "s",
+	       (unsigned long long)st->live_replicas, st->live_replicas == 1 ? "" : "s");
 	if (st->under_spread) {
 		pt_put(b, "%u shard%s span%s fewer zones than %s could:", st->under_spread, st->under_spread == 1 ? "" : "s",
 		       st->under_spread == 1 ? "s" : "", st->under_spread == 1 ? "it" : "they");

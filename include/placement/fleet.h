@@ -137,14 +137,33 @@
  * only takes its shards back later. The suite runs fleets whose members'
  * now differ by three return-home ages.
  *
- * Statuses. BALANCED only when every eligible member owns within [floor,
- * share]; otherwise, once self has nothing more to do: LAGGING (a member
- * lags), MOVING (count, spread or keep moves are wanted: other members', or
- * self's after this decision), RETURNING_HOME (lag overrides that are over
- * wait to go home: too young, or their home in its cooldown), UNEVEN (out
- * of bounds and no rule of this configuration moves it: the spread pass or
- * count balance off). COOLDOWN, WAITING, NOT_LIVE, STALLED and FULL as
- * before.
+ * Statuses. Once self has nothing more to do this tick, the word says what
+ * the rules above will do next if nothing changes (no flag, membership or
+ * config changes; clocks run on), read on the view as self leaves it (its
+ * own actions applied; other members' of the same tick are not in it). The
+ * first that holds:
+ *  - LAGGING: an eligible member lags (lag moves follow, or it is stalled).
+ *  - MOVING: the plan of steps 4 and 5 has a count or spread pass, or the
+ *    keep pass has a keep: a count, spread or keep move is wanted, other
+ *    members' or self's in a later decision; its mover makes it once its
+ *    cooldown has passed.
+ *  - RETURNING_HOME: no such move, and a return is planned (step 6): a lag
+ *    override that is over, whose home has room and may take it back; it
+ *    goes home once it is return_home_age old by its home's clock and the
+ *    home's cooldown has passed. Never with return_home_age PL_FLEET_NEVER.
+ *  - BALANCED: none of the above, and every eligible member owns within
+ *    [floor, share]: no decision moves anything again.
+ *  - UNEVEN: none of the above, and some eligible member owns outside
+ *    [floor, share]: no rule of this configuration moves a shard again
+ *    (the spread pass or count balance off; or lag overrides that are over
+ *    whose homes have no room, so none goes home and no count move may
+ *    take them).
+ * With none of the first three, no decision moves a shard, so nothing
+ * changes and the word stays until something does. Self's own words come
+ * first: COOLDOWN (it has a move, a keep or a return to make and its
+ * cooldown runs), WAITING (it offers count or spread moves but is ranked
+ * past the last place), NOT_LIVE, STALLED (it lags and no member can take
+ * its busiest shard) and FULL.
  *
  * Requirements on the caller. Every member must use the same config, apart
  * from self, now and last_move, on the same snapshot; apply the actions to
@@ -255,7 +274,9 @@ PL_API int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *dia
  * from = to = the holder, from_count = what self counts, to_count = what
  * the holder counts, share = self's limit in that pass (share for reason
  * COUNT, floor for SPREAD). From_count of a count or spread move is what
- * self counts.
+ * self counts, and its load what self owns (pl_fleet_owners(), as
+ * placement stats shows it; the two differ by the lag overrides that are
+ * over, counted at their ring homes).
  *
  * @param v     the view of this tick's snapshot.
  * @param cfg   the config; cfg->self names the deciding member.
@@ -263,8 +284,8 @@ PL_API int pl_fleet_owners(pl_view *v, uint32_t *out, uint32_t cap, pl_diag *dia
  * @param cap   its length. A full array is not an error: the call stops,
  *              info->status is PL_STATUS_FULL and wanted = written + 1; the
  *              view holds exactly the written actions.
- * @param info  optional: written, wanted, status (BALANCED, FULL, COOLDOWN,
- *              WAITING, NOT_LIVE, STALLED, LAGGING, MOVING, RETURNING_HOME,
+ * @param info  optional: written, wanted, status (FULL, COOLDOWN, WAITING,
+ *              NOT_LIVE, STALLED, LAGGING, MOVING, RETURNING_HOME, BALANCED,
  *              UNEVEN: see Statuses above), detail (PL_NONE) and blocked
  *              (how many movers of the fleet wait for a place this tick).
  * @param diag  optional; names the bad argument or config field.

@@ -78,8 +78,8 @@ extern "C" {
 	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */ \
 	X(DRAIN_STALLED, 13, "drain-stalled") /* broker: a draining member's replica has nowhere to go */ \
 	X(RETURNING_HOME, 16, "returning-home") /* fleet: lag overrides wait to go home */  \
-	X(LAGGING, 17, "lagging")            /* fleet: a member lags, so some are out of bounds */ \
-	X(MOVING, 18, "moving")              /* fleet: count or spread moves are under way */ \
+	X(LAGGING, 17, "lagging")            /* fleet: an eligible member lags */          \
+	X(MOVING, 18, "moving")              /* fleet: count, spread or keep moves are wanted */ \
 	X(UNEVEN, 19, "uneven")              /* fleet: out of bounds, and no rule on moves it */
 
 enum pl_action_kind {

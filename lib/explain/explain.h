@@ -65,6 +65,13 @@ static inline const char *plural(uint32_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* A count's unit after it: "" (leaders, said by the verb) or " replicas",
+ * " replica" for one. */
+static inline const char *unit_of(uint64_t n, const char *unit)
+{
+	return n == 1 && unit[0] != '\0' ? " replica" : unit;
+}
+
 typedef struct names {
 	const pl_snapshot *s;
 	const pl_action *a;

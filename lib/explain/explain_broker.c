@@ -17,7 +17,7 @@ static void tier_counts(out *o, const names *n, uint32_t scope, const char *verb
 	put(o, ": tier %u, ", a->tier);
 	member(o, n, a->to);
 	if (a->stream != PL_NONE && a->scope == scope) {
-		put(o, " %s %u%s of stream ", verb, a->to_count, unit);
+		put(o, " %s %u%s of stream ", verb, a->to_count, unit_of(a->to_count, unit));
 		stream(o, n);
 		if (a->tier == 1)
 			put(o, ", under its floor %u (ceiling %u),", a->floor, a->ceiling);
@@ -27,7 +27,7 @@ static void tier_counts(out *o, const names *n, uint32_t scope, const char *verb
 			put(o, " (floor %u, ceiling %u),", a->floor, a->ceiling);
 		put(o, " and %llu in total", (unsigned long long)a->load);
 	} else {
-		put(o, " %s %llu%s in total", verb, (unsigned long long)a->load, unit);
+		put(o, " %s %llu%s in total", verb, (unsigned long long)a->load, unit_of(a->load, unit));
 	}
 }
 
@@ -83,7 +83,7 @@ static void carry_note(out *o, const names *n)
  * a balance move compares. */
 static void counts_on(out *o, const names *n, const char *what, const char *unit)
 {
-	put(o, "%s%u%s on ", what, n->a->from_count, unit);
+	put(o, "%s%u%s on ", what, n->a->from_count, unit_of(n->a->from_count, unit));
 	member(o, n, n->a->from);
 	put(o, ", %u on ", n->a->to_count);
 	member(o, n, n->a->to);
@@ -161,8 +161,8 @@ int pl__explain_broker(out *o, const names *n)
 		return 1;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_FAILOVER:
 		shard_on(o, n, "stage a copy of ");
-		put(o, ", then add it as a replica: no leader and no live eligible follower, %u of %u replicas",
-		    a->to_count, a->total);
+		put(o, ", then add it as a replica: no leader and no live eligible follower, %u of %u %s",
+		    a->to_count, a->total, plural(a->total, "replica", "replicas"));
 		return 1;
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_DRAIN:
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_DRAIN:
@@ -210,7 +210,8 @@ int pl__explain_broker(out *o, const names *n)
 		member(o, n, a->from);
 		put(o, " shares its zone with another replica; ");
 		member(o, n, a->to);
-		put(o, " holds %llu replicas, replica share %u", (unsigned long long)a->load, a->share);
+		put(o, " holds %llu%s, replica share %u", (unsigned long long)a->load, unit_of(a->load, " replicas"),
+		    a->share);
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_STREAM_SKEW:
 		shard_from_to(o, n, "move replica of ", " to ");
@@ -239,11 +240,11 @@ int pl__explain_broker(out *o, const names *n)
 			put(o, "stream ");
 			if (a->stream != PL_NONE)
 				stream(o, n);
-			put(o, " holds %u replicas on ", a->from_count);
+			put(o, " holds %u %s on ", a->from_count, plural(a->from_count, "replica", "replicas"));
 			member(o, n, a->from);
 			put(o, ", floor %u, ceiling %u", a->floor, a->ceiling);
 		} else {
-			put(o, "cluster holds %u replicas on ", a->from_count);
+			put(o, "cluster holds %u %s on ", a->from_count, plural(a->from_count, "replica", "replicas"));
 			member(o, n, a->from);
 			put(o, ", share %u", a->share);
 		}
@@ -251,7 +252,8 @@ int pl__explain_broker(out *o, const names *n)
 		return 1;
 	case PL_ACTION_ADD_REPLICA * 100 + PL_REASON_NEW:
 		shard_on(o, n, "add a replica of ");
-		put(o, ": new shard, %u of %u replicas placed, zones spread first", a->to_count, a->total);
+		put(o, ": new shard, %u of %u %s placed, zones spread first", a->to_count, a->total,
+		    plural(a->total, "replica", "replicas"));
 		return 1;
 	default:
 		return 0;

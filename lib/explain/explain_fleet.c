@@ -18,6 +18,17 @@ static const char *pick_words(uint32_t tier)
 	}
 }
 
+/* The mover of a count or spread move: what it owns (load: the number
+ * placement stats shows) and, where different, what count balance counts
+ * it as (from_count). */
+static void owns_counted(out *o, const names *n, const pl_action *a)
+{
+	member(o, n, a->from);
+	put(o, " owns %llu", (unsigned long long)a->load);
+	if (a->load != a->from_count)
+		put(o, " and is counted as %u", a->from_count);
+}
+
 int pl__explain_fleet(out *o, const names *n)
 {
 	const pl_action *a = n->a;
@@ -48,20 +59,22 @@ int pl__explain_fleet(out *o, const names *n)
 			put(o, "%s", pick_words(a->tier));
 		}
 		put(o, ": ");
-		if (a->reason == PL_REASON_COUNT) {
-			member(o, n, a->from);
-			put(o, " owns %u, over the share %u; ", a->from_count, a->share);
-			member(o, n, a->to);
+		if (a->reason == PL_REASON_SPREAD)
+			put(o, "nobody has a count move to make; ");
+		owns_counted(o, n, a);
+		if (a->reason == PL_REASON_COUNT)
+			put(o, ", over the share %u; ", a->share);
+		else
+			put(o, ", the share %u; ", a->share);
+		member(o, n, a->to);
+		if (a->reason == PL_REASON_COUNT)
 			put(o, " owns %u, below its share %u", a->to_count, a->ceiling);
-		} else {
-			put(o, "nobody is over the share; ");
-			member(o, n, a->from);
-			put(o, " owns %u, the share %u; ", a->from_count, a->share);
-			member(o, n, a->to);
+		else
 			put(o, " owns %u, below the floor %u", a->to_count, a->floor);
-		}
 		if (a->kind == PL_ACTION_DROP_OVERRIDE)
 			put(o, "; its count override is dropped");
+		if (a->load != a->from_count)
+			put(o, "; shards on their way home after a lag count at their ring home");
 		return 1;
 	case PL_ACTION_SET_OVERRIDE * 100 + PL_REASON_LAG:
 	case PL_ACTION_DROP_OVERRIDE * 100 + PL_REASON_LAG:

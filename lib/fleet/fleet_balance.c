@@ -386,10 +386,12 @@ static uint32_t pick(const pl_view *v, uint32_t self, uint32_t t, uint32_t *why)
 	return first_ov != PL_NONE ? first_ov : first_any;
 }
 
-static int move_one(pl__fleet_run *r, uint32_t reason, uint32_t t, uint32_t c)
+/* One move of self to target t, self counting c and t counting ct (what
+ * the snapshot counts, plus what self has moved already). */
+static int move_one(pl__fleet_run *r, uint32_t reason, uint32_t t, uint32_t c, uint32_t ct)
 {
 	pl_view *v = r->v;
-	uint32_t self = r->cfg->self, why = 0, k = pick(v, self, t, &why);
+	uint32_t self = r->cfg->self, why = 0, k = pick(v, self, t, &why), floor;
 	PL_ASSERT(k != PL_NONE); /* a mover offers no more moves than it has movable shards */
 	if (k == PL_NONE)
 		return 1;
@@ -397,24 +399,29 @@ static int move_one(pl__fleet_run *r, uint32_t reason, uint32_t t, uint32_t c)
 	pl_action a;
 	if (why == PL_FLEET_PICK_KEEP) {
 		/* Self's shard, held by the target since a lag: the target
-		 * keeps it, by count; no owner changes. */
+		 * keeps it, by count; no owner changes. As the keep pass
+		 * writes it: what each counts, and self's limit in the pass. */
 		a = pl__fleet_action(v, PL_ACTION_SET_OVERRIDE, reason, k, pl__ov(st), t);
 		a.origin = PL_ORIGIN_COUNT;
 		a.at = r->cfg->now;
-		a.from_count = c;
+		a.to_count = ct;
 	} else if (v->k_home[k] == t) {
 		a = pl__fleet_action(v, PL_ACTION_DROP_OVERRIDE, reason, k, self, t);
 		a.origin = st->ov_origin;
 		a.at = r->cfg->now >= pl__since(st) ? r->cfg->now - pl__since(st) : 0;
-		a.from_count = c;
 	} else {
 		a = pl__fleet_action(v, PL_ACTION_SET_OVERRIDE, reason, k, self, t);
 		a.origin = PL_ORIGIN_COUNT;
 		a.at = r->cfg->now;
-		a.from_count = c;
 	}
-	uint32_t floor;
+	a.from_count = c;
 	bounds(v, self, &floor, &a.share);
+	if (why == PL_FLEET_PICK_KEEP) {
+		if (reason == PL_REASON_SPREAD)
+			a.share = floor;
+	} else {
+		a.load = v->m_owned[self]; /* what self owns, beside what it counts */
+	}
 	a.tier = why;
 	if (pl__fleet_emit(r, &a))
 		return 1;
@@ -427,13 +434,15 @@ void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p)
 	const pl_view *v = r->v;
 	uint64_t lo = p->first, hi = p->first + p->take, c = 0;
 	uint32_t c_self = (uint32_t)((uint64_t)v->m_scratch[r->cfg->self] >> 32);
-	/* Walk the targets in id order; their places are the snapshot's
-	 * (m_scratch), whatever self has moved already. */
+	/* Walk the targets in id order; their places and counts are the
+	 * snapshot's (m_scratch), whatever self has moved already. */
 	for (uint32_t e = 0; e < v->n_elig && c < hi; e++) {
 		uint32_t t = v->elig[e], o = (uint32_t)v->m_scratch[t];
+		uint32_t ct = (uint32_t)((uint64_t)v->m_scratch[t] >> 32);
 		uint64_t from = c > lo ? c : lo, to = c + o < hi ? c + o : hi;
 		for (uint64_t j = from; j < to; j++) {
-			if (r->moves >= r->cfg->moves_per_decision || move_one(r, p->reason, t, c_self))
+			if (r->moves >= r->cfg->moves_per_decision ||
+			    move_one(r, p->reason, t, c_self, ct + (uint32_t)(j - from)))
 				return;
 			c_self--;
 		}
@@ -441,28 +450,55 @@ void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p)
 	}
 }
 
+/* After pl__fleet_plan_tick() found no pass and no keep: will one of the
+ * planned returns (one per holder, in the high bits of m_scratch) ever be
+ * made? Its home takes it back once the override is return_home_age old by
+ * the home's clock and its cooldown has passed; never when returns are off,
+ * or when since + return_home_age passes the clock's range. */
+static int return_planned(const pl_view *v, const pl_fleet_config *cfg)
+{
+	if (cfg->return_home_age == PL_FLEET_NEVER || v->n_lag == 0)
+		return 0;
+	for (uint32_t m = 0; m < v->nm; m++) {
+		uint32_t f = (uint32_t)((uint64_t)v->m_scratch[m] >> 32);
+		if (f != 0 && pl__since(pl__st(v, f - 1)) <= UINT64_MAX - cfg->return_home_age)
+			return 1;
+	}
+	return 0;
+}
+
+/* The word for the fleet as the view stands, from what the rules will do
+ * next with nothing changing (no flag, membership or config change), the
+ * first that holds:
+ *  LAGGING         an eligible member lags (lag moves, or stalled);
+ *  MOVING          the tick's plan has a count or spread pass, or the keep
+ *                  pass a keep: some member moves once its cooldown passes;
+ *  RETURNING_HOME  a return is planned: a lag override after the lag whose
+ *                  home has room and may take it, which goes home once it
+ *                  is return_home_age old by its home's clock and the home's
+ *                  cooldown has passed;
+ *  BALANCED        every eligible member owns within [floor, share], and
+ *                  none of the above: no member acts again;
+ *  UNEVEN          out of bounds, and none of the above: no rule of this
+ *                  configuration ever moves a shard again.
+ * Each state with no pass, keep or planned return is a fixed point: no
+ * decision moves anything, so nothing changes and the word stays. */
 uint32_t pl__fleet_status(const pl_view *v, const pl_fleet_config *cfg)
 {
-	int within = 1, lag = 0;
+	int within = 1;
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e], floor, share, o = v->m_owned[m];
+		if (pl__lagging(v, m))
+			return PL_STATUS_LAGGING;
 		bounds(v, m, &floor, &share);
-		lag |= pl__lagging(v, m);
 		if (o > share || o < floor)
 			within = 0;
 	}
-	if (within)
-		return PL_STATUS_BALANCED;
-	if (lag)
-		return PL_STATUS_LAGGING;
 	pl__fleet_plan p;
-	pl_fleet_config c = *cfg;
-	pl__fleet_plan_tick(v, &c, &p);
-	if (p.reason != 0)
+	pl__fleet_plan_tick(v, cfg, &p);
+	if (p.reason != 0 || p.keeps != 0)
 		return PL_STATUS_MOVING;
-	pl__fleet_count_t n;
-	pl__fleet_count(v, &n);
-	if (n.released > 0)
+	if (return_planned(v, cfg))
 		return PL_STATUS_RETURNING_HOME;
-	return PL_STATUS_UNEVEN;
+	return within ? PL_STATUS_BALANCED : PL_STATUS_UNEVEN;
 }

@@ -63,7 +63,9 @@ uint32_t pl__fleet_keep(const pl_view *v, const pl_fleet_config *cfg, pl__fleet_
 /* May shard k's released lag override go home this tick, as far as the
  * fleet's plan goes (the home checks its own room, age and cooldown)? */
 int pl__fleet_may_return(const pl_view *v, const pl__fleet_plan *p, uint32_t k);
-/* The fleet's status word when self has nothing more to do (view as left). */
+/* The fleet's status word when self has nothing more to do (view as left):
+ * what the rules will do next if nothing changes (placement/fleet.h,
+ * Statuses). */
 uint32_t pl__fleet_status(const pl_view *v, const pl_fleet_config *cfg);
 /* Make self's count or spread moves: its places, in order. */
 void pl__fleet_balance(pl__fleet_run *r, const pl__fleet_plan *p);

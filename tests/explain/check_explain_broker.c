@@ -222,6 +222,20 @@ START_TEST(a_replica_drain_says_its_replica_tier_and_that_zones_are_kept)
 	a.load = 7;
 	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 (draining) to b3, staging a copy first: tier 3, "
 					"b3 holds 7 replicas in total, under its replica share 8; the shard keeps its zones");
+	/* One replica is one, in the stream and in total. */
+	a.stream = 0;
+	a.scope = PL_SCOPE_STREAM_REPLICAS;
+	a.tier = 1;
+	a.to_count = 1;
+	a.load = 1;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 (draining) to b3, staging a copy first: tier 1, "
+					"b3 holds 1 replica of stream orders, under its floor 3 (ceiling 4), and 1 in total, "
+					"under its replica share 8; the shard keeps its zones");
+	a.stream = PL_NONE;
+	a.scope = PL_SCOPE_REPLICAS;
+	a.tier = 3;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 (draining) to b3, staging a copy first: tier 3, "
+					"b3 holds 1 replica in total, under its replica share 8; the shard keeps its zones");
 	tl_free(t);
 }
 END_TEST
@@ -246,6 +260,10 @@ START_TEST(a_zone_repair_names_the_zones_and_the_new_one)
 	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b1 to b2, staging a copy first: its replicas span 1 "
 					"zone and could span 2; b2 is in zone zb, which none of them is in, and b1 shares its "
 					"zone with another replica; b2 holds 4 replicas, replica share 5");
+	a.load = 1;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b1 to b2, staging a copy first: its replicas span 1 "
+					"zone and could span 2; b2 is in zone zb, which none of them is in, and b1 shares its "
+					"zone with another replica; b2 holds 1 replica, replica share 5");
 	tl_free(t);
 }
 END_TEST

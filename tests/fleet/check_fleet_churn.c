@@ -1,5 +1,6 @@
-/* check_fleet_churn.c - the fleet after faults: honest status words, and
- * deterministic churn
+/* check_fleet_churn.c - the fleet after faults: honest status words (the
+ * issue's two layouts, and every word checked against the ticks that follow
+ * it in random lag and churn fleets), and deterministic churn
  * simulations (joins, leaves, drains, lag episodes starting and ending) in
  * which every member decides on the same snapshot each tick, with clocks
  * that disagree. Checked every tick: no pile-up past a share (fleetsim.h)
@@ -347,6 +348,302 @@ START_TEST(status_words_are_honest)
 }
 END_TEST
 
+/* A layout of the issue: members and shards by id, each shard's xxh3 ring
+ * home checked, lag overrides (member index, since) on some. */
+static tl *issue_fleet(const char *const *members, uint32_t nm, const char *const *keys, const uint32_t *homes,
+		       uint32_t nk)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < nm; m++)
+		tl_member(t, members[m], NULL);
+	for (uint32_t k = 0; k < nk; k++)
+		tl_shard(t, keys[k], PL_NONE, PL_NONE, 0);
+	pl_view *v = tl_view(t, PL_SCORER_XXH3);
+	for (uint32_t k = 0; k < nk; k++)
+		ck_assert_msg(pl_view_home(v, k) == (int)homes[k], "%s: ring home %d, want %u", keys[k],
+			      pl_view_home(v, k), homes[k]);
+	return t;
+}
+
+/* Keep moves wanted, and nothing else: moving, not returning-home. a and b;
+ * s1, s4, s6 homed at a, s2 at b; b holds s1 and s4 by lag overrides whose
+ * lag is over (10 old, return-home age 300). a counts 3 over its share 2,
+ * b counts 1: the keep pass has a keep s1 on b, by count. */
+START_TEST(keep_moves_wanted_read_moving)
+{
+	static const char *const members[] = {"a", "b"}, *const keys[] = {"s1", "s2", "s4", "s6"};
+	static const uint32_t homes[] = {0, 1, 0, 0};
+	tl *t = issue_fleet(members, 2, keys, homes, 4);
+	tl_override(t, 0, 1, PL_ORIGIN_LAG, 990);
+	tl_override(t, 2, 1, PL_ORIGIN_LAG, 990);
+	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
+	cfg.now = 1000;
+	cfg.cooldown = 5;
+	cfg.return_home_age = 300;
+	pl_action a[8];
+	pl_plan_info info;
+	/* b has nothing to do: a's keep is wanted. */
+	ck_assert_int_eq(sim_decide_scored(t, PL_SCORER_XXH3, cfg, 1, a, 8, &info), 0);
+	ck_assert_str_eq(pl_status_name(info.status), "moving");
+	/* a keeps s1 on b; then only s4 waits to go home (10 old of 300). */
+	ck_assert_int_eq(sim_decide_scored(t, PL_SCORER_XXH3, cfg, 0, a, 8, &info), 1);
+	ck_assert_uint_eq(a[0].tier, PL_FLEET_PICK_KEEP);
+	ck_assert_uint_eq(a[0].shard, 0);
+	ck_assert_str_eq(pl_status_name(info.status), "returning-home");
+	/* The next tick, s1 kept: both read returning-home until s4 is 300 old,
+	 * then a takes it back and both read balanced. */
+	t->no = 0;
+	tl_override(t, 0, 1, PL_ORIGIN_COUNT, 1000);
+	tl_override(t, 2, 1, PL_ORIGIN_LAG, 990);
+	cfg.now = 1005;
+	for (uint32_t m = 0; m < 2; m++) {
+		cfg.last_move = m == 0 ? 1000 : PL_FLEET_NEVER;
+		ck_assert_int_eq(sim_decide_scored(t, PL_SCORER_XXH3, cfg, m, a, 8, &info), 0);
+		ck_assert_str_eq(pl_status_name(info.status), "returning-home");
+	}
+	cfg.now = 1290;
+	cfg.last_move = 1000;
+	ck_assert_int_eq(sim_decide_scored(t, PL_SCORER_XXH3, cfg, 0, a, 8, &info), 1);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_RETURN_HOME);
+	ck_assert_str_eq(pl_status_name(info.status), "balanced");
+	tl_free(t);
+}
+END_TEST
+
+/* No lag override can ever go home: uneven, not returning-home. a, b, c; s1,
+ * s4, s8 homed at a, s2, s5, s7 at b, s3 at c; b holds s1 and a holds s2 by
+ * lag overrides. Owned 3/3/1, floor 2, share 3, the spread pass off: a and b
+ * own their share, so neither takes its shard back, and count balance has
+ * nobody over the share. Nothing will ever move. */
+START_TEST(no_return_possible_reads_uneven)
+{
+	static const char *const members[] = {"a", "b", "c"}, *const keys[] = {"s1", "s4", "s8", "s2", "s5", "s7", "s3"};
+	static const uint32_t homes[] = {0, 0, 0, 1, 1, 1, 2};
+	tl *t = issue_fleet(members, 3, keys, homes, 7);
+	tl_override(t, 0, 1, PL_ORIGIN_LAG, 100);
+	tl_override(t, 3, 0, PL_ORIGIN_LAG, 100);
+	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
+	cfg.spread = 0;
+	pl_action a[8];
+	pl_plan_info info;
+	for (uint64_t now = 0; now <= 1000; now += 500) { /* too young, and old enough: the same */
+		cfg.now = now;
+		for (uint32_t m = 0; m < 3; m++) {
+			ck_assert_int_eq(sim_decide_scored(t, PL_SCORER_XXH3, cfg, m, a, 8, &info), 0);
+			ck_assert_msg(info.status == PL_STATUS_UNEVEN, "now %llu: member %u reads %s",
+				      (unsigned long long)now, m, pl_status_name(info.status));
+		}
+	}
+	tl_free(t);
+}
+END_TEST
+
+/* ---- the words come true ----------------------------------------------------- */
+
+/* What members did in one tick, per member: bits of WD_*. */
+enum { WD_MOVE = 1, WD_COUNT = 2, WD_RETURN = 4 };
+
+static uint8_t did_bits(const pl_action *a)
+{
+	switch (a->reason) {
+	case PL_REASON_COUNT:
+	case PL_REASON_SPREAD: return WD_MOVE | WD_COUNT; /* keeps too */
+	case PL_REASON_RETURN_HOME: return WD_MOVE | WD_RETURN;
+	case PL_REASON_LAG: return WD_MOVE;
+	default: return 0; /* clean-up drops move nothing */
+	}
+}
+
+/* Every member's word in the coming tick: the decision sim_tick() will make,
+ * on a copy of the tick's view. */
+static void words(sim *s, uint32_t *out)
+{
+	tl *t = s->t;
+	pl_view *v = tl_view(t, s->scorer);
+	uint32_t *o = malloc((t->nk ? t->nk : 1) * sizeof *o);
+	if (t->nk > 0)
+		ck_assert_int_eq(pl_fleet_owners(v, o, t->nk, NULL), (int)t->nk);
+	free(o);
+	void *mem;
+	pl_action *buf = malloc((t->nk + 64) * sizeof *buf);
+	for (uint32_t i = 0; i < t->nm; i++) {
+		pl_view *c = tl_view_clone(t, v, &mem);
+		pl_fleet_config cfg = s->cfg;
+		cfg.self = i;
+		cfg.now = s->now + (s->skew ? s->skew[i] : 0);
+		cfg.last_move = s->last[i];
+		pl_plan_info info;
+		ck_assert_int_ge(pl_fleet_decide(c, &cfg, buf, t->nk + 64, &info, NULL), 0);
+		out[i] = info.status;
+		free(mem);
+	}
+	free(buf);
+}
+
+/* Random fleets after faults (joins, leaves, drains, lag episodes, clocks
+ * that disagree, random configs), then nothing changes: every word every
+ * member reads in a later tick must come true in the ticks that follow.
+ *  balanced        no member moves a shard in a later tick;
+ *  uneven          the same, and the fleet ends out of bounds;
+ *  returning-home  lag overrides go home before anything else moves: other
+ *                  members' returns that tick, or the next tick that
+ *                  moves anything makes returns and no count, spread or
+ *                  keep move;
+ *  moving          a count, spread or keep move: other members' that tick,
+ *                  or in the next tick that moves anything;
+ *  lagging         a member lags.
+ * Failures print the seed: PL_TEST_SEED=<seed> PL_TEST_ITERS=1 replays it
+ * (WORDS_DEBUG=1 prints every tick's overrides, words and actions);
+ * PL_TEST_VERBOSE=1 prints how many words of each were checked. */
+START_TEST(status_words_come_true)
+{
+	uint64_t seed0 = tl_seed(0x5747u);
+	uint32_t iters = tl_iters(300), seen[32] = {0}, checked = 0;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t seed = seed0 + it, rng = seed;
+		uint32_t nm = 2 + tl_below(&rng, 6), nk = 3 + tl_below(&rng, 40), cap = nm + 4;
+		uint32_t scorer = tl_below(&rng, 2) ? PL_SCORER_LEGACY_FNV1A : PL_SCORER_XXH3;
+		tl *t = sim_fleet(nm, "m", 0, 0, nk, "s", 2);
+		for (uint32_t k = 0; k < nk; k++)
+			t->k[k].load = tl_below(&rng, 100);
+		sim *s = sim_new(t, scorer, seed);
+		s->cfg.cooldown = tl_below(&rng, 4);
+		s->cfg.return_home_age = tl_below(&rng, 8) == 0 ? PL_FLEET_NEVER : 2 + tl_below(&rng, 8);
+		s->cfg.moves_per_decision = 1 + (tl_below(&rng, 4) == 0);
+		s->cfg.spread = tl_below(&rng, 4) != 0;
+		s->cfg.count_balance = tl_below(&rng, 8) != 0;
+		uint64_t *skew = calloc(cap, sizeof *skew), max_skew = tl_below(&rng, 2) ? 0 : 6;
+		for (uint32_t i = 0; i < cap; i++)
+			skew[i] = tl_below(&rng, (uint32_t)max_skew + 1);
+		s->skew = skew;
+		/* Faults. */
+		uint32_t faults = 5 + tl_below(&rng, 40);
+		for (uint32_t tick = 0; tick < faults; tick++) {
+			uint32_t ev = tl_below(&rng, 100), m = tl_below(&rng, t->nm);
+			if (ev < 3 && t->nm < cap) {
+				uint32_t old = t->nm;
+				tl_member(t, tl_str(t, "m%u", old), NULL);
+				sim_grow(s, old);
+			} else if (ev < 6) {
+				t->m[m].flags ^= PL_MEMBER_DOWN;
+			} else if (ev < 8) {
+				t->m[m].flags ^= PL_MEMBER_DRAINING;
+			} else if (ev < 30) {
+				t->m[m].flags ^= PL_MEMBER_LAGGING;
+			}
+			uint32_t live = 0;
+			for (uint32_t i = 0; i < t->nm; i++)
+				live += !(t->m[i].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+			if (live == 0)
+				t->m[0].flags = 0;
+			sim_tick(s);
+		}
+		/* Then nothing changes; most often the lag is over. */
+		if (tl_below(&rng, 4) != 0)
+			for (uint32_t i = 0; i < t->nm; i++)
+				t->m[i].flags &= ~PL_MEMBER_LAGGING;
+		nm = t->nm;
+		uint32_t quiet = sim_quiet(s) + 2 +
+				 (uint32_t)(s->cfg.return_home_age == PL_FLEET_NEVER ? 0 : s->cfg.return_home_age + max_skew);
+		uint32_t max_ticks = 400, ticks = 0, still = 0;
+		uint32_t *said = malloc((size_t)max_ticks * nm * sizeof *said);
+		uint8_t *did = calloc((size_t)max_ticks * nm, 1);
+		while (still < quiet && ticks < max_ticks) {
+			words(s, said + (size_t)ticks * nm);
+			if (getenv("WORDS_DEBUG")) {
+				dump(s, s->scorer);
+				for (uint32_t m = 0; m < nm; m++)
+					fprintf(stderr, "tick %u member %u says %s\n", ticks, m, pl_status_name(said[(size_t)ticks * nm + m]));
+			}
+			still = sim_tick(s) ? 0 : still + 1;
+			if (getenv("WORDS_DEBUG"))
+				for (uint32_t j = 0; j < s->nacts; j++) {
+					char buf[512];
+					pl_action_explain(tl_snap(t), &s->acts[j], buf, sizeof buf);
+					fprintf(stderr, "  by %u: %s\n", s->actor[j], buf);
+				}
+			for (uint32_t j = 0; j < s->nacts; j++) {
+				uint8_t b = did_bits(&s->acts[j]);
+				did[(size_t)ticks * nm + s->actor[j]] |= b;
+				if (b)
+					still = 0;
+			}
+			ticks++;
+		}
+		ck_assert_msg(still >= quiet, "seed %llu: not quiet after %u ticks", (unsigned long long)seed, ticks);
+		/* From the end back: what anyone did in the ticks after each. */
+		uint8_t later = 0;
+		int lags = 0;
+		for (uint32_t i = 0; i < nm; i++)
+			lags |= (t->m[i].flags & (PL_MEMBER_LAGGING | PL_MEMBER_DOWN | PL_MEMBER_DRAINING)) == PL_MEMBER_LAGGING;
+		uint32_t *owned = malloc(nm * 4), *fl = malloc(nm * 4), *sh = malloc(nm * 4);
+		sim_spread(s, owned, fl, sh);
+		int within = 1;
+		for (uint32_t i = 0; i < nm; i++)
+			if (!(t->m[i].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING)) && (owned[i] < fl[i] || owned[i] > sh[i]))
+				within = 0;
+		/* later: what anyone did after the tick; next: the first later
+		 * tick that moved anything, what it did. */
+		uint8_t next = 0;
+		for (uint32_t tk = ticks; tk-- > 0;) {
+			uint8_t all = 0;
+			for (uint32_t m = 0; m < nm; m++)
+				all |= did[(size_t)tk * nm + m];
+			for (uint32_t m = 0; m < nm; m++) {
+				uint32_t w = said[(size_t)tk * nm + m];
+				/* The others' moves that tick were decided on the
+				 * tick's snapshot, m's word on it with m's own actions
+				 * applied: either may bear the word out. */
+				uint8_t others = 0;
+				for (uint32_t o = 0; o < nm; o++)
+					if (o != m)
+						others |= did[(size_t)tk * nm + o];
+				int ok = 1;
+				switch (w) {
+				case PL_STATUS_BALANCED: ok = !(later & WD_MOVE); break;
+				case PL_STATUS_UNEVEN: ok = !(later & WD_MOVE) && !within; break;
+				case PL_STATUS_RETURNING_HOME:
+					ok = (others & WD_RETURN) || (next & (WD_RETURN | WD_COUNT)) == WD_RETURN;
+					break;
+				case PL_STATUS_MOVING: ok = ((others | later) & WD_COUNT) != 0; break;
+				case PL_STATUS_LAGGING: ok = lags; break;
+				default: continue;
+				}
+				ck_assert_msg(ok, "seed %llu tick %u of %u: member %u read %s; then others did %u that tick, "
+						  "the next moving tick %u, later ticks %u; ends within %d",
+					      (unsigned long long)seed, tk, ticks, m, pl_status_name(w), others, next, later,
+					      within);
+				seen[w]++;
+				checked++;
+			}
+			later |= all;
+			if (all & WD_MOVE)
+				next = all;
+		}
+		free(owned);
+		free(fl);
+		free(sh);
+		free(said);
+		free(did);
+		free(skew);
+		sim_free(s);
+		tl_free(t);
+	}
+	if (getenv("PL_TEST_VERBOSE"))
+		fprintf(stderr, "status_words_come_true: %u words checked: balanced %u, moving %u, returning-home %u, "
+				"uneven %u, lagging %u\n",
+			checked, seen[PL_STATUS_BALANCED], seen[PL_STATUS_MOVING], seen[PL_STATUS_RETURNING_HOME],
+			seen[PL_STATUS_UNEVEN], seen[PL_STATUS_LAGGING]);
+	if (iters >= 100) {
+		static const uint32_t want[] = {PL_STATUS_BALANCED, PL_STATUS_MOVING, PL_STATUS_RETURNING_HOME,
+						PL_STATUS_UNEVEN, PL_STATUS_LAGGING};
+		for (uint32_t i = 0; i < 5; i++)
+			ck_assert_msg(seen[want[i]] > 0, "seed %llu: %u fleets and no member read %s",
+				      (unsigned long long)seed0, iters, pl_status_name(want[i]));
+	}
+}
+END_TEST
+
 START_TEST(random_churn)
 {
 	uint64_t seed = tl_seed(0xc4a2f1u);
@@ -373,7 +670,10 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 300);
 	tcase_add_test(c, lag_episode_seven_members);
 	tcase_add_test(c, status_words_are_honest);
+	tcase_add_test(c, keep_moves_wanted_read_moving);
+	tcase_add_test(c, no_return_possible_reads_uneven);
 	tcase_add_test(c, random_churn);
+	tcase_add_test(c, status_words_come_true);
 	suite_add_tcase(s, c);
 	c = tcase_create("long");
 	tcase_set_timeout(c, 300);
