@@ -52,9 +52,17 @@ size_t pl__span(uint32_t count, size_t size)
 
 int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 {
-	return pl__overlap(p, n, s, sizeof *s) || pl__overlap(p, n, s->members, pl__span(s->n_members, sizeof(pl_member))) ||
-	       pl__overlap(p, n, s->streams, pl__span(s->n_streams, sizeof(pl_stream))) ||
-	       pl__overlap(p, n, s->shards, pl__span(s->n_shards, sizeof(pl_shard))) ||
-	       pl__overlap(p, n, s->overrides, pl__span(s->n_overrides, sizeof(pl_override))) ||
-	       pl__overlap(p, n, s->copies, pl__span(s->n_copies, sizeof(pl_copy)));
+	const void *arr[5] = {s->members, s->streams, s->shards, s->overrides, s->copies};
+	const uint32_t cnt[5] = {s->n_members, s->n_streams, s->n_shards, s->n_overrides, s->n_copies};
+	const uint32_t lim[5] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS, PL_MAX_COPIES};
+	const size_t size[5] = {sizeof(pl_member), sizeof(pl_stream), sizeof(pl_shard), sizeof(pl_override),
+				sizeof(pl_copy)};
+	if (pl__overlap(p, n, s, sizeof *s))
+		return 1;
+	/* An array whose count passes its limit is refused before it is read
+	 * (pl__check_arrays()): its claimed extent is not compared either. */
+	for (uint32_t a = 0; a < 5; a++)
+		if (cnt[a] <= lim[a] && pl__overlap(p, n, arr[a], pl__span(cnt[a], size[a])))
+			return 1;
+	return 0;
 }
