@@ -155,7 +155,7 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 	opt.reuse = (const pl_view *)(const void *)snap->members; /* not a view */
 	FM_DIAG(pl_view_init(&w, other, size, snap, &opt, &d), PL_E_INVAL, PL_ELEM_CONFIG, 2);
 	opt.reuse = v; /* a view, but in the memory handed in */
-	FM_DIAG(pl_view_init(&w, mem, size, snap, &opt, &d), PL_E_OVERLAP, PL_ELEM_CONFIG, 2);
+	FM_DIAG(pl_view_init(&w, mem, size, snap, &opt, &d), PL_E_OVERLAP, PL_ELEM_ARGUMENT, 2);
 	opt.reuse = NULL;
 	FM_DIAG(pl_view_init(&w, other, take(s, 0) % size, snap, &opt, &d), PL_E_WORKSPACE, PL_ELEM_ARGUMENT, 3);
 	FM_DIAG(pl_view_init(&w, (char *)other + 1 + take(s, 7), size, snap, &opt, &d), PL_E_ALIGN, PL_ELEM_ARGUMENT, 2);
