@@ -110,7 +110,7 @@ static int carry_out(const pl_action *a)
 							r->epoch};
 		return 0;
 	case PL_ACTION_SET_LEADER:  /* NO_PRIMARY: claim */
-	case PL_ACTION_MOVE_LEADER: /* NEWEST_PEER or LOAD */
+	case PL_ACTION_MOVE_LEADER: /* NEWEST_PEER, LOAD or PRIMARY_SKEW */
 		if (!is_peer(r, a->to))
 			return -1;
 		r->primary = a->to;

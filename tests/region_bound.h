@@ -24,8 +24,11 @@ static inline uint32_t region_live_peers(const pl_member *m, const pl_shard_stat
 
 /* With n live members, R = min(RF, n), N regions, A0 the peers missing below
  * R on placeable regions, F the floor of live peers per live member and D0
- * the replicas live members lack below F: M = D0 + (A0 ? A0 + n - 1 : 0)
- * and B = 2N + 2 A0 + 2M, plus N^2 + (N + M)(2N + 1) with load balancing. */
+ * the replicas live members lack below F: M = D0 + (A0 ? A0 + n - 1 : 0),
+ * Q = (N^2 + (N + M)(2N + 1)) / 2 (load moves and chains of hand-offs, each
+ * lowering the sum of squared primaries by 2 or more) and
+ * B = 2N + 2 A0 + 2M + 2 max(1, n - 1) Q (a chain has at most n - 1
+ * hand-offs). */
 static inline uint64_t region_bound(const pl_view *v, const pl_snapshot *snap, const pl_region_config *cfg)
 {
 	uint64_t N = snap->n_shards, n = 0, A0 = 0, T = 0, D0 = 0;
@@ -47,10 +50,8 @@ static inline uint64_t region_bound(const pl_view *v, const pl_snapshot *snap, c
 		if (!(snap->members[i].flags & PL_MEMBER_DOWN) && t.replicas < F)
 			D0 += F - t.replicas;
 	}
-	uint64_t M = D0 + (A0 ? A0 + n - 1 : 0), B = 2 * N + 2 * A0 + 2 * M;
-	if (cfg->load_balance)
-		B += N * N + (N + M) * (2 * N + 1);
-	return B;
+	uint64_t M = D0 + (A0 ? A0 + n - 1 : 0), Q = (N * N + (N + M) * (2 * N + 1)) / 2;
+	return 2 * N + 2 * A0 + 2 * M + 2 * (n > 2 ? n - 1 : 1) * Q;
 }
 
 #endif

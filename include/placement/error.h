@@ -77,7 +77,8 @@ extern "C" {
 	X(E_COPY_SOURCE, -75, "copy in flight replaces a member that holds no replica")   \
 	X(E_COPY_FULL, -76, "copy in flight adds a replica to a full replica set")        \
 	X(E_DUP_COPY, -77, "two copies in flight for one shard")                          \
-	X(E_REPLICA_ROOM, -36, "replica set at the view's max_replicas")
+	X(E_REPLICA_ROOM, -36, "replica set at the view's max_replicas")                 \
+	X(E_MOVE_IN_FLIGHT, -63, "region has a move in flight: a copy staged and not committed, or a primary move")
 
 /** Error codes. Values are fixed; see PL_ERROR_LIST for the messages. */
 typedef enum pl_error {

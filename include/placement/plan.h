@@ -56,6 +56,7 @@ extern "C" {
 	X(NEWEST_PEER, 14, "newest-peer")  /* primary follows the newest peer */           \
 	X(LOAD, 15, "load")                /* primary toward clearly less load */          \
 	X(NO_PRIMARY, 25, "no-primary")    /* region has no live primary */                \
+	X(PRIMARY_SKEW, 26, "primary-skew") /* region: primaries uneven within the peer sets */ \
 	X(ZONE_REPAIR, 16, "zone-repair")  /* broker: replicas span fewer zones than they could */ \
 	X(REPLICA_DRAIN, 17, "replica-drain") /* broker: a replica on a draining member */  \
 	X(REPLICA_STREAM_SKEW, 18, "replica-stream-skew") /* broker: a stream's replicas uneven */ \

@@ -30,7 +30,8 @@
  *    each action changes the region's epoch and a second one would fail its
  *    compare-and-set; and a region whose copy is in flight is never staged
  *    again, onto that member or another, until the copy leaves the snapshot
- *    (committed: a peer; failed: the region may grow again).
+ *    (committed: a peer; failed: the region may grow again);
+ *    pl_region_check_add_peer() refuses an add on it (PL_E_MOVE_IN_FLIGHT).
  *  - c(m) = replicas member m holds, L(m) = primaries it leads, counted over
  *    every region with this call's earlier actions applied. Counts are not
  *    weighted: a member's weight only enters the rendezvous tie-break.
@@ -52,7 +53,10 @@
  *     from); a new region (no peers) is.
  *     With add_peer_proposals off, no ADD_REPLICA is emitted.
  *     A region step 1 cannot serve is reported once, with what it wanted
- *     (a primary when it has no live one, else a peer) and what blocked it:
+ *     (a primary when it has no live one, else a peer: a region whose
+ *     listed peers are all down, or that has none yet, wants a primary
+ *     too, since a peer it gains would lead, and one of its down peers
+ *     coming back would be claimed) and what blocked it:
  *     for a region without a live primary, the claim's blocker when a peer
  *     that may lead is behind (NOT_READY, that peer) or when the region is
  *     not under R; else the blocker of the peer it would grow onto, which
@@ -93,11 +97,52 @@
  *     after, and step 3 would not move the region's primary either before or
  *     after (by construction: step 3 has run until its rule held for no idle
  *     region, and then L(newest) >= L(p) >= L(q) + 2). A load move may still
- *     lower p's count enough to open step 3 for another region next call;
- *     that is bounded below. Of all such moves, the one with the largest load
- *     difference,
- *     then the first region in key order; q is the least loaded such peer,
- *     then the one leading fewer primaries, then the smaller id.
+ *     lower p's count enough to open step 3 for another region: step 5 runs
+ *     step 3's rule again first. Step 5 then evens the counts out: a load
+ *     move is the first of a call's hand-offs, chosen by load. Of all such
+ *     moves, the one with the largest load difference, then the first
+ *     region in key order; q is the least loaded such peer, then the one
+ *     leading fewer primaries, then the smaller id.
+ *  5. Primaries even. Step 3's rule runs again until it holds for no idle
+ *     region (so a joiner still takes its primaries first); then, while
+ *     there is one, a chain of hand-offs (MOVE_LEADER, reason PRIMARY_SKEW;
+ *     no data copied) runs from a member s leading h or more primaries to
+ *     a member t leading h - 2 or fewer: idle placeable regions k1 .. kj,
+ *     k1 led by s, each handing its primary to a peer that may receive and
+ *     is ready, each next one led by the member the last handed to, kj
+ *     handing to t, every member in between leading exactly h - 1. After
+ *     it s leads one fewer, t one more and the others as many, so
+ *     sum(L(m)^2) falls by 2 (L(s) - L(t) - 1), at least 2. One hand-off
+ *     (j = 1) is the chain from a member to a peer leading two or more
+ *     fewer; a longer one reaches members that share no region. Then step
+ *     3's rule again, and the next chain. Chosen: the greatest h (the
+ *     members leading the most give first), then the fewest hand-offs,
+ *     then t leading the fewest, then t's region first in key order, then
+ *     t's smaller id; each member on the way is reached through the first
+ *     region in key order that reaches it. A chain has at most max_actions
+ *     hand-offs and is written whole, from t's end (t takes first, and no
+ *     member but t ever leads more than before the chain), or not at all:
+ *     one that does not fit stops the call as an action that does not fit
+ *     does.
+ *     It never undoes step 3: with the counts a chain leaves, step 3's rule
+ *     holds on none of its regions (each taker then leads h - 1 or fewer;
+ *     each giver h - 1 or more; a newest peer that is neither led no fewer
+ *     than the giver before, and is not t, so still h - 1 or more).
+ *     What it guarantees. A call that ends without reaching a cap leaves
+ *     no such chain of at most max_actions hand-offs among the idle
+ *     regions. Any sequence of hand-offs that lowers sum(L(m)^2) holds one,
+ *     no longer (end it at the first member leading two or more fewer than
+ *     its start, and begin it at the last member before that leading as
+ *     many as the start or more), and a shortest one meets each member
+ *     once; so when max_actions is at least the live
+ *     members less one, no way of keeping or handing on each idle
+ *     placeable region's primary (with a live primary) to one of its peers
+ *     that may receive and is ready, the other regions' primaries counted
+ *     where they are, has a smaller sum(L(m)^2). Such an assignment is the
+ *     most even the peer sets allow: whenever some such way puts every
+ *     live member within one primary of every other, the primaries end
+ *     within one. A member that may not receive (draining, lagging, behind
+ *     the region) only gives; a down member's regions do not move here.
  *
  * Why repeated calls stop emitting (termination by construction). Take a
  * snapshot whose members, flags, map versions and loads no longer change,
@@ -117,22 +162,33 @@
  *    let M be this bound;
  *  - newest-peer moves: after one, the region's primary is its newest peer
  *    and stays so until another action changes the region's peers or
- *    primary, so at most N + A0 + M without load moves (each load move adds
- *    one more);
- *  - load moves: each lowers sum(L(m)^2) by at least 2, steps 3 and 4 never
- *    raise it, and a claim or an idle move raises it by at most 2N + 1, so at
- *    most (N^2 + (N + M) * (2N + 1)) / 2.
- * So with load balance off, at most B = 2N + 2 * A0 + 2 * M actions are ever
- * emitted; with it on, B plus twice the load-move bound (each load move and
- * the newest-peer move it may allow). As a call that emits nothing leaves the
- * view as it found it, at most B + 1 calls reach one that emits nothing,
- * whatever the caps. A configured-RF change, a join or a leave restarts the
- * count from the new snapshot. The bounds are what the property tests and
- * the fuzz harness check.
+ *    primary, so at most N + A0 + M, plus one for each load move and each
+ *    hand-off of step 5;
+ *  - load moves and chains of hand-offs: each lowers sum(L(m)^2) by at
+ *    least 2, newest-peer moves never raise it (the taker led fewer), and a
+ *    claim or an idle move raises it by at most 2N + 1, so at most
+ *    Q = (N^2 + (N + M) * (2N + 1)) / 2 of them together; a chain meets a
+ *    member once, so it has at most n - 1 hand-offs.
+ * So at most B = 2N + 2 * A0 + 2 * M + 2 * max(1, n - 1) * Q actions are
+ * ever emitted (each load move or hand-off, and the newest-peer move it may
+ * allow). As a call that emits nothing leaves the view as it found it, at
+ * most B + 1 calls reach one that emits nothing, whatever the caps. There
+ * is no oscillation:
+ * every load move and chain lowers sum(L(m)^2), every newest-peer move
+ * leaves it no higher and leaves one more region led by its newest peer,
+ * so the pair (sum(L(m)^2), regions not led by their newest ready peer)
+ * falls with each, and steps 3, 4 and 5 never take turns forever. A
+ * primary may still go back to a member it left (A -> B -> A) once the
+ * counts have changed: step 3 may hand a joiner more than the even spread
+ * leaves it, and what the joiner gives back can only be what it took.
+ * A configured-RF change, a join or a leave restarts the count from the
+ * new snapshot. The bounds are what the property tests and the fuzz
+ * harness check.
  *
  * What it does not do: remove peers from a region above R (when a member
  * comes back), or peers on down members (the caller's heal path); balance
- * bytes other than through step 4's member loads.
+ * bytes other than through step 4's member loads; weigh primaries (step 5
+ * counts them, as step 3 does).
  *
  * Deterministic: the same snapshot content gives the same actions whatever
  * the order of its arrays (members, regions and a region's peers are walked
@@ -167,7 +223,8 @@ typedef struct pl_region_config {
 	uint32_t load_balance;       /**< 3: 0 (default) or 1: step 4, primaries toward less load */
 	uint32_t load_threshold;     /**< 4: percent, 1..99; default 25: q's load must be below
 				       *  p's by more than this share of p's */
-	uint32_t max_actions;        /**< 5: most actions one call emits, >= 1; default 16 */
+	uint32_t max_actions;        /**< 5: most actions one call emits, >= 1; default 16; also
+				       *  the most hand-offs of a chain step 5 seeks */
 } pl_region_config;
 
 #define PL_REGION_CONFIG_INIT {PL_REGION_CONFIG_VERSION, 3u, 1u, 0u, 25u, 16u}
@@ -237,7 +294,18 @@ PL_API int pl_region_effective_rf(const pl_view *v, const pl_region_config *cfg,
  *  PL_E_MEMBER_UNAVAILABLE  member is down, draining or lagging;
  *  PL_E_NOT_READY        member's map_version is behind the region's epoch;
  *  PL_E_MEMBER_FULL      member holds its max_shards replicas;
- *  PL_E_REPLICA_SET_FULL the region lists PL_MAX_REPLICAS peers.
+ *  PL_E_REPLICA_SET_FULL the region lists PL_MAX_REPLICAS peers;
+ *  PL_E_REPLICA_ROOM     it lists as many as the view's replica room;
+ *  PL_E_MOVE_IN_FLIGHT   it has a move in flight: a copy staged and not
+ *                        committed (the snapshot's copies, or an
+ *                        ADD_REPLICA or MOVE_REPLICA applied to the view
+ *                        and not settled) or a primary move (moving_to, or
+ *                        a MOVE_LEADER applied and not settled). A region
+ *                        whose copy is in flight is staged again onto no
+ *                        member, that one or another, until the copy
+ *                        leaves the snapshot (or pl_view_settle()): its
+ *                        commit changes the epoch, and a second copy of a
+ *                        rollup would be summed twice.
  *
  * @param v               the view (read only).
  * @param region          index of the region (shard).
@@ -253,7 +321,7 @@ PL_API int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t 
 				    uint64_t expected_epoch, pl_diag *diag);
 
 /**
- * pl_region_plan - one tick of the region policy: steps 1 to 4 above.
+ * pl_region_plan - one tick of the region policy: steps 1 to 5 above.
  *
  * @param v           the view; every action written is applied to it.
  * @param cfg         the configuration.
@@ -272,11 +340,13 @@ PL_API int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t 
  *         PL_ELEM_SNAPSHOT). On error nothing is written: not out, info,
  *         stalls nor the view.
  *
- * Stops at the first action that does not fit: status PL_STATUS_ACTION_CAP
- * when max_actions were written, else PL_STATUS_FULL when out is full
- * (wanted = written + 1 in both; detail = the region that did not fit). The
- * view then holds exactly the written actions, and the stalls are those met
- * before the stop. Otherwise status is PL_STATUS_STALLED when a region
+ * Stops at the first action that does not fit, or chain of step 5's
+ * hand-offs that does not fit whole: status PL_STATUS_ACTION_CAP when
+ * max_actions were written (or the chain would pass it), else
+ * PL_STATUS_FULL when out is full (wanted = written + 1 in both; detail =
+ * the region that did not fit, a chain's first written). The view then
+ * holds exactly the written actions, and the stalls are those met before
+ * the stop. Otherwise status is PL_STATUS_STALLED when a region
  * stalled (detail = the first), else PL_STATUS_PROPOSALS_OFF when an add
  * was held back (detail = the first such region), else PL_STATUS_BALANCED
  * (detail PL_NONE). info->blocked counts every stall met, even past
@@ -294,14 +364,26 @@ PL_API int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t 
  *    to_count = L(to); at = to's joined_at.
  *  - MOVE_LEADER, LOAD: scope PRIMARIES; from_count, to_count as above;
  *    load = from's load; at = to's load; share = load_threshold.
+ *  - MOVE_LEADER, PRIMARY_SKEW: scope PRIMARIES; from_count, to_count as
+ *    above (the chain's hand-offs written before it applied); total = the
+ *    chain's hand-offs; ceiling = L(s), floor = L(t), before the chain.
  * ADD_REPLICA and MOVE_REPLICA carry PL_ACTION_STAGE_FIRST: stage the copy
  * on `to`, then commit the peer; leader actions move no data and do not.
  *
  * Cost: O(regions x RF) per pass, plus O(members) for each region step 1
  * acts on or reports, plus, for each idle-member or newest-peer move, one
  * pass over the regions that stops at the first move nothing can beat (in a
- * join, after a few regions; at worst a full pass). max_actions bounds the
- * work of a call as well as its churn. No allocation.
+ * join, after a few regions; at worst a full pass), plus, for each chain
+ * step 5 seeks (one more than it writes): nothing more when every live
+ * member leads within one of every member that may receive; else a pass
+ * over the regions, and then, when some hand-off's giver leads two or more
+ * more than some taker, for each primary count a live member leads from
+ * the most a giver leads down to two above the fewest a taker leads,
+ * O(members) and up to max_actions passes (one per hand-off of length; a
+ * pass that reaches no new member ends the count): at worst
+ * O(members x max_actions x regions x RF) a chain. max_actions bounds the
+ * work of a call as well as its churn. No allocation: the search marks
+ * members in the view's per-member scratch.
  */
 PL_API int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint32_t cap,
 			  pl_plan_info *info, pl_region_stall *stalls, uint32_t stalls_cap, pl_diag *diag);

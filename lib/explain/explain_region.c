@@ -1,6 +1,7 @@
 /*
  * explain_region.c - the sentence of pl_action_explain() for the region policy: peers,
- * primaries and idle members.
+ * primaries (to the newest peer, toward less load, evened out, claimed) and
+ * idle members.
  *
  * Part of plan.c's explanation, one file per action family; the numbers come
  * from the action's own fields (see plan.c).
@@ -30,6 +31,23 @@ int pl__explain_region(out *o, const names *n)
 		put(o, " leads %u %s, ", a->to_count, plural(a->to_count, "primary", "primaries"));
 		member(o, n, a->from);
 		put(o, " %u", a->from_count);
+		return 1;
+	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_PRIMARY_SKEW:
+		shard_from_to(o, n, "hand primary of ", " to ");
+		put(o, ": ");
+		if (a->total > 1)
+			put(o, "one of %u hand-offs along peer sets that move a primary from a member leading %u to one "
+			       "leading %u; ",
+			    a->total, a->ceiling, a->floor);
+		member(o, n, a->to);
+		put(o, " leads %u %s, ", a->to_count, plural(a->to_count, "primary", "primaries"));
+		if (a->total > 1) {
+			member(o, n, a->from);
+			put(o, " %u", a->from_count);
+		} else {
+			put(o, "at least two fewer than the %u of ", a->from_count);
+			member(o, n, a->from);
+		}
 		return 1;
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NO_PRIMARY:
 		put(o, "make ");

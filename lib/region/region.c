@@ -4,7 +4,7 @@
  *
  * How it works. pl_region_plan() validates everything first, then runs the
  * steps of placement/region.h over the view, in order, each a pass over the
- * regions in key order: step 1 here, steps 2 to 4 in region_balance.c, the
+ * regions in key order: step 1 here, steps 2 to 5 in region_balance.c, the
  * rules and output both use in region_common.c (calls go that way only).
  * Every action goes through pl__region_emit(), which applies it to the view before the next
  * decision is taken (pl__view_apply() updates the shard state and the
@@ -126,6 +126,10 @@ int pl_region_check_add_peer(const pl_view *v, uint32_t region, uint32_t member,
 		return pl__fail(diag, PL_E_REPLICA_SET_FULL, PL_ELEM_SHARD, region, PL_NONE);
 	if (pl__st(v, region)->nrep >= v->room)
 		return pl__fail(diag, PL_E_REPLICA_ROOM, PL_ELEM_SHARD, region, PL_NONE);
+	/* A copy (or a primary move) in flight: staged again onto no member
+	 * until it leaves the snapshot or the view is settled. */
+	if (pl__st(v, region)->moving)
+		return pl__fail(diag, PL_E_MOVE_IN_FLIGHT, PL_ELEM_SHARD, region, PL_NONE);
 	return 0;
 }
 
@@ -218,8 +222,11 @@ static void step_grow(pl__region_ctx *c)
 			c->pending += lp < c->rf;
 			continue;
 		}
+		/* No live primary (no live peer at all included): a primary is
+		 * what it waits for, whatever blocks it. */
+		int no_primary = pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st));
 		uint32_t claim_stall = 0, claim_m = PL_NONE;
-		if (lp > 0 && (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))) {
+		if (lp > 0 && no_primary) {
 			uint32_t nr, to = pick_primary(v, k, &nr);
 			if (to != PL_NONE) {
 				pl_action a;
@@ -253,12 +260,13 @@ static void step_grow(pl__region_ctx *c)
 			c->pending += stall == PL_REGION_STALL_PROPOSALS_OFF;
 			/* No live primary: a peer behind is what blocks the claim;
 			 * else the peer it would grow onto (and then hand the
-			 * primary) is. */
+			 * primary), or with every listed peer down the lack of a
+			 * source, is. */
 			if (claim_stall == PL_REGION_STALL_NOT_READY)
 				pl__region_stall(c, k, claim_stall, 1, claim_m, PL_REGION_WANT_PRIMARY);
 			else
 				pl__region_stall(c, k, stall, 1, stall_m,
-						 claim_stall ? PL_REGION_WANT_PRIMARY : PL_REGION_WANT_PEER);
+						 no_primary ? PL_REGION_WANT_PRIMARY : PL_REGION_WANT_PEER);
 			continue;
 		}
 		pl_action a;
@@ -310,6 +318,8 @@ int pl_region_plan(pl_view *v, const pl_region_config *cfg, pl_action *out, uint
 		pl__region_step_newest(&c);
 	if (!c.stopped && cfg->load_balance)
 		pl__region_step_load(&c);
+	if (!c.stopped)
+		pl__region_step_even(&c);
 
 	uint32_t status = PL_STATUS_BALANCED, detail = PL_NONE;
 	if (c.stopped) {

@@ -1,7 +1,7 @@
 /*
- * region_balance.c - steps 2 to 4 of the region policy: fill an idle member,
- * primaries follow the newest peer, and (off by default) primaries toward
- * clearly less load.
+ * region_balance.c - steps 2 to 5 of the region policy: fill an idle member,
+ * primaries follow the newest peer, (off by default) primaries toward
+ * clearly less load, and primaries even within their peer sets.
  *
  * How it works.
  *
@@ -38,6 +38,20 @@
  * measurements, not predictions, and the next tick's measurement shows what
  * the move did.
  *
+ * Step 5 runs step 3 to its end, then seeks one chain of hand-offs that
+ * lowers sum(L(m)^2), writes it, and starts again, until there is none. A
+ * chain is sought level by level, h from the most primaries a member that
+ * could hand one on leads down to two above the fewest one that could take
+ * one leads, only at counts some live member leads (at a count none leads,
+ * the search would meet exactly what the level above met): a breadth-first
+ * search in v->m_scratch whose roots are the live members leading h or
+ * more, whose edges are the idle regions' hand-offs (the primary to a peer
+ * that may receive and is ready), which passes through members leading
+ * h - 1 and ends at the first layer that meets one leading h - 2 or fewer.
+ * Each layer is one pass over the regions in key order; at most max_actions
+ * layers. Any chain that lowers the sum holds one of these, no longer, so a
+ * search that finds none at any level proves there is none of that length.
+ *
  * Why it terminates (no thrash, by construction).
  *  - Step 2: let D = sum over live members of max(0, F - c(m)). A move raises
  *    a receiver below F by one and leaves its giver, which held more than F,
@@ -53,6 +67,15 @@
  *    idle region) nor after it (if the newest peer n is p, L(p) - 1 >=
  *    L(q) + 1; else L(n) >= L(p) >= L(q) + 2), so the two never undo each
  *    other: both are asserted where they are used.
+ *  - Step 5: a chain from s (L(s) >= h) through members leading h - 1 to t
+ *    (L(t) <= h - 2) lowers sum(L(m)^2) by 2 (L(s) - L(t) - 1) >= 2. With
+ *    the counts it leaves, step 3's rule holds on none of its regions: a
+ *    region's taker leads h - 1 or fewer (t: L(t) + 1), its giver h - 1 or
+ *    more (s: L(s) - 1), and its newest peer n, when neither, led no fewer
+ *    than the giver before (step 3 ran to its end), is not t (it led h - 1
+ *    or more), so leads h - 1 or more still. So (sum(L(m)^2), regions not
+ *    led by their newest peer) falls with every load move, chain and
+ *    newest-peer move: steps 3 to 5 never take turns forever.
  * The resulting bounds on actions and calls are stated in placement/region.h.
  */
 #include "region/region_impl.h"
@@ -252,8 +275,10 @@ void pl__region_step_newest(pl__region_ctx *c)
 					break; /* nothing later can beat it */
 			}
 		}
-		if (bk == PL_NONE)
+		if (bk == PL_NONE) {
+			c->newest_at = c->written;
 			return;
+		}
 		pl_action a;
 		pl__region_action(&a, PL_ACTION_MOVE_LEADER, PL_REASON_NEWEST_PEER, v, bk, bp, bn, PL_SCOPE_PRIMARIES);
 		a.from_count = v->m_leaders[bp];
@@ -335,4 +360,164 @@ void pl__region_step_load(pl__region_ctx *c)
 	a.at = mem[bq].load;
 	a.share = c->cfg->load_threshold;
 	pl__region_emit(c, &a);
+}
+
+/* ---- step 5: primaries even ------------------------------------------------------ */
+
+/* v->m_scratch during a chain search at level h: UNREACHED, or a member the
+ * search reached: its layer (hand-offs from a root) in the high 32 bits, and
+ * in the low 32 bits the region + 1 whose primary hands to it (0: a root,
+ * leading h or more). */
+#define UNREACHED INT64_C(-1)
+
+static int64_t reach(uint32_t layer, uint32_t k)
+{
+	return (int64_t)((uint64_t)layer << 32 | (k == PL_NONE ? 0u : k + 1u));
+}
+
+static uint32_t layer_of(int64_t s)
+{
+	return (uint32_t)((uint64_t)s >> 32);
+}
+
+static uint32_t parent_of(int64_t s)
+{
+	uint32_t x = (uint32_t)((uint64_t)s & 0xffffffffu);
+	return x ? x - 1 : PL_NONE;
+}
+
+/* One breadth-first search at level h, at most `most` layers: the roots are
+ * the live members leading h or more; a region whose primary was reached
+ * in the last layer hands to its peers that may receive and are ready: one
+ * leading h - 1 joins the next layer, one leading h - 2 or fewer ends a
+ * chain. 1 with *end = that member (marked, its region with it) at the
+ * first layer any is met: the one leading the fewest, then the first region
+ * in key order, then the smaller id; so the pass stops at one leading the
+ * fewest any taker leads. */
+static int search_level(pl_view *v, uint32_t h, uint32_t most, uint32_t fewest, uint32_t *end)
+{
+	int64_t *s = v->m_scratch;
+	for (uint32_t m = 0; m < v->nm; m++)
+		s[m] = pl__live(v, m) && v->m_leaders[m] >= h ? reach(0, PL_NONE) : UNREACHED;
+	for (uint32_t layer = 1; layer <= most; layer++) {
+		uint32_t best = PL_NONE, best_k = PL_NONE, grew = 0;
+		for (uint32_t r = 0; r < v->nk; r++) {
+			uint32_t k = v->k_order[r], u = movable_primary(v, k);
+			if (u == PL_NONE || s[u] == UNREACHED || layer_of(s[u]) != layer - 1)
+				continue;
+			const pl__shard_state *st = pl__st(v, k);
+			for (uint32_t j = 0; j < st->nrep; j++) {
+				uint32_t w = pl__rep(st, j);
+				if (w == u || s[w] != UNREACHED || !pl__region_may_receive(v, w) || !pl__region_ready(v, w, k))
+					continue;
+				uint32_t lw = v->m_leaders[w];
+				if (lw + 2 <= h) {
+					if (best == PL_NONE || lw < v->m_leaders[best] ||
+					    (lw == v->m_leaders[best] && k == best_k && v->m_rank[w] < v->m_rank[best])) {
+						best = w;
+						best_k = k;
+					}
+				} else {
+					PL_ASSERT(lw + 1 == h); /* leading h or more: a root */
+					s[w] = reach(layer, k);
+					grew = 1;
+				}
+			}
+			if (best != PL_NONE && v->m_leaders[best] == fewest)
+				break; /* the fewest any taker leads: nothing beats it */
+		}
+		if (best != PL_NONE) {
+			s[best] = reach(layer, best_k);
+			*end = best;
+			return 1;
+		}
+		if (!grew)
+			return 0;
+	}
+	return 0;
+}
+
+/* The chain to hand along, if any. No chain unless a member leads two or
+ * more more than one that may receive (a pass over the members), and, of
+ * the hand-offs the idle regions offer (a pass over the regions), a giver
+ * leads two or more more than a taker: then levels from the most a giver
+ * leads down to two above the fewest a taker leads, each a count some live
+ * member leads (at a count none leads, the search would meet what the
+ * level above it met). */
+static int find_chain(pl_view *v, uint32_t most, uint32_t *end)
+{
+	uint32_t top = 0, fewest = UINT32_MAX;
+	for (uint32_t m = 0; m < v->nm; m++) {
+		if (pl__live(v, m) && v->m_leaders[m] > top)
+			top = v->m_leaders[m];
+		if (pl__region_may_receive(v, m) && v->m_leaders[m] < fewest)
+			fewest = v->m_leaders[m];
+	}
+	if (fewest == UINT32_MAX || top < fewest + 2)
+		return 0;
+	uint32_t give = 0, take = UINT32_MAX;
+	for (uint32_t k = 0; k < v->nk; k++) {
+		uint32_t u = movable_primary(v, k);
+		if (u == PL_NONE)
+			continue;
+		const pl__shard_state *st = pl__st(v, k);
+		for (uint32_t j = 0; j < st->nrep; j++) {
+			uint32_t w = pl__rep(st, j);
+			if (w == u || !pl__region_may_receive(v, w) || !pl__region_ready(v, w, k))
+				continue;
+			give = v->m_leaders[u] > give ? v->m_leaders[u] : give;
+			take = v->m_leaders[w] < take ? v->m_leaders[w] : take;
+		}
+	}
+	if (take == UINT32_MAX || give < take + 2)
+		return 0;
+	for (uint32_t h = give; h >= take + 2;) {
+		if (search_level(v, h, most, take, end))
+			return 1;
+		uint32_t next = 0;
+		for (uint32_t m = 0; m < v->nm; m++)
+			if (pl__live(v, m) && v->m_leaders[m] < h && v->m_leaders[m] > next)
+				next = v->m_leaders[m];
+		h = next;
+	}
+	return 0;
+}
+
+void pl__region_step_even(pl__region_ctx *c)
+{
+	pl_view *v = c->v;
+	while (!c->stopped) {
+		if (c->written != c->newest_at)
+			pl__region_step_newest(c); /* step 3's rule first, after every action since */
+		uint32_t end;
+		if (c->stopped || !find_chain(v, c->cfg->max_actions, &end))
+			return;
+		/* Its length and its root, back from the end. */
+		const int64_t *s = v->m_scratch;
+		uint32_t len = 0, root = end, first = parent_of(s[end]);
+		for (uint32_t k = first; k != PL_NONE; k = parent_of(s[root])) {
+			root = pl__leader(pl__st(v, k));
+			len++;
+		}
+		if (!pl__region_fits(c, len, first))
+			return;
+		uint32_t ceiling = v->m_leaders[root], floor = v->m_leaders[end];
+		/* From the end back: the member leading the fewest takes first,
+		 * and no member ever leads more than it did before the chain
+		 * but that end. */
+		for (uint32_t to = end, k = first; k != PL_NONE;) {
+			uint32_t from = pl__leader(pl__st(v, k)), next = parent_of(s[from]);
+			pl_action a;
+			pl__region_action(&a, PL_ACTION_MOVE_LEADER, PL_REASON_PRIMARY_SKEW, v, k, from, to,
+					  PL_SCOPE_PRIMARIES);
+			a.from_count = v->m_leaders[from];
+			a.to_count = v->m_leaders[to];
+			a.floor = floor;
+			a.ceiling = ceiling;
+			a.total = len;
+			pl__region_emit(c, &a);
+			to = from;
+			k = next;
+		}
+	}
 }

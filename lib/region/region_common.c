@@ -4,7 +4,7 @@
  * call (actions applied to the view as they are written, stall reports).
  *
  * Calls go one way: region.c (the entry points and step 1) calls
- * region_balance.c (steps 2 to 4), and both call this file, which calls
+ * region_balance.c (steps 2 to 5), and both call this file, which calls
  * neither.
  */
 #include "region/region_impl.h"
@@ -49,6 +49,18 @@ int pl__region_emit(pl__region_ctx *c, const pl_action *a)
 	/* GCOVR_EXCL_STOP */
 	c->out[c->written++] = *a;
 	return 1;
+}
+
+int pl__region_fits(pl__region_ctx *c, uint32_t n, uint32_t k)
+{
+	PL_ASSERT(!c->stopped);
+	uint64_t after = (uint64_t)c->written + n;
+	if (after <= c->cfg->max_actions && after <= c->cap)
+		return 1;
+	c->stopped = 1;
+	c->stop_status = after > c->cfg->max_actions ? PL_STATUS_ACTION_CAP : PL_STATUS_FULL;
+	c->stop_detail = k;
+	return 0;
 }
 
 void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member,

@@ -2,7 +2,7 @@
  * region_impl.h - what the region policy's sources share: the rules of
  * placement/region.h as small predicates, and the state of one call.
  * Calls go one way: region.c (entry points, step 1) -> region_balance.c
- * (steps 2 to 4) -> region_common.c (shared rules and output).
+ * (steps 2 to 5) -> region_common.c (shared rules and output).
  */
 #ifndef PLACEMENT_REGION_IMPL_H
 #define PLACEMENT_REGION_IMPL_H
@@ -25,6 +25,7 @@ typedef struct pl__region_ctx {
 	uint32_t stopped;     /* an action did not fit: decide nothing more */
 	uint32_t stop_status; /* PL_STATUS_ACTION_CAP or PL_STATUS_FULL */
 	uint32_t stop_detail; /* the region of the action that did not fit */
+	uint32_t newest_at;   /* written when step 3's rule last held for no idle region */
 } pl__region_ctx;
 
 /* Never placed, grown, moved or handed a primary. */
@@ -80,12 +81,17 @@ void pl__region_action(pl_action *a, uint32_t kind, uint32_t reason, const pl_vi
 		       uint32_t from, uint32_t to, uint32_t scope);
 /* Apply and write an action; 0 (and the call stops) when it does not fit. */
 int pl__region_emit(pl__region_ctx *c, const pl_action *a);
+/* Do n more actions fit (under max_actions and in the caller's array)? 0,
+ * and the call stops as at an action that does not fit (region k), when
+ * not: a chain of hand-offs is written whole or not at all. */
+int pl__region_fits(pl__region_ctx *c, uint32_t n, uint32_t k);
 void pl__region_stall(pl__region_ctx *c, uint32_t k, uint32_t reason, uint32_t step, uint32_t member,
 		      uint32_t wanted);
 
-/* Steps 2, 3 and 4 (region_balance.c). */
+/* Steps 2 to 5 (region_balance.c). */
 void pl__region_step_idle(pl__region_ctx *c);
 void pl__region_step_newest(pl__region_ctx *c);
 void pl__region_step_load(pl__region_ctx *c);
+void pl__region_step_even(pl__region_ctx *c);
 
 #endif /* PLACEMENT_REGION_IMPL_H */

@@ -1,5 +1,6 @@
 /* check_explain_region.c - the region policy's sentences (explain_region.c):
- * primaries to the newest peer, toward less load, claimed; peers added and
+ * primaries to the newest peer, toward less load, evened out (one hand-off
+ * or a chain of them), claimed; peers added and
  * moved onto idle members, with singular and plural words and each tier of
  * the idle move; cut to fit any buffer; and every action the policy emits
  * while members join names its region and members. */
@@ -40,6 +41,32 @@ START_TEST(a_load_hand_off_names_both_loads_and_the_threshold)
 	a.to_count = 1;
 	ck_assert_str_eq(eu_say(t, &a), "hand primary of orders/07 from b0 to b1: b1's load 100 is more than 25% below b0's "
 					"400; b1 leads 1 primary, b0 4");
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(an_even_hand_off_names_both_counts_and_its_chain)
+{
+	tl *t = eu_names();
+	pl_action a = eu_act(PL_ACTION_MOVE_LEADER, PL_REASON_PRIMARY_SKEW, 0, 2);
+	a.scope = PL_SCOPE_PRIMARIES;
+	a.total = 1;
+	a.from_count = a.ceiling = 4;
+	a.to_count = a.floor = 1;
+	ck_assert_str_eq(eu_say(t, &a), "hand primary of orders/07 from b0 to b2: b2 leads 1 primary, at least two fewer "
+					"than the 4 of b0");
+	a.to_count = a.floor = 0;
+	ck_assert_str_eq(eu_say(t, &a), "hand primary of orders/07 from b0 to b2: b2 leads 0 primaries, at least two "
+					"fewer than the 4 of b0");
+	/* A hop of a chain: the chain's ends, and the counts at the hop. */
+	a.total = 3;
+	a.ceiling = 5;
+	a.floor = 2;
+	a.from_count = 4;
+	a.to_count = 3;
+	ck_assert_str_eq(eu_say(t, &a), "hand primary of orders/07 from b0 to b2: one of 3 hand-offs along peer sets that "
+					"move a primary from a member leading 5 to one leading 2; b2 leads 3 primaries, "
+					"b0 4");
 	tl_free(t);
 }
 END_TEST
@@ -166,7 +193,7 @@ START_TEST(every_action_the_policy_emits_reads_as_its_own_sentence)
 	}
 	free(tk);
 	static const uint32_t want[] = {PL_REASON_UNDER_RF, PL_REASON_IDLE_MEMBER, PL_REASON_NEWEST_PEER,
-					PL_REASON_NO_PRIMARY};
+					PL_REASON_NO_PRIMARY, PL_REASON_PRIMARY_SKEW};
 	eu_saw_every(seen, want, sizeof want / sizeof want[0], "clusters", iters, seed0);
 }
 END_TEST
@@ -177,6 +204,7 @@ static Suite *suite(void)
 	TCase *c = tcase_create("primaries");
 	tcase_add_test(c, a_newest_peer_hand_off_names_the_join_time_and_both_counts);
 	tcase_add_test(c, a_load_hand_off_names_both_loads_and_the_threshold);
+	tcase_add_test(c, an_even_hand_off_names_both_counts_and_its_chain);
 	tcase_add_test(c, a_claim_says_why_and_among_how_many_live_peers);
 	suite_add_tcase(s, c);
 	c = tcase_create("peers");

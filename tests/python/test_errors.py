@@ -100,6 +100,7 @@ TRIGGERS = {
         [M("a"), M("b", max_shards=1)], [pl.Shard("r", replicas=["a"]), pl.Shard("q", replicas=["b"])])),
         "r", "b", 0), "member", "b"),
     "E_REPLICA_SET_FULL": (_full_set, "shard", "r"),
+    "E_MOVE_IN_FLIGHT": (lambda: pl.region_check_add_peer(_copies(pl.Copy("k", "b")), "k", "c", 0), "shard", "k"),
     "E_COPY_SHARD": (lambda: _copies(pl.Copy("gone", "b")), "copy", "gone"),
     "E_COPY_TO": (lambda: _copies(pl.Copy("k", "zz")), "copy", "k"),
     "E_COPY_FROM": (lambda: _copies(pl.Copy("k", "b", from_member="zz")), "copy", "k"),

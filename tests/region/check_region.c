@@ -192,6 +192,55 @@ END_TEST
 
 /* ---- the add-peer check ------------------------------------------------------------- */
 
+/* A region whose copy is in flight is staged again onto no member (the
+ * seed's "staged again next tick ... summed twice"): members a to d, r with
+ * peers {a, b}, primary a, epoch 10, a copy in flight onto c: d at epoch 10
+ * is refused, by its own code, naming the region; c already counts as a
+ * peer. A primary move in flight refuses it the same way, and so does an
+ * add applied to the view until the view is settled. */
+START_TEST(check_add_peer_refuses_a_region_in_flight)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1), b = ru_member(t, "b", NULL, 2), c = ru_member(t, "c", NULL, 3);
+	uint32_t d = ru_member(t, "d", NULL, 4), e = ru_member(t, "e", NULL, 5);
+	for (uint32_t m = 0; m < t->nm; m++)
+		t->m[m].map_version = 10;
+	uint32_t r = ru_region(t, "r", a, 2, a, b), q = ru_region(t, "q", a, 2, a, b);
+	t->k[r].epoch = t->k[q].epoch = 10;
+	t->k[q].moving_to = b; /* q's primary moves to b */
+	pl_copy cp = {r, c, PL_NONE, 0};
+	t->snap.copies = &cp;
+	t->snap.n_copies = 1;
+	pl_view *v = tl_view(t, 0);
+	pl_diag dg;
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, d, 10, &dg), PL_E_MOVE_IN_FLIGHT);
+	ck_assert_uint_eq(dg.kind, PL_ELEM_SHARD);
+	ck_assert_uint_eq(dg.index, r);
+	ck_assert_str_eq(pl_error_name(PL_E_MOVE_IN_FLIGHT), "E_MOVE_IN_FLIGHT");
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, c, 10, &dg), PL_E_PEER_DUPLICATE);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, d, 9, &dg), PL_E_EPOCH_STALE); /* the epoch first */
+	ck_assert_int_eq(pl_region_check_add_peer(v, q, d, 10, &dg), PL_E_MOVE_IN_FLIGHT);
+	ck_assert_uint_eq(dg.index, q);
+	/* Nor does the policy grow either region while they are in flight. */
+	pl_region_config cfg = ru_cfg(4);
+	ru_tick *tk = ru_tick_new();
+	ck_assert_int_eq(ru_plan(v, &cfg, tk), 0);
+	free(tk);
+	/* Landed (the view settled, as the next snapshot shows it), d may go. */
+	ck_assert_int_eq(pl_view_settle(v), 2);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, d, 10, NULL), 0);
+	ck_assert_int_eq(pl_region_check_add_peer(v, q, d, 10, NULL), 0);
+	/* An add applied to the view is a copy in flight until settled. */
+	pl_action add = tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_UNDER_RF, r, PL_NONE, PL_NONE, d);
+	ck_assert_int_eq(pl_view_apply(v, &add), 0);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, e, 11, NULL), PL_E_MOVE_IN_FLIGHT);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, d, 11, NULL), PL_E_PEER_DUPLICATE);
+	ck_assert_int_eq(pl_view_settle(v), 1);
+	ck_assert_int_eq(pl_region_check_add_peer(v, r, e, 11, NULL), 0);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(check_add_peer_refuses_each_case)
 {
 	tl *t = tl_new();
@@ -388,6 +437,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("check_add_peer");
 	tcase_add_test(tc, check_add_peer_refuses_each_case);
+	tcase_add_test(tc, check_add_peer_refuses_a_region_in_flight);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("caps");
 	tcase_add_test(tc, a_draining_member_keeps_its_peers);

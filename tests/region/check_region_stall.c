@@ -81,6 +81,40 @@ START_TEST(step_one_says_what_was_wanted)
 }
 END_TEST
 
+/* A region without a live primary waits for one, however it stalls: with
+ * every listed peer down (no source to grow from) and with no peer at all
+ * (no member may take it), as with a live peer that may not lead; a region
+ * with a live primary waits for a peer. */
+START_TEST(no_live_primary_wants_a_primary_whatever_blocks_it)
+{
+	tl *t = tl_new();
+	uint32_t a = ru_member(t, "a", NULL, 1), b = ru_member(t, "b", NULL, 2), x = ru_member(t, "x", NULL, 3);
+	t->m[x].flags = PL_MEMBER_DOWN;
+	uint32_t lost = ru_region(t, "r/lost", x, 1, x); /* its one peer down */
+	uint32_t none = ru_region(t, "r/none", PL_NONE, 0); /* no peer yet */
+	uint32_t grow = ru_region(t, "r/grow", a, 1, a);    /* a live primary */
+	t->k[none].epoch = t->k[grow].epoch = 4;            /* a and b are behind */
+	pl_action out[8];
+	pl_region_stall st[8];
+	pl_plan_info info;
+	ck_assert_int_eq(plan(t, 2, out, 8, st, 8, &info), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_STALLED);
+	ck_assert_uint_eq(info.blocked, 3);
+	ck_assert_uint_eq(st[0].shard, grow); /* key order: r/grow, r/lost, r/none */
+	ck_assert_uint_eq(st[0].reason, PL_REGION_STALL_NOT_READY);
+	ck_assert_uint_eq(st[0].wanted, PL_REGION_WANT_PEER);
+	ck_assert_uint_eq(st[1].shard, lost);
+	ck_assert_uint_eq(st[1].reason, PL_REGION_STALL_NO_SOURCE);
+	ck_assert_uint_eq(st[1].member, PL_NONE);
+	ck_assert_uint_eq(st[1].wanted, PL_REGION_WANT_PRIMARY);
+	ck_assert_uint_eq(st[2].shard, none);
+	ck_assert_uint_eq(st[2].reason, PL_REGION_STALL_NOT_READY);
+	ck_assert(st[2].member == a || st[2].member == b);
+	ck_assert_uint_eq(st[2].wanted, PL_REGION_WANT_PRIMARY);
+	tl_free(t);
+}
+END_TEST
+
 /* A planned add advances the region's epoch in the view, as its commit
  * would: an add-peer proposal against the old epoch is then stale. */
 START_TEST(actions_advance_the_epoch)
@@ -100,6 +134,12 @@ START_TEST(actions_advance_the_epoch)
 	pl_diag d;
 	ck_assert_int_eq(pl_region_check_add_peer(v, k, other, 5, &d), PL_E_EPOCH_STALE);
 	ck_assert_uint_eq(d.kind, PL_ELEM_SHARD);
+	/* Against the add's epoch the region still has the add's copy in
+	 * flight: no second copy until it lands (the view settled). */
+	ck_assert_int_eq(pl_region_check_add_peer(v, k, other, 6, &d), PL_E_MOVE_IN_FLIGHT);
+	ck_assert_uint_eq(d.kind, PL_ELEM_SHARD);
+	ck_assert_uint_eq(d.index, k);
+	ck_assert_int_eq(pl_view_settle(v), 1);
 	ck_assert_int_eq(pl_region_check_add_peer(v, k, other, 6, NULL), 0);
 	pl_shard_state ss;
 	ck_assert_int_eq(pl_view_shard_state(v, k, &ss), 0);
@@ -125,6 +165,7 @@ static Suite *suite(void)
 	TCase *c = tcase_create("stalls");
 	tcase_add_test(c, no_primary_and_the_joiner_behind);
 	tcase_add_test(c, step_one_says_what_was_wanted);
+	tcase_add_test(c, no_live_primary_wants_a_primary_whatever_blocks_it);
 	suite_add_tcase(s, c);
 	c = tcase_create("epochs");
 	tcase_add_test(c, actions_advance_the_epoch);

@@ -12,8 +12,9 @@ from ._view import _config_namer, as_view
 def region_plan(target, **config):
     """One tick of the region policy (pl_region_plan()): grow regions below
     the effective replication factor and claim primaries, fill idle
-    members, hand primaries to the newest peer, and (when on) primaries
-    toward less load. Every action is applied to the view.
+    members, hand primaries to the newest peer, (when on) primaries toward
+    less load, then even primaries out within the peer sets. Every action
+    is applied to the view.
 
     Args:
         target: a View (changed by the actions) or a Snapshot.
@@ -67,7 +68,8 @@ def region_check_add_peer(target, region, member, expected_epoch):
         PlacementError, the first that fails: E_NOT_IDEMPOTENT,
         E_TRANSFER_DEBT, E_EPOCH_STALE, E_PEER_DUPLICATE,
         E_MEMBER_UNAVAILABLE, E_NOT_READY, E_MEMBER_FULL,
-        E_REPLICA_SET_FULL, naming the region (kind "shard") or the member;
+        E_REPLICA_SET_FULL, E_REPLICA_ROOM, E_MOVE_IN_FLIGHT (a copy or a
+        primary move in flight), naming the region (kind "shard") or the member;
         E_NOT_FOUND for an id the snapshot does not hold.
     """
     view, _ = as_view(target)

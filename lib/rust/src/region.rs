@@ -98,8 +98,9 @@ impl<'s> View<'s> {
 
     /// May `member` be added as a peer of `region`, proposed against
     /// `expected_epoch`? (`pl_region_check_add_peer()`): `Ok(())`, or the
-    /// refusal (`E_EPOCH_STALE`, `E_PEER_DUPLICATE`, `E_TRANSFER_DEBT`, ...)
-    /// naming the region or the member.
+    /// refusal (`E_EPOCH_STALE`, `E_PEER_DUPLICATE`, `E_TRANSFER_DEBT`,
+    /// `E_MOVE_IN_FLIGHT` for a region whose copy is in flight, ...) naming
+    /// the region or the member.
     pub fn check_add_peer(
         &self,
         region: &str,
@@ -117,7 +118,8 @@ impl<'s> View<'s> {
     }
 
     /// One tick of the region policy (`pl_region_plan()`): grow and claim,
-    /// fill an idle member, primaries to the newest peer, load. Every action
+    /// fill an idle member, primaries to the newest peer, load, primaries
+    /// even within the peer sets. Every action
     /// is applied to the view; [`Plan::stalls`] names the regions it could
     /// not act on.
     pub fn region_plan(&mut self, cfg: &RegionConfig) -> Result<Plan, Error> {

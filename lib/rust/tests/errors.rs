@@ -169,6 +169,12 @@ fn reached() -> Vec<(&'static str, Error, Option<ElementKind>, Option<String>)> 
     let eight: Vec<String> = (0..8).map(|i| format!("m{}", i)).collect();
     let full = Snapshot::new(members(9), vec![Shard::new("r").replicas(&eight)]).unwrap();
     push("E_REPLICA_SET_FULL", full.view().unwrap().check_add_peer("r", "m8", 0), Some(ElementKind::Shard), Some("r"));
+    // A region whose copy is in flight takes no second one, onto any member.
+    let inflight = Snapshot::builder(members(3), vec![Shard::new("k").replicas(&["m0"]).leader("m0")])
+        .copies(vec![Copy::new("k", "m1")])
+        .build()
+        .unwrap();
+    push("E_MOVE_IN_FLIGHT", inflight.view().unwrap().check_add_peer("k", "m2", 0), Some(ElementKind::Shard), Some("k"));
 
     // Routing.
     push(

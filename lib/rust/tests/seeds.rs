@@ -364,9 +364,10 @@ fn one_member_owns_its_regions_then_growth_adds_peers() {
             assert!(held >= 10 * want / 3, "rf {}: {} holds {}", rf, m, held);
         }
         if want == 3 {
-            // Primaries followed the newest peer (n3) while it led fewer.
+            // Primaries followed the newest peer (n3) while it led fewer
+            // (5/0/5), then evened out within the peer sets: within one.
             let led = |m: &str| shards.iter().filter(|s| s.leader.as_deref() == Some(m)).count();
-            assert_eq!((led("solo"), led("n2"), led("n3")), (5, 0, 5));
+            assert_eq!((led("solo"), led("n2"), led("n3")), (3, 3, 4));
         }
     }
 }
