@@ -4,8 +4,9 @@
  * and the view's own overrides written and read back. A crash, a sanitizer
  * report or a broken promise (abort()) is a bug:
  *  - pl_fleet_doc_read() refuses with a named line and writes nothing, or
- *    returns overrides that name shards and members of the snapshot, one per
- *    shard at most, and the same ones with any larger output;
+ *    returns overrides that name shards and members of the snapshot, and the
+ *    same ones with any larger output; two naming one shard are returned as
+ *    read, and a view of them is refused with PL_E_DUP_OVERRIDE;
  *  - pl_fleet_doc_format() returns the whole length whatever the buffer, and
  *    what it writes reads back to the overrides the view holds, and formats
  *    to the same bytes again.
@@ -75,15 +76,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	} else {
 		if ((uint32_t)n > cap)
 			abort();
+		int dup = -1, dup_other = -1;
 		for (int i = 0; i < n; i++) {
 			if (o1[i].shard >= snap.n_shards || o1[i].member >= snap.n_members || o1[i].origin > PL_ORIGIN_COUNT)
 				abort();
-			for (int j = 0; j < i; j++)
-				if (o1[j].shard == o1[i].shard)
-					abort();
+			for (int j = 0; j < i && dup < 0; j++)
+				if (o1[j].shard == o1[i].shard) {
+					dup = i;
+					dup_other = j;
+				}
 		}
 		if (pl_fleet_doc_read(v, text, text_len, o2, FV_SHARDS, NULL, NULL) != n ||
 		    memcmp(o1, o2, (size_t)n * sizeof *o1) != 0)
+			abort();
+		/* two lines naming one shard are read as written, and a view of
+		 * them is refused, naming the two (pl_fleet_doc_read(3)) */
+		pl_snapshot sd = snap;
+		sd.overrides = o1;
+		sd.n_overrides = (uint32_t)n;
+		size_t dsize = pl_view_size(&sd);
+		void *dmem = malloc(dsize);
+		pl_view *dv;
+		pl_diag dd = {0, 0, 0, 0};
+		int drc = pl_view_init(&dv, dmem, dsize, &sd, NULL, &dd);
+		free(dmem);
+		if (dup < 0 ? drc != 0
+			    : drc != PL_E_DUP_OVERRIDE || dd.kind != PL_ELEM_OVERRIDE ||
+				      (dd.index != (uint32_t)dup && dd.index != (uint32_t)dup_other) ||
+				      (dd.other != (uint32_t)dup && dd.other != (uint32_t)dup_other))
 			abort();
 	}
 	/* the view's own document, and its round trip */
