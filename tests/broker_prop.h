@@ -28,7 +28,8 @@ typedef struct mirror {
 	uint64_t W;        /* eligible weight */
 	uint8_t *relayed;  /* [s], [ns] for the cluster: the scope's last move was a relay */
 	uint8_t rrelayed;  /* the replica cluster scope's last move was a relay */
-	uint32_t relays;
+	uint8_t *chain;    /* [s], [ns]: hand-offs in a row that kept the scope's distance */
+	uint32_t relays, hops;
 } mirror;
 
 static inline int mr_elig(const mirror *x, uint32_t m)
@@ -59,6 +60,7 @@ static inline void mr_init(mirror *x, const tl *t)
 	x->copied = calloc(x->nk + 1, sizeof *x->copied);
 	x->zone = calloc(x->nm + 1, sizeof *x->zone);
 	x->relayed = calloc(x->ns + 1, sizeof *x->relayed);
+	x->chain = calloc(x->ns + 1, sizeof *x->chain);
 	for (uint32_t m = 0; m < x->nm; m++) {
 		x->zone[m] = m;
 		if (t->m[m].zone.len)
@@ -109,6 +111,7 @@ static inline void mr_free(mirror *x)
 	free(x->copied);
 	free(x->zone);
 	free(x->relayed);
+	free(x->chain);
 }
 
 static inline uint32_t mr_count(const mirror *x, uint32_t s, uint32_t m)
@@ -171,9 +174,25 @@ static inline double mr_wsq(const mirror *x, uint32_t s)
  * then sum of count^2 / weight), or is a relay: the distance as it was (and
  * with equal weights the squares), the scope's previous move not a relay,
  * and its next move lowering the distance. */
-static inline int mr_lowers(mirror *x, uint32_t s, uint64_t d0, uint64_t d1, double q0, double q1, int weighted)
+/* The longest chain of hand-offs the policy looks for (PL__BK_CHAIN). */
+#define MR_CHAIN 8u
+
+/* Does a leader move of scope s (stream, or PL_NONE) lower its potential
+ * (distance d, then weighted squares q)? Or is it a relay's first hop (as it
+ * was, and not after another relay), or a hop of a chain of hand-offs (held:
+ * no copy; the distance as it was, at most MR_CHAIN - 1 such hops in a row:
+ * each shortens the chain the next hop continues)? */
+static inline int mr_lowers(mirror *x, uint32_t s, uint64_t d0, uint64_t d1, double q0, double q1, int weighted,
+			    int held)
 {
 	uint32_t i = s == PL_NONE ? x->ns : s;
+	if (d1 < d0)
+		x->chain[i] = 0;
+	else if (held && d1 == d0 && x->chain[i] + 1u < MR_CHAIN) {
+		x->chain[i]++;
+		x->hops++;
+		return 2;
+	}
 	int after_relay = x->relayed[i];
 	int lower = after_relay ? d1 < d0 : d1 < d0 || (d1 == d0 && q1 < q0 - 1e-9);
 	int relay = !lower && !after_relay && d1 == d0 && (weighted || q1 < q0 + 1e-9);
@@ -281,6 +300,9 @@ typedef struct run {
 	uint32_t relays;      /* cluster moves that were relays */
 	uint32_t rmoves;      /* replica moves (balance, drain, zone repair) */
 	uint32_t repairs;     /* of those, zone repairs */
+	uint32_t copies;      /* moves that copy a replica (STAGE_FIRST), of every kind */
+	uint32_t leads;       /* moves that change a leadership, of every kind but failover */
+	uint32_t lcopies;     /* leader moves that copy (MOVE_LEADER, STAGE_FIRST) */
 	int converged;
 } run;
 
@@ -435,20 +457,20 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 	if (a->reason == PL_REASON_STREAM_SKEW) {
 		ck_assert_msg(cfg->stream_balance, "seed %llu", (unsigned long long)seed);
 		uint64_t d = mr_dist(x, s), q = mr_squares(x, s);
-		ck_assert_msg(mr_lowers(x, s, d_before, d, w_before, mr_wsq(x, s), weighted),
-			      "seed %llu: stream %u distance %llu -> %llu, squares %llu -> %llu", (unsigned long long)seed, s,
-			      (unsigned long long)d_before, (unsigned long long)d, (unsigned long long)q_before,
-			      (unsigned long long)q);
-		if (!weighted)
+		int how = mr_lowers(x, s, d_before, d, w_before, mr_wsq(x, s), weighted, held);
+		ck_assert_msg(how, "seed %llu: stream %u distance %llu -> %llu, squares %llu -> %llu",
+			      (unsigned long long)seed, s, (unsigned long long)d_before, (unsigned long long)d,
+			      (unsigned long long)q_before, (unsigned long long)q);
+		if (!weighted && how != 2)
 			ck_assert_msg(q < q_before || x->relayed[s], "seed %llu: stream %u squares %llu -> %llu",
 				      (unsigned long long)seed, s, (unsigned long long)q_before, (unsigned long long)q);
 	} else if (a->reason == PL_REASON_CLUSTER_SKEW) {
 		uint64_t dt = mr_dist(x, PL_NONE), qt = mr_squares(x, PL_NONE);
-		ck_assert_msg(mr_lowers(x, PL_NONE, dt_before, dt, wt_before, mr_wsq(x, PL_NONE), weighted),
-			      "seed %llu: cluster distance %llu -> %llu, squares %llu -> %llu", (unsigned long long)seed,
-			      (unsigned long long)dt_before, (unsigned long long)dt, (unsigned long long)qt_before,
-			      (unsigned long long)qt);
-		if (!weighted)
+		int how = mr_lowers(x, PL_NONE, dt_before, dt, wt_before, mr_wsq(x, PL_NONE), weighted, held);
+		ck_assert_msg(how, "seed %llu: cluster distance %llu -> %llu, squares %llu -> %llu",
+			      (unsigned long long)seed, (unsigned long long)dt_before, (unsigned long long)dt,
+			      (unsigned long long)qt_before, (unsigned long long)qt);
+		if (!weighted && how != 2)
 			ck_assert_msg(qt < qt_before || x->relayed[x->ns], "seed %llu: cluster squares %llu -> %llu",
 				      (unsigned long long)seed, (unsigned long long)qt_before, (unsigned long long)qt);
 		/* A cluster move never raises a stream's distance or squares. */
@@ -526,6 +548,9 @@ static inline run mr_run(tl *t, const pl_broker_config *cfg, uint64_t seed, uint
 			ck_assert_msg(!cfg->paused, "seed %llu: a move while paused", (unsigned long long)seed);
 			x.touched[a->shard]++;
 			x.copied[a->shard] += (a->flags & PL_ACTION_STAGE_FIRST) != 0;
+			r.copies += (a->flags & PL_ACTION_STAGE_FIRST) != 0;
+			r.lcopies += a->kind == PL_ACTION_MOVE_LEADER && (a->flags & PL_ACTION_STAGE_FIRST);
+			r.leads += a->kind == PL_ACTION_MOVE_LEADER || (a->flags & PL_ACTION_CARRIES_LEADER);
 			moves++;
 			in[a->to]++;
 			outc[a->from]++;

@@ -335,10 +335,9 @@ PL_API int pl_view_apply(pl_view *v, const pl_action *a);
 /**
  * pl_view_settle - mark every in-flight move finished, as the next tick's
  * snapshot would show it. Tallies do not change (they already count moves
- * as finished); moving shards become movable again. What the view remembers
- * of the moves applied since it was built (which shards, and whether their
- * leadership moved: pl_broker_plan() moves such a shard again only when no
- * other move does as well) is kept.
+ * as finished); moving shards become movable again, and the view forgets
+ * which shards moved: a policy run on it next decides as on a view built
+ * afresh from that snapshot, so a dry run is what a tick loop does.
  * @return how many moves were settled, or PL_E_INVAL.
  */
 PL_API int pl_view_settle(pl_view *v);

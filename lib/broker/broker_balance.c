@@ -127,6 +127,186 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 }
 
 
+static uint32_t shard_L(const pl__bk *b, uint32_t k)
+{
+	uint32_t s = b->v->snap.shards[k].stream;
+	return s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(b->v, s) : 0;
+}
+
+/* The shards of a scope: a stream's in key order, or every shard. */
+static uint32_t scope_n(const pl_view *v, const pl__scope *sc)
+{
+	return sc->s == PL_NONE ? v->nk : v->s_first[sc->s + 1] - v->s_first[sc->s];
+}
+
+static uint32_t scope_at(const pl_view *v, const pl__scope *sc, uint32_t j)
+{
+	return sc->s == PL_NONE ? j : v->by_stream[v->s_first[sc->s] + j];
+}
+
+/* The same, in key order. */
+static uint32_t scope_key(const pl_view *v, const pl__scope *sc, uint32_t j)
+{
+	return sc->s == PL_NONE ? v->k_order[j] : v->by_stream[v->s_first[sc->s] + j];
+}
+
+/* ---- hand-offs before copies ---------------------------------------------- */
+
+/* A chain of hand-offs: the source a hands a shard of the scope to one of
+ * its followers x1, x1 hands another on to a follower x2, ..., the last to a
+ * destination d. Every hop moves a leadership to a member that holds a
+ * replica already, so nothing is copied; the members between end where they
+ * started, so the chain moves one leader from a to d, as a copy to d would.
+ * The distances to the destinations are found backwards, one walk over the
+ * scope's shards per hop (at most PL__BK_CHAIN hops), kept in the scratch's
+ * bits DIST_SHIFT.. beside the projection and the mark. The shortest chain
+ * wins, then the best source, then the best first hop (a destination by its
+ * rank, else the smaller canonical rank), then key order; its first hop is
+ * made now. The member it reaches then leads one more, and (unless it is a
+ * destination) the next search continues the chain from there. */
+#define DIST_SHIFT 48
+#define DIST_NONE 0xffu
+#define DIST_MASK ((int64_t)DIST_NONE << DIST_SHIFT)
+
+static uint32_t dist_get(const pl_view *v, uint32_t m)
+{
+	return (uint32_t)(v->m_scratch[m] >> DIST_SHIFT) & DIST_NONE;
+}
+
+static void dist_set(const pl_view *v, uint32_t m, uint32_t d)
+{
+	v->m_scratch[m] = (v->m_scratch[m] & ~DIST_MASK) | ((int64_t)d << DIST_SHIFT);
+}
+
+/* May shard k's leadership be handed from its leader u to f, a follower? */
+static int handoff_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t u, uint32_t f)
+{
+	const pl_view *v = b->v;
+	if (f == u || !pl__eligible(v, f) || !pl__bk_in_ok(b, f))
+		return 0;
+	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, shard_L(b, k), u, f);
+}
+
+/* Shard k, when its leader u may hand it off now: u, else PL_NONE. */
+static uint32_t handoff_from(const pl__bk *b, uint32_t k)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t u = pl__leader(st);
+	if (u == PL_NONE || st->moving || st->touched || (pl__moved(v, k) & PL__MOVED_LEADER) || !pl__eligible(v, u) ||
+	    !pl__bk_out_ok(b, u))
+		return PL_NONE; /* a leadership moves once in a view */
+	return u;
+}
+
+static int handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
+{
+	const pl_view *v = b->v;
+	uint32_t n = scope_n(v, sc), key, found = 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		dist_set(v, m, DIST_NONE);
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e];
+		if (pl__bk_dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m))
+			dist_set(v, m, 0);
+	}
+	/* Level by level: a member at distance lev + 1 leads a shard of the
+	 * scope that a member at distance lev follows. */
+	uint32_t lev = 0;
+	for (; lev < PL__BK_CHAIN && !found; lev++) {
+		uint32_t grew = 0;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t k = scope_at(v, sc, j), u = handoff_from(b, k);
+			if (u == PL_NONE || dist_get(v, u) <= lev)
+				continue;
+			const pl__shard_state *st = pl__st(v, k);
+			for (uint32_t r = 0; r < st->nrep; r++) {
+				uint32_t f = pl__rep(st, r);
+				if (dist_get(v, f) == lev && handoff_ok(b, sc, k, u, f)) {
+					if (dist_get(v, u) == DIST_NONE)
+						grew = 1;
+					dist_set(v, u, lev + 1);
+					found |= pl__bk_source_key(v, sc, u, &key);
+					break;
+				}
+			}
+		}
+		if (!grew)
+			break;
+	}
+	/* The best source at the shortest distance, and its best first hop. */
+	uint32_t a = PL_NONE, ka = 0, best_d = PL__BK_CHAIN + 1;
+	for (uint32_t e = 0; found && e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], dm = dist_get(v, m);
+		if (dm == 0 || dm > PL__BK_CHAIN || !pl__bk_source_key(v, sc, m, &key))
+			continue;
+		if (a == PL_NONE || dm < best_d || (dm == best_d && pl__bk_source_before(v, sc, key, m, ka, a))) {
+			a = m;
+			ka = key;
+			best_d = dm;
+		}
+	}
+	/* Along one shortest chain from a to a member x one hop from a
+	 * destination (the follower of the smallest canonical rank at each
+	 * step, the shard first in key order), then x's best hop. */
+	x->have = 0;
+	for (uint32_t step = best_d; a != PL_NONE && step > 1; step--) {
+		uint32_t next = PL_NONE;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t k = scope_key(v, sc, j);
+			if (handoff_from(b, k) != a)
+				continue;
+			const pl__shard_state *st = pl__st(v, k);
+			for (uint32_t r = 0; r < st->nrep; r++) {
+				uint32_t f = pl__rep(st, r);
+				if (dist_get(v, f) == step - 1 && handoff_ok(b, sc, k, a, f) &&
+				    (next == PL_NONE || v->m_rank[f] < v->m_rank[next]))
+					next = f;
+			}
+		}
+		a = next;
+	}
+	uint32_t kd_best = 0;
+	for (uint32_t j = 0; a != PL_NONE && j < n; j++) {
+		uint32_t k = scope_key(v, sc, j);
+		if (handoff_from(b, k) != a)
+			continue;
+		const pl__shard_state *st = pl__st(v, k);
+		for (uint32_t r = 0; r < st->nrep; r++) {
+			uint32_t f = pl__rep(st, r), kf;
+			if (dist_get(v, f) != 0 || !handoff_ok(b, sc, k, a, f))
+				continue;
+			pl__bk_dest_key(v, sc, f, &kf);
+			if (!x->have || pl__bk_dest_before(v, sc, kf, f, kd_best, x->d)) {
+				uint32_t kx = 0;
+				pl__bk_source_key(v, sc, a, &kx);
+				*x = (pl__best){1, k, a, f, kx, kf, 1, 0, PL_NONE, 0};
+				kd_best = kf;
+			}
+		}
+	}
+	for (uint32_t m = 0; m < v->nm; m++)
+		dist_set(v, m, 0);
+	return x->have;
+}
+
+/* The best move found, unless it is a copy that serves nothing else and a
+ * chain of hand-offs does the same without one; a copy that also evens the
+ * replicas (pl__bk_serves()) stays: a hand-off would leave that copy to the
+ * replica pass. */
+static int emit_or_handoff(pl__bk *b, const pl__scope *sc, const pl__best *x, const pl__seen *w)
+{
+	if (sc->level == 0 && (!x->have || x->follower == 0)) {
+		pl__best h;
+		if (handoff(b, sc, &h))
+			return pl__bk_emit_best(b, sc, &h);
+	}
+	if (x->have && !pl__bk_repeat_waits(b->v, sc, x, w))
+		return pl__bk_emit_best(b, sc, x);
+	return -1;
+}
+
+
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
@@ -154,9 +334,8 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 		}
 		offer_leader(b, sc, &l, &w, &x, k, a, ka, PL_NONE, 0, R);
 	}
-	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
-		return pl__bk_emit_best(b, sc, &x);
-	return pl__bk_outcome(b, &w);
+	int rc = emit_or_handoff(b, sc, &x, &w);
+	return rc >= 0 ? rc : pl__bk_outcome(b, &w);
 }
 
 /* ---- the cluster pass ----------------------------------------------------- */
@@ -190,12 +369,14 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			uint32_t L = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(v, s) : 0;
 			offer_leader(b, sc, &l, &w, &x, k, a, ka, s, L, 0);
 		}
-		if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
-			return pl__bk_emit_best(b, sc, &x);
-		if (x.have)
-			break;
+		if (x.have) {
+			int rc = emit_or_handoff(b, sc, &x, &w);
+			return rc >= 0 ? rc : pl__bk_outcome(b, &w);
+		}
 	}
-	return pl__bk_outcome(b, &w);
+	pl__best none = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	int rc = emit_or_handoff(b, sc, &none, &w);
+	return rc >= 0 ? rc : pl__bk_outcome(b, &w);
 }
 
 /* May shard k (led by a) go to x? In the cluster scope its stream (with L
@@ -210,24 +391,6 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 		return 0;
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
-
-static uint32_t shard_L(const pl__bk *b, uint32_t k)
-{
-	uint32_t s = b->v->snap.shards[k].stream;
-	return s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_leaders(b->v, s) : 0;
-}
-
-/* The shards of a scope: a stream's in key order, or every shard. */
-static uint32_t scope_n(const pl_view *v, const pl__scope *sc)
-{
-	return sc->s == PL_NONE ? v->nk : v->s_first[sc->s + 1] - v->s_first[sc->s];
-}
-
-static uint32_t scope_at(const pl_view *v, const pl__scope *sc, uint32_t j)
-{
-	return sc->s == PL_NONE ? j : v->by_stream[v->s_first[sc->s] + j];
-}
-
 
 /* The last resort: when no single move is allowed (zones, caps, or in the
  * cluster pass the streams' bounds), a relay may be. The source a hands a

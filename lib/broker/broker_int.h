@@ -26,6 +26,9 @@
 #define PL__BK_FLOW 64u
 #define PL__BK_FLOW_WORK (UINT64_C(1) << 17)
 
+/* The longest chain of leadership hand-offs a leader search looks for. */
+#define PL__BK_CHAIN 8u
+
 /* One call's state: the output, the move budget, and why it stopped. */
 typedef struct pl__bk {
 	pl_view *v;

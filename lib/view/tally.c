@@ -403,5 +403,7 @@ int pl_view_settle(pl_view *v)
 		pl__st(v, k)->touched = 0;
 	}
 	v->n_moving = 0;
+	/* The next tick knows no earlier move, as a fresh view would not. */
+	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
 	return n;
 }

@@ -70,10 +70,10 @@ struct pl_view {
 	uint32_t *by_stream; /* shards of each stream in key order; stream-less excluded */
 	uint32_t *k_home;    /* ring home (valid when homes_ready) */
 	uint64_t *k_moved;   /* two bits per shard (pl__moved()): a move was
-			      * applied to it since the view was built, and one
-			      * of those moved its leadership; kept by
-			      * pl_view_settle(), so a dry run sees its whole
-			      * sequence */
+			      * applied to it since the view was built or last
+			      * settled, and one of those moved its leadership;
+			      * cleared by pl_view_settle(), so a dry run decides
+			      * every tick as a fresh view would */
 	char *st;             /* the shard states, st_size bytes apart (pl__st()) */
 	uint32_t st_size;
 	uint32_t room;        /* replica slots per shard */
@@ -85,7 +85,7 @@ struct pl_view {
 			       * are no longer the snapshot's */
 };
 
-/* What has moved shard k since the view was built (v->k_moved): 0, or
+/* What has moved shard k in this tick (v->k_moved): 0, or
  * PL__MOVED (a MOVE_LEADER or MOVE_REPLICA was applied to it), with
  * PL__MOVED_LEADER when one of them moved its leadership. */
 #define PL__MOVED 1u

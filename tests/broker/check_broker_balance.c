@@ -152,6 +152,7 @@ static int replay(int kind)
 
 typedef struct ratio {
 	uint32_t moves, bound, worst_n, worst_lb, big_n, big_lb, twice, twice_any, twice_copy, layouts, rmoves;
+	uint32_t copies, leads, lcopies, copy_lb;
 	uint64_t worst_seed, big_seed, twice_seed; /* twice_seed: the first layout moving a leader twice */
 	uint32_t excess[RATIO_MAX]; /* per layout: moves above the bound, in tenths of a percent */
 } ratio;
@@ -208,7 +209,35 @@ static void ratio_print(const char *what, uint64_t seed, const ratio *q)
 	       (unsigned long long)q->worst_seed, q->big_n, q->big_lb, (double)q->big_n / q->big_lb,
 	       (unsigned long long)q->big_seed, q->twice, (unsigned long long)q->twice_seed, q->twice_copy, q->twice_any,
 	       q->rmoves, ratio_p99(q));
+	printf("broker: %u %s layouts: %u copies (%u by leader moves; lower bound %u), %u leadership changes\n",
+	       q->layouts, what, q->copies, q->lcopies, q->copy_lb, q->leads);
 	fflush(stdout); /* before an assertion ends the test */
+}
+
+/* A lower bound on the replicas a plan must copy to bring every stream's
+ * replicas within their bounds (equal weights): a copy moves one replica of
+ * one stream, so each stream needs at least the larger of its replicas over
+ * the ceilings and its replicas missing under the floors. */
+static uint32_t copy_lower_bound(const tl *t, const pl_view *v)
+{
+	uint32_t lb = 0, n = 0;
+	for (uint32_t m = 0; m < t->nm; m++)
+		n += bu_eligible(t, m);
+	for (uint32_t st = 0; st < t->ns && n; st++) {
+		uint32_t r = 0, over = 0, under = 0;
+		for (uint32_t m = 0; m < t->nm; m++)
+			r += bu_eligible(t, m) ? tl_stream_tally(v, st, m).replicas : 0;
+		uint32_t fl = r / n, ce = fl + (r % n != 0);
+		for (uint32_t m = 0; m < t->nm; m++) {
+			if (!bu_eligible(t, m))
+				continue;
+			uint32_t c = tl_stream_tally(v, st, m).replicas;
+			over += c > ce ? c - ce : 0;
+			under += c < fl ? fl - c : 0;
+		}
+		lb += over > under ? over : under;
+	}
+	return lb;
 }
 
 /* Equal weights, no caps, no zones: every layout converges to every stream
@@ -226,6 +255,7 @@ static ratio converge(int kind, uint64_t seed, uint32_t iters)
 		tl *t = layout_of(s, kind, &cfg, &flags);
 		pl_view *v = t->view;
 		uint64_t lb = mr_lower_bound(t, v);
+		q.copy_lb += copy_lower_bound(t, v);
 		run x = mr_run(t, &cfg, s, 100000);
 		char why[128];
 		ck_assert_msg(x.converged, "layout %llu: no convergence", (unsigned long long)s);
@@ -244,6 +274,9 @@ static ratio converge(int kind, uint64_t seed, uint32_t iters)
 		q.twice_any += x.twice_any > 0;
 		q.twice_copy += x.twice_copy > 0;
 		q.rmoves += x.rmoves;
+		q.copies += x.copies;
+		q.leads += x.leads;
+		q.lcopies += x.lcopies;
 		tl_free(t);
 	}
 	return q;
@@ -256,15 +289,18 @@ START_TEST(converges_balanced_near_the_fewest_moves)
 	uint64_t seed = tl_seed(0xb10cbu);
 	ratio q = converge(K_PLAIN, seed, tl_iters(400));
 	ratio_print("small", seed, &q);
-	/* Within 1.10 of the minimum, over the whole run, and within 3% of it
-	 * on 99% of the layouts (one extra move on a layout needing 10 to 30 is
-	 * 3 to 10%: nearly every layout must be exactly minimal). */
-	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 110, "%u moves, bound %u", q.moves, q.bound);
-	ck_assert_msg(ratio_p99(&q) <= 3.0, "moves above the bound at p99: %.1f%%", ratio_p99(&q));
-	/* No shard's leadership moves twice: a shard that moved is not chosen
-	 * again while another does as well (pl_broker_plan(3)). */
-	ck_assert_msg(q.twice == 0, "%u layouts moved some shard's leader twice (first: layout %llu)", q.twice,
-		      (unsigned long long)q.twice_seed);
+	/* The leader moves within 3% of the fewest any plan needs that may
+	 * copy (a chain of hand-offs takes more leader moves than the copy it
+	 * replaces), and the copies within 10% of their lower bound. */
+	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 103, "%u moves, bound %u", q.moves, q.bound);
+	ck_assert_msg((uint64_t)q.copies * 100 <= (uint64_t)q.copy_lb * 110, "%u copies, bound %u", q.copies,
+		      q.copy_lb);
+	/* A shard's leadership moves twice in at most 8% of the layouts. A
+	 * plan is what a tick loop does, and a view built each tick does not
+	 * know what moved before it: only the ranking keeps a shard that just
+	 * arrived from leaving (pl_broker_plan(3)). */
+	ck_assert_msg(q.twice * 100 <= q.layouts * 8, "%u layouts moved some shard's leader twice (first: layout %llu)",
+		      q.twice, (unsigned long long)q.twice_seed);
 }
 END_TEST
 
@@ -275,13 +311,15 @@ START_TEST(big_layouts_stay_within_1_10_of_the_fewest_moves)
 	uint64_t seed = tl_seed(0xb16u);
 	ratio q = converge(K_BIG, seed, tl_iters(400) / 4);
 	ratio_print("big", seed, &q);
-	/* Within 1.10 of the minimum over the run, and on every layout that
-	 * needs ten moves or more (below that, one extra move is past 1.10). */
-	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 110, "%u moves, bound %u", q.moves, q.bound);
+	/* Within 1.03 of the minimum over the run, and 1.10 on every layout
+	 * that needs ten moves or more (below that, one extra move is past
+	 * 1.10); the copies within 5% of their lower bound. */
+	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 103, "%u moves, bound %u", q.moves, q.bound);
 	ck_assert_msg((uint64_t)q.big_n * 100 <= (uint64_t)q.big_lb * 110, "layout %llu: %u moves, bound %u",
 		      (unsigned long long)q.big_seed, q.big_n, q.big_lb);
-	ck_assert_msg(ratio_p99(&q) <= 3.0, "moves above the bound at p99: %.1f%%", ratio_p99(&q));
-	ck_assert_msg(q.twice == 0, "%u layouts moved some shard's leader twice (first: layout %llu)", q.twice,
+	ck_assert_msg((uint64_t)q.copies * 100 <= (uint64_t)q.copy_lb * 105, "%u copies, bound %u", q.copies,
+		      q.copy_lb);
+	ck_assert_msg(q.twice * 100 <= q.layouts * 8, "%u layouts moved some shard's leader twice (first: layout %llu)", q.twice,
 		      (unsigned long long)q.twice_seed);
 }
 END_TEST

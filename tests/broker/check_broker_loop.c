@@ -1,0 +1,181 @@
+/* check_broker_loop.c - a control plane's tick loop follows the dry run,
+ * and leaders go by hand-off before any copy.
+ *
+ * The loop: every tick a fresh view of the layout the last tick left (the
+ * moves carried out), one pl_broker_plan(), its moves carried out. The dry
+ * run: pl_broker_dry_run() on one view. Both must give the same actions, one
+ * for one, on the cases of pl_broker_plan(3) and on random layouts (seed
+ * printed: PL_TEST_SEED replays it). */
+#include "broker_util.h"
+
+#define LOOP_CAP 4096u
+
+/* The layout after a tick: every shard as the view holds it, moves done. */
+static void read_back(tl *t, const pl_view *v)
+{
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state st;
+		ck_assert_int_eq(pl_view_shard_state(v, k, &st), 0);
+		pl_shard *s = &t->k[k];
+		s->leader = st.leader;
+		s->replica_count = st.replica_count;
+		memcpy(s->replicas, st.replicas, sizeof s->replicas);
+		s->moving_to = PL_NONE;
+		s->epoch = st.epoch;
+	}
+}
+
+/* The loop on t (changed: it ends as the loop leaves it), into out. */
+static uint32_t tick_loop(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap, uint32_t *status)
+{
+	uint32_t n = 0;
+	for (uint32_t tick = 0; tick < cap; tick++) {
+		void *mem;
+		pl_view *v = tl_view_fresh(t, &mem);
+		pl_plan_info info;
+		int got = pl_broker_plan(v, cfg, out + n, cap - n, &info, NULL);
+		ck_assert_int_ge(got, 0);
+		*status = info.status;
+		uint32_t moving = (uint32_t)pl_view_settle(v);
+		read_back(t, v);
+		free(mem);
+		n += (uint32_t)got;
+		if (got == 0 && moving == 0)
+			break;
+	}
+	return n;
+}
+
+/* The dry run of t as it is, into out. */
+static uint32_t dry_run(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap, uint32_t *status)
+{
+	void *mem;
+	pl_view *v = tl_view_fresh(t, &mem);
+	pl_plan_info info;
+	int got = pl_broker_dry_run(v, cfg, out, cap, &info, NULL, NULL);
+	ck_assert_int_ge(got, 0);
+	*status = info.status;
+	free(mem);
+	return (uint32_t)got;
+}
+
+/* The first action where the loop and the dry run differ, or -1. */
+static int loop_differs(tl *t, const pl_broker_config *cfg, uint32_t *len)
+{
+	static pl_action a[LOOP_CAP], b[LOOP_CAP];
+	uint32_t sa, sb;
+	uint32_t na = dry_run(t, cfg, a, LOOP_CAP, &sa);
+	uint32_t nb = tick_loop(t, cfg, b, LOOP_CAP, &sb);
+	*len = na;
+	for (uint32_t i = 0; i < na && i < nb; i++)
+		if (memcmp(&a[i], &b[i], sizeof a[i]) != 0)
+			return (int)i;
+	return na != nb || sa != sb ? (int)(na < nb ? na : nb) : -1;
+}
+
+/* Six members in three zones, replicas even, m0 leading 4 of 12 and m1
+ * none: four hand-offs to followers even the leaders; nothing is copied. */
+static tl *six_members(void)
+{
+	tl *t = tl_new();
+	for (uint32_t i = 0; i < 6; i++)
+		tl_member(t, tl_str(t, "m%u", i), tl_str(t, "z%u", i / 2));
+	uint32_t s = tl_stream(t, "s");
+	static const uint32_t rep[12][3] = {{0, 2, 4}, {0, 3, 4}, {0, 2, 5}, {0, 3, 5}, {0, 2, 4}, {0, 3, 4},
+					    {1, 2, 5}, {1, 3, 5}, {1, 2, 4}, {1, 3, 4}, {1, 2, 5}, {1, 3, 5}};
+	static const uint32_t lead[12] = {0, 0, 0, 0, 2, 3, 2, 3, 4, 4, 5, 5};
+	for (uint32_t i = 0; i < 12; i++)
+		tl_shard(t, tl_str(t, "s/%02u", i), s, lead[i], 3, rep[i][0], rep[i][1], rep[i][2]);
+	return t;
+}
+
+START_TEST(six_members_even_their_leaders_by_four_hand_offs)
+{
+	tl *t = six_members();
+	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
+	pl_action out[64];
+	uint32_t status;
+	uint32_t n = dry_run(t, &cfg, out, 64, &status);
+	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(out[i].kind, PL_ACTION_MOVE_LEADER);
+		ck_assert_msg(!(out[i].flags & PL_ACTION_STAGE_FIRST), "action %u copies: %s", i, tl_say(t, &out[i]));
+	}
+	uint32_t len;
+	ck_assert_int_eq(loop_differs(t, &cfg, &len), -1);
+	for (uint32_t m = 0; m < 6; m++)
+		ck_assert_uint_eq(tl_member_tally(tl_view(t, 0), m).leaders, 2);
+	tl_free(t);
+}
+END_TEST
+
+/* Leaders only, no stream: a leads 4 shards that only b follows, b leads 2
+ * that c follows, c leads none. Two chains of two hand-offs (b to c, then
+ * a to b) end 2/2/2 with nothing copied, where a move from a to c would copy
+ * twice. */
+START_TEST(a_chain_of_hand_offs_comes_before_a_copy)
+{
+	tl *t = tl_new();
+	uint32_t a = tl_member(t, "a", NULL), b = tl_member(t, "b", NULL), c = tl_member(t, "c", NULL);
+	for (uint32_t i = 0; i < 4; i++)
+		tl_shard(t, tl_str(t, "x/a%u", i), PL_NONE, a, 2, a, b);
+	for (uint32_t i = 0; i < 2; i++)
+		tl_shard(t, tl_str(t, "x/b%u", i), PL_NONE, b, 2, b, c);
+	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
+	cfg.replica_balance = 0;
+	pl_action out[64];
+	uint32_t status;
+	uint32_t n = dry_run(t, &cfg, out, 64, &status);
+	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 4);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(out[i].kind == PL_ACTION_MOVE_LEADER && !(out[i].flags & PL_ACTION_STAGE_FIRST),
+			      "action %u: %s", i, tl_say(t, &out[i]));
+	/* The last hop first: b hands one to c, then a one to b. */
+	ck_assert_uint_eq(out[0].from, b);
+	ck_assert_uint_eq(out[0].to, c);
+	ck_assert_uint_eq(out[1].from, a);
+	ck_assert_uint_eq(out[1].to, b);
+	tl_free(t);
+}
+END_TEST
+
+/* Random layouts, the tick loop against the dry run. */
+START_TEST(the_tick_loop_gives_the_dry_run_on_random_layouts)
+{
+	uint64_t seed = tl_seed(0x100bu), rng = seed;
+	uint32_t iters = tl_iters(300), actions = 0;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint64_t s = tl_rand(&rng), r = s;
+		uint32_t nm = 3 + tl_below(&r, 6), ns = 1 + tl_below(&r, 4), nk = 6 + tl_below(&r, 60);
+		uint32_t rf = 1 + tl_below(&r, 3);
+		tl *t = tl_random(&r, nm, ns, nk, rf, (int)tl_below(&r, 2));
+		pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
+		cfg.max_moves = 1 + tl_below(&r, 3);
+		cfg.replica_balance = tl_below(&r, 4) != 0;
+		uint32_t len;
+		int at = loop_differs(t, &cfg, &len);
+		ck_assert_msg(at < 0, "seed %llu (layout %u, PL_TEST_SEED replays): the loop and the dry run differ at action %d",
+			      (unsigned long long)seed, it, at);
+		actions += len;
+		tl_free(t);
+	}
+	printf("broker: %u random layouts (seed %llu): the tick loop gave the dry run's %u actions\n", iters,
+	       (unsigned long long)seed, actions);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("broker_loop");
+	TCase *c = tcase_create("cases");
+	tcase_add_test(c, six_members_even_their_leaders_by_four_hand_offs);
+	tcase_add_test(c, a_chain_of_hand_offs_comes_before_a_copy);
+	suite_add_tcase(s, c);
+	c = tcase_create("properties");
+	tcase_set_timeout(c, 600);
+	tcase_add_test(c, the_tick_loop_gives_the_dry_run_on_random_layouts);
+	suite_add_tcase(s, c);
+	return tl_run(s);
+}
