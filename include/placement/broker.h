@@ -52,7 +52,9 @@
  *    widened set has room); STAGE_FIRST when the
  *    destination held no replica. A drain hand-off is a move: it counts
  *    against max_moves and the per-member limits, and a paused policy starts
- *    none.
+ *    none; when the member that keeps the zone count is at its
+ *    max_moves_in, the hand-off waits for it (PL_STATUS_MOVE_LIMIT) rather
+ *    than go to one that loses a zone.
  * New shards and failovers are not moves (the shard serves nothing until it
  * has a leader) and are made even when paused or at the move limit.
  *
@@ -224,7 +226,8 @@
  * member it stalls: PL_STATUS_DRAIN_STALLED with the first such shard in
  * detail; pl_broker_drain_stalls() lists every such replica and why. So a draining member ends holding nothing whenever each of its
  * replicas has such a member. It is a move (limits, pause), one replica of
- * a shard per tick.
+ * a shard per tick: of a shard's draining followers, the first in id order
+ * that has a member to go to (one that cannot move holds up no other).
  *
  * Zone repair. A shard spans fewer zones than it could when its replicas'
  * zones number fewer than min(its replicas, the zones of its replicas and of

@@ -160,6 +160,23 @@ static int choose(pl__bk *b, uint32_t k, uint32_t set, uint32_t from, pl__pick *
 
 /* ---- drains --------------------------------------------------------------- */
 
+/* Shard k's draining follower after `last` in id order (PL_NONE: the
+ * first); PL_NONE when there is none. */
+static uint32_t next_draining(const pl_view *v, const pl__shard_state *st, uint32_t last)
+{
+	uint32_t best = PL_NONE;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t m = pl__rep(st, j);
+		if (m == pl__leader(st) || !pl__live(v, m) || pl__eligible(v, m))
+			continue;
+		if (last != PL_NONE && v->m_rank[m] <= v->m_rank[last])
+			continue;
+		if (best == PL_NONE || v->m_rank[m] < v->m_rank[best])
+			best = m;
+	}
+	return best;
+}
+
 void pl__bk_drain_replicas(pl__bk *b)
 {
 	const pl_view *v = b->v;
@@ -173,24 +190,33 @@ void pl__bk_drain_replicas(pl__bk *b)
 		const pl__shard_state *st = pl__st(v, k);
 		if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue; /* placing gives it a leader first */
-		/* Of its draining followers, the smallest id: not the first
-		 * listed, so the order of the replicas changes nothing. */
-		uint32_t from = PL_NONE;
-		for (uint32_t j = 0; j < st->nrep; j++) {
-			uint32_t m = pl__rep(st, j);
-			if (m != pl__leader(st) && pl__live(v, m) && !pl__eligible(v, m) &&
-			    (from == PL_NONE || v->m_rank[m] < v->m_rank[from]))
+		/* Of its draining followers, the first in id order that has a
+		 * member to go to (not the first listed, so the order of the
+		 * replicas changes nothing; and one that cannot move does not
+		 * keep another from moving). */
+		uint32_t from = PL_NONE, last = PL_NONE, any_from = 0;
+		pl__pick p;
+		for (;;) {
+			uint32_t m = next_draining(v, st, last);
+			if (m == PL_NONE)
+				break;
+			last = m;
+			any_from = 1;
+			if (st->moving || st->touched)
+				break;
+			pl__bk_tier(b, k, PL__BK_KEEP_ZONES | PL__BK_REPLICA, m, 0, &p);
+			if (p.member != PL_NONE && p.tier < 5) {
 				from = m;
+				break;
+			}
 		}
-		if (from == PL_NONE)
+		if (!any_from)
 			continue;
 		if (st->moving || st->touched) {
 			b->want_flight = b->rep_hold = 1;
 			continue;
 		}
-		pl__pick p;
-		pl__bk_tier(b, k, PL__BK_KEEP_ZONES | PL__BK_REPLICA, from, 0, &p);
-		if (p.member == PL_NONE || p.tier == 5) {
+		if (from == PL_NONE) {
 			pl__bk_drain_stall(b, k); /* stalled: it holds nothing up */
 			continue;
 		}

@@ -184,9 +184,13 @@ static void drain(pl__bk *b, uint32_t k)
 	uint32_t first = p.member != PL_NONE && p.tier < 5 ? p.member : PL_NONE;
 	if (b->limits)
 		pl__bk_tier_widened(b, k, from, 1, &p);
-	if (p.member == PL_NONE || p.tier == 5) {
+	if (p.member == PL_NONE || p.tier == 5 ||
+	    (first != PL_NONE && p.member != first && pl__bk_zones_ok(v, k, from, first) &&
+	     !pl__bk_zones_ok(v, k, from, p.member))) {
+		/* The member with room is at its limit: wait for it rather
+		 * than give up a zone the shard could keep. */
 		if (first != PL_NONE)
-			pl__bk_wait_limit(b, first); /* the member with room is at its limit */
+			pl__bk_wait_limit(b, first);
 		else
 			stall(b, k); /* every candidate is at its cap */
 		return;

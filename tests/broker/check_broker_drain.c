@@ -264,6 +264,67 @@ START_TEST(a_stalled_replica_is_reported_and_the_others_still_move)
 }
 END_TEST
 
+/* a (no zone) and b (z1) drain; c (z0) leads s/0 = a, b, c; d is in z1.
+ * a's replica cannot move (to d, it would lose a zone), b's can (to d, its
+ * own zone): b's moves, and a's alone is reported. */
+START_TEST(a_replica_that_cannot_drain_does_not_hold_up_one_that_can)
+{
+	static const char *const zones[] = {NULL, "z1", "z0", "z1"};
+	tl *t = bu_new(4, zones);
+	uint32_t k = tl_shard(t, "s/0", PL_NONE, 2, 3, 0u, 1u, 2u);
+	t->m[0].flags = t->m[1].flags = PL_MEMBER_DRAINING;
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	int n;
+	pl_plan_info info;
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
+	ck_assert_uint_eq(a[0].from, 1);
+	ck_assert_uint_eq(a[0].to, 3);
+	pl_view_settle(t->view);
+	bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_DRAIN_STALLED);
+	ck_assert_uint_eq(info.detail, k);
+	tl_free(t);
+}
+END_TEST
+
+/* a (z0) drains and leads s/0 = b, a; b and c are in z1; s/1 is moving to
+ * b, and max_moves_in is 1. Handing s/0 to c would leave it in one zone:
+ * the hand-off waits for b, which keeps the zone and needs no copy. */
+START_TEST(a_drain_hand_off_waits_for_the_member_that_keeps_the_zone)
+{
+	static const char *const zones[] = {"z0", "z1", "z1"};
+	tl *t = bu_new(3, zones);
+	uint32_t s = tl_stream(t, "s");
+	uint32_t k0 = tl_shard(t, "s/0", s, 0, 2, 1u, 0u);
+	uint32_t k1 = tl_shard(t, "s/1", s, 2, 2, 2u, 1u);
+	t->k[k1].moving_to = 1;
+	t->m[0].flags = PL_MEMBER_DRAINING;
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = 4;
+	cfg.max_moves_in = 1;
+	cfg.replication_factor = 2;
+	int n;
+	pl_plan_info info;
+	bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_MOVE_LIMIT);
+	ck_assert_uint_eq(info.detail, 1);
+	pl_view_settle(t->view);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_ge(n, 1);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_LEADER);
+	ck_assert_uint_eq(a[0].shard, k0);
+	ck_assert_uint_eq(a[0].to, 1);
+	ck_assert_uint_eq(a[0].flags & PL_ACTION_STAGE_FIRST, 0);
+	tl_free(t);
+}
+END_TEST
+
 /* ---- zone repair ----------------------------------------------------------------- */
 
 /* An action array that fills stops the replica drains and the zone repair
@@ -476,7 +537,7 @@ static uint32_t could_span(const tl *t, const pl_view *w, uint32_t k)
 
 /* One tick on random layouts with zones, caps and draining members: every
  * replica drain moves the smallest-id draining follower of a shard whose
- * leader is live, to an eligible member that held none, with room, keeping
+ * leader is live, of those a drain can move (pl_broker_drain_stalls()), to an eligible member that held none, with room, keeping
  * the zone count; every zone repair moves a follower (never the leader)
  * sharing a zone into a zone the shard did not span, from the zones it
  * spanned to one more, out of what it could span; no shard gets two. */
@@ -500,6 +561,12 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 		pl_broker_config cfg = bu_cfg();
 		cfg.max_moves = 1 + tl_below(&rng, 8);
 		cfg.replica_balance = 0;
+		/* The replicas no drain can move, before the tick. */
+		uint32_t ncap = t->nk * PL_MAX_REPLICAS + 1, nstall;
+		pl_broker_stall *stalls = malloc(ncap * sizeof *stalls);
+		ck_assert_ptr_nonnull(stalls);
+		int ns = pl_broker_drain_stalls(v, stalls, ncap, &nstall, NULL);
+		ck_assert_int_ge(ns, 0);
 		int n;
 		pl_plan_info info;
 		pl_action *a = bu_plan(t, &cfg, &n, &info);
@@ -524,7 +591,10 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 				uint32_t want = PL_NONE;
 				for (uint32_t j = 0; j < sh->replica_count; j++) {
 					uint32_t m = sh->replicas[j];
-					if (m != sh->leader && !bu_eligible(t, m) &&
+					int stuck = 0;
+					for (int e = 0; e < ns; e++)
+						stuck |= stalls[e].shard == x->shard && stalls[e].member == m;
+					if (m != sh->leader && !bu_eligible(t, m) && !stuck &&
 					    (want == PL_NONE || memcmp(t->m[m].id.ptr, t->m[want].id.ptr, 3) < 0))
 						want = m;
 				}
@@ -551,6 +621,7 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 					      before, after, could);
 			}
 		}
+		free(stalls);
 		free(mem);
 		tl_free(t);
 	}
@@ -575,6 +646,8 @@ static Suite *suite(void)
 	tcase_add_test(c, replica_drains_wait_on_the_budget_and_on_the_members_out_limit);
 	tcase_add_test(c, a_full_array_stops_the_drains_and_the_zone_repair);
 	tcase_add_test(c, a_stalled_replica_is_reported_and_the_others_still_move);
+	tcase_add_test(c, a_replica_that_cannot_drain_does_not_hold_up_one_that_can);
+	tcase_add_test(c, a_drain_hand_off_waits_for_the_member_that_keeps_the_zone);
 	suite_add_tcase(s, c);
 	c = tcase_create("zone_repair");
 	tcase_add_test(c, zone_repair_moves_the_follower_holding_the_most_never_the_leader);
