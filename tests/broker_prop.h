@@ -481,6 +481,9 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 				ck_assert_msg(mr_squares(x, s) <= q_before,
 					      "seed %llu: cluster move raised stream %u squares",
 					      (unsigned long long)seed, s);
+			ck_assert_msg(mr_wsq(x, s) <= w_before + 1e-9,
+				      "seed %llu: cluster move raised stream %u's sum of count^2/weight",
+				      (unsigned long long)seed, s);
 		}
 	} else if (a->reason == PL_REASON_REPLICA_STREAM_SKEW || a->reason == PL_REASON_REPLICA_CLUSTER_SKEW) {
 		/* The leadership goes to a follower first, so that the old
@@ -661,7 +664,13 @@ static inline int mr_move_exists(const tl *t, const pl_view *v, uint32_t s)
 				uint32_t Ls = mr_L(&x, ks), f1, e1, f2, e2;
 				mr_bounds(&x, Ls, a, &f1, &e1);
 				mr_bounds(&x, Ls, d, &f2, &e2);
-				if (x.cnt[ks * x.nm + a] < f1 + 1 || x.cnt[ks * x.nm + d] + 1 > e2)
+				uint32_t c1 = x.cnt[ks * x.nm + a], c2 = x.cnt[ks * x.nm + d];
+				if (c1 < f1 + 1 || c2 + 1 > e2)
+					continue;
+				/* Nor may the stream's sum of count^2/weight rise,
+				 * unless its distance falls. */
+				if (c1 <= e1 && c2 >= f2 &&
+				    (2 * (uint64_t)c2 + 1) * mr_w(&x, a) > (2 * (uint64_t)c1 - 1) * mr_w(&x, d))
 					continue;
 			}
 			if (!mr_holds(&x, k, d)) {

@@ -126,7 +126,10 @@
  *    its share hands one shard to the member furthest under, ties on leaders
  *    per weight, then the smaller id. The shard's stream must keep its
  *    bounds on both: the source stays at or above its floor of the stream,
- *    the destination at or below its ceiling (it leads fewer of it).
+ *    the destination at or below its ceiling (it leads fewer of it), and
+ *    its sum of count^2/weight must not rise (with unequal weights a move
+ *    within the bounds can make a stream more uneven: a weight 2 and b
+ *    weight 3 leading 6 and 8 of a stream go to 5 and 9, 39.33 to 39.50).
  * The best move is the best source that has any move, then its best
  * destination. Which shard, among the source's shards of the scope that may
  * go there: with replica_balance on and every replica on an eligible

@@ -54,18 +54,15 @@
 /* ---- the stream pass ------------------------------------------------------ */
 
 /* May a shard of stream s go from a to d without taking the stream out of
- * its bounds on either (the destination leads fewer of it)? */
+ * its bounds on either, or making it more uneven (its sum of
+ * count^2/weight rising: with unequal weights a move within the bounds
+ * can)? With equal weights the destination leads fewer of it. */
 static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
 {
 	const pl_view *v = b->v;
 	if (s == PL_NONE || !b->cfg->stream_balance)
 		return 1;
-	uint32_t fl, ce, ca = pl__cell_get(v, s, a), cd = pl__cell_get(v, s, d);
-	pl__bounds(v, L, a, &fl, &ce);
-	if (ca < fl + 1)
-		return 0;
-	pl__bounds(v, L, d, &fl, &ce);
-	return cd + 1 <= ce;
+	return pl__bk_keeps(v, L, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
 }
 
 /* In the stream pass (R: the stream's replicas on eligible members, replica

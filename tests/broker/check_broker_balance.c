@@ -529,6 +529,38 @@ END_TEST
 
 /* More streams want a move than one page of the stream pass holds (16):
  * the pass pages on, and one call moves a leader in every one of them. */
+/* a (weight 2) and b (weight 3): stream s led 6 on a (b follows them) and
+ * 8 on b, t0 and t1 one shard each on a. Totals 8/8 want one from a to b.
+ * s/00 would be a hand-off, but raises s's sum of count^2/weight (39.33
+ * to 39.50) though it stays within its bounds; t0/0 raises nothing. */
+START_TEST(a_weighted_cluster_move_never_makes_a_stream_more_uneven)
+{
+	tl *t = tl_new();
+	uint32_t a = tl_member(t, "a", NULL), b = tl_member(t, "b", NULL);
+	t->m[a].weight = 2;
+	t->m[b].weight = 3;
+	uint32_t s = tl_stream(t, "s"), t0 = tl_stream(t, "t0"), t1 = tl_stream(t, "t1");
+	for (uint32_t i = 0; i < 14; i++)
+		if (i < 6)
+			tl_shard(t, tl_str(t, "s/%02u", i), s, a, 2, a, b);
+		else
+			tl_shard(t, tl_str(t, "s/%02u", i), s, b, 1, b);
+	tl_shard(t, "t0/0", t0, a, 1, a);
+	tl_shard(t, "t1/0", t1, a, 1, a);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.replica_balance = 0;
+	int n;
+	pl_plan_info info;
+	pl_action *x = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(x[0].reason, PL_REASON_CLUSTER_SKEW);
+	ck_assert_uint_eq(x[0].stream, t0);
+	ck_assert_uint_eq(x[0].to, b);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(the_stream_pass_pages_past_sixteen_streams)
 {
 	tl *t = tl_new();
@@ -592,6 +624,7 @@ Suite *suite(void)
 	tcase_add_test(c, without_stream_balance_the_cluster_pass_moves_any_shard);
 	tcase_add_test(c, a_shard_acted_on_in_this_call_is_not_moved_again);
 	tcase_add_test(c, the_stream_pass_pages_past_sixteen_streams);
+	tcase_add_test(c, a_weighted_cluster_move_never_makes_a_stream_more_uneven);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 300);
