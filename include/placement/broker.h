@@ -18,6 +18,13 @@
  * the leaders on eligible members when rebalancing (the same number once
  * every shard has an eligible leader).
  *
+ * Replicas in sync. A replica marked PL_SHARD_OUT_OF_SYNC(j) in the
+ * snapshot (Kafka's ISR, Redpanda's healthy replicas) holds data and counts
+ * as a replica everywhere, but no leadership goes to it without a copy: no
+ * failover, drain hand-off, hand-off of a balance pass or of a chain. A
+ * shard whose leader is down and has no live replica in sync is offline:
+ * PL_STATUS_STALLED names it, and nothing is copied from a stale replica.
+ *
  * Placing (one pass over the shards in key order, each choice counted at
  * once so the next shard sees it). A shard with no live leader gets one:
  *  - a new shard (no replicas): its leader is chosen by the tiers below among

@@ -80,6 +80,16 @@ typedef struct pl_stream {
 #define PL_SHARD_NOT_IDEMPOTENT 0x1u /**< its destination is not idempotent (a rollup): never placed */
 #define PL_SHARD_TRANSFER_DEBT 0x2u  /**< carries transfer debt: no peer is added or moved */
 #define PL_SHARD_FLAGS_ALL 0x3u
+/**
+ * replicas[j] is not in sync (Kafka's ISR, Redpanda's healthy replicas): it
+ * holds data and counts as a replica, but may not take the leadership. No
+ * hand-off or failover goes to it, and a shard with no live in-sync replica
+ * is offline: reported (PL_STATUS_STALLED), never given a copy. Bits j past
+ * replica_count, or the leader's own bit, are refused (PL_E_FLAGS). Zero,
+ * the default: every replica is in sync.
+ */
+#define PL_SHARD_OUT_OF_SYNC(j) (0x100u << (j))
+#define PL_SHARD_OUT_OF_SYNC_ALL 0xFF00u
 
 /**
  * A shard: the unit that is placed.
@@ -96,7 +106,7 @@ typedef struct pl_shard {
 	uint32_t stream;     /**< index into streams, or PL_NONE */
 	uint32_t leader;     /**< index into members, or PL_NONE */
 	uint32_t moving_to;  /**< index into members, or PL_NONE */
-	uint32_t flags;      /**< PL_SHARD_* */
+	uint32_t flags;      /**< PL_SHARD_*, PL_SHARD_OUT_OF_SYNC(j) */
 	uint32_t replica_count;
 	uint32_t replicas[PL_MAX_REPLICAS];
 } pl_shard;

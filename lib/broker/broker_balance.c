@@ -101,7 +101,7 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 	const pl__shard_state *st = pl__st(v, k);
 	for (uint32_t r = 0; r < st->nrep; r++) {
 		uint32_t f = pl__rep(st, r), kf;
-		if (f == a || !pl__eligible(v, f) || !pl__bk_dest_key(v, sc, f, &kf))
+		if (f == a || !pl__eligible(v, f) || !pl__in_sync(v, k, f) || !pl__bk_dest_key(v, sc, f, &kf))
 			continue;
 		if (!pl__bk_in_ok(b, f)) {
 			pl__bk_seen_limit(w, f);
@@ -179,7 +179,7 @@ static void dist_set(const pl_view *v, uint32_t m, uint32_t d)
 static int handoff_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t u, uint32_t f)
 {
 	const pl_view *v = b->v;
-	if (f == u || !pl__eligible(v, f) || !pl__bk_in_ok(b, f))
+	if (f == u || !pl__eligible(v, f) || !pl__in_sync(v, k, f) || !pl__bk_in_ok(b, f))
 		return 0;
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, shard_L(b, k), u, f);
 }
@@ -382,7 +382,7 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = pl__st(v, k);
-	if (x == a || !pl__eligible(v, x) || st->moving || st->touched)
+	if (x == a || !pl__eligible(v, x) || st->moving || st->touched || (pl__holds(st, x) && !pl__in_sync(v, k, x)))
 		return 0;
 	if (!pl__holds(st, x) && (!pl__bk_room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
 		return 0;

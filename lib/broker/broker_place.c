@@ -125,10 +125,12 @@ static void failover(pl__bk *b, uint32_t k)
 		pl__bk_emit(b, &a);
 		return;
 	}
-	/* No eligible follower: a new replica takes over, copied from a live one. */
+	/* No eligible follower in sync: a new replica takes over, copied from
+	 * a live one in sync. With none the shard is offline: reported, never
+	 * given a copy of stale data. */
 	int live = 0;
 	for (uint32_t j = 0; j < st->nrep; j++)
-		live |= pl__live(v, pl__rep(st, j));
+		live |= pl__live(v, pl__rep(st, j)) && pl__rep(st, j) != from && pl__in_sync(v, k, pl__rep(st, j));
 	if (!live) {
 		stall(b, k); /* nothing left to copy from */
 		return;

@@ -60,7 +60,8 @@ static uint32_t handoff(const pl__bk *b, uint32_t k, uint32_t a)
 	uint32_t best = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t f = pl__rep(st, j);
-		if (f == a || !pl__eligible(v, f) || !pl__bk_in_ok(b, f) || !pl__bk_carry_ok(b, k, a, f))
+		if (f == a || !pl__eligible(v, f) || !pl__in_sync(v, k, f) || !pl__bk_in_ok(b, f) ||
+		    !pl__bk_carry_ok(b, k, a, f))
 			continue;
 		if (best != PL_NONE) {
 			int c = pl__bk_cmp_w(v, v->m_leaders[f], f, v->m_leaders[best], best);

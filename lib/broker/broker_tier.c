@@ -148,7 +148,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 	if (set == PL__BK_FOLLOWERS) {
 		for (uint32_t j = 0; j < st->nrep; j++) {
 			uint32_t m = pl__rep(st, j);
-			if (m == pl__leader(st) || !pl__eligible(v, m) || (limit_in && !pl__bk_in_ok(b, m)))
+			if (m == pl__leader(st) || !pl__eligible(v, m) || !pl__in_sync(v, k, m) ||
+			    (limit_in && !pl__bk_in_ok(b, m)))
 				continue;
 			consider(b, k, m, how, st_total, &best, &have);
 		}
@@ -157,6 +158,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 			uint32_t m = v->elig[e];
 			if (m == from || (limit_in && !pl__bk_in_ok(b, m)) || (rep && pl__holds(st, m)))
 				continue;
+			if (!rep && pl__holds(st, m) && !pl__in_sync(v, k, m))
+				continue; /* holds data, may not lead it */
 			if (set == PL__BK_KEEP_ZONES && !pl__bk_zones_ok(v, k, from, m))
 				continue;
 			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m))

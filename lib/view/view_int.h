@@ -124,6 +124,22 @@ static inline int pl__eligible(const pl_view *v, uint32_t m)
 	return !(v->snap.members[m].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 }
 
+/* May m, a replica of shard k, take its leadership: not marked out of sync
+ * in the snapshot (PL_SHARD_OUT_OF_SYNC)? A replica the view added (a copy
+ * made in this view) counts as in sync once settled; moving shards are not
+ * handed off anyway. */
+static inline int pl__in_sync(const pl_view *v, uint32_t k, uint32_t m)
+{
+	const pl_shard *s = &v->snap.shards[k];
+	uint32_t oos = s->flags & PL_SHARD_OUT_OF_SYNC_ALL;
+	if (oos == 0)
+		return 1;
+	for (uint32_t j = 0; j < s->replica_count; j++)
+		if (s->replicas[j] == m)
+			return !(oos & PL_SHARD_OUT_OF_SYNC(j));
+	return 1;
+}
+
 /* May m take a replica of shard k without passing max_shards? */
 static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 {

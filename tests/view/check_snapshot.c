@@ -425,8 +425,12 @@ static int shard_rule(const pl_snapshot *s, const pl_shard *k)
 		return PL_E_MEMBER_RANGE;
 	if (k->moving_to != PL_NONE && (k->leader == PL_NONE || k->moving_to == k->leader))
 		return PL_E_MOVE_TARGET;
-	if (k->flags & ~PL_SHARD_FLAGS_ALL)
+	if (k->flags & ~(PL_SHARD_FLAGS_ALL | PL_SHARD_OUT_OF_SYNC_ALL))
 		return PL_E_FLAGS;
+	/* A replica out of sync: one the shard has, not its leader. */
+	for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
+		if ((k->flags & PL_SHARD_OUT_OF_SYNC(r)) && (r >= k->replica_count || k->replicas[r] == k->leader))
+			return PL_E_FLAGS;
 	return 0;
 }
 
