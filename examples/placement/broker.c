@@ -22,8 +22,9 @@
 #define CHUNK 1024u
 
 /* The setting of each config field, by its place in pl_broker_config. */
-static const uint32_t fields[] = {PT_SET_COUNT, PT_SET_MAX_MOVES, PT_SET_MAX_MOVES_IN, PT_SET_MAX_MOVES_OUT,
-				  PT_SET_PAUSED, PT_SET_RF, PT_SET_STREAM_BALANCE};
+static const uint32_t fields[] = {PT_SET_COUNT,		PT_SET_MAX_MOVES,	 PT_SET_MAX_MOVES_IN,
+				  PT_SET_MAX_MOVES_OUT, PT_SET_PAUSED,		 PT_SET_RF,
+				  PT_SET_STREAM_BALANCE, PT_SET_REPLICA_BALANCE, PT_SET_HANDOFF_ONLY};
 
 static int prepare(pt_run *r, pt_err *e)
 {
@@ -37,6 +38,8 @@ static int prepare(pt_run *r, pt_err *e)
 	c->paused = (uint32_t)pt_setting(d, PT_SET_PAUSED, c->paused);
 	c->replication_factor = (uint32_t)pt_setting(d, PT_SET_RF, c->replication_factor);
 	c->stream_balance = (uint32_t)pt_setting(d, PT_SET_STREAM_BALANCE, c->stream_balance);
+	c->replica_balance = (uint32_t)pt_setting(d, PT_SET_REPLICA_BALANCE, c->replica_balance);
+	c->handoff_only = (uint32_t)pt_setting(d, PT_SET_HANDOFF_ONLY, c->handoff_only);
 	r->tick_len = pt_setting(d, PT_SET_TICK, 1);
 	/* the config is checked by a call that may write nothing */
 	pl_diag dg;
@@ -96,7 +99,8 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 	} else if (info.detail != PL_NONE) {
 		if (info.status == PL_STATUS_STALLED && info.detail < r->snap.n_shards)
 			pt_tick_blocker(t, info.status, info.detail, r->snap.shards[info.detail].stream, PL_NONE, NULL);
-		else if ((info.status == PL_STATUS_BLOCKED_CAPS || info.status == PL_STATUS_BLOCKED_ZONES) &&
+		else if ((info.status == PL_STATUS_BLOCKED_CAPS || info.status == PL_STATUS_BLOCKED_ZONES ||
+			  info.status == PL_STATUS_BLOCKED_HANDOFF) &&
 			 info.detail < r->snap.n_streams)
 			pt_tick_blocker(t, info.status, PL_NONE, info.detail, PL_NONE, NULL);
 		else if (info.status == PL_STATUS_MOVE_LIMIT && info.detail < r->snap.n_members)
@@ -113,9 +117,10 @@ static void config_json(const pt_run *r, pt_buf *b)
 {
 	const pl_broker_config *c = r->cfg;
 	pt_put(b, "{\"max-moves\": %u, \"max-moves-in\": %u, \"max-moves-out\": %u, \"paused\": %s, \"rf\": %u, "
-		  "\"stream-balance\": %s}",
+		  "\"stream-balance\": %s, \"replica-balance\": %s, \"handoff-only\": %s}",
 	       c->max_moves, c->max_moves_in, c->max_moves_out, c->paused ? "true" : "false", c->replication_factor,
-	       c->stream_balance ? "true" : "false");
+	       c->stream_balance ? "true" : "false", c->replica_balance ? "true" : "false",
+	       c->handoff_only ? "true" : "false");
 }
 
 static void done(pt_run *r)

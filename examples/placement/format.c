@@ -431,6 +431,11 @@ void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint
 			pt_put(b, " not-idempotent");
 		if (k->flags & PL_SHARD_TRANSFER_DEBT)
 			pt_put(b, " transfer-debt");
+		for (uint32_t j = 0, n = 0; j < k->replica_count; j++)
+			if (k->flags & PL_SHARD_OUT_OF_SYNC(j)) {
+				pt_put(b, n++ ? "," : " out-of-sync=");
+				pt_put_id(b, s->members[k->replicas[j]].id);
+			}
 		pt_putc(b, '\n');
 	}
 	uint32_t *oo = override_order(v, s);
@@ -560,10 +565,17 @@ void pt_format_json(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint
 			pt_put_json_bytes(b, s->members[k->moving_to].id);
 		else
 			pt_put(b, "null");
-		pt_put(b, ", \"epoch\": %llu, \"load\": %llu, \"flags\": [%s%s%s]}", (unsigned long long)k->epoch,
+		pt_put(b, ", \"epoch\": %llu, \"load\": %llu, \"flags\": [%s%s%s]", (unsigned long long)k->epoch,
 		       (unsigned long long)k->load, k->flags & PL_SHARD_NOT_IDEMPOTENT ? "\"not-idempotent\"" : "",
-		       k->flags == (PL_SHARD_NOT_IDEMPOTENT | PL_SHARD_TRANSFER_DEBT) ? ", " : "",
+		       (k->flags & PL_SHARD_NOT_IDEMPOTENT) && (k->flags & PL_SHARD_TRANSFER_DEBT) ? ", " : "",
 		       k->flags & PL_SHARD_TRANSFER_DEBT ? "\"transfer-debt\"" : "");
+		if (k->flags & PL_SHARD_OUT_OF_SYNC_ALL) /* only when some replica is */
+			for (uint32_t j = 0, n = 0; j < k->replica_count; j++)
+				if (k->flags & PL_SHARD_OUT_OF_SYNC(j)) {
+					pt_put(b, n++ ? ", " : ", \"out_of_sync\": [");
+					pt_put_json_bytes(b, s->members[k->replicas[j]].id);
+				}
+		pt_put(b, "%s}", k->flags & PL_SHARD_OUT_OF_SYNC_ALL ? "]" : "");
 	}
 	pt_put(b, "],\n \"overrides\": [");
 	uint32_t *oo = override_order(v, s);

@@ -172,7 +172,40 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 }
 
 static const char shard_attrs[] =
-	"stream=, replicas=, leader=, moving-to=, epoch=, load=, not-idempotent, transfer-debt";
+	"stream=, replicas=, leader=, moving-to=, epoch=, load=, not-idempotent, transfer-debt, out-of-sync=";
+
+/* out-of-sync=a,b: each id one of the line's replicas= (val), marked
+ * PL_SHARD_OUT_OF_SYNC at its place. */
+static int out_of_sync(pl_shard *k, word reps, word oos, uint64_t line, pt_err *e)
+{
+	char sb[80];
+	char *p = oos.p, *end = oos.p + oos.n;
+	while (p <= end) {
+		char *comma = memchr(p, ',', (size_t)(end - p));
+		word m = {p, (size_t)((comma ? comma : end) - p)};
+		if (m.n == 0)
+			return pt_fail(e, line, "empty member id in out-of-sync= (write out-of-sync=a,b)");
+		uint32_t j = 0, found = 0;
+		char *q = reps.p, *rend = reps.p + reps.n;
+		while (reps.n && q <= rend && !found) {
+			char *rc = memchr(q, ',', (size_t)(rend - q));
+			size_t n = (size_t)((rc ? rc : rend) - q);
+			found = n == m.n && memcmp(q, m.p, n) == 0;
+			if (!found) {
+				j++;
+				q = rc ? rc + 1 : rend + 1;
+			}
+		}
+		if (!found)
+			return pt_fail(e, line, "out-of-sync= names '%s', which replicas= does not list",
+				       pt_show(m, sb, sizeof sb));
+		k->flags |= PL_SHARD_OUT_OF_SYNC(j);
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	return 0;
+}
 
 int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 {
@@ -199,6 +232,7 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 	k->stream = k->leader = k->moving_to = PL_NONE;
 	d->k_line[ki] = c->line;
 	uint32_t seen = 0;
+	word reps = {NULL, 0}, oos = {NULL, 0}; /* this line's words: read at its end */
 	while (pt_next_word(c, &w)) {
 		if (pt_split_attr(w, &name, &val, &has, c->line, e))
 			return -1;
@@ -242,6 +276,11 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 					return pt_fail(e, c->line, "empty member id in replicas= (write replicas=a,b,c)");
 			}
 			k->replica_count = r;
+			reps = val;
+		} else if (pt_word_is(name, "out-of-sync")) {
+			if (twice(&seen, 8, name, c->line, e) || pt_need_value(has, name, c->line, e))
+				return -1;
+			oos = val;
 		} else if (pt_word_is(name, "leader") || pt_word_is(name, "moving-to")) {
 			int lead = pt_word_is(name, "leader");
 			if (twice(&seen, lead ? 2 : 3, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
@@ -270,6 +309,8 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 				       shard_attrs);
 		}
 	}
+	if (oos.p && out_of_sync(k, reps, oos, c->line, e))
+		return -1;
 	d->nk++;
 	return 0;
 }

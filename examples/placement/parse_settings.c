@@ -27,6 +27,8 @@ const pt_setting_info pt_settings[PT_SET_COUNT] = {
 	[PT_SET_MAX_MOVES_OUT] = {"max-moves-out", PT_T_NUM, UINT32_MAX, "broker: moves out of one member, 0 = any"},
 	[PT_SET_PAUSED] = {"paused", PT_T_BOOL, 1, "broker: start no move"},
 	[PT_SET_STREAM_BALANCE] = {"stream-balance", PT_T_BOOL, 1, "broker: per-stream tiers and pass"},
+	[PT_SET_REPLICA_BALANCE] = {"replica-balance", PT_T_BOOL, 1, "broker: replicas per stream and in total too"},
+	[PT_SET_HANDOFF_ONLY] = {"handoff-only", PT_T_BOOL, 1, "broker: leaders by hand-offs to followers, no copy"},
 	[PT_SET_COOLDOWN] = {"cooldown", PT_T_NUM, UINT64_MAX, "fleet: time between two moves of a member"},
 	[PT_SET_MOVES_PER_DECISION] = {"moves-per-decision", PT_T_NUM, UINT32_MAX, "fleet: moves per decision",
 				       "1 or more"},

@@ -110,6 +110,16 @@ int pt_diag_error(const pt_doc *d, const pl_snapshot *s, int rc, const pl_diag *
 		break;
 	case PL_E_EMPTY_ID:
 		return pt_fail(e, line, "empty id [PL_%s]", code);
+	case PL_E_FLAGS:
+		if (k && k->leader != PL_NONE)
+			for (uint32_t r = 0; r < k->replica_count && r < PL_MAX_REPLICAS; r++)
+				if (k->replicas[r] == k->leader && (k->flags & PL_SHARD_OUT_OF_SYNC(r)))
+					return pt_fail(e, line,
+						       "shard '%s': out-of-sync= names its leader '%s': a leader is in "
+						       "sync [PL_%s]",
+						       bytes_show(k->key, a, sizeof a),
+						       bytes_show(s->members[k->leader].id, b, sizeof b), code);
+		break;
 	default:
 		break;
 	}

@@ -333,7 +333,13 @@
 extern "C" {
 #endif
 
-#define PL_BROKER_CONFIG_VERSION 1u
+/**
+ * The config's layout: 2 added handoff_only at the end. A config of
+ * version 1 (the eight fields before it) is read as it was, with
+ * handoff_only 0; the library never reads past the fields of the version
+ * the caller set.
+ */
+#define PL_BROKER_CONFIG_VERSION 2u
 
 /** Most concurrent moves a config may allow (max_moves). */
 #define PL_BROKER_MAX_MOVES 256u
@@ -355,6 +361,8 @@ typedef struct pl_broker_config {
 	uint32_t replication_factor; /**< 5: replicas of a new shard, 1..PL_MAX_REPLICAS, capped at the eligible members (default 3) */
 	uint32_t stream_balance;     /**< 6: 1 = per-stream tiers and stream pass (default); 0 = cluster totals only */
 	uint32_t replica_balance;    /**< 7: 1 = balance replicas per stream and in total (default); 0 = leaders only */
+	uint32_t handoff_only;       /**< 8 (version 2): 1 = move leaderships by hand-offs to in-sync followers only,
+				      *  copy nothing; 0 (default) */
 } pl_broker_config;
 
 /**
@@ -364,16 +372,29 @@ typedef struct pl_broker_config {
  * moves any shard. It exists to show (and test) what the per-stream rules fix:
  * beside totals of 21/21/19 a 12-shard stream led 1/1/10 stays lopsided.
  */
-#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u}
+#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u, 0u}
+
+/**
+ * pl_broker_config_init_version - set a config of the given layout version
+ * to its defaults: the fields that version has, and no byte past them.
+ *
+ * @param cfg      the config to fill.
+ * @param version  1 or 2 (PL_BROKER_CONFIG_VERSION).
+ * @return 0, or PL_E_INVAL for NULL, PL_E_VERSION for another version.
+ */
+PL_API int pl_broker_config_init_version(pl_broker_config *cfg, uint32_t version);
 
 /**
  * pl_broker_config_init - set a config to its defaults, the same bytes as
- * PL_BROKER_CONFIG_INIT.
+ * PL_BROKER_CONFIG_INIT: the layout of the header the caller was compiled
+ * with (the macro passes PL_BROKER_CONFIG_VERSION). The function of that
+ * name, which a program built against version 1 calls, fills version 1.
  *
  * @param cfg  the config to fill.
  * @return 0, or PL_E_INVAL for NULL.
  */
 PL_API int pl_broker_config_init(pl_broker_config *cfg);
+#define pl_broker_config_init(cfg) pl_broker_config_init_version((cfg), PL_BROKER_CONFIG_VERSION)
 
 /**
  * pl_broker_plan - one tick of the broker policy: place what has no live

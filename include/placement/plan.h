@@ -78,6 +78,7 @@ extern "C" {
 	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */ \
 	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */ \
 	X(DRAIN_STALLED, 13, "drain-stalled") /* broker: a draining member's replica has nowhere to go */ \
+	X(BLOCKED_HANDOFF, 20, "blocked-handoff") /* broker, hand-offs only: a bound only a copy would meet */ \
 	X(RETURNING_HOME, 16, "returning-home") /* fleet: lag overrides wait to go home */  \
 	X(LAGGING, 17, "lagging")            /* fleet: an eligible member lags */          \
 	X(MOVING, 18, "moving")              /* fleet: count, spread or keep moves are wanted */ \

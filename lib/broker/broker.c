@@ -31,21 +31,47 @@
  */
 #include "broker/broker_int.h"
 
-int pl_broker_config_init(pl_broker_config *cfg)
+/* The bytes of each layout version: 1 ends before handoff_only. */
+static size_t config_size(uint32_t version)
+{
+	return version == 1	  ? offsetof(pl_broker_config, handoff_only)
+	       : version == 2 ? sizeof(pl_broker_config)
+			      : 0;
+}
+
+int pl_broker_config_init_version(pl_broker_config *cfg, uint32_t version)
 {
 	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
-	return pl__init_from(cfg, &def, sizeof def);
+	if (cfg == NULL)
+		return PL_E_INVAL;
+	if (config_size(version) == 0)
+		return PL_E_VERSION;
+	int rc = pl__init_from(cfg, &def, config_size(version));
+	cfg->version = version;
+	return rc;
+}
+
+/* The function of the name the header's macro hides: what a program built
+ * against version 1 calls. It fills version 1, and no byte past it. */
+#undef pl_broker_config_init
+int pl_broker_config_init(pl_broker_config *cfg)
+{
+	return pl_broker_config_init_version(cfg, 1);
 }
 
 /* ---- one tick ------------------------------------------------------------- */
 
+/* Check everything, then fill *use: the caller's config as the current
+ * layout (a version 1 config has handoff_only 0). */
 static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_action *out, uint32_t cap,
-		      const pl_plan_info *info, const pl__arg *more, pl_diag *diag)
+		      const pl_plan_info *info, const pl__arg *more, pl_diag *diag, pl_broker_config *use)
 {
-	int rc = pl__check_policy_args(v, cfg, sizeof *cfg, out, cap, info, more, diag);
+	/* Only the bytes of the caller's version are its config. */
+	size_t size = cfg && config_size(cfg->version) ? config_size(cfg->version) : sizeof cfg->version;
+	int rc = pl__check_policy_args(v, cfg, size, out, cap, info, more, diag);
 	if (rc)
 		return rc;
-	if (cfg->version != PL_BROKER_CONFIG_VERSION)
+	if (config_size(cfg->version) == 0)
 		return pl__fail(diag, PL_E_VERSION, PL_ELEM_CONFIG, 0, PL_NONE);
 	if (cfg->max_moves < 1 || cfg->max_moves > PL_BROKER_MAX_MOVES)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 1, PL_NONE);
@@ -63,8 +89,14 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 6, PL_NONE);
 	if (cfg->replica_balance > 1)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 7, PL_NONE);
+	if (cfg->version >= 2 && cfg->handoff_only > 1)
+		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 8, PL_NONE);
 	if (v->n_elig == 0 && v->nk > 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	const pl_broker_config def = PL_BROKER_CONFIG_INIT;
+	*use = def;
+	memcpy(use, cfg, size);
+	use->version = PL_BROKER_CONFIG_VERSION;
 	return 0;
 }
 
@@ -145,6 +177,9 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	} else if (b->block_zones) {
 		status = PL_STATUS_BLOCKED_ZONES;
 		detail = b->block_scope;
+	} else if (b->block_handoff) {
+		status = PL_STATUS_BLOCKED_HANDOFF;
+		detail = b->block_scope;
 	}
 	pl__plan_info(info, b->n, more, status, detail, b->blocked);
 }
@@ -154,15 +189,16 @@ static void finish(const pl__bk *b, pl_plan_info *info)
  * before balance note their own waits (paused, limits, in flight). */
 static void tick(pl__bk *b)
 {
+	int copies = !b->cfg->handoff_only; /* hand-offs only: nothing that copies */
 	pl__bk_place(b);
-	if (!b->full)
+	if (!b->full && copies)
 		pl__bk_drain_replicas(b);
-	if (!b->full)
+	if (!b->full && copies)
 		pl__bk_zone_repair(b);
 	if (b->full)
 		return;
 	if (b->cfg->paused || b->budget == 0) {
-		if (pl__bk_any_wanted(b) || (!b->rep_hold && pl__bk_replicas_wanted(b))) {
+		if (pl__bk_any_wanted(b) || (copies && !b->rep_hold && pl__bk_replicas_wanted(b))) {
 			if (b->cfg->paused)
 				b->want_paused = 1;
 			else
@@ -171,7 +207,7 @@ static void tick(pl__bk *b)
 		return;
 	}
 	int held = pl__bk_balance(b);
-	if (b->full || !b->cfg->replica_balance)
+	if (b->full || !b->cfg->replica_balance || !copies)
 		return;
 	if (held || b->rep_hold) {
 		if (pl__bk_replicas_wanted(b))
@@ -184,11 +220,12 @@ static void tick(pl__bk *b)
 int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,
 		   pl_diag *diag)
 {
-	int rc = check_args(v, cfg, out, cap, info, NULL, diag);
+	pl_broker_config use;
+	int rc = check_args(v, cfg, out, cap, info, NULL, diag, &use);
 	if (rc)
 		return rc;
 	pl__bk b;
-	start(&b, v, cfg, out, cap);
+	start(&b, v, &use, out, cap);
 	tick(&b);
 	finish(&b, info);
 	return (int)b.n;
@@ -198,14 +235,15 @@ int pl_broker_dry_run(pl_view *v, const pl_broker_config *cfg, pl_action *out, u
 		      uint32_t *ticks, pl_diag *diag)
 {
 	const pl__arg t_arg = PL__OUT(ticks, sizeof *ticks, 6);
-	int rc = check_args(v, cfg, out, cap, info, &t_arg, diag);
+	pl_broker_config use;
+	int rc = check_args(v, cfg, out, cap, info, &t_arg, diag, &use);
 	if (rc)
 		return rc;
 	pl__bk b;
 	uint32_t n = 0, t = 0;
 	int settled = 0; /* the view was settled before this tick */
 	for (;;) {
-		start(&b, v, cfg, out ? out + n : NULL, cap - n);
+		start(&b, v, &use, out ? out + n : NULL, cap - n);
 		tick(&b);
 		n += b.n;
 		if (b.n > 0)

@@ -114,6 +114,10 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 		uint32_t d = l->m[i];
 		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !stream_allows(b, s, L, a, d))
 			continue; /* a follower: weighed above */
+		if (b->cfg->handoff_only) {
+			w->copy_seen = 1; /* only a copy: hand-offs only, so none */
+			break;
+		}
 		if (!pl__bk_zones_ok(v, k, a, d)) {
 			w->zones = 1;
 			continue;
@@ -307,7 +311,7 @@ static int emit_or_handoff(pl__bk *b, const pl__scope *sc, const pl__best *x, co
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
@@ -340,7 +344,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	uint32_t a = PL_NONE, ka = 0;
@@ -384,7 +388,7 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 	const pl__shard_state *st = pl__st(v, k);
 	if (x == a || !pl__eligible(v, x) || st->moving || st->touched || (pl__holds(st, x) && !pl__in_sync(v, k, x)))
 		return 0;
-	if (!pl__holds(st, x) && (!pl__bk_room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
+	if (!pl__holds(st, x) && (b->cfg->handoff_only || !pl__bk_room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
 		return 0;
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }

@@ -146,9 +146,11 @@ void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id)
 {
 	if (rc == PL__BK_BLOCK_CAPS)
 		b->block_caps++;
+	else if (rc == PL__BK_BLOCK_HANDOFF)
+		b->block_handoff++;
 	else
 		b->block_zones++;
-	if (b->block_caps + b->block_zones == 1)
+	if (b->block_caps + b->block_zones + b->block_handoff == 1)
 		b->block_scope = scope_id;
 	b->blocked++;
 }

@@ -46,6 +46,7 @@ typedef struct pl__bk {
 	uint32_t want_limit, limit_member; /* a move waits on a limit (member or PL_NONE) */
 	uint32_t want_flight;             /* a move waits on shards in flight */
 	uint32_t block_caps, block_zones; /* scopes whose wanted moves are blocked */
+	uint32_t block_handoff;           /* scopes only a copy would move (handoff_only) */
 	uint32_t block_scope;             /* the first blocked scope (stream or PL_NONE) */
 	uint32_t blocked;                 /* shards stalled + scopes blocked */
 	uint32_t drain_stalled, drain_shard; /* draining members' replicas with nowhere to go */
@@ -169,6 +170,7 @@ void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_i
 #define PL__BK_BLOCK_CAPS 3
 #define PL__BK_BLOCK_ZONES 4
 #define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
+#define PL__BK_BLOCK_HANDOFF 6 /* handoff_only: only a copy would move it */
 
 /* A scope: one stream's leaders (s = the stream) or all leaders (PL_NONE);
  * with rep, the replicas held instead of the leaders. */
@@ -201,6 +203,7 @@ typedef struct pl__seen {
 	uint32_t limit_member;
 	int flight_fresh; /* a shard passed over for being in flight could have
 			   * moved without moving a leadership that moved already */
+	int copy_seen;    /* handoff_only: a move that copies was passed over */
 } pl__seen;
 
 /* A candidate move, and the best so far. */

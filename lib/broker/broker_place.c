@@ -131,8 +131,8 @@ static void failover(pl__bk *b, uint32_t k)
 	int live = 0;
 	for (uint32_t j = 0; j < st->nrep; j++)
 		live |= pl__live(v, pl__rep(st, j)) && pl__rep(st, j) != from && pl__in_sync(v, k, pl__rep(st, j));
-	if (!live) {
-		stall(b, k); /* nothing left to copy from */
+	if (!live || b->cfg->handoff_only) {
+		stall(b, k); /* nothing left to copy from, or no copy allowed */
 		return;
 	}
 	if (from != PL_NONE) {
@@ -182,6 +182,23 @@ static void drain(pl__bk *b, uint32_t k)
 		return;
 	}
 	pl__pick p;
+	if (b->cfg->handoff_only) {
+		/* To an in-sync follower, or not at all: no copy. */
+		pl__bk_tier(b, k, PL__BK_FOLLOWERS, from, 0, &p);
+		uint32_t any = p.member;
+		if (any != PL_NONE && b->limits)
+			pl__bk_tier(b, k, PL__BK_FOLLOWERS, from, 1, &p);
+		if (p.member == PL_NONE) {
+			if (any != PL_NONE)
+				pl__bk_wait_limit(b, any);
+			else
+				stall(b, k);
+			return;
+		}
+		pl_action a = placed(b, PL_ACTION_MOVE_LEADER, PL_REASON_DRAIN, k, from, &p);
+		pl__bk_emit_move(b, &a);
+		return;
+	}
 	pl__bk_tier_widened(b, k, from, 0, &p);
 	uint32_t first = p.member != PL_NONE && p.tier < 5 ? p.member : PL_NONE;
 	if (b->limits)

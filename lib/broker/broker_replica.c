@@ -130,7 +130,7 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
@@ -179,7 +179,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	int rc = walk_sources(b, sc, &l, &w, 0);
@@ -245,7 +245,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	}
 	if (l.n == 0)
 		return PL__BK_SETTLED;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
 	int rc = walk_sources(b, sc, &l, &w, 1);
 	return rc >= 0 ? rc : PL__BK_SETTLED;
 }

@@ -607,5 +607,7 @@ int pl__bk_outcome(pl__bk *b, const pl__seen *w)
 		return PL__BK_BLOCK_ZONES;
 	if (w->caps)
 		return PL__BK_BLOCK_CAPS;
+	if (w->copy_seen)
+		return PL__BK_BLOCK_HANDOFF;
 	return PL__BK_SETTLED;
 }

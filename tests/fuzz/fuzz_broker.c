@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	cfg.replication_factor = take(&s, 20) == 0 ? take(&s, 2) * (PL_MAX_REPLICAS + 1) : 1 + take(&s, 4);
 	cfg.stream_balance = take(&s, 6) == 0 ? take(&s, 3) : 1;
 	cfg.replica_balance = take(&s, 6) == 0 ? take(&s, 3) : 1;
+	cfg.handoff_only = take(&s, 4) == 0 ? take(&s, 3) : 0;
 	enum { CAP = 256 };
 	static pl_action out[CAP];
 	uint32_t cap = take(&s, 4) == 0 ? take(&s, 8) : CAP;

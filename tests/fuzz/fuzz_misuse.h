@@ -44,7 +44,8 @@ static uint32_t fm_broker_field(pl_broker_config *c, uint32_t f)
 	case 4: c->paused = 2; return PL_E_CONFIG;
 	case 5: c->replication_factor = PL_MAX_REPLICAS + 1; return PL_E_CONFIG;
 	case 6: c->stream_balance = 2; return PL_E_CONFIG;
-	default: c->replica_balance = 2; return PL_E_CONFIG;
+	case 7: c->replica_balance = 2; return PL_E_CONFIG;
+	default: c->handoff_only = 2; return PL_E_CONFIG;
 	}
 }
 
@@ -239,7 +240,7 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 	pl_broker_config bc = PL_BROKER_CONFIG_INIT;
 	FM_DIAG(pl_broker_plan(v, &bc, NULL, 1 + take(s, 8), &info, &d), PL_E_INVAL, PL_ELEM_ARGUMENT, 3);
 	FM_DIAG(pl_broker_plan(v, &bc, (pl_action *)(void *)into, 1, &info, &d), PL_E_OVERLAP, PL_ELEM_ARGUMENT, 3);
-	uint32_t f = take(s, 8);
+	uint32_t f = take(s, 9);
 	uint32_t code = fm_broker_field(&bc, f);
 	FM_DIAG(pl_broker_plan(v, &bc, outa, 4, &info, &d), (int)code, PL_ELEM_CONFIG, f);
 	FM_DIAG(pl_broker_dry_run(v, &bc, outa, 4, &info, NULL, &d), (int)code, PL_ELEM_CONFIG, f);

@@ -24,7 +24,8 @@ def test_version_is_the_library_version(root):
 
 def test_defaults_come_from_the_c_init_calls():
     assert pl.defaults("broker") == {"max_moves": 1, "max_moves_in": 0, "max_moves_out": 0, "paused": 0,
-                                     "replication_factor": 3, "stream_balance": 1, "replica_balance": 1}
+                                     "replication_factor": 3, "stream_balance": 1, "replica_balance": 1,
+                                     "handoff_only": 0}
     assert pl.defaults("fleet") == {"now": 0, "last_move": None, "cooldown": 5, "moves_per_decision": 1,
                                     "spread": 1, "return_home_age": 300, "count_balance": 1}
     assert pl.defaults("region") == {"replication_factor": 3, "add_peer_proposals": 1, "load_balance": 0,
@@ -333,3 +334,28 @@ def test_epochs_advance_and_copies_in_flight_count():
     (x,) = pl.broker_plan(w, replication_factor=1).actions
     assert w.shard_state(x.shard).epoch == {"k": 5, "q": 0}[x.shard] + 1
     assert w.shard_state(({"k", "q"} - {x.shard}).pop()).epoch == {"k": 5, "q": 0}[({"k", "q"} - {x.shard}).pop()]
+
+
+def test_hand_offs_only_copy_nothing_and_name_the_bound():
+    # a and b hold every shard, a leads all 6; c holds none: hand-offs alone
+    # never give c a leadership, and the plan says so.
+    s = pl.Snapshot([pl.Member("a"), pl.Member("b"), pl.Member("c")],
+                    [pl.Shard("s/%d" % i, stream="s", replicas=["a", "b"], leader="a") for i in range(6)],
+                    streams=[pl.Stream("s")])
+    plan = pl.broker_dry_run(s, handoff_only=True)
+    assert plan.status == "blocked-handoff" and plan.detail == "s"
+    assert all(a.kind == "move-leader" and not a.stage_first and a.to_member == "b" for a in plan.actions)
+    assert pl.broker_dry_run(s).status == "balanced"
+
+
+def test_a_replica_out_of_sync_never_takes_the_leadership():
+    # b0 leads k and is down; b1 is out of sync: b2 takes over.
+    s = pl.Snapshot([pl.Member("b0", down=True), pl.Member("b1"), pl.Member("b2")],
+                    [pl.Shard("k", replicas=["b0", "b1", "b2"], leader="b0", out_of_sync=["b1"]),
+                     pl.Shard("t", replicas=["b2"], leader="b2")])
+    plan = pl.broker_plan(s)
+    assert [(a.kind, a.shard, a.to_member) for a in plan.actions][:1] == [("set-leader", "k", "b2")]
+    with pytest.raises(pl.PlacementError) as e:  # the leader itself: refused
+        pl.broker_plan(pl.Snapshot([pl.Member("b0"), pl.Member("b1")],
+                                   [pl.Shard("k", replicas=["b0", "b1"], leader="b0", out_of_sync=["b0"])]))
+    assert e.value.name == "E_FLAGS"

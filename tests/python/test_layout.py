@@ -31,6 +31,7 @@ def _constants():
     out.append(("PL_MEMBER_FLAGS_ALL", _ffi.PL_MEMBER_DOWN | _ffi.PL_MEMBER_DRAINING | _ffi.PL_MEMBER_LAGGING
                  | _ffi.PL_MEMBER_UNMEASURED))
     out.append(("PL_SHARD_FLAGS_ALL", _ffi.PL_SHARD_NOT_IDEMPOTENT | _ffi.PL_SHARD_TRANSFER_DEBT))
+    out.append(("PL_SHARD_OUT_OF_SYNC(0)", _ffi.PL_SHARD_OUT_OF_SYNC_0))
     up = lambda w: w.upper().replace("-", "_")  # noqa: E731
     out += [("PL_ELEM_" + up(w), v) for v, w in _ffi.ELEM_KINDS.items()]
     out += [("PL_ORIGIN_" + up(w), v) for v, w in _ffi.ORIGINS.items()]

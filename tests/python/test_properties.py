@@ -36,6 +36,8 @@ broker_config = st.fixed_dictionaries({
     "max_moves": st.sampled_from([1, 1, 2, 5]),
     "replication_factor": st.integers(1, 3),
     "stream_balance": st.booleans(),
+    "replica_balance": st.booleans(),
+    "handoff_only": st.sampled_from([False, False, True]),
 })
 
 
@@ -69,7 +71,9 @@ def test_dry_run_equals_the_placement_tool(tool, layout, config):
     snap = pl.Snapshot(members, shards, streams)
     plan = pl.broker_dry_run(snap, **config)
     settings_ = {"policy": "broker", "max-moves": config["max_moves"], "rf": config["replication_factor"],
-                 "stream-balance": "on" if config["stream_balance"] else "off"}
+                 "stream-balance": "on" if config["stream_balance"] else "off",
+                 "replica-balance": "on" if config["replica_balance"] else "off",
+                 "handoff-only": "on" if config["handoff_only"] else "off"}
     text = to_text(members, streams, shards, settings_)
     note(text)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:

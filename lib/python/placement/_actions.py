@@ -195,7 +195,8 @@ class DrainStall:
 # What plan_info.detail names, by policy and status name; other statuses
 # leave it as the raw index (detail_index).
 _DETAIL = {
-    "broker": {"stalled": "shard", "drain-stalled": "shard", "move-limit": "member", "blocked-caps": "stream", "blocked-zones": "stream"},
+    "broker": {"stalled": "shard", "drain-stalled": "shard", "move-limit": "member", "blocked-caps": "stream", "blocked-zones": "stream",
+               "blocked-handoff": "stream"},
     "region": {"stalled": "shard", "proposals-off": "shard", "action-cap": "shard", "full": "shard"},
 }
 

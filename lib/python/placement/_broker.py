@@ -33,7 +33,10 @@ def broker_plan(target, scorer="xxh3", **config):
             paused, replication_factor, stream_balance, replica_balance
             (True, the default: replicas per stream and in total are kept
             even too; False: leaders only, drains and zone repair still move
-            replicas).
+            replicas), handoff_only (False, the default; True: leaderships
+            move by hand-offs to in-sync followers only and nothing is
+            copied; a bound only a copy would meet ends the plan
+            "blocked-handoff").
 
     Returns:
         a Plan: its actions, in the order to carry them out, and its status.

@@ -10,8 +10,10 @@ from ._errors import PlacementError
 # call fills from its own arguments.
 _HIDDEN = ("version", "reserved")
 
+# The init function of each config, and the layout version it is asked to
+# fill (the structs here are that version's: PL_BROKER_CONFIG_VERSION 2).
 _POLICIES = {
-    "broker": (_ffi.PlBrokerConfig, "pl_broker_config_init"),
+    "broker": (_ffi.PlBrokerConfig, "pl_broker_config_init_version", 2),
     "fleet": (_ffi.PlFleetConfig, "pl_fleet_config_init"),
     "region": (_ffi.PlRegionConfig, "pl_region_config_init"),
     "route": (_ffi.PlRouteRequest, "pl_route_request_init"),
@@ -26,9 +28,9 @@ _CALL_FIELDS = {"fleet": ("self",)}
 
 def fresh(policy):
     """The policy's config struct as its *_init() leaves it."""
-    cls, init = _POLICIES[policy]
+    cls, init = _POLICIES[policy][:2]
     cfg = cls()
-    rc = getattr(_ffi.lib, init)(ctypes.byref(cfg))
+    rc = getattr(_ffi.lib, init)(ctypes.byref(cfg), *_POLICIES[policy][2:])
     assert rc == 0
     return cfg
 

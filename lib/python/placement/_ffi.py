@@ -42,6 +42,7 @@ PL_MEMBER_LAGGING = 0x4
 PL_MEMBER_UNMEASURED = 0x8
 PL_SHARD_NOT_IDEMPOTENT = 0x1
 PL_SHARD_TRANSFER_DEBT = 0x2
+PL_SHARD_OUT_OF_SYNC_0 = 0x100  # PL_SHARD_OUT_OF_SYNC(j) is this shifted left by j
 PL_ACTION_STAGE_FIRST = 0x1
 PL_ACTION_CARRIES_LEADER = 0x2
 
@@ -240,6 +241,7 @@ class PlBrokerConfig(ctypes.Structure):
         ("replication_factor", u32),
         ("stream_balance", u32),
         ("replica_balance", u32),
+        ("handoff_only", u32),
     ]
 
 
@@ -435,6 +437,7 @@ _PROTOTYPES = {
     "pl_view_apply": (ci, [vp, P(PlAction)]),
     "pl_view_settle": (ci, [vp]),
     "pl_broker_config_init": (ci, [P(PlBrokerConfig)]),
+    "pl_broker_config_init_version": (ci, [P(PlBrokerConfig), u32]),
     "pl_broker_plan": (ci, [vp, P(PlBrokerConfig), vp, u32, P(PlPlanInfo), P(PlDiag)]),
     "pl_broker_dry_run": (ci, [vp, P(PlBrokerConfig), vp, u32, P(PlPlanInfo), P(u32), P(PlDiag)]),
     "pl_broker_drain_stalls": (ci, [vp, vp, u32, P(u32), P(PlDiag)]),

@@ -117,15 +117,18 @@ class Shard:
         load: the caller's measure of its load (fleet lag moves).
         not_idempotent: its destination is not idempotent (a rollup): never placed.
         transfer_debt: it carries transfer debt: no peer is added or moved.
+        out_of_sync: ids of replicas that are not in sync (Kafka's ISR,
+            Redpanda's healthy replicas): they hold data, but no leadership
+            goes to them (PL_SHARD_OUT_OF_SYNC). Never the leader.
 
     A shard with no replicas and no leader is new.
     """
 
     __slots__ = ("key", "stream", "replicas", "leader", "moving_to", "epoch", "load", "not_idempotent",
-                 "transfer_debt")
+                 "transfer_debt", "out_of_sync")
 
     def __init__(self, key, stream=None, replicas=(), leader=None, moving_to=None, epoch=0, load=0,
-                 not_idempotent=False, transfer_debt=False):
+                 not_idempotent=False, transfer_debt=False, out_of_sync=()):
         self.key = key
         self.stream = stream
         self.replicas = tuple(replicas)
@@ -135,6 +138,7 @@ class Shard:
         self.load = load
         self.not_idempotent = not_idempotent
         self.transfer_debt = transfer_debt
+        self.out_of_sync = tuple(out_of_sync)
 
     def _key(self):
         return tuple(getattr(self, f) for f in self.__slots__)
@@ -148,7 +152,7 @@ class Shard:
         return "Shard(%r%s)" % (self.key, extra)
 
 
-_SHARD_DEFAULTS = (None, (), None, None, 0, 0, False, False)
+_SHARD_DEFAULTS = (None, (), None, None, 0, 0, False, False, ())
 
 
 class Override:
@@ -372,6 +376,13 @@ class Snapshot:
             if rc != nrep:
                 reps = (reps + pad)[:nrep]
             flags = (f_ni if s.not_idempotent else 0) | (f_td if s.transfer_debt else 0)
+            if s.out_of_sync:
+                for o in s.out_of_sync:
+                    j = [r for r in s.replicas].index(o) if o in s.replicas else -1
+                    if j < 0:
+                        self._unknown.setdefault(("shard", i), "names %r out of sync, not among its replicas" % (o,))
+                    else:
+                        flags |= _ffi.PL_SHARD_OUT_OF_SYNC_0 << j
             b = k_ids[i]
             vals = (base + off_key[i] if b else 0, len(b), s.epoch, s.load, st,
                     member_ref(s.leader, "shard", i, "leader"), member_ref(s.moving_to, "shard", i, "moving_to"),

@@ -35,6 +35,10 @@ pub struct BrokerConfig {
     /// Keep replicas even per stream and in total, not only leaders; off =
     /// leaders only (drains and zone repair still move replicas).
     pub replica_balance: bool,
+    /// Move leaderships by hand-offs to in-sync followers only, copying
+    /// nothing (Kafka's preferred elections, Redpanda's leader balancer); a
+    /// bound only a copy would meet ends the plan `blocked-handoff`.
+    pub handoff_only: bool,
     version: u32,
 }
 
@@ -49,6 +53,7 @@ impl Default for BrokerConfig {
             replication_factor: c.replication_factor,
             stream_balance: c.stream_balance != 0,
             replica_balance: c.replica_balance != 0,
+            handoff_only: c.handoff_only != 0,
             version: c.version,
         }
     }
@@ -90,6 +95,11 @@ impl BrokerConfig {
         self.replica_balance = on;
         self
     }
+    /// Sets `handoff_only`.
+    pub fn handoff_only(mut self, on: bool) -> BrokerConfig {
+        self.handoff_only = on;
+        self
+    }
     /// The C struct.
     pub fn to_raw(&self) -> sys::pl_broker_config {
         sys::pl_broker_config {
@@ -101,6 +111,7 @@ impl BrokerConfig {
             replication_factor: self.replication_factor,
             stream_balance: self.stream_balance as u32,
             replica_balance: self.replica_balance as u32,
+            handoff_only: self.handoff_only as u32,
         }
     }
 }

@@ -173,6 +173,9 @@ pub struct Shard {
     pub not_idempotent: bool,
     /// It carries transfer debt: no peer is added or moved.
     pub transfer_debt: bool,
+    /// Replicas (member ids) that are not in sync: they hold data, but no
+    /// leadership goes to them (`PL_SHARD_OUT_OF_SYNC`). Never the leader.
+    pub out_of_sync: Vec<String>,
 }
 
 impl Shard {
@@ -188,6 +191,7 @@ impl Shard {
             load: 0,
             not_idempotent: false,
             transfer_debt: false,
+            out_of_sync: Vec::new(),
         }
     }
     /// Sets its stream.
@@ -232,6 +236,16 @@ impl Shard {
     /// Marks it as carrying transfer debt.
     pub fn transfer_debt(mut self) -> Shard {
         self.transfer_debt = true;
+        self
+    }
+    /// Marks replicas (by member id) as not in sync (Kafka's ISR, Redpanda's
+    /// healthy replicas): no leadership goes to them.
+    pub fn out_of_sync<I, S>(mut self, ids: I) -> Shard
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.out_of_sync = ids.into_iter().map(|s| s.as_ref().to_owned()).collect();
         self
     }
 }

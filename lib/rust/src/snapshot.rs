@@ -194,6 +194,10 @@ impl Snapshot {
             if k.transfer_debt {
                 c.flags |= sys::PL_SHARD_TRANSFER_DEBT;
             }
+            for o in &k.out_of_sync {
+                let j = k.replicas.iter().position(|r| r == o).ok_or_else(|| unknown(o))?;
+                c.flags |= sys::PL_SHARD_OUT_OF_SYNC_0 << j;
+            }
             shards.push(c);
         }
 

@@ -183,9 +183,15 @@ fn configs_default_from_c() {
     assert_eq!(b.to_raw(), {
         let mut c = sys::pl_broker_config::default();
         // SAFETY: a valid pointer.
-        unsafe { sys::pl_broker_config_init(&mut c) };
+        unsafe { sys::pl_broker_config_init_version(&mut c, sys::PL_BROKER_CONFIG_VERSION) };
         c
     });
+    assert!(!b.handoff_only && b.to_raw().version == 2);
+    // The version 1 init: version 1, and nothing past its eight fields.
+    let mut v1 = sys::pl_broker_config { handoff_only: 7, ..Default::default() };
+    // SAFETY: a valid pointer.
+    unsafe { sys::pl_broker_config_init(&mut v1) };
+    assert_eq!((v1.version, v1.max_moves, v1.handoff_only), (1, 1, 7));
     let f = FleetConfig::default();
     assert_eq!((f.cooldown, f.moves_per_decision, f.spread, f.return_home_age, f.count_balance, f.last_move), (5, 1, true, Some(300), true, None));
     let r = RegionConfig::default();
@@ -253,4 +259,23 @@ fn a_view_built_with_the_previous_one_answers_as_a_fresh_one() {
     let a = fresh.fleet_decide("m1", &FleetConfig::default()).unwrap();
     let b = reused.fleet_decide("m1", &FleetConfig::default()).unwrap();
     assert_eq!(a.actions, b.actions);
+}
+
+#[test]
+fn hand_offs_only_and_replicas_out_of_sync() {
+    // a and b hold every shard, a leads all 6; c holds none: hand-offs only
+    // bring b up to a, and the plan names the stream c cannot get a share of.
+    let shards = (0..6).map(|i| Shard::new(format!("s/{}", i)).stream("s").replicas(&["a", "b"]).leader("a")).collect();
+    let snap = Snapshot::new(vec![Member::new("a"), Member::new("b"), Member::new("c")], shards).unwrap();
+    let plan = snap.view().unwrap().broker_dry_run(&BrokerConfig::default().handoff_only(true)).unwrap();
+    assert_eq!(plan.status, "blocked-handoff");
+    assert!(plan.actions.iter().all(|a| a.kind == "move-leader" && !a.stage_first && a.to_member.as_deref() == Some("b")));
+    // b0 leads k and is down, b1 is out of sync: b2 takes over.
+    let snap = Snapshot::new(
+        vec![Member::new("b0").down(), Member::new("b1"), Member::new("b2")],
+        vec![Shard::new("k").replicas(&["b0", "b1", "b2"]).leader("b0").out_of_sync(&["b1"])],
+    )
+    .unwrap();
+    let plan = snap.view().unwrap().broker_plan(&BrokerConfig::default()).unwrap();
+    assert_eq!(plan.actions[0].to_member.as_deref(), Some("b2"));
 }

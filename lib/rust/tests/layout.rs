@@ -64,7 +64,7 @@ layouts! {
     pl_shard_state { leader, replica_count, replicas, moving, override_member, override_origin, override_since,
                      epoch }
     pl_broker_config { version, max_moves, max_moves_in, max_moves_out, paused, replication_factor, stream_balance,
-                       replica_balance }
+                       replica_balance, handoff_only }
     pl_broker_stall { shard, member, reason, reserved }
     pl_fleet_config { version, self_, now, last_move, cooldown, moves_per_decision, spread, return_home_age,
                       count_balance, reserved }

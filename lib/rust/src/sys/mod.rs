@@ -108,6 +108,9 @@ pub const PL_MEMBER_FLAGS_ALL: u32 = 0xF;
 pub const PL_SHARD_NOT_IDEMPOTENT: u32 = 0x1;
 /// `PL_SHARD_TRANSFER_DEBT`: carries transfer debt.
 pub const PL_SHARD_TRANSFER_DEBT: u32 = 0x2;
+/// `PL_SHARD_OUT_OF_SYNC(0)`: `replicas[0]` is not in sync; replica j's bit is
+/// this shifted left by j.
+pub const PL_SHARD_OUT_OF_SYNC_0: u32 = 0x100;
 /// `PL_SHARD_FLAGS_ALL`.
 pub const PL_SHARD_FLAGS_ALL: u32 = 0x3;
 
@@ -184,7 +187,7 @@ pub const PL_VIEW_OPTIONS_VERSION: u32 = 3;
 // ---- broker.h --------------------------------------------------------------
 
 /// `PL_BROKER_CONFIG_VERSION`.
-pub const PL_BROKER_CONFIG_VERSION: u32 = 1;
+pub const PL_BROKER_CONFIG_VERSION: u32 = 2;
 /// `PL_BROKER_MAX_MOVES`.
 pub const PL_BROKER_MAX_MOVES: u32 = 256;
 /// `PL_BROKER_STALL_HELD`: every eligible member holds a replica of the shard.
@@ -372,8 +375,10 @@ extern "C" {
     /// `pl_view_settle(3)`.
     pub fn pl_view_settle(v: *mut pl_view) -> c_int;
 
-    /// `pl_broker_config_init(3)`.
+    /// `pl_broker_config_init(3)`: the version 1 layout.
     pub fn pl_broker_config_init(cfg: *mut pl_broker_config) -> c_int;
+    /// `pl_broker_config_init_version(3)`.
+    pub fn pl_broker_config_init_version(cfg: *mut pl_broker_config, version: u32) -> c_int;
     /// `pl_broker_plan(3)`.
     pub fn pl_broker_plan(
         v: *mut pl_view,

@@ -123,7 +123,7 @@ pub(crate) fn view_options_init() -> pl_view_options {
 pub(crate) fn broker_config_init() -> pl_broker_config {
     let mut c = pl_broker_config::default();
     // SAFETY: as above.
-    unsafe { pl_broker_config_init(&mut c) };
+    unsafe { pl_broker_config_init_version(&mut c, PL_BROKER_CONFIG_VERSION) };
     c
 }
 

@@ -318,6 +318,9 @@ pub struct pl_broker_config {
     pub stream_balance: u32,
     /// 1 = balance replicas per stream and in total; 0 = leaders only.
     pub replica_balance: u32,
+    /// 1 = leaderships move by hand-offs to in-sync followers only; nothing
+    /// is copied (version 2).
+    pub handoff_only: u32,
 }
 
 /// A replica on a draining member with no member it may go to.
