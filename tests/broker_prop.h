@@ -29,6 +29,11 @@ typedef struct mirror {
 	uint8_t *relayed;  /* [s], [ns] for the cluster: the scope's last move was a relay */
 	uint8_t rrelayed;  /* the replica cluster scope's last move was a relay */
 	uint8_t *chain;    /* [s], [ns]: hand-offs in a row that kept the scope's distance */
+	/* A paired carry (PL_ACTION_PAIRED): its shard's stream, source and
+	 * destination, and their leader counts before it; the hand-off that
+	 * follows must bring them back. */
+	int pair_on;
+	uint32_t pair_s, pair_a, pair_d, pair_ca, pair_cd, pair_ta, pair_td;
 	uint32_t relays, hops;
 } mirror;
 
@@ -353,7 +358,18 @@ static inline void mr_apply_replica(mirror *x, const pl_action *a, const pl_brok
 	ck_assert_msg(cap == 0 || mr_replicas(x, a->to) <= cap, "seed %llu: %u past its cap %u", sd, a->to, cap);
 	ck_assert_msg(mr_zones(x, k) >= zones + (a->reason == PL_REASON_ZONE_REPAIR), "seed %llu: shard %u zones %u -> %u",
 		      sd, k, zones, mr_zones(x, k));
-	if (carries) {
+	if (carries && (a->flags & PL_ACTION_PAIRED)) {
+		/* Its hand-off, the next action, restores the leaders. */
+		ck_assert_msg(!x->pair_on, "seed %llu: two paired carries in a row", sd);
+		x->pair_on = 1;
+		x->pair_s = s;
+		x->pair_a = a->from;
+		x->pair_d = a->to;
+		x->pair_ca = s != PL_NONE ? mr_count(x, s, a->from) + 1 : 0;
+		x->pair_cd = s != PL_NONE ? mr_count(x, s, a->to) - 1 : 0;
+		x->pair_ta = x->tot[a->from] + 1;
+		x->pair_td = x->tot[a->to] - 1;
+	} else if (carries) {
 		if (s != PL_NONE && cfg->stream_balance) {
 			ld1 = mr_dist(x, s);
 			lq1 = mr_wsq(x, s);
@@ -485,6 +501,16 @@ static inline void mr_apply(mirror *x, const pl_action *a, const pl_broker_confi
 				      "seed %llu: cluster move raised stream %u's sum of count^2/weight",
 				      (unsigned long long)seed, s);
 		}
+	} else if ((a->reason == PL_REASON_REPLICA_STREAM_SKEW || a->reason == PL_REASON_REPLICA_CLUSTER_SKEW) &&
+		   (a->flags & PL_ACTION_PAIRED)) {
+		/* The hand-off paired with the carry before it: back to the
+		 * leader counts before that carry, on both members. */
+		ck_assert_msg(held && x->pair_on && a->from == x->pair_d && a->to == x->pair_a && s == x->pair_s,
+			      "seed %llu: a paired hand-off without its carry", (unsigned long long)seed);
+		ck_assert_msg((s == PL_NONE || (mr_count(x, s, a->to) == x->pair_ca && mr_count(x, s, a->from) == x->pair_cd)) &&
+				      x->tot[a->to] == x->pair_ta && x->tot[a->from] == x->pair_td,
+			      "seed %llu: a paired step changed the leaders' counts", (unsigned long long)seed);
+		x->pair_on = 0;
 	} else if (a->reason == PL_REASON_REPLICA_STREAM_SKEW || a->reason == PL_REASON_REPLICA_CLUSTER_SKEW) {
 		/* The leadership goes to a follower first, so that the old
 		 * leader's replica can move: no copy, no leader potential up. */
@@ -554,7 +580,8 @@ static inline run mr_run(tl *t, const pl_broker_config *cfg, uint64_t seed, uint
 			r.copies += (a->flags & PL_ACTION_STAGE_FIRST) != 0;
 			r.lcopies += a->kind == PL_ACTION_MOVE_LEADER && (a->flags & PL_ACTION_STAGE_FIRST);
 			r.leads += a->kind == PL_ACTION_MOVE_LEADER || (a->flags & PL_ACTION_CARRIES_LEADER);
-			moves++;
+			/* A paired hand-off is the second half of its carry's step. */
+			moves += !(a->kind == PL_ACTION_MOVE_LEADER && (a->flags & PL_ACTION_PAIRED));
 			in[a->to]++;
 			outc[a->from]++;
 			if (a->kind == PL_ACTION_MOVE_REPLICA || a->reason == PL_REASON_REPLICA_STREAM_SKEW ||

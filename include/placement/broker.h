@@ -18,6 +18,14 @@
  * the leaders on eligible members when rebalancing (the same number once
  * every shard has an eligible leader).
  *
+ * Hand-offs only (handoff_only, config version 2). Leaderships move only to
+ * in-sync followers, as Kafka's preferred elections and Redpanda's leader
+ * balancer do; nothing is copied: no replica drain, zone repair or replica
+ * balance, no leader move that stages a copy, no failover that copies (the
+ * shard stalls). A leader drain goes to an in-sync follower or stalls. A
+ * scope that wants a move only a copy would make ends the tick
+ * PL_STATUS_BLOCKED_HANDOFF, detail the stream (PL_NONE: the cluster).
+ *
  * Replicas in sync. A replica marked PL_SHARD_OUT_OF_SYNC(j) in the
  * snapshot (Kafka's ISR, Redpanda's healthy replicas) holds data and counts
  * as a replica everywhere, but no leadership goes to it without a copy: no
@@ -276,7 +284,12 @@
  * and the leaders in total keep their bounds on both members and their
  * potentials do not rise; else the leadership first goes to a follower that
  * keeps them (MOVE_LEADER, no copy, with the replica reason) and the
- * replica, a follower's then, moves on a later tick. In the cluster pass the
+ * replica, a follower's then, moves on a later tick; with no such follower,
+ * the destination hands one of its shards of the same stream (the first in
+ * key order that the source follows in sync) to the source in the same
+ * step: both actions carry PL_ACTION_PAIRED, count as one move, and leave
+ * every leader count as it was (replicas 3/4/5, leaders 3/3/3 at their
+ * bounds: one such step ends 4/4/4, where no single move was allowed). In the cluster pass the
  * shard's stream's replica potential must not rise. Replica moves count
  * against max_moves and the per-member limits; a paused policy starts none.
  *
@@ -429,6 +442,8 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              a move and every one would pass a max_shards cap or lose a
  *              zone; detail = the first such stream, PL_NONE for the
  *              cluster;
+ *              PL_STATUS_BLOCKED_HANDOFF (handoff_only): a scope wants a
+ *              move only a copy would make; detail as above;
  *              PL_STATUS_BALANCED: nothing more is wanted.
  *              blocked counts the stalled shards (and drain-stalled
  *              replicas) and the blocked scopes.

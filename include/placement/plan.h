@@ -78,7 +78,7 @@ extern "C" {
 	X(ACTION_CAP, 11, "action-cap")      /* the configured actions per call reached */ \
 	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */ \
 	X(DRAIN_STALLED, 13, "drain-stalled") /* broker: a draining member's replica has nowhere to go */ \
-	X(BLOCKED_HANDOFF, 20, "blocked-handoff") /* broker, hand-offs only: a bound only a copy would meet */ \
+	X(BLOCKED_HANDOFF, 14, "blocked-handoff") /* broker, hand-offs only: a bound only a copy would meet */ \
 	X(RETURNING_HOME, 16, "returning-home") /* fleet: lag overrides wait to go home */  \
 	X(LAGGING, 17, "lagging")            /* fleet: an eligible member lags */          \
 	X(MOVING, 18, "moving")              /* fleet: count, spread or keep moves are wanted */ \
@@ -108,6 +108,11 @@ enum pl_status {
 /* pl_action.flags */
 #define PL_ACTION_STAGE_FIRST 0x1u /**< copies data: stage on `to` first, then commit */
 #define PL_ACTION_CARRIES_LEADER 0x2u /**< MOVE_REPLICA of the leader's replica: `to` leads after it */
+/** One step of two actions: a MOVE_REPLICA that carries its leadership, then
+ * a MOVE_LEADER (no copy) by which its destination hands a shard of the same
+ * stream to its source; together they leave every leader count as it was.
+ * Both carry the flag; carry them out together. */
+#define PL_ACTION_PAIRED 0x4u
 
 /* pl_action.scope: where from_count/to_count/floor/ceiling were counted. */
 #define PL_SCOPE_NONE 0u

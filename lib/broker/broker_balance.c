@@ -281,7 +281,7 @@ static int handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 			if (!x->have || pl__bk_dest_before(v, sc, kf, f, kd_best, x->d)) {
 				uint32_t kx = 0;
 				pl__bk_source_key(v, sc, a, &kx);
-				*x = (pl__best){1, k, a, f, kx, kf, 1, 0, PL_NONE, 0};
+				*x = (pl__best){1, k, a, f, kx, kf, 1, 0, PL_NONE, 0, PL_NONE};
 				kd_best = kf;
 			}
 		}
@@ -315,7 +315,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++) {
 		uint32_t k = v->by_stream[j], ka;
 		const pl__shard_state *st = pl__st(v, k);
@@ -356,7 +356,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			pl__bk_seen_limit(&w, a);
 			continue;
 		}
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 		for (uint32_t k = 0; k < v->nk; k++) {
 			const pl__shard_state *st = pl__st(v, k);
 			if (pl__leader(st) != a)
@@ -375,7 +375,7 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 			return rc >= 0 ? rc : pl__bk_outcome(b, &w);
 		}
 	}
-	pl__best none = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	pl__best none = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 	int rc = emit_or_handoff(b, sc, &none, &w);
 	return rc >= 0 ? rc : pl__bk_outcome(b, &w);
 }
@@ -428,7 +428,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 			mark[x] |= PL__BK_MARK;
 	}
 	uint32_t a = PL_NONE, ka = 0;
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
 		a = pl__bk_next_source(v, sc, a, ka, &ka);
 		if (a == PL_NONE)

@@ -218,6 +218,8 @@ typedef struct pl__best {
 	uint32_t via; /* replicas: see follower */
 	uint32_t settled; /* leaders: 1 no other follower of the shard is above its replica ceiling of the
 			   * stream (pl__bk_offer()'s `settled`) */
+	uint32_t swap;    /* replicas: a's leadership goes with its replica to d, and d hands shard `swap`
+			   * of the same stream to a in the same step; PL_NONE otherwise */
 } pl__best;
 
 /* Member m's leaders (replicas) in the scope. */

@@ -73,6 +73,28 @@ static uint32_t handoff(const pl__bk *b, uint32_t k, uint32_t a)
 	return best;
 }
 
+/* A shard of k's stream (or, for a shard of none, of none) that d leads
+ * and a follows in sync, which d may hand to a as k's leadership goes from
+ * a to d with its replica: the leaders' counts stay as they were. The first
+ * in key order; PL_NONE when there is none. */
+static uint32_t swap_partner(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream;
+	if (!pl__bk_out_ok(b, d) || !pl__bk_in_ok(b, a) || !pl__eligible(v, a))
+		return PL_NONE;
+	uint32_t n = s == PL_NONE ? v->nk : v->s_first[s + 1] - v->s_first[s];
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t k2 = s == PL_NONE ? v->k_order[j] : v->by_stream[v->s_first[s] + j];
+		const pl__shard_state *st = pl__st(v, k2);
+		if (k2 == k || pl__leader(st) != d || v->snap.shards[k2].stream != s || st->moving || st->touched ||
+		    (pl__moved(v, k2) & PL__MOVED_LEADER) || !pl__holds(st, a) || !pl__in_sync(v, k2, a))
+			continue;
+		return k2;
+	}
+	return PL_NONE;
+}
+
 /* Offer every move of shard k's replicas to the destinations of l. */
 static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, pl__best *x, uint32_t k,
 			uint32_t only, uint32_t ka_only, int keeps)
@@ -120,8 +142,18 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			}
 			/* The leadership may not go to d: to a follower first? */
 			uint32_t f = handoff(b, k, a);
-			if (f != PL_NONE && pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 0, 0, k))
-				x->via = f;
+			if (f != PL_NONE) {
+				if (pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 0, 0, k))
+					x->via = f;
+				break;
+			}
+			/* Or d hands a of its shards of the stream back. */
+			uint32_t k2 = swap_partner(b, k, a, d);
+			if (k2 != PL_NONE) {
+				if (pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 0, 0, k))
+					x->swap = k2;
+				break;
+			}
 			break;
 		}
 	}
@@ -133,7 +165,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
-	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 	for (uint32_t j = v->s_first[sc->s]; j < v->s_first[sc->s + 1]; j++)
 		offer_shard(b, sc, &l, &w, &x, v->by_stream[j], PL_NONE, 0, sc->level >= 2);
 	if (x.have && !pl__bk_repeat_waits(v, sc, &x, &w))
@@ -163,7 +195,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 				pl__bk_seen_limit(w, a);
 			continue;
 		}
-		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0};
+		pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 		for (uint32_t r = 0; r < v->nk; r++) {
 			uint32_t k = v->k_order[r];
 			if (pl__holds(pl__st(v, k), a))

@@ -525,6 +525,7 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 	x->k = k;
 	x->gain = g;
 	x->via = PL_NONE;
+	x->swap = PL_NONE;
 	x->settled = settled;
 	return 1;
 }
@@ -541,6 +542,43 @@ static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
 	const pl_view *v = b->v;
 	pl_action a;
 	uint32_t reason = sc->s == PL_NONE ? PL_REASON_REPLICA_CLUSTER_SKEW : PL_REASON_REPLICA_STREAM_SKEW;
+	if (x->swap != PL_NONE) {
+		/* The leader's replica moves with its leadership, and d hands
+		 * one of the stream to a: both in one step, the leaders' counts
+		 * as they were. */
+		if (b->cap - b->n < 2) {
+			b->full = 1;
+			return PL__BK_FULL;
+		}
+		pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, x->k, v->snap.shards[x->k].stream, x->a, x->d);
+		a.flags = PL_ACTION_STAGE_FIRST | PL_ACTION_CARRIES_LEADER | PL_ACTION_PAIRED;
+		a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
+		a.from_count = pl__bk_count(v, sc, x->a);
+		a.to_count = pl__bk_count(v, sc, x->d);
+		pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
+		a.share = sc->s == PL_NONE ? a.ceiling : 0;
+		a.total = sc->L;
+		pl_action h;
+		pl__action_init(&h, PL_ACTION_MOVE_LEADER, reason, x->swap, v->snap.shards[x->swap].stream, x->d, x->a);
+		h.flags = PL_ACTION_PAIRED;
+		h.scope = a.scope;
+		h.from_count = a.from_count;
+		h.to_count = a.to_count;
+		h.floor = a.floor;
+		h.ceiling = a.ceiling;
+		h.share = a.share;
+		h.total = a.total;
+		if (pl__bk_emit_move(b, &a))
+			return PL__BK_FULL;
+		int rc = pl__bk_emit(b, &h); /* the hand-off is the same step: no budget of its own */
+		PL_ASSERT(rc == 0);
+		if (rc == 0 && b->limits && b->n_flight < PL_BROKER_MAX_MOVES) {
+			b->fl_from[b->n_flight] = h.from;
+			b->fl_to[b->n_flight] = h.to;
+			b->n_flight++;
+		}
+		return PL__BK_MOVED;
+	}
 	if (x->via != PL_NONE) {
 		/* The leadership goes to a follower first (no copy); the
 		 * replica, a follower's then, moves on a later tick. */

@@ -76,6 +76,12 @@ static void carry_note(out *o, const names *n)
 		return;
 	put(o, "; ");
 	member(o, n, n->a->from);
+	if (n->a->flags & PL_ACTION_PAIRED) {
+		put(o, " leads it, and the leadership moves with it while ");
+		member(o, n, n->a->to);
+		put(o, " hands one of the stream back (the next action): the leaders stay as they are");
+		return;
+	}
 	put(o, " leads it, and the leadership moves with it within the leaders' bounds");
 }
 
@@ -232,6 +238,13 @@ int pl__explain_broker(out *o, const names *n)
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
+		if (a->flags & PL_ACTION_PAIRED) {
+			shard_from_to(o, n, "hand leader of ", " to its follower ");
+			put(o, ", which gave ");
+			member(o, n, a->from);
+			put(o, " the leadership of the replica it moved (the action before): the leaders stay as they are");
+			return 1;
+		}
 		shard_from_to(o, n, "hand leader of ", " to its follower ");
 		put(o, " first, so that the replica on ");
 		member(o, n, a->from);

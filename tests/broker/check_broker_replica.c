@@ -517,6 +517,45 @@ START_TEST(stream_and_replica_balance_switched_off)
 }
 END_TEST
 
+/* Replicas 3/4/5 on b0/b1/b2, both bounds 4, leaders 3/3/3 at both bounds:
+ * every replica move b2 could make takes a leadership along (b2's own
+ * shards) or lands where the shard is held. b2's replica of s/8 goes to b0
+ * with its leadership, and b0 hands s/1 to b2 in the same step: replicas
+ * end 4/4/4, leaders 3/3/3, one copy. (Before: "balanced", 0 actions.) */
+START_TEST(a_replica_moves_with_its_leadership_while_the_destination_hands_one_back)
+{
+	tl *t = bu_new(3, NULL);
+	uint32_t s = tl_stream(t, "s");
+	tl_shard(t, "s/0", s, 0, 2, 0u, 1u);
+	tl_shard(t, "s/1", s, 0, 2, 0u, 2u);
+	tl_shard(t, "s/2", s, 0, 2, 0u, 2u);
+	for (uint32_t i = 3; i < 6; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), s, 1, 1, 1u);
+	for (uint32_t i = 6; i < 9; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), s, 2, 1, 2u);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.replication_factor = 2;
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
+	ck_assert_uint_eq(a[0].flags, PL_ACTION_STAGE_FIRST | PL_ACTION_CARRIES_LEADER | PL_ACTION_PAIRED);
+	ck_assert_uint_eq(a[1].kind, PL_ACTION_MOVE_LEADER);
+	ck_assert_uint_eq(a[1].flags, PL_ACTION_PAIRED);
+	ck_assert_uint_eq(a[1].from, a[0].to);
+	ck_assert_uint_eq(a[1].to, a[0].from);
+	for (uint32_t m = 0; m < 3; m++) {
+		ck_assert_uint_eq(bu_held(t->view, m), 4);
+		ck_assert_uint_eq(bu_lead(t->view, s, m), 3);
+	}
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 Suite *broker_replica_suite(void)
 {
 	Suite *s = suite_create("broker_replica");
@@ -526,6 +565,7 @@ Suite *broker_replica_suite(void)
 	tcase_add_test(c, drain_stalls_bad_input_writes_nothing);
 	tcase_add_test(c, a_stalled_drain_holds_nothing_up);
 	tcase_add_test(c, a_paused_policy_starts_no_replica_move_and_limits_hold);
+	tcase_add_test(c, a_replica_moves_with_its_leadership_while_the_destination_hands_one_back);
 	tcase_add_test(c, a_shard_with_two_draining_followers_drains_them_in_id_order);
 	tcase_add_test(c, drain_stalls_list_members_in_id_order);
 	suite_add_tcase(s, c);
