@@ -141,6 +141,47 @@ START_TEST(a_chain_of_hand_offs_comes_before_a_copy)
 }
 END_TEST
 
+/* Random layouts with equal weights and no zones, caps, drains or down
+ * members: a plan that ends "balanced" has every count within its bounds,
+ * leaders and replicas, per stream and in total (spread at most one); the
+ * layouts that do not end balanced are counted and printed. */
+START_TEST(balanced_means_every_count_within_its_bounds)
+{
+	uint64_t seed = tl_seed(0xba1u), rng = seed;
+	uint32_t iters = tl_iters(500), balanced = 0;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint32_t nm = 3 + tl_below(&rng, 6), ns = 1 + tl_below(&rng, 4);
+		tl *t = tl_random(&rng, nm, ns, 6 + tl_below(&rng, 60), 1 + tl_below(&rng, 3), 0);
+		/* Shards of fewer replicas than others, as the 3/4/5 layout of
+		 * pl_broker_plan(3) (the leader, replicas[0] here, kept). */
+		if (tl_below(&rng, 2))
+			for (uint32_t k = 0; k < t->nk; k++)
+				t->k[k].replica_count = 1 + tl_below(&rng, t->k[k].replica_count);
+		tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = 1 + tl_below(&rng, 3);
+		uint32_t n;
+		pl_plan_info info;
+		pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+		if (info.status == PL_STATUS_BALANCED) {
+			balanced++;
+			for (uint32_t st = 0; st <= t->ns; st++) {
+				uint32_t sc = st < t->ns ? st : PL_NONE;
+				ck_assert_msg(bu_spread(t, t->view, sc) <= 1 && bu_rspread(t, t->view, sc) <= 1,
+					      "seed %llu (layout %u): balanced, but %s %u spreads leaders %u, replicas %u",
+					      (unsigned long long)seed, it, st < t->ns ? "stream" : "the totals", st,
+					      bu_spread(t, t->view, sc), bu_rspread(t, t->view, sc));
+			}
+		}
+		free(a);
+		tl_free(t);
+	}
+	printf("broker: %u random layouts (seed %llu): %u ended balanced, every count within its bounds; %u did "
+	       "not end balanced\n",
+	       iters, (unsigned long long)seed, balanced, iters - balanced);
+}
+END_TEST
+
 /* Random layouts, the tick loop against the dry run. */
 START_TEST(the_tick_loop_gives_the_dry_run_on_random_layouts)
 {
@@ -176,6 +217,7 @@ int main(void)
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, the_tick_loop_gives_the_dry_run_on_random_layouts);
+	tcase_add_test(c, balanced_means_every_count_within_its_bounds);
 	suite_add_tcase(s, c);
 	return tl_run(s);
 }
