@@ -22,8 +22,10 @@
  * What it writes. Topics become streams, partitions shards TOPIC/N, broker
  * ids members (with a zone from --racks, lines "BROKER RACK"); a partition's
  * replicas keep Kafka's order (the preferred leader first). What Kafka says
- * and the snapshot cannot (a replica out of the ISR, one offline, no leader)
- * is a comment on the shard's line: nothing is guessed from it.
+ * a replica out of the ISR is out-of-sync= (it takes no leadership; Kafka's
+ * leader is always in its ISR, so the leader is never marked); what the
+ * snapshot cannot say (a replica offline, no leader) is a comment on the
+ * shard's line: nothing is guessed from it.
  */#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,15 +466,15 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 			uint32_t out_of[PL_MAX_REPLICAS], nout = 0;
 			for (uint32_t j = 0; j < x->nrep && x->has_isr; j++) {
 				uint32_t id = k.ints[x->first + j];
-				int in = 0;
+				int in = x->leader >= 0 && (long long)id == x->leader;
 				for (uint32_t q = 0; q < x->nisr; q++)
 					in |= k.ints[x->ifirst + q] == id;
 				if (!in)
 					out_of[nout++] = id;
 			}
 			if (nout) {
-				pt_put(&note, "%snot in the ISR: ", note.len ? "; " : "");
-				put_ids(&note, out_of, nout, ' ');
+				pt_put(out, " out-of-sync=");
+				put_ids(out, out_of, nout, ',');
 			}
 			if (x->noff) {
 				pt_put(&note, "%soffline: ", note.len ? "; " : "");

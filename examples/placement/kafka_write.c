@@ -92,7 +92,14 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 		int led = now.leader != PL_NONE && now.leader != was_leader;
 		/* a new leader must be first, the replica Kafka prefers */
 		int reorder = led && (was->replica_count == 0 || was->replicas[0] != now.leader);
-		if (set_same && !led)
+		/* A partition the file gives no leader has no replica known to be
+		 * in the ISR: a preferred election fails, and electing one is an
+		 * unclean election (it may lose what the ISR had), which is the
+		 * operator's call. The plan itself elects none from replicas out
+		 * of sync (it reports the shard stalled), so every such partition
+		 * goes to the unclean file, elected by the plan or not. */
+		int unclean = was->leader == PL_NONE && was->moving_to == PL_NONE && was->replica_count > 0;
+		if (set_same && !led && !unclean)
 			continue;
 		/* the new list: the leader, then the file's replicas that stay, in
 		 * its order, then the new ones */
@@ -125,11 +132,6 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 			}
 			pt_put(&re, "]}");
 		}
-		/* A partition the file gives no leader has no replica known to be
-		 * in the ISR: a preferred election fails, and electing one is an
-		 * unclean election (it may lose what the ISR had), which is the
-		 * operator's call. */
-		int unclean = led && was->leader == PL_NONE && was->moving_to == PL_NONE;
 		if (led && !unclean) {
 			pt_put(&el, "%s\n  ", nel++ ? "," : "");
 			put_topic_partition(&el, topic, part);

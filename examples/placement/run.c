@@ -223,6 +223,15 @@ void pt_run_capture(pt_run *r)
 		pl_shard_state ss;
 		pl_shard *s = &r->shards[k];
 		pl_view_shard_state(r->v, k, &ss);
+		/* A replica out of sync stays so where it still is (by member,
+		 * its place may change); a copy made since is in sync. */
+		uint32_t oos = 0;
+		for (uint32_t j = 0; j < ss.replica_count; j++)
+			for (uint32_t i = 0; i < s->replica_count; i++)
+				if (s->replicas[i] == ss.replicas[j] && (s->flags & PL_SHARD_OUT_OF_SYNC(i)) &&
+				    ss.replicas[j] != ss.leader)
+					oos |= PL_SHARD_OUT_OF_SYNC(j);
+		s->flags = (s->flags & ~PL_SHARD_OUT_OF_SYNC_ALL) | oos;
 		s->leader = ss.leader;
 		s->moving_to = PL_NONE;
 		s->replica_count = ss.replica_count;

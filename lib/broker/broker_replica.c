@@ -104,6 +104,8 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 	uint32_t s = v->snap.shards[k].stream, R = 0;
 	if (keeps && pl__moved(v, k))
 		return; /* a move that keeps the distance never moves a shard again */
+	if (pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
+		return; /* no live leader to copy from: placing's, or offline */
 	if (sc->s == PL_NONE && s != PL_NONE && b->cfg->stream_balance)
 		R = pl__bk_stream_replicas(v, s);
 	for (uint32_t r = 0; r < st->nrep; r++) {

@@ -68,6 +68,36 @@ START_TEST(a_shard_with_no_live_replica_in_sync_is_reported_offline)
 }
 END_TEST
 
+/* An offline shard (no leader, every replica out of sync) on a and b, with
+ * c holding nothing: replica balance copies other shards to c, never the
+ * offline one, which has no source to copy from. */
+START_TEST(an_offline_shard_is_never_copied)
+{
+	tl *t = bu_new(3, NULL);
+	uint32_t s = tl_stream(t, "s");
+	uint32_t k = tl_shard(t, "s/0", s, PL_NONE, 2, 0u, 1u);
+	t->k[k].flags = PL_SHARD_OUT_OF_SYNC(0) | PL_SHARD_OUT_OF_SYNC(1);
+	for (uint32_t i = 1; i < 6; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), s, i % 2, 2, 0u, 1u);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.max_moves = 8;
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	uint32_t to_c = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_msg(a[i].shard != k, "action %u touches the offline shard: %s", i, tl_say(t, &a[i]));
+		to_c += a[i].to == 2;
+	}
+	ck_assert_uint_gt(to_c, 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_STALLED);
+	ck_assert_uint_eq(info.detail, k);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 /* A leader drain hands off to an in-sync follower, or copies to a member
  * that holds none: never to a follower out of sync. */
 START_TEST(a_drain_hand_off_skips_a_follower_out_of_sync)
@@ -149,6 +179,7 @@ int main(void)
 	tcase_add_test(c, a_failover_skips_a_follower_out_of_sync);
 	tcase_add_test(c, a_shard_with_no_live_replica_in_sync_is_reported_offline);
 	tcase_add_test(c, a_drain_hand_off_skips_a_follower_out_of_sync);
+	tcase_add_test(c, an_offline_shard_is_never_copied);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
