@@ -16,6 +16,19 @@
  * canonical order (members by id bytes, shards by key bytes, streams by id
  * bytes), so two control planes that list the same content in different
  * orders get the same answer, up to the indices that name it.
+ *
+ * The struct layout rule. pl_snapshot opens with a version, like the
+ * options and config structs: start from PL_SNAPSHOT_INIT (or set .version
+ * = PL_SNAPSHOT_VERSION), then set the fields. A new field goes at the end
+ * of its struct, and a versioned struct's version goes up when it grows;
+ * the library reads only the fields of the version the caller set. Every
+ * function that reads a caller's pl_snapshot refuses any other version with
+ * PL_E_VERSION before it reads another byte of it, so a caller built against
+ * an older layout is refused, never misread: the layout before the version
+ * began with a pointer, whose low 32 bits (aligned, or NULL) are even, while
+ * PL_SNAPSHOT_VERSION is odd; a zeroed struct (version 0) is refused too.
+ * A positional initializer written for that layout puts a pointer into the
+ * version: an error in C++ and under -Werror in C.
  */
 #ifndef PLACEMENT_SNAPSHOT_H
 #define PLACEMENT_SNAPSHOT_H
@@ -131,8 +144,22 @@ typedef struct pl_copy {
 	uint32_t reserved; /**< must be 0 */
 } pl_copy;
 
-/** Everything one tick knows. Arrays may be NULL only when their count is 0. */
+/** The layout of pl_snapshot a caller fills: odd, as every version of it will be. */
+#define PL_SNAPSHOT_VERSION 1u
+
+/**
+ * Everything one tick knows. Arrays may be NULL only when their count is 0.
+ *
+ * version comes first and must be PL_SNAPSHOT_VERSION: start from
+ * PL_SNAPSHOT_INIT, then set the fields. Fields are only ever added at the
+ * end, with a new version, and a function reads only the fields of the
+ * version its caller set. Any other version is refused with PL_E_VERSION
+ * before anything else of the struct is read: 0 (a zeroed struct), and the
+ * layout before the version, whose first member (members, a pointer) has
+ * even low 32 bits, aligned or NULL, where every version is odd.
+ */
 typedef struct pl_snapshot {
+	uint32_t version; /**< PL_SNAPSHOT_VERSION */
 	const pl_member *members;
 	const pl_stream *streams;
 	const pl_shard *shards;
@@ -144,6 +171,11 @@ typedef struct pl_snapshot {
 	uint32_t n_overrides;
 	uint32_t n_copies;
 } pl_snapshot;
+
+/** A snapshot with its version set, no arrays and zero counts: start from
+ * it, then set the fields. Positional, so C and C++ both take it, and every
+ * field is named, so -Wextra (missing-field-initializers) takes it too. */
+#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0}
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u

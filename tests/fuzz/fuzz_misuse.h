@@ -174,7 +174,7 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 		/* a NULL array with a count is named first */
 		FM_DIAG(pl_view_init(&w, other, size, &big, NULL, &d), PL_E_NULL, PL_ELEM_SNAPSHOT, which);
 	} else {
-		pl_snapshot empty = {NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+		pl_snapshot empty = PL_SNAPSHOT_INIT;
 		if (pl_view_size(&big) != pl_view_size(&empty) || pl_view_size(NULL) != pl_view_size(&empty) ||
 		    pl_snapshot_work_size(&big) != 0 || pl_snapshot_work_size(NULL) != 0)
 			abort(); /* a corrupt count costs memory */

@@ -74,8 +74,10 @@ END_TEST
 
 START_TEST(empty_snapshot)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
+	ck_assert_uint_eq(s.version, PL_SNAPSHOT_VERSION);
+	ck_assert_ptr_null(s.members);
+	ck_assert_uint_eq(s.n_members + s.n_streams + s.n_shards + s.n_overrides + s.n_copies, 0);
 	ck_assert_int_eq(pl_snapshot_validate(&s, NULL, 0, NULL), 0);
 	ck_assert_uint_eq(pl_snapshot_work_size(&s), 0);
 	ck_assert_uint_eq(pl_snapshot_work_size(NULL), 0);
@@ -498,7 +500,8 @@ START_TEST(random_shards_meet_the_rules_in_order)
 		uint32_t mc = tl_below(&rng, 12);
 		x->moving_to = mc < 9 ? PL_NONE : any_member(&rng, x, cnt, NM);
 		x->flags = tl_below(&rng, 12) == 0 ? UINT32_C(1) << tl_below(&rng, 32) : 0;
-		pl_snapshot snap = {m, st, k, NULL, NULL, NM, NS, 2, 0, 0};
+		pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .streams = st, .shards = k,
+				.n_members = NM, .n_streams = NS, .n_shards = 2};
 		int want = shard_rule(&snap, x);
 		size_t need = pl_snapshot_work_size(&snap);
 		if (need > ws) {
