@@ -23,7 +23,8 @@ def _constants():
     """(C expression, the Python value) for every mirrored constant."""
     out = [("PL_VERSION_MAJOR", _ffi.SONAME_MAJOR)]
     for name in ("PL_NONE", "PL_MAX_MEMBERS", "PL_MAX_STREAMS", "PL_MAX_SHARDS", "PL_MAX_ID_LEN", "PL_MAX_REPLICAS",
-                 "PL_MAX_WEIGHT", "PL_MAX_COPIES", "PL_VIEW_ALIGN", "PL_MEMBER_DOWN", "PL_MEMBER_DRAINING", "PL_MEMBER_LAGGING",
+                 "PL_MAX_WEIGHT", "PL_MAX_COPIES", "PL_SNAPSHOT_VERSION", "PL_VIEW_ALIGN", "PL_MEMBER_DOWN",
+                 "PL_MEMBER_DRAINING", "PL_MEMBER_LAGGING",
                  "PL_MEMBER_UNMEASURED", "PL_SHARD_NOT_IDEMPOTENT", "PL_SHARD_TRANSFER_DEBT",
                  "PL_ACTION_STAGE_FIRST", "PL_ACTION_CARRIES_LEADER", "PL_SCORER_XXH3", "PL_SCORER_LEGACY_FNV1A", "PL_FLEET_NEVER",
                  "PL_ROUTE_BODY_LIMIT"):

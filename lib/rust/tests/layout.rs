@@ -52,7 +52,8 @@ layouts! {
     pl_shard { key, epoch, load, stream, leader, moving_to, flags, replica_count, replicas }
     pl_override { since, shard, member, origin }
     pl_copy { shard, to, from, reserved }
-    pl_snapshot { members, streams, shards, overrides, copies, n_members, n_streams, n_shards, n_overrides, n_copies }
+    pl_snapshot { version, members, streams, shards, overrides, copies, n_members, n_streams, n_shards, n_overrides,
+                  n_copies }
     pl_diag { code, kind, index, other }
     pl_action { kind, reason, shard, stream, from, to, flags, origin, scope, tier, from_count, to_count,
                 floor, ceiling, share, total, at, load }
@@ -94,6 +95,7 @@ constants! {
     PL_E_OVERRIDE_SHARD, PL_E_OVERRIDE_MEMBER, PL_E_NOSPACE, PL_E_NOT_FOUND, PL_E_ACTION, PL_E_SHARD_RANGE,
     PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM,
     PL_NONE, PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_ID_LEN, PL_MAX_REPLICAS, PL_MAX_WEIGHT, PL_MAX_COPIES,
+    PL_SNAPSHOT_VERSION,
     PL_MEMBER_DOWN, PL_MEMBER_DRAINING, PL_MEMBER_LAGGING, PL_MEMBER_UNMEASURED, PL_MEMBER_FLAGS_ALL,
     PL_SHARD_NOT_IDEMPOTENT, PL_SHARD_TRANSFER_DEBT, PL_SHARD_FLAGS_ALL, PL_ORIGIN_LAG, PL_ORIGIN_COUNT,
     PL_ELEM_NONE, PL_ELEM_SNAPSHOT, PL_ELEM_MEMBER, PL_ELEM_STREAM, PL_ELEM_SHARD, PL_ELEM_OVERRIDE,

@@ -92,6 +92,9 @@ pub const PL_MAX_REPLICAS: u32 = 8;
 pub const PL_MAX_WEIGHT: u32 = 65536;
 /// `PL_MAX_COPIES`: copies in flight, at most one per shard.
 pub const PL_MAX_COPIES: u32 = PL_MAX_SHARDS;
+/// `PL_SNAPSHOT_VERSION`: the layout of `pl_snapshot` this crate fills (its
+/// `version`, the first field; any other is refused with `PL_E_VERSION`).
+pub const PL_SNAPSHOT_VERSION: u32 = 1;
 
 /// `PL_MEMBER_DOWN`: not live.
 pub const PL_MEMBER_DOWN: u32 = 0x1;
