@@ -205,9 +205,11 @@ typedef struct pl_diag {
  *
  * @param snap  the snapshot; NULL gives 0.
  * @return the size for the snapshot's counts; 0 when a count is past its
- *         limit (validation refuses it before it looks at the workspace, so
- *         a corrupt count costs nothing). Cannot fail. pl_view_size() of the
- *         same snapshot is always at least as large, so a view's memory serves.
+ *         limit, or the version is not PL_SNAPSHOT_VERSION (nothing else of
+ *         it is read): validation refuses both before it looks at the
+ *         workspace, so a corrupt count or an unknown layout costs nothing.
+ *         Cannot fail. pl_view_size() of the same snapshot is always at
+ *         least as large, so a view's memory serves.
  */
 PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
 
@@ -215,6 +217,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * pl_snapshot_validate - check a snapshot against every rule the library needs.
  *
  * Checks, in this order, and stops at the first failure:
+ *  0. the version: not PL_SNAPSHOT_VERSION is PL_E_VERSION (PL_ELEM_ARGUMENT,
+ *     index 1), before anything else of the snapshot is read;
  *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
  *     index 0..4 for members, streams, shards, overrides, copies); a count
  *     past its limit (PL_E_LIMIT, same indices; copies to PL_MAX_COPIES);
@@ -244,7 +248,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * For a duplicate, diag->index is the smallest index whose id an earlier
  * element already has, and diag->other that earlier element.
  *
- * @param snap       the snapshot; NULL is PL_E_INVAL.
+ * @param snap       the snapshot; NULL is PL_E_INVAL, a version other than
+ *                   PL_SNAPSHOT_VERSION PL_E_VERSION (argument 1).
  * @param work       scratch of at least pl_snapshot_work_size(snap) bytes,
  *                   aligned to 8; may be NULL only when that size is 0
  *                   (else PL_E_INVAL).
@@ -252,7 +257,9 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *                   work sharing a byte with snap or its arrays PL_E_OVERLAP.
  * @param diag       optional; on failure names the first bad element. A diag
  *                   sharing a byte with snap, its arrays or work is not
- *                   written (PL_E_OVERLAP): view.h's overlap rule.
+ *                   written (PL_E_OVERLAP): view.h's overlap rule. Of a
+ *                   snapshot of another version only the version is read,
+ *                   and compared.
  * @return 0 when the snapshot is valid, else the first error found.
  *
  * Zero members is valid here; a policy that needs an eligible member returns

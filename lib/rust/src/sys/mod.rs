@@ -59,6 +59,9 @@ pub const PL_E_OVERRIDE_SHARD: c_int = -14;
 pub const PL_E_OVERRIDE_MEMBER: c_int = -15;
 /// `PL_E_NOSPACE`: output buffer too small.
 pub const PL_E_NOSPACE: c_int = -24;
+/// `PL_E_VERSION`: unknown struct version (a snapshot's or an options or
+/// config struct's).
+pub const PL_E_VERSION: c_int = -25;
 /// `PL_E_NOT_FOUND`: no such member, stream or shard.
 pub const PL_E_NOT_FOUND: c_int = -28;
 /// `PL_E_ACTION`: action does not apply to this view.
