@@ -101,8 +101,9 @@ static void fill_snapshot(struct tick_buf *tb)
 					   .moving_to = PL_NONE, .replica_count = p->nrep};
 		memcpy(tb->shards[k].replicas, p->rep, p->nrep * sizeof p->rep[0]);
 	}
-	tb->snap = (pl_snapshot){.members = tb->members, .n_members = N_BROKERS, .streams = tb->streams,
-				 .n_streams = N_TOPICS, .shards = tb->shards, .n_shards = N_PARTS};
+	tb->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = tb->members, .n_members = N_BROKERS,
+				 .streams = tb->streams, .n_streams = N_TOPICS, .shards = tb->shards,
+				 .n_shards = N_PARTS};
 }
 
 /* Build tb's view of tb's snapshot; hint is the previous tick's view or NULL. */

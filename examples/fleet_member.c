@@ -102,7 +102,8 @@ int main(void)
 	printf("40 shards on m0..m3; each tick: shards owned per member after it, moves, overrides\n");
 
 	for (tick = 1; tick <= MAX_TICKS; tick++) {
-		pl_snapshot s = {.members = members, .n_members = n, .shards = shards, .n_shards = N_SHARDS};
+		pl_snapshot s = {.version = PL_SNAPSHOT_VERSION, .members = members, .n_members = n,
+				 .shards = shards, .n_shards = N_SHARDS};
 		pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;
 		pl_action act[ACT_CAP];
 		pl_plan_info info;

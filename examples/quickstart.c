@@ -14,7 +14,11 @@ int main(void)
 			     {.key = ID("orders/03")}, {.key = ID("orders/04")}, {.key = ID("orders/05")}};
 	for (size_t i = 0; i < 6; i++)
 		shards[i].stream = shards[i].leader = shards[i].moving_to = PL_NONE;
-	pl_snapshot snap = {.members = members, .n_members = 3, .shards = shards, .n_shards = 6};
+	pl_snapshot snap = PL_SNAPSHOT_INIT; /* its version first, then the fields */
+	snap.members = members;
+	snap.n_members = 3;
+	snap.shards = shards;
+	snap.n_shards = 6;
 
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size);

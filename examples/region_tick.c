@@ -163,8 +163,8 @@ int main(void)
 		}
 		for (uint32_t c = 0; c < n_flight; c++)
 			copies[c] = (pl_copy){flight[c].region, flight[c].to, flight[c].from, 0};
-		pl_snapshot snap = {.members = members, .n_members = n_members, .shards = shards, .n_shards = N_REGIONS,
-				    .copies = copies, .n_copies = n_flight};
+		pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = members, .n_members = n_members,
+				    .shards = shards, .n_shards = N_REGIONS, .copies = copies, .n_copies = n_flight};
 		size_t size = pl_view_size(&snap);
 		void *vmem = malloc(size);
 		pl_view *v;

@@ -97,7 +97,8 @@ int main(void)
 		shards[k] = (pl_shard){.key = {keys[k], strlen(keys[k])}, .stream = PL_NONE, .leader = PL_NONE,
 				       .moving_to = PL_NONE};
 	}
-	pl_snapshot snap = {.members = members, .n_members = N_MEMBERS, .shards = shards, .n_shards = N_SHARDS};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = members, .n_members = N_MEMBERS,
+			    .shards = shards, .n_shards = N_SHARDS};
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size);
 	pl_view *v;

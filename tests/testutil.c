@@ -25,6 +25,7 @@ tl *tl_new(void)
 {
 	tl *t = calloc(1, sizeof *t);
 	ck_assert_ptr_nonnull(t);
+	t->snap.version = PL_SNAPSHOT_VERSION; /* tl_snap() sets the rest; a test may change it */
 	return t;
 }
 

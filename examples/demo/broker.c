@@ -50,7 +50,8 @@ static void build(world *w)
 				w->nk++;
 			}
 	}
-	w->snap = (pl_snapshot){w->m, w->s, w->k, NULL, NULL, NM, NS, w->nk, 0, 0};
+	w->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = w->m, .streams = w->s,
+			.shards = w->k, .n_members = NM, .n_streams = NS, .n_shards = w->nk};
 }
 
 static void chart(const pl_view *v, const char *when)

@@ -31,7 +31,8 @@ typedef struct fleet {
 
 static pl_snapshot snap_of(fleet *f)
 {
-	pl_snapshot s = {f->m, NULL, f->k, f->o, NULL, f->nm, 0, SHARDS, f->no, 0};
+	pl_snapshot s = {.version = PL_SNAPSHOT_VERSION, .members = f->m, .shards = f->k, .overrides = f->o,
+			.n_members = f->nm, .n_shards = SHARDS, .n_overrides = f->no};
 	return s;
 }
 

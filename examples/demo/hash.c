@@ -28,7 +28,8 @@ static int spread(uint32_t members, uint32_t shards, uint32_t scorer)
 		k[i].key = (pl_bytes){keys[i], (uint64_t)n};
 		k[i].stream = k[i].leader = k[i].moving_to = PL_NONE;
 	}
-	pl_snapshot snap = {m, NULL, k, NULL, NULL, members, 0, shards, 0, 0};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .shards = k, .n_members = members,
+			.n_shards = shards};
 	pl_view *v = demo_view(&snap, scorer, &mem);
 	uint32_t max = 0;
 	for (uint32_t i = 0; i < shards; i++) {

@@ -73,7 +73,8 @@ static void show(const cluster *c, const pl_view *v)
 static int run(cluster *c, const pl_region_config *cfg)
 {
 	for (int guard = 0; guard < 30; guard++) {
-		pl_snapshot snap = {c->m, NULL, c->k, NULL, NULL, c->nm, 0, NREGIONS, 0, 0};
+		pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = c->m, .shards = c->k,
+				.n_members = c->nm, .n_shards = NREGIONS};
 		pl_view *v = demo_view(&snap, PL_SCORER_XXH3, &c->mem);
 		pl_action out[8];
 		pl_region_stall stalls[NREGIONS];

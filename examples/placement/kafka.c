@@ -496,7 +496,7 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 		memcpy(copy, out->p, out->len + 1);
 		size_t n = out->len;
 		out->len = 0;
-		pl_snapshot snap = {0};
+		pl_snapshot snap = PL_SNAPSHOT_INIT;
 		rc = pt_parse(&d, copy, n, e);
 		if (rc == 0) {
 			snap = pt_doc_snapshot(&d);

@@ -65,7 +65,9 @@ pl_bytes pt_keep(pt_doc *d, word w)
 
 pl_snapshot pt_doc_snapshot(const pt_doc *d)
 {
-	pl_snapshot s = {d->members, d->streams, d->shards, d->overrides, d->copies, d->nm, d->ns, d->nk, d->no, d->nc};
+	pl_snapshot s = {.version = PL_SNAPSHOT_VERSION, .members = d->members, .streams = d->streams,
+			.shards = d->shards, .overrides = d->overrides, .copies = d->copies, .n_members = d->nm,
+			.n_streams = d->ns, .n_shards = d->nk, .n_overrides = d->no, .n_copies = d->nc};
 	return s;
 }
 

@@ -117,8 +117,10 @@ static int build_view(pt_run *r, pt_err *e)
 	free(r->mem);
 	r->mem = NULL;
 	r->v = NULL;
-	r->snap = (pl_snapshot){r->members, r->d->streams, r->shards, r->ov,    r->nc ? r->d->copies : NULL,
-				r->nm,      r->d->ns,      r->d->nk,  r->no, r->nc};
+	r->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = r->members, .streams = r->d->streams,
+			.shards = r->shards, .overrides = r->ov, .copies = r->nc ? r->d->copies : NULL,
+			.n_members = r->nm, .n_streams = r->d->ns, .n_shards = r->d->nk, .n_overrides = r->no,
+			.n_copies = r->nc};
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }

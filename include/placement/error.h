@@ -50,7 +50,7 @@ extern "C" {
 	X(E_WORKSPACE, -22, "workspace too small")                                        \
 	X(E_ALIGN, -23, "workspace misaligned")                                           \
 	X(E_NOSPACE, -24, "output buffer too small")                                      \
-	X(E_VERSION, -25, "unknown options struct version")                               \
+	X(E_VERSION, -25, "unknown struct version")                                       \
 	X(E_CONFIG, -26, "configuration value out of range")                              \
 	X(E_SCORER, -27, "unknown scorer id")                                             \
 	X(E_NOT_FOUND, -28, "no such member, stream or shard")                            \

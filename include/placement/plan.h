@@ -173,7 +173,9 @@ typedef struct pl_plan_info {
  * @return the length of the whole sentence (without the NUL), as snprintf
  *         does, even when it was cut to fit; PL_E_INVAL for a NULL snap or
  *         a, an unknown kind or reason, or an index that does not fit the
- *         snapshot. On error buf is untouched.
+ *         snapshot; PL_E_VERSION when snap's version is not
+ *         PL_SNAPSHOT_VERSION (nothing else of it is read). On error buf is
+ *         untouched.
  */
 PL_API int pl_action_explain(const pl_snapshot *snap, const pl_action *a, char *buf, size_t cap);
 

@@ -16,6 +16,19 @@
  * canonical order (members by id bytes, shards by key bytes, streams by id
  * bytes), so two control planes that list the same content in different
  * orders get the same answer, up to the indices that name it.
+ *
+ * The struct layout rule. pl_snapshot opens with a version, like the
+ * options and config structs: start from PL_SNAPSHOT_INIT (or set .version
+ * = PL_SNAPSHOT_VERSION), then set the fields. A new field goes at the end
+ * of its struct, and a versioned struct's version goes up when it grows;
+ * the library reads only the fields of the version the caller set. Every
+ * function that reads a caller's pl_snapshot refuses any other version with
+ * PL_E_VERSION before it reads another byte of it, so a caller built against
+ * an older layout is refused, never misread: the layout before the version
+ * began with a pointer, whose low 32 bits (aligned, or NULL) are even, while
+ * PL_SNAPSHOT_VERSION is odd; a zeroed struct (version 0) is refused too.
+ * A positional initializer written for that layout puts a pointer into the
+ * version: an error in C++ and under -Werror in C.
  */
 #ifndef PLACEMENT_SNAPSHOT_H
 #define PLACEMENT_SNAPSHOT_H
@@ -141,8 +154,22 @@ typedef struct pl_copy {
 	uint32_t reserved; /**< must be 0 */
 } pl_copy;
 
-/** Everything one tick knows. Arrays may be NULL only when their count is 0. */
+/** The layout of pl_snapshot a caller fills: odd, as every version of it will be. */
+#define PL_SNAPSHOT_VERSION 1u
+
+/**
+ * Everything one tick knows. Arrays may be NULL only when their count is 0.
+ *
+ * version comes first and must be PL_SNAPSHOT_VERSION: start from
+ * PL_SNAPSHOT_INIT, then set the fields. Fields are only ever added at the
+ * end, with a new version, and a function reads only the fields of the
+ * version its caller set. Any other version is refused with PL_E_VERSION
+ * before anything else of the struct is read: 0 (a zeroed struct), and the
+ * layout before the version, whose first member (members, a pointer) has
+ * even low 32 bits, aligned or NULL, where every version is odd.
+ */
 typedef struct pl_snapshot {
+	uint32_t version; /**< PL_SNAPSHOT_VERSION */
 	const pl_member *members;
 	const pl_stream *streams;
 	const pl_shard *shards;
@@ -154,6 +181,11 @@ typedef struct pl_snapshot {
 	uint32_t n_overrides;
 	uint32_t n_copies;
 } pl_snapshot;
+
+/** A snapshot with its version set, no arrays and zero counts: start from
+ * it, then set the fields. Positional, so C and C++ both take it, and every
+ * field is named, so -Wextra (missing-field-initializers) takes it too. */
+#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0}
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
@@ -183,9 +215,11 @@ typedef struct pl_diag {
  *
  * @param snap  the snapshot; NULL gives 0.
  * @return the size for the snapshot's counts; 0 when a count is past its
- *         limit (validation refuses it before it looks at the workspace, so
- *         a corrupt count costs nothing). Cannot fail. pl_view_size() of the
- *         same snapshot is always at least as large, so a view's memory serves.
+ *         limit, or the version is not PL_SNAPSHOT_VERSION (nothing else of
+ *         it is read): validation refuses both before it looks at the
+ *         workspace, so a corrupt count or an unknown layout costs nothing.
+ *         Cannot fail. pl_view_size() of the same snapshot is always at
+ *         least as large, so a view's memory serves.
  */
 PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
 
@@ -193,6 +227,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * pl_snapshot_validate - check a snapshot against every rule the library needs.
  *
  * Checks, in this order, and stops at the first failure:
+ *  0. the version: not PL_SNAPSHOT_VERSION is PL_E_VERSION (PL_ELEM_ARGUMENT,
+ *     index 1), before anything else of the snapshot is read;
  *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
  *     index 0..4 for members, streams, shards, overrides, copies); a count
  *     past its limit (PL_E_LIMIT, same indices; copies to PL_MAX_COPIES);
@@ -222,7 +258,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * For a duplicate, diag->index is the smallest index whose id an earlier
  * element already has, and diag->other that earlier element.
  *
- * @param snap       the snapshot; NULL is PL_E_INVAL.
+ * @param snap       the snapshot; NULL is PL_E_INVAL, a version other than
+ *                   PL_SNAPSHOT_VERSION PL_E_VERSION (argument 1).
  * @param work       scratch of at least pl_snapshot_work_size(snap) bytes,
  *                   aligned to 8; may be NULL only when that size is 0
  *                   (else PL_E_INVAL).
@@ -230,7 +267,9 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *                   work sharing a byte with snap or its arrays PL_E_OVERLAP.
  * @param diag       optional; on failure names the first bad element. A diag
  *                   sharing a byte with snap, its arrays or work is not
- *                   written (PL_E_OVERLAP): view.h's overlap rule.
+ *                   written (PL_E_OVERLAP): view.h's overlap rule. Of a
+ *                   snapshot of another version only the version is read,
+ *                   and compared.
  * @return 0 when the snapshot is valid, else the first error found.
  *
  * Zero members is valid here; a policy that needs an eligible member returns

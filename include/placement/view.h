@@ -98,10 +98,12 @@ PL_API int pl_view_options_init(pl_view_options *opt);
 /**
  * pl_view_size - bytes a view of this snapshot needs.
  *
- * @return the size for the snapshot's counts. NULL, and a snapshot with a
- *         count past its documented limit, give the size of an empty view:
- *         pl_view_init() refuses the latter with PL_E_LIMIT whatever the size,
- *         so a corrupt count costs no memory. Cannot fail.
+ * @return the size for the snapshot's counts. NULL, a snapshot whose version
+ *         is not PL_SNAPSHOT_VERSION (nothing else of it is read) and a
+ *         snapshot with a count past its documented limit give the size of
+ *         an empty view: pl_view_init() refuses the latter two with
+ *         PL_E_VERSION and PL_E_LIMIT whatever the size, so an unknown layout
+ *         or a corrupt count costs no memory. Cannot fail.
  */
 PL_API size_t pl_view_size(const pl_snapshot *snap);
 
@@ -113,10 +115,12 @@ PL_API size_t pl_view_size(const pl_snapshot *snap);
  * of each shard: opt->max_replicas (version 3) raised to the snapshot's
  * largest replica count, one more for a shard with a copy in flight that
  * adds one (a pass over the shards and copies when it is less than
- * PL_MAX_REPLICAS). A max_replicas past PL_MAX_REPLICAS, a version
- * pl_view_init() refuses, a NULL array with a non-zero count and a count
- * past its limit give the size of the defaults or of an empty view: the
- * init refuses them whatever the size. Cannot fail.
+ * PL_MAX_REPLICAS). A max_replicas past PL_MAX_REPLICAS, an options
+ * version pl_view_init() refuses, a NULL array with a non-zero count and a
+ * count past its limit give the size of the defaults or of an empty view,
+ * and so does a snapshot whose version is not PL_SNAPSHOT_VERSION (nothing
+ * else of it is read): the init refuses them whatever the size. Cannot
+ * fail.
  */
 PL_API size_t pl_view_size_opt(const pl_snapshot *snap, const pl_view_options *opt);
 
@@ -129,16 +133,19 @@ PL_API size_t pl_view_size_opt(const pl_snapshot *snap, const pl_view_options *o
  * @param snap  the snapshot; it must outlive the view unchanged.
  * @param opt   NULL for the defaults.
  * @param diag  optional; on failure names the bad element.
- * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_VERSION or
- *         PL_E_SCORER (options, PL_ELEM_CONFIG), PL_E_CONFIG (max_replicas
- *         past PL_MAX_REPLICAS: PL_ELEM_CONFIG, index 3; reserved not 0:
- *         index 4), PL_E_NULL or PL_E_LIMIT
+ * @return 0, or: PL_E_INVAL (NULL out, mem or snap), PL_E_VERSION (snap's
+ *         version is not PL_SNAPSHOT_VERSION: PL_ELEM_ARGUMENT, index 4,
+ *         before anything else of it is read and the options are checked),
+ *         PL_E_VERSION or PL_E_SCORER (options, PL_ELEM_CONFIG), PL_E_CONFIG
+ *         (max_replicas past PL_MAX_REPLICAS: PL_ELEM_CONFIG, index 3;
+ *         reserved not 0: index 4), PL_E_NULL or PL_E_LIMIT
  *         (an array, PL_ELEM_SNAPSHOT; before the size), PL_E_WORKSPACE (size
  *         too small), PL_E_ALIGN, PL_E_OVERLAP (the memory the view uses
  *         shares a byte with snap, its arrays, opt or the hint: argument 2;
  *         out shares a byte with any of them or points into the memory:
  *         argument 1; a diag in any of them is not written; opt is compared
- *         as long as its version is; nothing written), or any error of
+ *         as long as its version is, and a snapshot of another version by
+ *         its version alone; nothing written), or any error of
  *         pl_snapshot_validate(). On failure *out is untouched and mem
  *         holds nothing usable.
  *

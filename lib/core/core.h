@@ -230,6 +230,14 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
 
 /* ---- limits and overlaps (guard.c) --------------------------------------- */
 
+/* A caller's snapshot is read only when its version, the first field, is
+ * PL_SNAPSHOT_VERSION (snapshot.h's layout rule): else nothing past the
+ * version is read, and the call refuses it with PL_E_VERSION. */
+static inline int pl__snapshot_known(const pl_snapshot *s)
+{
+	return s != NULL && s->version == PL_SNAPSHOT_VERSION;
+}
+
 /* The first array of the snapshot (0..4: members, streams, shards,
  * overrides, copies) whose count passes its limit, or PL_NONE. */
 uint32_t pl__past_limit(const pl_snapshot *s);
@@ -240,7 +248,8 @@ int pl__check_arrays(const pl_snapshot *s, pl_diag *d);
 size_t pl__span(uint32_t count, size_t size);
 /* Do [p, p + n) and [q, q + m) share a byte? (NULL or empty: no.) */
 int pl__overlap(const void *p, size_t n, const void *q, size_t m);
-/* Does [p, p + n) share a byte with the struct s or one of its arrays? */
+/* Does [p, p + n) share a byte with the struct s or one of its arrays? Of
+ * a snapshot of another version only the version is read, and compared. */
 int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n);
 
 #endif /* PLACEMENT_CORE_H */

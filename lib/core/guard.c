@@ -52,6 +52,10 @@ size_t pl__span(uint32_t count, size_t size)
 
 int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 {
+	/* A snapshot of another version is refused having had only its
+	 * version read: that is all of it an output is compared with. */
+	if (!pl__snapshot_known(s))
+		return pl__overlap(p, n, s, sizeof s->version);
 	const void *arr[5] = {s->members, s->streams, s->shards, s->overrides, s->copies};
 	const uint32_t cnt[5] = {s->n_members, s->n_streams, s->n_shards, s->n_overrides, s->n_copies};
 	const uint32_t lim[5] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS, PL_MAX_COPIES};

@@ -52,6 +52,8 @@ int pl_action_explain(const pl_snapshot *snap, const pl_action *a, char *buf, si
 {
 	if (snap == NULL || a == NULL || (buf == NULL && cap != 0))
 		return PL_E_INVAL;
+	if (!pl__snapshot_known(snap)) /* before anything else of it is read */
+		return PL_E_VERSION;
 	if (strcmp(pl_action_kind_name(a->kind), "unknown") == 0 || strcmp(pl_reason_name(a->reason), "unknown") == 0)
 		return PL_E_INVAL;
 	if (a->shard >= snap->n_shards || (a->stream != PL_NONE && a->stream >= snap->n_streams) ||

@@ -27,7 +27,7 @@ static uint32_t clamp(uint32_t n, uint32_t lim)
 
 size_t pl_snapshot_work_size(const pl_snapshot *s)
 {
-	if (s == NULL || pl__past_limit(s) != PL_NONE)
+	if (!pl__snapshot_known(s) || pl__past_limit(s) != PL_NONE)
 		return 0;
 	uint32_t nm = clamp(s->n_members, PL_MAX_MEMBERS), ns = clamp(s->n_streams, PL_MAX_STREAMS);
 	uint32_t nk = clamp(s->n_shards, PL_MAX_SHARDS), no = clamp(s->n_overrides, PL_MAX_SHARDS);
@@ -394,6 +394,8 @@ int pl_snapshot_validate(const pl_snapshot *s, void *work, size_t work_size, pl_
 		return rc;
 	if (s == NULL)
 		return pl__fail(d, PL_E_INVAL, PL_ELEM_ARGUMENT, 1, PL_NONE);
+	if (!pl__snapshot_known(s)) /* before anything else of it is read */
+		return pl__fail(d, PL_E_VERSION, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	if ((rc = pl__check_arrays(s, d))) /* limits before sizes: a corrupt count costs nothing */
 		return rc;
 	if (need > 0 && work == NULL)

@@ -60,7 +60,7 @@ static size_t options_bytes(const pl_view_options *opt)
  * snapshot may raise the room: pl_view_init() checks the larger size then). */
 static size_t room_need(const pl_snapshot *snap, const pl_view_options *opt)
 {
-	if (snap == NULL || pl__past_limit(snap) != PL_NONE)
+	if (!pl__snapshot_known(snap) || pl__past_limit(snap) != PL_NONE)
 		return 0;
 	pl_view_options def = PL_VIEW_OPTIONS_INIT;
 	uint32_t room = pl__options_room(opt != NULL && opt->version == PL_VIEW_OPTIONS_VERSION ? opt : &def);
@@ -99,6 +99,8 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 2, PL_NONE);
 	if (snap == NULL)
 		return pl__fail(diag, PL_E_INVAL, PL_ELEM_ARGUMENT, 4, PL_NONE);
+	if (!pl__snapshot_known(snap)) /* before anything else of it is read */
+		return pl__fail(diag, PL_E_VERSION, PL_ELEM_ARGUMENT, 4, PL_NONE);
 	pl_view_options def = PL_VIEW_OPTIONS_INIT;
 	if (opt == NULL)
 		opt = &def;

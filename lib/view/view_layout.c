@@ -115,7 +115,7 @@ static uint32_t replica_room(const pl_snapshot *s, const pl_view_options *opt)
 
 size_t pl_view_size_opt(const pl_snapshot *s, const pl_view_options *opt)
 {
-	if (s == NULL || pl__past_limit(s) != PL_NONE)
+	if (!pl__snapshot_known(s) || pl__past_limit(s) != PL_NONE)
 		return pl__view_layout(NULL, NULL, 0, 0, 0, 0, 0, PL_MAX_REPLICAS);
 	return pl__view_layout(NULL, NULL, pl__clampc(s->n_members, PL_MAX_MEMBERS), pl__clampc(s->n_streams, PL_MAX_STREAMS),
 		      pl__clampc(s->n_shards, PL_MAX_SHARDS), pl__clampc(s->n_overrides, PL_MAX_SHARDS),

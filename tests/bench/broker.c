@@ -96,7 +96,8 @@ static void build(big *b, uint32_t nm, uint32_t ns, uint32_t per, uint32_t rf)
 			for (uint32_t r = 0; r < k->replica_count; r++)
 				k->replicas[r] = (k->leader + r) % nm;
 		}
-	b->snap = (pl_snapshot){b->m, b->s, b->k, NULL, NULL, nm, ns, b->nk, 0, 0};
+	b->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = b->m, .streams = b->s,
+			.shards = b->k, .n_members = nm, .n_streams = ns, .n_shards = b->nk};
 	b->size = pl_view_size(&b->snap);
 	b->mem = malloc(b->size);
 	if (!b->mem) {

@@ -59,7 +59,8 @@ void bench_broker_replica(void)
 	 * that leads the stream's second shard. */
 	uint32_t last = (ns - 1) * per;
 	k[last].replicas[1] = k[last + 1].replicas[0];
-	pl_snapshot snap = {m, s, k, NULL, NULL, nm, ns, nk, 0, 0};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .streams = s, .shards = k,
+			.n_members = nm, .n_streams = ns, .n_shards = nk};
 	size_t size = pl_view_size(&snap);
 	void *mem = malloc(size);
 	if (!mem) {

@@ -51,7 +51,8 @@ static void build(fworld *w, uint32_t nm, uint32_t nk)
 	/* Member 0 holds one shard in 20 by count overrides: over its share. */
 	for (uint32_t i = 1; i < nk; i += 20)
 		w->o[w->no++] = (pl_override){1, i, 0, PL_ORIGIN_COUNT};
-	w->snap = (pl_snapshot){w->m, NULL, w->k, w->o, NULL, nm, 0, nk, w->no, 0};
+	w->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = w->m, .shards = w->k,
+			.overrides = w->o, .n_members = nm, .n_shards = nk, .n_overrides = w->no};
 	w->size = pl_view_size(&w->snap);
 	w->mem = malloc(w->size);
 }

@@ -64,7 +64,8 @@ static void build(world *w, uint32_t nm, uint32_t nk)
 		w->k[i].key = (pl_bytes){w->keys[i], (uint64_t)n};
 		w->k[i].stream = w->k[i].leader = w->k[i].moving_to = PL_NONE;
 	}
-	w->snap = (pl_snapshot){w->m, NULL, w->k, NULL, NULL, nm, 0, nk, 0, 0};
+	w->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = w->m, .shards = w->k,
+			.n_members = nm, .n_shards = nk};
 	size_t size = pl_view_size(&w->snap);
 	w->mem = malloc(size);
 	if (pl_view_init(&w->v, w->mem, size, &w->snap, NULL, NULL) != 0) {

@@ -86,7 +86,8 @@ static void build(world *w)
 		k->replica_count = 3;
 		k->leader = k->replicas[i % 3];
 	}
-	w->snap = (pl_snapshot){w->m, NULL, w->k, NULL, NULL, w->nm, 0, NK, 0, 0};
+	w->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = w->m, .shards = w->k,
+			.n_members = w->nm, .n_shards = NK};
 	w->mem_size = pl_view_size(&w->snap) + 4096;
 	w->mem = malloc(w->mem_size);
 }
@@ -104,7 +105,8 @@ static void drop(world *w)
 static pl_view *view(world *w)
 {
 	pl_view *v;
-	w->snap = (pl_snapshot){w->m, NULL, w->k, NULL, NULL, w->nm, 0, NK, 0, 0};
+	w->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = w->m, .shards = w->k,
+			.n_members = w->nm, .n_shards = NK};
 	if (pl_view_init(&v, w->mem, w->mem_size, &w->snap, NULL, NULL) != 0) {
 		fprintf(stderr, "bench: view init failed\n");
 		exit(1);

@@ -61,7 +61,8 @@ static void make(tick *t, uint32_t nm, uint32_t ns, uint32_t nk, uint32_t rf, ui
 			k->leader = a;
 		}
 	}
-	t->snap = (pl_snapshot){t->m, ns ? t->s : NULL, t->k, NULL, NULL, nm, ns, nk, 0, 0};
+	t->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = t->m, .streams = ns ? t->s : NULL,
+			.shards = t->k, .n_members = nm, .n_streams = ns, .n_shards = nk};
 	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
 	opt.max_replicas = room;
 	t->size = pl_view_size_opt(&t->snap, &opt);

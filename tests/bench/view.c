@@ -89,7 +89,8 @@ void bench_view(void)
 		}
 		p[36] = 0;
 	}
-	pl_snapshot snap = {m, st, k, NULL, NULL, nm, ns, nk, 0, 0};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .streams = st, .shards = k,
+			.n_members = nm, .n_streams = ns, .n_shards = nk};
 	/* Room for RF 3 in each shard's state (the default is PL_MAX_REPLICAS). */
 	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
 	opt.max_replicas = rf;

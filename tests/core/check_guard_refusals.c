@@ -26,8 +26,9 @@ START_TEST(count_past_limit_costs_nothing)
 {
 	/* Arrays that are never read: the counts are refused first. */
 	static const char never[8] __attribute__((aligned(8)));
-	pl_snapshot s = {(const void *)never, (const void *)never, (const void *)never, (const void *)never,
-			 (const void *)never, 0, 0, 0, 0, 0};
+	pl_snapshot s = {.version = PL_SNAPSHOT_VERSION, .members = (const void *)never,
+			.streams = (const void *)never, .shards = (const void *)never,
+			.overrides = (const void *)never, .copies = (const void *)never};
 	size_t empty = pl_view_size(NULL);
 	for (uint32_t a = 0; a < 5; a++) {
 		const uint32_t counts[2] = {limits[a] + 1, UINT32_MAX};
@@ -62,8 +63,7 @@ END_TEST
 
 START_TEST(count_at_limit_is_sized)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
 	s.n_overrides = PL_MAX_SHARDS;
 	s.overrides = (const void *)&s;
 	ck_assert_uint_gt(pl_view_size(&s), pl_view_size(NULL));
@@ -73,8 +73,7 @@ END_TEST
 
 START_TEST(copies_array_checked)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
 	s.n_copies = 1;
 	pl_diag d;
 	ck_assert_int_eq(pl_snapshot_validate(&s, NULL, 0, &d), PL_E_NULL);

@@ -175,8 +175,7 @@ START_TEST(every_count_of_varying_bytes)
 				sh[i].key = k[i].b;
 				sh[i].stream = sh[i].leader = sh[i].moving_to = PL_NONE;
 			}
-			pl_snapshot snap;
-			memset(&snap, 0, sizeof snap);
+			pl_snapshot snap = PL_SNAPSHOT_INIT;
 			snap.shards = sh;
 			snap.n_shards = N;
 			size_t need = pl_snapshot_work_size(&snap);

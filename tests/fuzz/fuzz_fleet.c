@@ -69,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k[i].load = take(&s, 0);
 	}
 	read_overrides(&s, o, no, nk, nm);
-	pl_snapshot snap = {m, NULL, k, o, NULL, nm, 0, nk, no, 0};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .shards = k, .overrides = o,
+			.n_members = nm, .n_shards = nk, .n_overrides = no};
 	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
 	opt.scorer = take(&s, 2) ? PL_SCORER_XXH3 : PL_SCORER_LEGACY_FNV1A;
 	pl_fleet_config cfg = PL_FLEET_CONFIG_INIT;

@@ -154,7 +154,9 @@ static inline pl_snapshot read_snapshot(in *s, fuzz_snapshot *f)
 		f->c[i].from = take(s, 3) ? PL_NONE : take(s, nm + 1);
 		f->c[i].reserved = take(s, 9) == 8;
 	}
-	pl_snapshot snap = {m, st, k, o, nc ? f->c : NULL, nm, ns, nk, no, nc};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .streams = st, .shards = k,
+			.overrides = o, .copies = nc ? f->c : NULL, .n_members = nm, .n_streams = ns,
+			.n_shards = nk, .n_overrides = no, .n_copies = nc};
 	if (take(s, 50) == 0)
 		snap.shards = NULL;
 	return snap;

@@ -4,7 +4,7 @@
  * too small or misaligned, an output that overlaps the view's memory or the
  * snapshot's arrays (at an offset the input chooses), an options or config
  * struct with one field out of its range (the field the input chooses), a
- * count past its documented limit. Each must return its documented code,
+ * count past its documented limit, a snapshot of another version. Each must return its documented code,
  * name the argument or field in the diag where the call takes one, and
  * write nothing: not the output, not the view (its bytes are compared
  * before and after). fuzz_apply.c runs it once per valid input.
@@ -175,13 +175,31 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 		/* a NULL array with a count is named first */
 		FM_DIAG(pl_view_init(&w, other, size, &big, NULL, &d), PL_E_NULL, PL_ELEM_SNAPSHOT, which);
 	} else {
-		pl_snapshot empty = {NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+		pl_snapshot empty = PL_SNAPSHOT_INIT;
 		if (pl_view_size(&big) != pl_view_size(&empty) || pl_view_size(NULL) != pl_view_size(&empty) ||
 		    pl_snapshot_work_size(&big) != 0 || pl_snapshot_work_size(NULL) != 0)
 			abort(); /* a corrupt count costs memory */
 		FM_DIAG(pl_view_init(&w, other, size, &big, NULL, &d), PL_E_LIMIT, PL_ELEM_SNAPSHOT, which);
 		FM_DIAG(pl_snapshot_validate(&big, NULL, 0, &d), PL_E_LIMIT, PL_ELEM_SNAPSHOT, which);
 	}
+	/* a snapshot of another version (0, the low half of an old layout's
+	 * first pointer: even; or past the known one): refused before anything
+	 * else of it is read, the snapshot argument named (4 of the view, 1 of
+	 * validation), nothing written; its sizes are an empty view's and no
+	 * workspace */
+	pl_snapshot other_version = *snap;
+	other_version.version = take(s, 2) ? 2 * take(s, 0) : PL_SNAPSHOT_VERSION + 1 + take(s, 0);
+	if (pl_view_size(&other_version) != pl_view_size(NULL) || pl_snapshot_work_size(&other_version) != 0)
+		abort();
+	void *kept = malloc(size + 8);
+	memset(other, 0x5a, size + 8);
+	memcpy(kept, other, size + 8);
+	FM_DIAG(pl_view_init(&w, other, size, &other_version, take(s, 2) ? &opt : NULL, &d), PL_E_VERSION,
+		PL_ELEM_ARGUMENT, 4);
+	FM_DIAG(pl_snapshot_validate(&other_version, other, size, &d), PL_E_VERSION, PL_ELEM_ARGUMENT, 1);
+	if (w != NULL || memcmp(kept, other, size + 8) != 0)
+		abort(); /* a refused snapshot had something written */
+	free(kept);
 	size_t work = pl_snapshot_work_size(snap);
 	FM_DIAG(pl_snapshot_validate(NULL, other, size, &d), PL_E_INVAL, PL_ELEM_ARGUMENT, 1);
 	if (work) {
@@ -222,6 +240,7 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 		nul.shards = NULL;
 		FM_WANT(pl_action_explain(&nul, &a, buf, sizeof buf), PL_E_INVAL);
 	}
+	FM_WANT(pl_action_explain(&other_version, &a, buf, sizeof buf), PL_E_VERSION);
 	a.kind = 50 + take(s, 50);
 	FM_WANT(pl_action_explain(snap, &a, buf, sizeof buf), PL_E_INVAL);
 

@@ -73,7 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		k[i].leader = k[i].replica_count && take(&s, 4) ? k[i].replicas[take(&s, k[i].replica_count)] : PL_NONE;
 	}
-	pl_snapshot snap = {m, NULL, k, NULL, NULL, nm, 0, nk, 0, 0};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .shards = k, .n_members = nm,
+			.n_shards = nk};
 	pl_region_config cfg = PL_REGION_CONFIG_INIT;
 	cfg.replication_factor = take(&s, PL_MAX_REPLICAS + 2);
 	cfg.add_peer_proposals = take(&s, 5) ? 1 : take(&s, 3);

@@ -162,7 +162,9 @@ static inline pl_snapshot fv_read(in *s, fv_snapshot *f)
 			f->c[nc++] = (pl_copy){i, to, add ? PL_NONE : k->replicas[fv_below(f, k->replica_count)], 0};
 		}
 	}
-	pl_snapshot snap = {f->m, f->st, f->k, f->o, nc ? f->c : NULL, nm, ns, nk, no, nc};
+	pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = f->m, .streams = f->st, .shards = f->k,
+			.overrides = f->o, .copies = nc ? f->c : NULL, .n_members = nm, .n_streams = ns,
+			.n_shards = nk, .n_overrides = no, .n_copies = nc};
 	/* The deliberate fault, if any. */
 	switch (f->faulty) {
 	case 1:

@@ -120,7 +120,8 @@ UNREACHABLE = {
     "E_ALIGN": "every workspace is an array of uint64_t, aligned to 8",
     "E_OVERLAP": "every view, workspace and output array is memory the binding allocated for that call alone",
     "E_NOSPACE": "every output array is sized from the snapshot (fleet owners, document lines)",
-    "E_VERSION": "every options struct comes from its own *_init(); no keyword sets version",
+    "E_VERSION": "every options struct comes from its own *_init() and the snapshot is filled with "
+                 "PL_SNAPSHOT_VERSION; no keyword sets a version",
     "E_COPY_RESERVED": "a Copy has no reserved field: the binding writes pl_copy.reserved as 0",
 }
 

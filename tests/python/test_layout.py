@@ -23,7 +23,8 @@ def _constants():
     """(C expression, the Python value) for every mirrored constant."""
     out = [("PL_VERSION_MAJOR", _ffi.SONAME_MAJOR)]
     for name in ("PL_NONE", "PL_MAX_MEMBERS", "PL_MAX_STREAMS", "PL_MAX_SHARDS", "PL_MAX_ID_LEN", "PL_MAX_REPLICAS",
-                 "PL_MAX_WEIGHT", "PL_MAX_COPIES", "PL_VIEW_ALIGN", "PL_MEMBER_DOWN", "PL_MEMBER_DRAINING", "PL_MEMBER_LAGGING",
+                 "PL_MAX_WEIGHT", "PL_MAX_COPIES", "PL_SNAPSHOT_VERSION", "PL_VIEW_ALIGN", "PL_MEMBER_DOWN",
+                 "PL_MEMBER_DRAINING", "PL_MEMBER_LAGGING",
                  "PL_MEMBER_UNMEASURED", "PL_SHARD_NOT_IDEMPOTENT", "PL_SHARD_TRANSFER_DEBT",
                  "PL_ACTION_STAGE_FIRST", "PL_ACTION_CARRIES_LEADER", "PL_SCORER_XXH3", "PL_SCORER_LEGACY_FNV1A", "PL_FLEET_NEVER",
                  "PL_ROUTE_BODY_LIMIT"):
@@ -129,3 +130,19 @@ def test_packer_agrees_with_ctypes():
     assert (s.key.ptr, s.key.len, s.epoch, s.load, s.stream, s.leader, s.moving_to, s.flags, s.replica_count) == (
         0x1000, 3, 7, 8, 1, 2, 3, 1, 2)
     assert list(s.replicas) == [9, 8, 7, 6, 5, 4, 3, 2]
+
+
+def test_snapshot_carries_its_version():
+    """The package fills pl_snapshot.version, its first field; the library
+    refuses the same struct with any other version (E_VERSION), reading
+    nothing else of it."""
+    import placement as pl
+    snap = pl.Snapshot([pl.Member("a")], [pl.Shard("k", replicas=["a"], leader="a")])
+    assert _ffi.PlSnapshot.version.offset == 0
+    assert snap._c.version == _ffi.PL_SNAPSHOT_VERSION
+    e_version = {v: k for k, v in _ffi.ERROR_CODES.items()}["E_VERSION"]
+    for bad in (0, _ffi.PL_SNAPSHOT_VERSION + 1):
+        c = _ffi.PlSnapshot.from_buffer_copy(snap._c)
+        c.version = bad
+        assert _ffi.lib.pl_snapshot_work_size(ctypes.byref(c)) == 0
+        assert _ffi.lib.pl_snapshot_validate(ctypes.byref(c), None, 0, None) == e_version

@@ -74,11 +74,161 @@ END_TEST
 
 START_TEST(empty_snapshot)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
+	ck_assert_uint_eq(s.version, PL_SNAPSHOT_VERSION);
+	ck_assert_ptr_null(s.members);
+	ck_assert_uint_eq(s.n_members + s.n_streams + s.n_shards + s.n_overrides + s.n_copies, 0);
 	ck_assert_int_eq(pl_snapshot_validate(&s, NULL, 0, NULL), 0);
 	ck_assert_uint_eq(pl_snapshot_work_size(&s), 0);
 	ck_assert_uint_eq(pl_snapshot_work_size(NULL), 0);
+}
+END_TEST
+
+/* The layout of pl_snapshot before its version: a pointer first. */
+typedef struct old_snapshot {
+	const pl_member *members;
+	const pl_stream *streams;
+	const pl_shard *shards;
+	const pl_override *overrides;
+	const pl_copy *copies;
+	uint32_t n_members;
+	uint32_t n_streams;
+	uint32_t n_shards;
+	uint32_t n_overrides;
+	uint32_t n_copies;
+} old_snapshot;
+
+/* A snapshot of an unknown version (its struct is `bytes` long, read from
+ * no further than its version): every call that reads it refuses it with
+ * PL_E_VERSION before anything else, names the snapshot argument (1 for
+ * validation, 4 for the view) and writes nothing: not the workspace, not
+ * the view's memory, not *out, not an explanation's buffer. The sizes are
+ * those of no snapshot (an empty view, no workspace). `room` is the size
+ * the snapshot would need were its version right. */
+static void refused(const pl_snapshot *s, size_t room)
+{
+	ck_assert_uint_ne(s->version, PL_SNAPSHOT_VERSION);
+	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+	ck_assert_uint_eq(pl_snapshot_work_size(s), 0);
+	ck_assert_uint_eq(pl_view_size(s), pl_view_size(NULL));
+	ck_assert_uint_eq(pl_view_size_opt(s, &opt), pl_view_size_opt(NULL, &opt));
+	ck_assert_uint_eq(pl_view_size_opt(s, NULL), pl_view_size(NULL));
+
+	char *mem = malloc(room), *before = malloc(room);
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_ptr_nonnull(before);
+	memset(mem, 0x5a, room);
+	memcpy(before, mem, room);
+	pl_diag d;
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(pl_snapshot_validate(s, mem, room, &d), PL_E_VERSION);
+	ck_assert_int_eq(d.code, PL_E_VERSION);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 1);
+	ck_assert_uint_eq(d.other, PL_NONE);
+	ck_assert_mem_eq(mem, before, room);
+	/* the version before the workspace: none at all is refused the same */
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(pl_snapshot_validate(s, NULL, 0, &d), PL_E_VERSION);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 1);
+	ck_assert_int_eq(pl_snapshot_validate(s, mem, room, NULL), PL_E_VERSION);
+
+	pl_view *const sentinel = (pl_view *)(uintptr_t)0x1234;
+	pl_view *v = sentinel;
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(pl_view_init(&v, mem, room, s, NULL, &d), PL_E_VERSION);
+	ck_assert_int_eq(d.code, PL_E_VERSION);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 4);
+	ck_assert_uint_eq(d.other, PL_NONE);
+	ck_assert_ptr_eq(v, sentinel); /* nothing written to *out */
+	ck_assert_mem_eq(mem, before, room); /* nor to the memory */
+	/* the snapshot (argument 4) before the options (5), and before the size */
+	opt.version = PL_VIEW_OPTIONS_VERSION + 1;
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(pl_view_init(&v, mem, 8, s, &opt, &d), PL_E_VERSION);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 4);
+	ck_assert_ptr_eq(v, sentinel);
+	ck_assert_mem_eq(mem, before, room);
+	opt.version = PL_VIEW_OPTIONS_VERSION;
+	ck_assert_int_eq(pl_view_init(&v, mem, room, s, &opt, NULL), PL_E_VERSION);
+	ck_assert_ptr_eq(v, sentinel);
+
+	/* an explanation reads the snapshot's names: refused the same */
+	pl_action a = tl_action(PL_ACTION_SET_LEADER, PL_REASON_NEW, 0, PL_NONE, PL_NONE, 0);
+	char buf[64];
+	memset(buf, 0x5a, sizeof buf);
+	ck_assert_int_eq(pl_action_explain(s, &a, buf, sizeof buf), PL_E_VERSION);
+	for (size_t i = 0; i < sizeof buf; i++)
+		ck_assert_int_eq(buf[i], 0x5a);
+	free(before);
+	free(mem);
+}
+
+/* What each refused snapshot would need with its version right. */
+static size_t room_of(tl *t)
+{
+	const pl_snapshot *s = tl_snap(t);
+	size_t vs = pl_view_size(s), ws = pl_snapshot_work_size(s);
+	ck_assert_uint_gt(ws, 0);
+	return vs > ws ? vs : ws;
+}
+
+START_TEST(version_zero_refused)
+{
+	/* A zeroed struct, and a filled one whose version was never set. */
+	pl_snapshot z;
+	memset(&z, 0, sizeof z);
+	refused(&z, 4096);
+	tl *t = base();
+	size_t room = room_of(t);
+	t->snap.version = 0;
+	refused(tl_snap(t), room);
+	t->snap.version = PL_SNAPSHOT_VERSION;
+	expect(t, 0, 0, 0, 0);
+	tl_free(t);
+}
+END_TEST
+
+START_TEST(version_past_known_refused)
+{
+	tl *t = base();
+	size_t room = room_of(t);
+	const uint32_t bad[] = {PL_SNAPSHOT_VERSION + 1, PL_SNAPSHOT_VERSION + 2, 0x80000001u, UINT32_MAX};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		t->snap.version = bad[i];
+		refused(tl_snap(t), room);
+	}
+	tl_free(t);
+}
+END_TEST
+
+/* A caller built against the layout before the version: its struct starts
+ * with the members pointer, whose low 32 bits (aligned, or NULL) are even
+ * while every version is odd. Read through a cast, it is refused, never
+ * misread. The struct is in memory of its own size, 8 bytes short of a
+ * pl_snapshot: a library that read it as one would read past its end,
+ * which make sanitize reports. */
+START_TEST(old_layout_refused)
+{
+	tl *t = base();
+	size_t room = room_of(t);
+	const pl_snapshot *s = tl_snap(t);
+	old_snapshot *o = malloc(sizeof *o);
+	ck_assert_ptr_nonnull(o);
+	*o = (old_snapshot){s->members, s->streams, s->shards, s->overrides, s->copies,
+			    s->n_members, s->n_streams, s->n_shards, s->n_overrides, s->n_copies};
+	ck_assert_uint_eq((uint32_t)(uintptr_t)o->members % 2, 0);
+	ck_assert_uint_eq(PL_SNAPSHOT_VERSION % 2, 1);
+	const pl_snapshot *cast = (const pl_snapshot *)(const void *)o;
+	refused(cast, room);
+	/* every array NULL (an old empty snapshot): version 0 */
+	*o = (old_snapshot){NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+	refused(cast, room);
+	free(o);
+	tl_free(t);
 }
 END_TEST
 
@@ -502,7 +652,8 @@ START_TEST(random_shards_meet_the_rules_in_order)
 		uint32_t mc = tl_below(&rng, 12);
 		x->moving_to = mc < 9 ? PL_NONE : any_member(&rng, x, cnt, NM);
 		x->flags = tl_below(&rng, 12) == 0 ? UINT32_C(1) << tl_below(&rng, 32) : 0;
-		pl_snapshot snap = {m, st, k, NULL, NULL, NM, NS, 2, 0, 0};
+		pl_snapshot snap = {.version = PL_SNAPSHOT_VERSION, .members = m, .streams = st, .shards = k,
+				.n_members = NM, .n_streams = NS, .n_shards = 2};
 		int want = shard_rule(&snap, x);
 		size_t need = pl_snapshot_work_size(&snap);
 		if (need > ws) {
@@ -525,12 +676,52 @@ START_TEST(random_shards_meet_the_rules_in_order)
 }
 END_TEST
 
+/* The overlap rule still comes first: a diag over the version of a refused
+ * snapshot is not written (PL_E_OVERLAP). Of a snapshot of another version
+ * nothing past its version is read, so nothing past it is compared: a diag
+ * there is written, with PL_E_VERSION. */
+START_TEST(version_refused_overlap)
+{
+	union {
+		pl_snapshot s;
+		unsigned char b[sizeof(pl_snapshot)];
+	} u;
+	memset(&u, 0, sizeof u); /* version 0 */
+	pl_view *v = NULL;
+	char mem[256] __attribute__((aligned(8)));
+	pl_diag *over = (pl_diag *)(void *)&u.s.version;
+	ck_assert_int_eq(pl_snapshot_validate(&u.s, NULL, 0, over), PL_E_OVERLAP);
+	ck_assert_int_eq(pl_view_init(&v, mem, sizeof mem, &u.s, NULL, over), PL_E_OVERLAP);
+	for (size_t i = 0; i < sizeof u.b; i++)
+		ck_assert_uint_eq(u.b[i], 0);
+	ck_assert_ptr_null(v);
+	pl_diag *past = (pl_diag *)(void *)(u.b + 8);
+	ck_assert_int_eq(pl_snapshot_validate(&u.s, NULL, 0, past), PL_E_VERSION);
+	ck_assert_uint_eq(u.s.version, 0);
+	ck_assert_int_eq(past->code, PL_E_VERSION);
+	ck_assert_uint_eq(past->kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(past->index, 1);
+	/* *out over the version: named as argument 1, before the version is */
+	pl_diag d;
+	memset(&u, 0, sizeof u);
+	ck_assert_int_eq(pl_view_init((pl_view **)(void *)&u.s, mem, sizeof mem, &u.s, NULL, &d), PL_E_OVERLAP);
+	ck_assert_uint_eq(d.kind, PL_ELEM_ARGUMENT);
+	ck_assert_uint_eq(d.index, 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("snapshot");
 	TCase *c = tcase_create("valid");
 	tcase_add_test(c, valid_snapshot);
 	tcase_add_test(c, empty_snapshot);
+	suite_add_tcase(s, c);
+	c = tcase_create("version");
+	tcase_add_test(c, version_zero_refused);
+	tcase_add_test(c, version_past_known_refused);
+	tcase_add_test(c, old_layout_refused);
+	tcase_add_test(c, version_refused_overlap);
 	suite_add_tcase(s, c);
 	c = tcase_create("arrays");
 	tcase_add_test(c, null_snapshot);

@@ -235,8 +235,7 @@ END_TEST
  * streams): replicas per stream take no room per shard. */
 START_TEST(view_size_per_shard)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
 	s.n_members = 1000;
 	s.n_streams = 10000;
 	s.n_shards = 1000000;

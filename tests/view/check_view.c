@@ -241,8 +241,7 @@ END_TEST
 
 START_TEST(empty_view)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
 	size_t size = pl_view_size(&s);
 	ck_assert_uint_eq(size, pl_view_size(NULL));
 	void *mem = malloc(size);

@@ -109,8 +109,7 @@ END_TEST
  * scratch a key inside the region they share). */
 START_TEST(bytes_a_shard_at_rf_3)
 {
-	pl_snapshot s;
-	memset(&s, 0, sizeof s);
+	pl_snapshot s = PL_SNAPSHOT_INIT;
 	s.n_members = 100;
 	s.n_streams = 1000;
 	s.n_shards = 100000;

@@ -34,6 +34,8 @@ PL_MAX_ID_LEN = 1024
 PL_MAX_REPLICAS = 8
 PL_MAX_WEIGHT = 65536
 PL_MAX_COPIES = PL_MAX_SHARDS
+#: pl_snapshot.version, its first field: any other is refused with E_VERSION.
+PL_SNAPSHOT_VERSION = 1
 PL_VIEW_ALIGN = 8
 
 PL_MEMBER_DOWN = 0x1
@@ -149,6 +151,7 @@ class PlCopy(ctypes.Structure):
 
 class PlSnapshot(ctypes.Structure):
     _fields_ = [
+        ("version", u32),
         ("members", ctypes.c_void_p),
         ("streams", ctypes.c_void_p),
         ("shards", ctypes.c_void_p),

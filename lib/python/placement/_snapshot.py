@@ -423,6 +423,7 @@ class Snapshot:
         self._cbuf = buf
 
         c = _ffi.PlSnapshot()
+        c.version = _ffi.PL_SNAPSHOT_VERSION
         c.members = ctypes.addressof(self._members) if nm else None
         c.streams = ctypes.addressof(self._streams) if ns else None
         c.shards = ctypes.addressof(self._shards) if nk else None

@@ -121,6 +121,7 @@ fn c_layout() -> CLayout {
 /// View and dry run, straight through sys: what a C caller pays.
 fn c_run(c: &CLayout, cfg: &sys::pl_broker_config) -> (Duration, usize) {
     let snap = sys::pl_snapshot {
+        version: sys::PL_SNAPSHOT_VERSION,
         members: c.members.as_ptr(),
         streams: c.streams.as_ptr(),
         shards: c.shards.as_ptr(),

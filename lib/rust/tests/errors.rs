@@ -5,8 +5,8 @@
 //!  - E_NULL, E_WORKSPACE, E_ALIGN, E_NOSPACE, E_OVERLAP: the crate sizes,
 //!    aligns and
 //!    passes every buffer itself, each its own allocation;
-//!  - E_VERSION: configs' versions come from the C `*_init()` and are not
-//!    settable;
+//!  - E_VERSION: configs' versions come from the C `*_init()`, the
+//!    snapshot's is `PL_SNAPSHOT_VERSION`, and none is settable;
 //!  - E_FLAGS, E_ROUTE_VALUE: flags are bools and route fields are enums;
 //!  - E_STREAM_RANGE: a snapshot lists every stream its shards name;
 //!  - E_COPY_RESERVED: a `Copy` has no reserved field; the crate writes 0;

@@ -52,7 +52,8 @@ layouts! {
     pl_shard { key, epoch, load, stream, leader, moving_to, flags, replica_count, replicas }
     pl_override { since, shard, member, origin }
     pl_copy { shard, to, from, reserved }
-    pl_snapshot { members, streams, shards, overrides, copies, n_members, n_streams, n_shards, n_overrides, n_copies }
+    pl_snapshot { version, members, streams, shards, overrides, copies, n_members, n_streams, n_shards, n_overrides,
+                  n_copies }
     pl_diag { code, kind, index, other }
     pl_action { kind, reason, shard, stream, from, to, flags, origin, scope, tier, from_count, to_count,
                 floor, ceiling, share, total, at, load }
@@ -91,9 +92,10 @@ macro_rules! constants {
 constants! {
     PL_VERSION_MAJOR, PL_VERSION_MINOR, PL_VERSION_PATCH, PL_VERSION_NUMBER,
     PL_OK, PL_E_INVAL, PL_E_NULL, PL_E_LIMIT, PL_E_LENGTH, PL_E_STREAM_RANGE, PL_E_MEMBER_RANGE,
-    PL_E_OVERRIDE_SHARD, PL_E_OVERRIDE_MEMBER, PL_E_NOSPACE, PL_E_NOT_FOUND, PL_E_ACTION, PL_E_SHARD_RANGE,
-    PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM,
+    PL_E_OVERRIDE_SHARD, PL_E_OVERRIDE_MEMBER, PL_E_NOSPACE, PL_E_VERSION, PL_E_NOT_FOUND, PL_E_ACTION,
+    PL_E_SHARD_RANGE, PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM,
     PL_NONE, PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_ID_LEN, PL_MAX_REPLICAS, PL_MAX_WEIGHT, PL_MAX_COPIES,
+    PL_SNAPSHOT_VERSION,
     PL_MEMBER_DOWN, PL_MEMBER_DRAINING, PL_MEMBER_LAGGING, PL_MEMBER_UNMEASURED, PL_MEMBER_FLAGS_ALL,
     PL_SHARD_NOT_IDEMPOTENT, PL_SHARD_TRANSFER_DEBT, PL_SHARD_FLAGS_ALL, PL_ORIGIN_LAG, PL_ORIGIN_COUNT,
     PL_ELEM_NONE, PL_ELEM_SNAPSHOT, PL_ELEM_MEMBER, PL_ELEM_STREAM, PL_ELEM_SHARD, PL_ELEM_OVERRIDE,
@@ -171,4 +173,30 @@ fn crate_version_is_the_library_version() {
     assert_eq!(placement::version_number(), sys::PL_VERSION_NUMBER);
     let c = c_output("version");
     assert_eq!(c["string PL_VERSION_STRING"], placement::VERSION);
+}
+
+/// The crate fills `pl_snapshot.version`, its first field; the library
+/// refuses the same struct with any other version, reading nothing else.
+#[test]
+fn snapshot_carries_its_version() {
+    let snap = placement::Snapshot::new(
+        vec![placement::Member::new("a")],
+        vec![placement::Shard::new("k").replicas(&["a"]).leader("a")],
+    )
+    .unwrap();
+    let raw = snap.as_raw();
+    assert_eq!(offset!(sys::pl_snapshot, version), 0);
+    assert_eq!(raw.version, sys::PL_SNAPSHOT_VERSION);
+    for bad in [0, sys::PL_SNAPSHOT_VERSION + 1] {
+        let mut c = *raw;
+        c.version = bad;
+        // SAFETY: c is a whole pl_snapshot whose arrays are snap's, alive;
+        // no workspace and no diag are passed.
+        let (size, rc) = unsafe {
+            let rc = sys::pl_snapshot_validate(&c, std::ptr::null_mut(), 0, std::ptr::null_mut());
+            (sys::pl_snapshot_work_size(&c), rc)
+        };
+        assert_eq!(size, 0);
+        assert_eq!(rc, sys::PL_E_VERSION);
+    }
 }

@@ -59,6 +59,9 @@ pub const PL_E_OVERRIDE_SHARD: c_int = -14;
 pub const PL_E_OVERRIDE_MEMBER: c_int = -15;
 /// `PL_E_NOSPACE`: output buffer too small.
 pub const PL_E_NOSPACE: c_int = -24;
+/// `PL_E_VERSION`: unknown struct version (a snapshot's or an options or
+/// config struct's).
+pub const PL_E_VERSION: c_int = -25;
 /// `PL_E_NOT_FOUND`: no such member, stream or shard.
 pub const PL_E_NOT_FOUND: c_int = -28;
 /// `PL_E_ACTION`: action does not apply to this view.
@@ -92,6 +95,9 @@ pub const PL_MAX_REPLICAS: u32 = 8;
 pub const PL_MAX_WEIGHT: u32 = 65536;
 /// `PL_MAX_COPIES`: copies in flight, at most one per shard.
 pub const PL_MAX_COPIES: u32 = PL_MAX_SHARDS;
+/// `PL_SNAPSHOT_VERSION`: the layout of `pl_snapshot` this crate fills (its
+/// `version`, the first field; any other is refused with `PL_E_VERSION`).
+pub const PL_SNAPSHOT_VERSION: u32 = 1;
 
 /// `PL_MEMBER_DOWN`: not live.
 pub const PL_MEMBER_DOWN: u32 = 0x1;

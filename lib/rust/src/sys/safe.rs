@@ -271,6 +271,7 @@ impl RawSnap {
         }
         shards.truncate(shard_keys.len());
         let snap = pl_snapshot {
+            version: PL_SNAPSHOT_VERSION,
             members: members.as_ptr(),
             streams: streams.as_ptr(),
             shards: shards.as_ptr(),

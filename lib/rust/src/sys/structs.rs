@@ -100,6 +100,8 @@ pub struct pl_copy {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct pl_snapshot {
+    /// `PL_SNAPSHOT_VERSION`: first, so a caller of another layout is refused.
+    pub version: u32,
     /// `n_members` members.
     pub members: *const pl_member,
     /// `n_streams` streams.
