@@ -289,9 +289,13 @@ START_TEST(converges_balanced_near_the_fewest_moves)
 	uint64_t seed = tl_seed(0xb10cbu);
 	ratio q = converge(K_PLAIN, seed, tl_iters(400));
 	ratio_print("small", seed, &q);
-	/* The leader moves within 3% of the fewest any plan needs that may
-	 * copy (a chain of hand-offs takes more leader moves than the copy it
-	 * replaces), and the copies within 10% of their lower bound. */
+	/* Rates over the full run (a short PL_TEST_ITERS, as under valgrind,
+	 * is no sample). The leader moves within 3% of the fewest any plan
+	 * needs that may copy (a chain of hand-offs takes more leader moves
+	 * than the copy it replaces), and the copies within 10% of their lower
+	 * bound. */
+	if (q.layouts < 100)
+		return;
 	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 103, "%u moves, bound %u", q.moves, q.bound);
 	ck_assert_msg((uint64_t)q.copies * 100 <= (uint64_t)q.copy_lb * 110, "%u copies, bound %u", q.copies,
 		      q.copy_lb);
@@ -311,12 +315,14 @@ START_TEST(big_layouts_stay_within_1_10_of_the_fewest_moves)
 	uint64_t seed = tl_seed(0xb16u);
 	ratio q = converge(K_BIG, seed, tl_iters(400) / 4);
 	ratio_print("big", seed, &q);
-	/* Within 1.03 of the minimum over the run, and 1.10 on every layout
-	 * that needs ten moves or more (below that, one extra move is past
-	 * 1.10); the copies within 5% of their lower bound. */
-	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 103, "%u moves, bound %u", q.moves, q.bound);
+	/* 1.10 of the minimum on every layout that needs ten moves or more
+	 * (below that, one extra move is past 1.10); over the full run, 1.03,
+	 * and the copies within 5% of their lower bound. */
 	ck_assert_msg((uint64_t)q.big_n * 100 <= (uint64_t)q.big_lb * 110, "layout %llu: %u moves, bound %u",
 		      (unsigned long long)q.big_seed, q.big_n, q.big_lb);
+	if (q.layouts < 100)
+		return;
+	ck_assert_msg((uint64_t)q.moves * 100 <= (uint64_t)q.bound * 103, "%u moves, bound %u", q.moves, q.bound);
 	ck_assert_msg((uint64_t)q.copies * 100 <= (uint64_t)q.copy_lb * 105, "%u copies, bound %u", q.copies,
 		      q.copy_lb);
 	ck_assert_msg(q.twice * 100 <= q.layouts * 8, "%u layouts moved some shard's leader twice (first: layout %llu)", q.twice,

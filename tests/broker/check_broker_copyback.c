@@ -221,8 +221,9 @@ START_TEST(no_plan_copies_a_replica_back_on_random_weighted_layouts)
 	       "(in %u plans); %u plans with one that lowered no distance\n",
 	       iters, (unsigned long long)seed, copies_n, back_moves, back, bad_plans);
 	/* Without memory of earlier ticks a move that keeps a distance may be
-	 * undone later; it stays rare. */
-	ck_assert_msg(bad_plans * 100 <= iters * 3, "%u plans of %u copied a replica back lowering nothing", bad_plans,
+	 * undone later; it stays rare (a rate: over the full run only). */
+	if (iters >= 100)
+		ck_assert_msg(bad_plans * 100 <= iters * 3, "%u plans of %u copied a replica back lowering nothing", bad_plans,
 		      iters);
 }
 END_TEST
