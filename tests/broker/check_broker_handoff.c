@@ -145,6 +145,37 @@ START_TEST(hand_offs_only_drain_a_leader_to_a_follower_or_stall)
 }
 END_TEST
 
+/* Hand-offs only, a draining leader whose one in-sync follower is at its
+ * max_moves_in: the hand-off waits for it (no copy elsewhere). */
+START_TEST(hand_offs_only_drain_waits_for_the_follower_at_its_limit)
+{
+	tl *t = bu_new(3, NULL);
+	uint32_t k0 = tl_shard(t, "s/0", PL_NONE, 0, 2, 0u, 1u);
+	uint32_t k1 = tl_shard(t, "s/1", PL_NONE, 2, 2, 2u, 1u);
+	t->k[k1].moving_to = 1;
+	t->m[0].flags = PL_MEMBER_DRAINING;
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.handoff_only = 1;
+	cfg.max_moves = 4;
+	cfg.max_moves_in = 1;
+	int n;
+	pl_plan_info info;
+	bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_MOVE_LIMIT);
+	ck_assert_uint_eq(info.detail, 1);
+	pl_view_settle(t->view);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_ge(n, 1);
+	ck_assert_uint_eq(a[0].shard, k0);
+	ck_assert_uint_eq(a[0].to, 1);
+	for (int i = 0; i < n; i++)
+		ck_assert_uint_eq(a[i].flags & PL_ACTION_STAGE_FIRST, 0);
+	tl_free(t);
+}
+END_TEST
+
 /* Random layouts, zones, weights, drains and down members: hand-offs only
  * copy nothing (no MOVE_REPLICA, no STAGE_FIRST, no ADD_REPLICA: every
  * shard has replicas), and every hand-off goes to a replica the shard has. */
@@ -209,6 +240,7 @@ int main(void)
 	c = tcase_create("handoff_only");
 	tcase_add_test(c, hand_offs_only_name_the_bound_only_a_copy_would_meet);
 	tcase_add_test(c, hand_offs_only_drain_a_leader_to_a_follower_or_stall);
+	tcase_add_test(c, hand_offs_only_drain_waits_for_the_follower_at_its_limit);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);

@@ -556,6 +556,37 @@ START_TEST(a_replica_moves_with_its_leadership_while_the_destination_hands_one_b
 }
 END_TEST
 
+/* The same layout with no stream: the totals alone, and the partner is
+ * found among the shards of no stream. */
+START_TEST(a_paired_step_among_shards_of_no_stream)
+{
+	tl *t = bu_new(3, NULL);
+	tl_shard(t, "s/0", PL_NONE, 0, 2, 0u, 1u);
+	tl_shard(t, "s/1", PL_NONE, 0, 2, 0u, 2u);
+	tl_shard(t, "s/2", PL_NONE, 0, 2, 0u, 2u);
+	for (uint32_t i = 3; i < 6; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), PL_NONE, 1, 1, 1u);
+	for (uint32_t i = 6; i < 9; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), PL_NONE, 2, 1, 2u);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.replication_factor = 2;
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(a[0].flags & PL_ACTION_PAIRED, PL_ACTION_PAIRED);
+	ck_assert_uint_eq(a[1].flags, PL_ACTION_PAIRED);
+	for (uint32_t m = 0; m < 3; m++) {
+		ck_assert_uint_eq(bu_held(t->view, m), 4);
+		ck_assert_uint_eq(bu_total(t->view, m), 3);
+	}
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 Suite *broker_replica_suite(void)
 {
 	Suite *s = suite_create("broker_replica");
@@ -566,6 +597,7 @@ Suite *broker_replica_suite(void)
 	tcase_add_test(c, a_stalled_drain_holds_nothing_up);
 	tcase_add_test(c, a_paused_policy_starts_no_replica_move_and_limits_hold);
 	tcase_add_test(c, a_replica_moves_with_its_leadership_while_the_destination_hands_one_back);
+	tcase_add_test(c, a_paired_step_among_shards_of_no_stream);
 	tcase_add_test(c, a_shard_with_two_draining_followers_drains_them_in_id_order);
 	tcase_add_test(c, drain_stalls_list_members_in_id_order);
 	suite_add_tcase(s, c);
