@@ -38,12 +38,43 @@ static inline double bench_ms_since(uint64_t t0)
 		}                                                             \
 	} while (0)
 
+/* ---- the broker sections' cluster (broker.c) ----------------------------- */
+
+/* Allocations made through malloc, calloc and realloc so far in the process
+ * (broker.c wraps them); a difference across a library call counts the
+ * call's. */
+unsigned long bench_allocs(void);
+
+/* nm members of weight 1 (broker-0000 ...), ns streams (stream-00000 ...) of
+ * `per` shards each: stream i's shard j (index i * per + j) is led by member
+ * (7i + j) mod nm and replicated on it and the next rf - 1 members. Leaders
+ * are even per stream and in total; replicas are not (a stream's rf copies
+ * land on per + rf - 1 consecutive members). mem holds size bytes for a view
+ * of snap. */
+typedef struct bench_big {
+	uint32_t nm, ns, nk;
+	char (*mid)[16], (*sid)[16], (*key)[20];
+	pl_member *m;
+	pl_stream *s;
+	pl_shard *k;
+	pl_snapshot snap;
+	void *mem;
+	size_t size;
+} bench_big;
+
+void bench_big_build(bench_big *b, uint32_t nm, uint32_t ns, uint32_t per, uint32_t rf);
+void bench_big_drop(bench_big *b);
+/* The baseline: one plain pass that reads every shard's leader, stream and
+ * replicas (time it, and pass the result to bench_keep). */
+uint64_t bench_big_pass(const bench_big *b);
+
 /* Sections. */
 void bench_hash(void);
 void bench_view(void);
 void bench_fleet(void);
 void bench_broker(void);
 void bench_broker_replica(void);
+void bench_broker_dry(void);
 void bench_region(void);
 void bench_reuse(void);
 void bench_tool(void);

@@ -48,18 +48,12 @@ void *realloc(void *p, size_t n)
 	return __libc_realloc(p, n);
 }
 
-typedef struct big {
-	uint32_t nm, ns, nk;
-	char (*mid)[16], (*sid)[16], (*key)[20];
-	pl_member *m;
-	pl_stream *s;
-	pl_shard *k;
-	pl_snapshot snap;
-	void *mem;
-	size_t size;
-} big;
+unsigned long bench_allocs(void)
+{
+	return allocs;
+}
 
-static void build(big *b, uint32_t nm, uint32_t ns, uint32_t per, uint32_t rf)
+void bench_big_build(bench_big *b, uint32_t nm, uint32_t ns, uint32_t per, uint32_t rf)
 {
 	b->nm = nm;
 	b->ns = ns;
@@ -106,7 +100,7 @@ static void build(big *b, uint32_t nm, uint32_t ns, uint32_t per, uint32_t rf)
 	}
 }
 
-static void drop(big *b)
+void bench_big_drop(bench_big *b)
 {
 	free(b->mid);
 	free(b->sid);
@@ -117,8 +111,20 @@ static void drop(big *b)
 	free(b->mem);
 }
 
+uint64_t bench_big_pass(const bench_big *b)
+{
+	uint64_t acc = 0;
+	for (uint32_t x = 0; x < b->nk; x++) {
+		const pl_shard *k = &b->k[x];
+		acc += k->leader + k->stream;
+		for (uint32_t j = 0; j < k->replica_count; j++)
+			acc += k->replicas[j];
+	}
+	return acc;
+}
+
 /* Set shard x's leader to m, with m's replicas (a layout edit, not a move). */
-static void lead(big *b, uint32_t x, uint32_t m)
+static void lead(bench_big *b, uint32_t x, uint32_t m)
 {
 	pl_shard *k = &b->k[x];
 	k->leader = m;
@@ -135,7 +141,7 @@ typedef struct timing {
 } timing;
 
 /* Best of `runs`: the view build, then one decision on it. */
-static timing measure(big *b, int runs)
+static timing measure(bench_big *b, int runs)
 {
 	timing t;
 	memset(&t, 0, sizeof t);
@@ -143,14 +149,7 @@ static timing measure(big *b, int runs)
 	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
 	for (int r = 0; r < runs; r++) {
 		uint64_t t0 = bench_now();
-		uint64_t acc = 0;
-		for (uint32_t x = 0; x < b->nk; x++) {
-			const pl_shard *k = &b->k[x];
-			acc += k->leader + k->stream;
-			for (uint32_t j = 0; j < k->replica_count; j++)
-				acc += k->replicas[j];
-		}
-		bench_keep(acc);
+		bench_keep(bench_big_pass(b));
 		uint64_t t1 = bench_now();
 		pl_view *v;
 		if (pl_view_init(&v, b->mem, b->size, &b->snap, NULL, NULL) != 0) {
@@ -177,7 +176,7 @@ static timing measure(big *b, int runs)
 	return t;
 }
 
-static void report(const char *name, const big *b, const timing *t)
+static void report(const char *name, const bench_big *b, const timing *t)
 {
 	char say[512] = "";
 	if (t->written > 0)
@@ -194,8 +193,8 @@ void bench_broker(void)
 	       "over every shard (base)\n");
 	printf("%-9s %8s %9s %9s %9s %8s %8s %6s\n", "layout", "view", "decision", "total", "base", "tot/base",
 	       "dec/base", "allocs");
-	big b;
-	build(&b, 1000, 10000, 100, 3);
+	bench_big b;
+	bench_big_build(&b, 1000, 10000, 100, 3);
 	timing t = measure(&b, 5);
 	report("balanced", &b, &t);
 	/* The last stream led 5 on broker-0000: a stream move at the end of the scan. */
@@ -225,17 +224,17 @@ void bench_broker(void)
 	report("cluster", &b, &t);
 	printf("view: %.1f MiB; peak resident set %.1f MiB (the snapshot's arrays and strings included)\n",
 	       (double)b.size / 1048576.0, (double)bench_peak_kib() / 1024.0);
-	drop(&b);
+	bench_big_drop(&b);
 
 	printf("\n== broker: one decision on 4,096 shards over 3 members (16 streams of 256), best of 200\n");
-	build(&b, 3, 16, 256, 3);
+	bench_big_build(&b, 3, 16, 256, 3);
 	for (uint32_t j = 0; j < 200; j++)
 		lead(&b, j, 2); /* stream 0 led mostly by one member */
 	t = measure(&b, 200);
 	printf("view %.1f us, decision %.1f us, total %.1f us; base %.1f us (%.1fx); allocs %lu; %s\n",
 	       t.view_ms * 1e3, t.plan_ms * 1e3, (t.view_ms + t.plan_ms) * 1e3, t.base_ms * 1e3,
 	       (t.view_ms + t.plan_ms) / t.base_ms, t.allocs, pl_status_name(t.status));
-	drop(&b);
+	bench_big_drop(&b);
 
 	/* Every stream wants moves and has places to choose (250 on 16: floor
 	 * 15, ceiling 16, 10 at the ceiling): the leader targets' flow runs near
@@ -243,7 +242,7 @@ void bench_broker(void)
 	 * rounds each). */
 	printf("\n== broker: one decision on 2,000 shards over 16 members (8 streams of 250, each led 40 on one "
 	       "member), the leader targets' flow near its bound, best of 50\n");
-	build(&b, 16, 8, 250, 3);
+	bench_big_build(&b, 16, 8, 250, 3);
 	for (uint32_t i = 0; i < 8; i++)
 		for (uint32_t j = 0; j < 40; j++)
 			lead(&b, i * 250 + j, (i * 5) % 16);
@@ -251,6 +250,6 @@ void bench_broker(void)
 	printf("view %.1f us, decision %.1f us, total %.1f us; base %.1f us (%.1fx); allocs %lu; %s\n",
 	       t.view_ms * 1e3, t.plan_ms * 1e3, (t.view_ms + t.plan_ms) * 1e3, t.base_ms * 1e3,
 	       (t.view_ms + t.plan_ms) / t.base_ms, t.allocs, pl_status_name(t.status));
-	drop(&b);
+	bench_big_drop(&b);
 	printf("(target: the 1,000,000-shard decision with its view in 250 ms or less, no allocation)\n");
 }

@@ -1,6 +1,6 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view, broker, broker-replica, fleet, region, reuse,
- * tool). */
+ * only the named ones (hash, view, broker, broker-replica, broker-dry, fleet,
+ * region, reuse, tool). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -38,6 +38,7 @@ static const struct {
 	{"fleet", bench_fleet},
 	{"broker", bench_broker},
 	{"broker-replica", bench_broker_replica},
+	{"broker-dry", bench_broker_dry},
 	{"region", bench_region},
 	{"reuse", bench_reuse},
 	{"tool", bench_tool},
