@@ -190,6 +190,8 @@ check: deps
 	echo "== known-answer vectors: tests/vectors.txt"; \
 	./$(BUILD)/tests/gen_vectors | cmp -s - tests/vectors.txt || { echo "FAIL: gen_vectors output differs from tests/vectors.txt"; fail=1; }; \
 	echo "== placement(1): tests/placement"; tests/placement/run.sh ./$(TOOL) || fail=1; \
+	echo "== the shared layouts: tests/bindings (the tool; each binding's suite compares too)"; \
+		PYTHON=$(PYTHON) tests/bindings/check.sh ./$(TOOL) || fail=1; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python || fail=1; fi; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-rust || fail=1; fi; \
 	exit $$fail
