@@ -197,8 +197,11 @@
  * two more than (weighted: when the sum of count^2/weight drops); a relay,
  * where the source hands a shard to a member x at or below its bound that
  * can hand one of the scope on to the destination (x -> destination is then
- * an ordinary move). A layout that allows a first-choice move never sees a
- * fallback.
+ * an ordinary move); last, when no bound can be met, a hand-off (never a
+ * copy) from any member to a follower it leads at least two more than
+ * (weighted: the sum of count^2/weight drops, the distance not rising), so
+ * the spread narrows as far as hand-offs allow. A layout that allows a
+ * first-choice move never sees a fallback.
  * A move never: reduces the number of zones the shard's replicas span; fills
  * a member past max_shards; touches a shard that is moving or was acted on in
  * this view since the last pl_view_settle(); starts past max_moves (moves in
@@ -211,9 +214,11 @@
  * a member over (above) a bound to one under (below) it and lowers the
  * distance; a spread move keeps the distance and lowers the sum. With equal
  * weights every such move goes from a member leading at least two more than
- * the destination, so the stream's sum of squared counts drops. Every
- * cluster move keeps every stream within its bounds on both members (no
- * stream's potential rises) and lowers the cluster's. The one exception is
+ * the destination, so the stream's sum of squared counts drops; so does a
+ * narrowing hand-off. Every cluster move raises no stream's potential (a
+ * stream within its bounds stays within them; one that no move can bring
+ * within them may give a leader to the totals without ending further from
+ * them) and lowers the cluster's. The one exception is
  * a relay's first hop, which keeps the scope's distance (and, with equal
  * weights, its squares): the scope's next move is then an ordinary one that
  * lowers the distance, so two relays never follow each other. A hop of a

@@ -27,22 +27,21 @@
  * are tried in rank order (at most PL_BROKER_SEARCH), each with one walk over
  * the shards it leads; a shard may go to an eligible follower or to one of
  * the PL_BROKER_SEARCH best destinations with room, when the zones allow and
- * its stream stays within its bounds on both members.
+ * its stream's potential does not rise (stream_allows()).
  *
  * When a search finds nothing but blocks (zones, caps, or the streams'
  * bounds), search_all() tries the fallbacks in turn: the wide search (every
  * pair that lowers the distance), the spread search (a member over its
  * ceiling to one it leads at least two more than, by count^2/weight), then a
- * relay (relay()).
+ * relay (relay()), then the narrowing hand-offs (narrow()).
  *
  * Why it terminates. A scope's potential is (distance to its bounds, the sum
  * of count^2/weight), compared in that order. A first-choice or wide move
  * goes from a member over (above) a bound to one under (below) it and lowers
  * the distance; a spread move keeps the distance and lowers the sum; with
  * equal weights each goes from a member leading at least two more, so the
- * sum of squared counts drops by at least 2. A cluster move keeps every
- * stream within its bounds on both members (no stream's potential rises) and
- * lowers the cluster's. A relay's first hop keeps the scope's distance, and
+ * sum of squared counts drops by at least 2; a narrowing hand-off too. A
+ * cluster move raises no stream's potential and lowers the cluster's. A relay's first hop keeps the scope's distance, and
  * the scope's next move then lowers it (x -> d is a first-choice move), so no
  * two relays follow each other. Hence (the streams' potentials, the cluster's)
  * falls in lexicographic order over every two moves and is bounded below:
@@ -53,16 +52,18 @@
 
 /* ---- the stream pass ------------------------------------------------------ */
 
-/* May a shard of stream s go from a to d without taking the stream out of
- * its bounds on either, or making it more uneven (its sum of
- * count^2/weight rising: with unequal weights a move within the bounds
- * can)? With equal weights the destination leads fewer of it. */
+/* May a shard of stream s go from a to d without raising the stream's
+ * potential: its distance to its bounds, then its sum of count^2/weight
+ * (with unequal weights a move within the bounds can raise it)? A stream
+ * within its bounds stays within them; one that no move can bring within
+ * them (a blocked stream) may still give the totals a leader, so long as
+ * it ends no further from its bounds. */
 static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
 {
 	const pl_view *v = b->v;
 	if (s == PL_NONE || !b->cfg->stream_balance)
 		return 1;
-	return pl__bk_keeps(v, L, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
+	return pl__bk_no_rise(v, L, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
 }
 
 /* In the stream pass (R: the stream's replicas on eligible members, replica
@@ -110,7 +111,7 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
 			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, settled(b, k, a, f, R), k);
 	}
-	for (uint32_t i = 0; i < l->n; i++) {
+	for (uint32_t i = 0; i < l->n && sc->level != 3; i++) {
 		uint32_t d = l->m[i];
 		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !stream_allows(b, s, L, a, d))
 			continue; /* a follower: weighed above */
@@ -458,18 +459,35 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	return x.have ? pl__bk_emit_best(b, sc, &x) : PL__BK_SETTLED;
 }
 
+/* When the bounds cannot be reached (every search and the relay blocked),
+ * the scope is still made as even as hand-offs can make it: the narrowing
+ * search (level 3) hands a leadership from any member to a follower it
+ * leads at least two more than (by count^2/weight), the distance not
+ * rising. Only hand-offs: they copy nothing, so narrowing never costs data.
+ * Each lowers the scope's potential, as every other move does. */
+static int narrow(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search)
+{
+	int rc = pl__bk_search_all(b, sc, search, 0, relay);
+	if (rc != PL__BK_BLOCK_CAPS && rc != PL__BK_BLOCK_ZONES && rc != PL__BK_BLOCK_HANDOFF && rc != PL__BK_SETTLED)
+		return rc;
+	pl__scope w = *sc;
+	w.level = 3;
+	int again = search(b, &w);
+	return again == PL__BK_MOVED || again == PL__BK_FULL ? again : rc;
+}
+
 static int stream_move(pl__bk *b, const pl__scope *sc)
 {
 	if (!b->projected) {
 		pl__bk_project(b); /* only once a stream wants a move */
 		b->projected = 1;
 	}
-	return pl__bk_search_all(b, sc, stream_search, 0, relay);
+	return narrow(b, sc, stream_search);
 }
 
 static int cluster_move(pl__bk *b, const pl__scope *sc)
 {
-	return pl__bk_search_all(b, sc, cluster_search, 0, relay);
+	return narrow(b, sc, cluster_search);
 }
 
 static void fill_cluster(const pl__bk *b, uint32_t s, pl__scope *sc)

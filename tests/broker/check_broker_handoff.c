@@ -176,6 +176,70 @@ START_TEST(hand_offs_only_drain_waits_for_the_follower_at_its_limit)
 }
 END_TEST
 
+/* No bound can be met by hand-offs (m0 and m1 lead 4 each with no
+ * follower), but m2 leads 2 and can hand one to its follower m3: the
+ * spread narrows (4/4/2/0 -> 4/4/1/1, the sum of squares 36 -> 34), though
+ * neither comes within its bounds. Redpanda's balancer makes that move. */
+START_TEST(hand_offs_only_narrow_the_spread_no_bound_can_be_met)
+{
+	tl *t = bu_new(4, NULL);
+	for (uint32_t i = 0; i < 8; i++)
+		tl_shard(t, tl_str(t, "g%u", i), PL_NONE, i / 4, 1, i / 4);
+	tl_shard(t, "g8", PL_NONE, 2, 1, 2u);
+	uint32_t k9 = tl_shard(t, "g9", PL_NONE, 2, 2, 2u, 3u);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.handoff_only = 1;
+	cfg.replication_factor = 1;
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_LEADER);
+	ck_assert_uint_eq(a[0].shard, k9);
+	ck_assert_uint_eq(a[0].to, 3);
+	ck_assert_uint_eq(info.status, PL_STATUS_BLOCKED_HANDOFF);
+	ck_assert_uint_eq(bu_total(t->view, 2), 1);
+	ck_assert_uint_eq(bu_total(t->view, 3), 1);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
+/* Two streams, each out of its bounds where no hand-off brings it within
+ * them (the member under the floor holds no replica of it), totals 1/4/1.
+ * A stream that cannot be evened does not hold the totals back: two
+ * hand-offs give 2/2/2, and neither stream ends further from its bounds. */
+START_TEST(a_stream_no_hand_off_can_even_does_not_block_the_totals)
+{
+	tl *t = bu_new(3, NULL);
+	uint32_t sa = tl_stream(t, "a"), sb = tl_stream(t, "b");
+	tl_shard(t, "a/0", sa, 1, 2, 1u, 0u);
+	tl_shard(t, "a/1", sa, 1, 2, 1u, 0u);
+	tl_shard(t, "a/2", sa, 0, 2, 0u, 1u);
+	tl_shard(t, "b/0", sb, 1, 2, 1u, 2u);
+	tl_shard(t, "b/1", sb, 1, 2, 1u, 2u);
+	tl_shard(t, "b/2", sb, 2, 2, 2u, 1u);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.handoff_only = 1;
+	cfg.replication_factor = 2;
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(n, 2);
+	for (uint32_t m = 0; m < 3; m++)
+		ck_assert_uint_eq(bu_total(t->view, m), 2);
+	/* Each stream: one member over by one, one under by one, as before. */
+	ck_assert_uint_eq(bu_lead(t->view, sa, 0) + bu_lead(t->view, sa, 1), 3);
+	ck_assert_uint_eq(bu_lead(t->view, sa, 2), 0);
+	ck_assert_uint_eq(bu_lead(t->view, sb, 0), 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_BLOCKED_HANDOFF);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 /* Random layouts, zones, weights, drains and down members: hand-offs only
  * copy nothing (no MOVE_REPLICA, no STAGE_FIRST, no ADD_REPLICA: every
  * shard has replicas), and every hand-off goes to a replica the shard has. */
@@ -230,6 +294,50 @@ START_TEST(hand_offs_only_copy_nothing_on_random_layouts)
 }
 END_TEST
 
+/* Random layouts, equal weights, totals only, every member live, no
+ * limits: after a hand-off-only plan no shard's leader leads two or more
+ * than a follower of it (such a hand-off would narrow the
+ * spread), whether or not the bounds were met. */
+START_TEST(hand_offs_only_leave_no_narrowing_hand_off_on_random_layouts)
+{
+	uint64_t seed = tl_seed(0x4a0eu), rng = seed;
+	uint32_t iters = tl_iters(300), moves = 0;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint32_t nm = 3 + tl_below(&rng, 7);
+		tl *t = tl_random(&rng, nm, 1 + tl_below(&rng, 4), 6 + tl_below(&rng, 50), 1 + tl_below(&rng, 3), 0);
+		tl_view(t, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.handoff_only = 1;
+		cfg.stream_balance = 0;
+		cfg.max_moves = 1 + tl_below(&rng, 4);
+		uint32_t n;
+		pl_plan_info info;
+		pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+		moves += n;
+		const pl_view *v = t->view;
+		pl_shard_state sv;
+		for (uint32_t k = 0; k < t->nk; k++) {
+			ck_assert_int_eq(pl_view_shard_state(v, k, &sv), 0);
+			if (sv.leader == PL_NONE)
+				continue;
+			for (uint32_t j = 0; j < sv.replica_count; j++) {
+				uint32_t f = sv.replicas[j]; /* tl_random marks no replica out of sync */
+				if (f == sv.leader)
+					continue;
+				ck_assert_msg(bu_total(v, sv.leader) < bu_total(v, f) + 2,
+					      "seed %llu (layout %u): %s leads %u, its follower %s %u", (unsigned long long)seed,
+					      it, t->m[sv.leader].id.ptr, bu_total(v, sv.leader), t->m[f].id.ptr,
+					      bu_total(v, f));
+			}
+		}
+		free(a);
+		tl_free(t);
+	}
+	printf("broker: %u random layouts (seed %llu), hand-offs only, totals: %u hand-offs, none left that narrows\n",
+	       iters, (unsigned long long)seed, moves);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("broker_handoff");
@@ -241,10 +349,13 @@ int main(void)
 	tcase_add_test(c, hand_offs_only_name_the_bound_only_a_copy_would_meet);
 	tcase_add_test(c, hand_offs_only_drain_a_leader_to_a_follower_or_stall);
 	tcase_add_test(c, hand_offs_only_drain_waits_for_the_follower_at_its_limit);
+	tcase_add_test(c, hand_offs_only_narrow_the_spread_no_bound_can_be_met);
+	tcase_add_test(c, a_stream_no_hand_off_can_even_does_not_block_the_totals);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, hand_offs_only_copy_nothing_on_random_layouts);
+	tcase_add_test(c, hand_offs_only_leave_no_narrowing_hand_off_on_random_layouts);
 	suite_add_tcase(s, c);
 	return tl_run(s);
 }
