@@ -71,6 +71,8 @@ static inline int pl__same_bytes(pl_bytes a, pl_bytes b)
 		return 0;
 	if (a.ptr == b.ptr || a.len == 0)
 		return 1;
+	if (a.ptr == NULL || b.ptr == NULL)
+		return 0; /* not read: validation refuses the new one (PL_E_NULL) */
 	return memcmp(a.ptr, b.ptr, (size_t)a.len) == 0;
 }
 /* The state of shard i in a hint's st. */

@@ -116,6 +116,51 @@ START_TEST(a_key_of_the_hints_length_and_no_bytes)
 }
 END_TEST
 
+/* A member id, a member's zone or a stream id with the hint's length and no
+ * bytes: refused as without the hint (PL_E_NULL naming the element), never
+ * compared with the hint's bytes on the way. */
+START_TEST(an_id_of_the_hints_length_and_no_bytes)
+{
+	tl *t = layout();
+	t->m[2].zone = (pl_bytes){"z", 1};
+	pl_view *hint = tl_view(t, 0);
+	for (int which = 0; which < 3; which++) {
+		pl_snapshot s = *tl_snap(t);
+		pl_member m[4];
+		pl_stream st[1];
+		memcpy(m, s.members, sizeof m);
+		memcpy(st, s.streams, sizeof st);
+		if (which == 0)
+			m[2].id.ptr = NULL;
+		else if (which == 1)
+			m[2].zone.ptr = NULL;
+		else
+			st[0].id.ptr = NULL;
+		s.members = m;
+		s.streams = st;
+		pl_diag want, d;
+		size_t size = pl_view_size(&s);
+		for (int with = 0; with <= 1; with++) {
+			void *mem = calloc(1, size);
+			pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+			opt.reuse = with ? hint : NULL;
+			pl_view *out = NULL;
+			int rc = pl_view_init(&out, mem, size, &s, &opt, with ? &d : &want);
+			ck_assert_int_eq(rc, PL_E_NULL);
+			ck_assert_ptr_null(out);
+			if (with) {
+				ck_assert_uint_eq(d.kind, want.kind);
+				ck_assert_uint_eq(d.index, want.index);
+			}
+			ck_assert_uint_eq(want.kind, which == 2 ? PL_ELEM_STREAM : PL_ELEM_MEMBER);
+			ck_assert_uint_eq(want.index, which == 2 ? 0 : 2);
+			free(mem);
+		}
+	}
+	tl_free(t);
+}
+END_TEST
+
 /* Shards equal to the hint's but leading, moving or holding otherwise: each
  * is checked (the rules read those fields), and each refusal is the one a
  * fresh build gives. */
@@ -155,6 +200,7 @@ static Suite *suite(void)
 	tcase_add_test(c, a_matching_shard_under_fewer_members);
 	tcase_add_test(c, a_matching_shard_with_an_unknown_flag);
 	tcase_add_test(c, a_key_of_the_hints_length_and_no_bytes);
+	tcase_add_test(c, an_id_of_the_hints_length_and_no_bytes);
 	tcase_add_test(c, a_matching_key_with_changed_replicas);
 	suite_add_tcase(s, c);
 	return s;
