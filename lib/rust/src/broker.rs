@@ -121,7 +121,7 @@ pub(crate) fn first_cap(snap: &Snapshot) -> usize {
     (snap.shard_keys().len() + 64).min(1 << 20)
 }
 
-impl<'s> View<'s> {
+impl View {
     /// One tick of the broker policy (`pl_broker_plan()`): place what has no
     /// live leader, hand off what draining members lead and hold, repair
     /// zones, start moves (leaders, then replicas) up to the limits. Every
@@ -223,7 +223,7 @@ impl DrainStallReason {
     }
 }
 
-impl<'s> View<'s> {
+impl View {
     /// Every replica a draining member holds that a drain cannot move, and
     /// why (`pl_broker_drain_stalls()`): the entries behind a plan's status
     /// `drain-stalled`, as the view is now. Shards in key order, a shard's

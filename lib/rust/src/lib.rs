@@ -60,7 +60,7 @@ pub use route::{
 };
 pub use parts::{Copy, Member, Origin, Override, Shard, Stream};
 pub use snapshot::{Snapshot, SnapshotBuilder};
-pub use view::{Counts, Scorer, ShardState, Tally, View, ViewOptions};
+pub use view::{Counts, Scorer, ShardState, Tally, Ticker, View, ViewOptions};
 
 use sys::safe;
 

@@ -84,7 +84,7 @@ impl RegionConfig {
     }
 }
 
-impl<'s> View<'s> {
+impl View {
     /// The effective replication factor, min(configured RF, live members)
     /// (`pl_region_effective_rf()`).
     pub fn region_effective_rf(&self, cfg: &RegionConfig) -> Result<u32, Error> {
@@ -124,7 +124,7 @@ impl<'s> View<'s> {
     /// not act on.
     pub fn region_plan(&mut self, cfg: &RegionConfig) -> Result<Plan, Error> {
         let c = cfg.to_raw();
-        let snap = self.snapshot();
+        let snap = self.snapshot().clone();
         let n = snap.raw_shards().len();
         // At most one action per region per call, and max_actions.
         let cap = n.min(cfg.max_actions as usize).saturating_add(1).min(1 << 26);
@@ -139,7 +139,7 @@ impl<'s> View<'s> {
             return Err(snap.error_from_diag(rc, &d));
         }
         out.truncate((rc as usize).min(cap));
-        let mut plan = Plan::build(snap, &out, &info, (rc > 0) as u32)?;
+        let mut plan = Plan::build(&snap, &out, &info, (rc > 0) as u32)?;
         let met = (info.blocked as usize).min(stalls.len());
         for s in stalls.iter().take(met) {
             let shard = snap.shard_key(s.shard).ok_or_else(|| {

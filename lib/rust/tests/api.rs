@@ -12,7 +12,7 @@ fn assert_send<T: Send>() {}
 #[test]
 fn snapshots_and_views_are_send() {
     assert_send::<Snapshot>();
-    assert_send::<View<'static>>();
+    assert_send::<View>();
     assert_send::<Action>();
     assert_send::<Error>();
     let snap = Snapshot::new(brokers(3), stream("s", &[3, 0, 0], 3)).unwrap();

@@ -199,7 +199,7 @@ impl Fleet {
         let mut view = snap.view_with(&legacy()).unwrap();
         let owned = {
             let owners = view.fleet_owners().unwrap();
-            let mut c: HashMap<&str, u32> = HashMap::new();
+            let mut c: HashMap<String, u32> = HashMap::new();
             for o in owners {
                 *c.entry(o).or_default() += 1;
             }
