@@ -1,8 +1,8 @@
 //! The broker policy: leaders and replicas per stream and in total
 //! (`placement/broker.h`).
 
-use crate::action::Plan;
-use crate::error::Error;
+use crate::action::{Plan, Policy};
+use crate::error::{Error, BROKER_FIELDS};
 use crate::snapshot::Snapshot;
 use crate::sys;
 use crate::sys::safe;
@@ -157,8 +157,11 @@ impl View {
             } else {
                 self.raw.broker_plan(&c, &mut out, &mut info, &mut d)
             };
+            if rc == sys::PL_E_NO_ELIGIBLE {
+                return Plan::no_eligible(self.snapshot(), Policy::Broker, &all, ticks_total);
+            }
             if rc < 0 {
-                return Err(self.snapshot().error_from_diag(rc, &d));
+                return Err(self.snapshot().error_from_diag(rc, &d).in_config(BROKER_FIELDS));
             }
             let n = (rc as usize).min(out.len());
             out.truncate(n);
@@ -178,7 +181,7 @@ impl View {
             if !dry {
                 ticks_total = (!all.is_empty()) as u32;
             }
-            return Plan::build(self.snapshot(), &all, &info, ticks_total);
+            return Plan::build(Policy::Broker, self.snapshot(), &all, &info, ticks_total);
         }
     }
 }

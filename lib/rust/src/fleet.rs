@@ -1,8 +1,8 @@
 //! The fleet: ownership with overrides, count balance, lag moves, return
 //! home, and the override document (`placement/fleet.h`).
 
-use crate::action::Plan;
-use crate::error::{ElementKind, Error};
+use crate::action::{Plan, Policy};
+use crate::error::{ElementKind, Error, FLEET_FIELDS};
 use crate::parts::{Origin, Override};
 use crate::snapshot::Snapshot;
 use crate::sys;
@@ -170,11 +170,14 @@ impl View {
         let mut info = sys::pl_plan_info::default();
         let mut d = sys::pl_diag::default();
         let rc = self.raw.fleet_decide(&c, &mut out, &mut info, &mut d);
+        if rc == sys::PL_E_NO_ELIGIBLE {
+            return Plan::no_eligible(&snap, Policy::Fleet, &[], 0);
+        }
         if rc < 0 {
-            return Err(snap.error_from_diag(rc, &d));
+            return Err(snap.error_from_diag(rc, &d).in_config(FLEET_FIELDS));
         }
         out.truncate((rc as usize).min(cap));
-        Plan::build(&snap, &out, &info, (rc > 0) as u32)
+        Plan::build(Policy::Fleet, &snap, &out, &info, (rc > 0) as u32)
     }
 
     /// Reads an override document (version 1) into overrides for this

@@ -12,7 +12,7 @@
 //! the library's sentence that says why.
 //!
 //! ```
-//! use placement::{BrokerConfig, Member, Shard, Snapshot};
+//! use placement::{ActionKind, BrokerConfig, Member, Shard, Snapshot, Status};
 //!
 //! # fn main() -> Result<(), placement::Error> {
 //! let members = vec![Member::new("b0"), Member::new("b1"), Member::new("b2")];
@@ -22,8 +22,9 @@
 //! let snap = Snapshot::new(members, shards)?;
 //! let plan = placement::broker_dry_run(&snap, &BrokerConfig::default())?;
 //! assert_eq!(plan.actions.len(), 8); // 12/0/0 -> 4/4/4
-//! assert_eq!(plan.actions[0].kind, "move-leader");
-//! assert_eq!(plan.status, "balanced");
+//! assert!(matches!(&plan.actions[0].kind, ActionKind::MoveLeader { from, .. } if from == "b2"));
+//! assert_eq!(plan.actions[0].kind.to_string(), "move-leader");
+//! assert_eq!(plan.status, Status::Balanced);
 //! # Ok(())
 //! # }
 //! ```
@@ -50,7 +51,7 @@ mod route;
 mod snapshot;
 mod view;
 
-pub use action::{Action, Plan, Scope, Stall, Status, Wanted};
+pub use action::{Action, ActionKind, Plan, Reason, Scope, Stall, Status, Wanted};
 pub use broker::{broker_drain_stalls, broker_dry_run, broker_plan, BrokerConfig, DrainStall, DrainStallReason};
 pub use error::{ElementKind, Error};
 pub use fleet::{fleet_decide, FleetConfig, OverrideDoc};
@@ -58,7 +59,7 @@ pub use region::{region_plan, RegionConfig};
 pub use route::{
     route_decide, Answer, Body, Outcome, RouteOwner, RouteRequest, SendBody, Verdict, VerdictKind,
 };
-pub use parts::{Copy, Member, Origin, Override, Shard, Stream};
+pub use parts::{CopyInFlight, Member, Origin, Override, Shard, Stream};
 pub use snapshot::{Snapshot, SnapshotBuilder};
 pub use view::{Counts, Scorer, ShardState, Tally, Ticker, View, ViewOptions};
 

@@ -1,5 +1,5 @@
 //! The parts of a snapshot, described by id: [`Member`], [`Stream`],
-//! [`Shard`], [`Override`] (with its [`Origin`]) and [`Copy`](struct@Copy).
+//! [`Shard`], [`Override`] (with its [`Origin`]) and [`CopyInFlight`].
 
 use crate::sys;
 
@@ -321,7 +321,7 @@ impl Override {
 /// on commit it replaces the replica on `from`, or adds a peer when `from`
 /// is `None`. The view counts it as finished.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Copy {
+pub struct CopyInFlight {
     /// The shard's key.
     pub shard: String,
     /// The member the copy is staged on.
@@ -330,17 +330,17 @@ pub struct Copy {
     pub from: Option<String>,
 }
 
-impl Copy {
+impl CopyInFlight {
     /// A copy of `shard` staged on `to`, adding a peer.
-    pub fn new(shard: impl Into<String>, to: impl Into<String>) -> Copy {
-        Copy {
+    pub fn new(shard: impl Into<String>, to: impl Into<String>) -> CopyInFlight {
+        CopyInFlight {
             shard: shard.into(),
             to: to.into(),
             from: None,
         }
     }
     /// Sets the replica it replaces.
-    pub fn from(mut self, member: impl Into<String>) -> Copy {
+    pub fn from(mut self, member: impl Into<String>) -> CopyInFlight {
         self.from = Some(member.into());
         self
     }

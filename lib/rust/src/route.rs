@@ -1,7 +1,7 @@
 //! Routing one request: who owns a key's shard now, and the one-hop
 //! forwarding decision (`placement/route.h`).
 
-use crate::error::Error;
+use crate::error::{Error, ROUTE_FIELDS};
 use crate::sys;
 use crate::sys::safe;
 use crate::view::View;
@@ -212,7 +212,7 @@ pub struct Verdict {
 /// `E_ROUTE_OUTCOME` (config field 6).
 pub fn route_decide(req: &RouteRequest) -> Result<Verdict, Error> {
     let mut d = sys::pl_diag::default();
-    let v = safe::route_decide(&req.to_raw(), &mut d).map_err(|rc| Error::from_diag(rc, &d))?;
+    let v = safe::route_decide(&req.to_raw(), &mut d).map_err(|rc| Error::from_diag(rc, &d).in_config(ROUTE_FIELDS))?;
     Ok(Verdict {
         verdict: match v.verdict {
             sys::PL_ROUTE_SERVE => VerdictKind::Serve,

@@ -2,7 +2,7 @@
 //! the bytes they point into.
 
 use crate::error::{ElementKind, Error};
-use crate::parts::{Copy, Member, Override, Shard, Stream};
+use crate::parts::{CopyInFlight, Member, Override, Shard, Stream};
 use crate::sys;
 use crate::sys::safe::{RawSnap, SnapParts};
 use std::collections::HashMap;
@@ -58,7 +58,7 @@ pub struct SnapshotBuilder {
     streams: Vec<Stream>,
     shards: Vec<Shard>,
     overrides: Vec<Override>,
-    copies: Vec<Copy>,
+    copies: Vec<CopyInFlight>,
 }
 
 impl SnapshotBuilder {
@@ -73,7 +73,7 @@ impl SnapshotBuilder {
         self
     }
     /// Sets the replica copies in flight.
-    pub fn copies(mut self, copies: Vec<Copy>) -> SnapshotBuilder {
+    pub fn copies(mut self, copies: Vec<CopyInFlight>) -> SnapshotBuilder {
         self.copies = copies;
         self
     }

@@ -3,8 +3,8 @@
 //! snapshot for its whole life; and the [`Ticker`], which keeps the last
 //! tick's view as the next one's hint.
 
-use crate::action::Action;
-use crate::error::{ElementKind, Error};
+use crate::action::{Action, ActionKind, Reason};
+use crate::error::{ElementKind, Error, VIEW_OPTION_FIELDS};
 use crate::parts::Origin;
 use crate::snapshot::Snapshot;
 use crate::sys;
@@ -227,7 +227,7 @@ impl View {
                 snap: snap.clone(),
                 raw,
             }),
-            Err(rc) => Err(snap.error_from_diag(rc, &d)),
+            Err(rc) => Err(snap.error_from_diag(rc, &d).in_config(VIEW_OPTION_FIELDS)),
         }
     }
 
@@ -456,11 +456,11 @@ impl View {
             Some(s) => self.stream_index(s)?,
             None => sys::PL_NONE,
         };
-        r.from = match &a.from_member {
+        r.from = match a.from_member() {
             Some(m) => self.member_index(m)?,
             None => sys::PL_NONE,
         };
-        r.to = match &a.to_member {
+        r.to = match a.to_member() {
             Some(m) => self.member_index(m)?,
             None => sys::PL_NONE,
         };
@@ -490,27 +490,25 @@ impl View {
         Ok(rc as u32)
     }
 
-    /// An action of the caller's own making, for [`View::apply`]: kind and
-    /// reason by name (the library's names, e.g. "set-override", "count"),
-    /// the shard by key, the members by id. The numbers are 0.
-    pub fn make_action(
-        &self,
-        kind: &str,
-        reason: &str,
-        shard: &str,
-        from: Option<&str>,
-        to: Option<&str>,
-    ) -> Result<Action, Error> {
-        let code_of = |name: &str, f: fn(u32) -> &'static str, arg: u32| {
-            (1..=255u32).find(|&c| f(c) == name).ok_or_else(|| {
-                Error::code(sys::PL_E_INVAL)
-                    .at(ElementKind::Argument, Some(arg))
-                    .with_id(Some(name.to_owned()))
-            })
-        };
+    /// An action of the caller's own making, for [`View::apply`]: the kind
+    /// with its members by id, the reason, the shard by key. The numbers
+    /// are 0.
+    ///
+    /// ```
+    /// use placement::{ActionKind, Member, Reason, Shard, Snapshot};
+    /// let snap = Snapshot::new(vec![Member::new("a"), Member::new("b")],
+    ///                          vec![Shard::new("k").replicas(&["a", "b"]).leader("a")])?;
+    /// let mut view = snap.view()?;
+    /// let to = "b".to_string();
+    /// let a = view.make_action(ActionKind::SetLeader { from: Some("a".into()), to }, Reason::Failover, "k")?;
+    /// view.apply(&a)?;
+    /// assert_eq!(view.shard_state("k")?.leader.as_deref(), Some("b"));
+    /// # Ok::<(), placement::Error>(())
+    /// ```
+    pub fn make_action(&self, kind: ActionKind, reason: Reason, shard: &str) -> Result<Action, Error> {
         let mut r = sys::pl_action {
-            kind: code_of(kind, safe::action_kind_name, 1)?,
-            reason: code_of(reason, safe::reason_name, 2)?,
+            kind: kind.code(),
+            reason: reason.code(),
             shard: self.shard_index(shard)?,
             from: sys::PL_NONE,
             to: sys::PL_NONE,
@@ -522,10 +520,10 @@ impl View {
             .get(r.shard as usize)
             .map(|k| k.stream)
             .unwrap_or(sys::PL_NONE);
-        if let Some(m) = from {
+        if let Some(m) = kind.from_member() {
             r.from = self.member_index(m)?;
         }
-        if let Some(m) = to {
+        if let Some(m) = kind.to_member() {
             r.to = self.member_index(m)?;
         }
         Action::from_raw(&self.snap, &r)
