@@ -6,10 +6,13 @@
 //!
 //! You describe members, streams, shards, overrides and copies **by id**;
 //! a [`Snapshot`] maps them to the library's arrays and owns the bytes; a
-//! [`View`] borrows the snapshot and holds what one tick derives from it; the
+//! [`View`] holds the snapshot and what one tick derives from it; the
 //! policies ([`View::broker_plan`], [`View::fleet_decide`],
 //! [`View::region_plan`]) return a [`Plan`] of [`Action`]s, in ids, each with
-//! the library's sentence that says why.
+//! the library's sentence that says why. An action's [`ActionKind`] names the
+//! members it moves something between; [`Action::apply_to`] carries it out
+//! on your own list of [`Shard`]s; a [`Ticker`] builds each tick's view with
+//! the last one as its hint.
 //!
 //! ```
 //! use placement::{ActionKind, BrokerConfig, Member, Shard, Snapshot, Status};
@@ -30,8 +33,11 @@
 //! ```
 //!
 //! Every rule, default and name comes from the C library: configs'
-//! `Default` calls the C `*_init()`, kinds, reasons and statuses are the
-//! strings of the C name functions, errors carry `pl_error_name()`. The raw
+//! `Default` calls the C `*_init()`, kinds, reasons and statuses
+//! ([`ActionKind`], [`Reason`], [`Status`]) display as the strings of the C
+//! name functions, errors carry `pl_error_name()` and a config error the
+//! field's name ([`Error::field`]). A cluster with no eligible member is a
+//! plan with status [`Status::Stalled`], not an error. The raw
 //! declarations are in [`sys`], the only module with `unsafe` code.
 //!
 //! The crate's version is the library's ([`VERSION`]); [`version()`] is the
