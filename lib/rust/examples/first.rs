@@ -9,7 +9,7 @@ fn main() -> Result<(), placement::Error> {
     let snap = Snapshot::new(members, shards)?;
     let plan = placement::broker_dry_run(&snap, &BrokerConfig::default())?;
     for a in &plan.actions {
-        println!("{} {} {:?} -> {:?} | {}", a.kind, a.shard, a.from_member, a.to_member, a);
+        println!("{} {} {:?} -> {:?} | {}", a.kind, a.shard, a.from_member(), a.to_member(), a);
     }
     println!("{}", plan.status); // balanced
     Ok(())

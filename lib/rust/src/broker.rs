@@ -1,8 +1,8 @@
 //! The broker policy: leaders and replicas per stream and in total
 //! (`placement/broker.h`).
 
-use crate::action::Plan;
-use crate::error::Error;
+use crate::action::{Plan, Policy};
+use crate::error::{Error, BROKER_FIELDS};
 use crate::snapshot::Snapshot;
 use crate::sys;
 use crate::sys::safe;
@@ -121,7 +121,7 @@ pub(crate) fn first_cap(snap: &Snapshot) -> usize {
     (snap.shard_keys().len() + 64).min(1 << 20)
 }
 
-impl<'s> View<'s> {
+impl View {
     /// One tick of the broker policy (`pl_broker_plan()`): place what has no
     /// live leader, hand off what draining members lead and hold, repair
     /// zones, start moves (leaders, then replicas) up to the limits. Every
@@ -157,8 +157,11 @@ impl<'s> View<'s> {
             } else {
                 self.raw.broker_plan(&c, &mut out, &mut info, &mut d)
             };
+            if rc == sys::PL_E_NO_ELIGIBLE {
+                return Plan::no_eligible(self.snapshot(), Policy::Broker, &all, ticks_total);
+            }
             if rc < 0 {
-                return Err(self.snapshot().error_from_diag(rc, &d));
+                return Err(self.snapshot().error_from_diag(rc, &d).in_config(BROKER_FIELDS));
             }
             let n = (rc as usize).min(out.len());
             out.truncate(n);
@@ -178,7 +181,7 @@ impl<'s> View<'s> {
             if !dry {
                 ticks_total = (!all.is_empty()) as u32;
             }
-            return Plan::build(self.snapshot(), &all, &info, ticks_total);
+            return Plan::build(Policy::Broker, self.snapshot(), &all, &info, ticks_total);
         }
     }
 }
@@ -223,7 +226,7 @@ impl DrainStallReason {
     }
 }
 
-impl<'s> View<'s> {
+impl View {
     /// Every replica a draining member holds that a drain cannot move, and
     /// why (`pl_broker_drain_stalls()`): the entries behind a plan's status
     /// `drain-stalled`, as the view is now. Shards in key order, a shard's

@@ -21,7 +21,8 @@ pub enum ElementKind {
     Shard,
     /// An override (`PL_ELEM_OVERRIDE`).
     Override,
-    /// A field of a config (`PL_ELEM_CONFIG`; index = its place, 0 = version).
+    /// A field of a config (`PL_ELEM_CONFIG`; index = its place, 0 = version;
+    /// [`Error::field`] its name).
     Config,
     /// A function argument (`PL_ELEM_ARGUMENT`; index from 1).
     Argument,
@@ -82,7 +83,27 @@ pub struct Error {
     other: Option<u32>,
     id: Option<String>,
     reference: Option<String>,
+    field: Option<&'static str>,
 }
+
+/// The fields of each config struct, by their index in a `PL_ELEM_CONFIG`
+/// diag (0 = version): the C field names, which are the crate's.
+pub(crate) const BROKER_FIELDS: &[&str] = &[
+    "version", "max_moves", "max_moves_in", "max_moves_out", "paused",
+    "replication_factor", "stream_balance", "replica_balance", "handoff_only",
+];
+pub(crate) const FLEET_FIELDS: &[&str] = &[
+    "version", "self", "now", "last_move", "cooldown", "moves_per_decision", "spread",
+    "return_home_age", "count_balance", "reserved",
+];
+pub(crate) const REGION_FIELDS: &[&str] = &[
+    "version", "replication_factor", "add_peer_proposals", "load_balance", "load_threshold",
+    "max_actions",
+];
+pub(crate) const ROUTE_FIELDS: &[&str] = &[
+    "version", "data_plane", "answer", "owner_known", "forwarded", "body", "outcome", "reserved",
+];
+pub(crate) const VIEW_OPTION_FIELDS: &[&str] = &["version", "scorer", "reuse", "max_replicas", "reserved"];
 
 impl Error {
     /// An error with a code and nothing else.
@@ -94,6 +115,7 @@ impl Error {
             other: None,
             id: None,
             reference: None,
+            field: None,
         }
     }
 
@@ -120,7 +142,17 @@ impl Error {
             },
             id: None,
             reference: None,
+            field: None,
         }
+    }
+
+    /// Names the config field a `PL_ELEM_CONFIG` error's index points at,
+    /// from the fields of the config the call was given.
+    pub(crate) fn in_config(mut self, fields: &'static [&'static str]) -> Error {
+        if self.kind == ElementKind::Config {
+            self.field = self.index.and_then(|i| fields.get(i as usize)).copied();
+        }
+        self
     }
 
     pub(crate) fn at(mut self, kind: ElementKind, index: Option<u32>) -> Error {
@@ -178,6 +210,22 @@ impl Error {
         self.id.as_deref()
     }
 
+    /// For a config error ([`ElementKind::Config`]): the name of the field
+    /// refused, e.g. "max_moves" (its index is [`Error::index`], 0 being
+    /// the struct's version).
+    ///
+    /// ```
+    /// use placement::{BrokerConfig, Member, Snapshot};
+    /// let snap = Snapshot::new(vec![Member::new("b0")], vec![])?;
+    /// let err = placement::broker_plan(&snap, &BrokerConfig::default().max_moves(0)).unwrap_err();
+    /// assert_eq!((err.name(), err.field()), ("E_CONFIG", Some("max_moves")));
+    /// assert!(err.to_string().ends_with("(config 'max_moves')"), "{}", err);
+    /// # Ok::<(), placement::Error>(())
+    /// ```
+    pub fn field(&self) -> Option<&'static str> {
+        self.field
+    }
+
     /// For an element that refers to an id the snapshot lacks (a replica
     /// naming an unknown member, say): that id.
     pub fn reference(&self) -> Option<&str> {
@@ -188,7 +236,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.name(), self.message())?;
-        if self.kind != ElementKind::None {
+        if let (ElementKind::Config, Some(field)) = (self.kind, self.field) {
+            write!(f, " (config '{}')", field)?;
+        } else if self.kind != ElementKind::None {
             write!(f, " ({}", self.kind.word())?;
             if let Some(i) = self.index {
                 write!(f, " {}", i)?;

@@ -1,8 +1,8 @@
 //! The fleet: ownership with overrides, count balance, lag moves, return
 //! home, and the override document (`placement/fleet.h`).
 
-use crate::action::Plan;
-use crate::error::{ElementKind, Error};
+use crate::action::{Plan, Policy};
+use crate::error::{ElementKind, Error, FLEET_FIELDS};
 use crate::parts::{Origin, Override};
 use crate::snapshot::Snapshot;
 use crate::sys;
@@ -124,10 +124,10 @@ pub struct OverrideDoc {
     pub skipped: u32,
 }
 
-impl<'s> View<'s> {
+impl View {
     /// The member that owns a shard now: its override's member when that
     /// one is eligible, else its ring home (`pl_fleet_owner()`).
-    pub fn fleet_owner(&self, shard: &str) -> Result<&'s str, Error> {
+    pub fn fleet_owner(&self, shard: &str) -> Result<&str, Error> {
         let k = self.shard_index(shard)?;
         let rc = self.raw.fleet_owner(k);
         if rc < 0 {
@@ -140,7 +140,7 @@ impl<'s> View<'s> {
 
     /// The owner of every shard, by shard index (`pl_fleet_owners()`); fills
     /// the view's ring homes once for later fleet calls.
-    pub fn fleet_owners(&mut self) -> Result<Vec<&'s str>, Error> {
+    pub fn fleet_owners(&mut self) -> Result<Vec<String>, Error> {
         let n = self.snapshot().shard_keys().len();
         let mut out = vec![0u32; n];
         let mut d = sys::pl_diag::default();
@@ -150,7 +150,7 @@ impl<'s> View<'s> {
         }
         let mut ids = Vec::with_capacity(n);
         for &m in out.iter().take(rc as usize) {
-            ids.push(self.member_id(m)?);
+            ids.push(self.member_id(m)?.to_owned());
         }
         Ok(ids)
     }
@@ -161,7 +161,7 @@ impl<'s> View<'s> {
     pub fn fleet_decide(&mut self, member: &str, cfg: &FleetConfig) -> Result<Plan, Error> {
         let m = self.member_index(member)?;
         let c = cfg.to_raw(m);
-        let snap = self.snapshot();
+        let snap = self.snapshot().clone();
         // Clean-up drops at most every override; moves at most
         // moves_per_decision; one action per shard otherwise.
         let cap = (snap.raw_shards().len() * 2 + cfg.moves_per_decision as usize + 64)
@@ -170,11 +170,14 @@ impl<'s> View<'s> {
         let mut info = sys::pl_plan_info::default();
         let mut d = sys::pl_diag::default();
         let rc = self.raw.fleet_decide(&c, &mut out, &mut info, &mut d);
+        if rc == sys::PL_E_NO_ELIGIBLE {
+            return Plan::no_eligible(&snap, Policy::Fleet, &[], 0);
+        }
         if rc < 0 {
-            return Err(snap.error_from_diag(rc, &d));
+            return Err(snap.error_from_diag(rc, &d).in_config(FLEET_FIELDS));
         }
         out.truncate((rc as usize).min(cap));
-        Plan::build(snap, &out, &info, (rc > 0) as u32)
+        Plan::build(Policy::Fleet, &snap, &out, &info, (rc > 0) as u32)
     }
 
     /// Reads an override document (version 1) into overrides for this

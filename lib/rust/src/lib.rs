@@ -6,13 +6,16 @@
 //!
 //! You describe members, streams, shards, overrides and copies **by id**;
 //! a [`Snapshot`] maps them to the library's arrays and owns the bytes; a
-//! [`View`] borrows the snapshot and holds what one tick derives from it; the
+//! [`View`] holds the snapshot and what one tick derives from it; the
 //! policies ([`View::broker_plan`], [`View::fleet_decide`],
 //! [`View::region_plan`]) return a [`Plan`] of [`Action`]s, in ids, each with
-//! the library's sentence that says why.
+//! the library's sentence that says why. An action's [`ActionKind`] names the
+//! members it moves something between; [`Action::apply_to`] carries it out
+//! on your own list of [`Shard`]s; a [`Ticker`] builds each tick's view with
+//! the last one as its hint.
 //!
 //! ```
-//! use placement::{BrokerConfig, Member, Shard, Snapshot};
+//! use placement::{ActionKind, BrokerConfig, Member, Shard, Snapshot, Status};
 //!
 //! # fn main() -> Result<(), placement::Error> {
 //! let members = vec![Member::new("b0"), Member::new("b1"), Member::new("b2")];
@@ -22,15 +25,19 @@
 //! let snap = Snapshot::new(members, shards)?;
 //! let plan = placement::broker_dry_run(&snap, &BrokerConfig::default())?;
 //! assert_eq!(plan.actions.len(), 8); // 12/0/0 -> 4/4/4
-//! assert_eq!(plan.actions[0].kind, "move-leader");
-//! assert_eq!(plan.status, "balanced");
+//! assert!(matches!(&plan.actions[0].kind, ActionKind::MoveLeader { from, .. } if from == "b2"));
+//! assert_eq!(plan.actions[0].kind.to_string(), "move-leader");
+//! assert_eq!(plan.status, Status::Balanced);
 //! # Ok(())
 //! # }
 //! ```
 //!
 //! Every rule, default and name comes from the C library: configs'
-//! `Default` calls the C `*_init()`, kinds, reasons and statuses are the
-//! strings of the C name functions, errors carry `pl_error_name()`. The raw
+//! `Default` calls the C `*_init()`, kinds, reasons and statuses
+//! ([`ActionKind`], [`Reason`], [`Status`]) display as the strings of the C
+//! name functions, errors carry `pl_error_name()` and a config error the
+//! field's name ([`Error::field`]). A cluster with no eligible member is a
+//! plan with status [`Status::Stalled`], not an error. The raw
 //! declarations are in [`sys`], the only module with `unsafe` code.
 //!
 //! The crate's version is the library's ([`VERSION`]); [`version()`] is the
@@ -50,7 +57,7 @@ mod route;
 mod snapshot;
 mod view;
 
-pub use action::{Action, Plan, Scope, Stall, Status, Wanted};
+pub use action::{Action, ActionKind, Plan, Reason, Scope, Stall, Status, Wanted};
 pub use broker::{broker_drain_stalls, broker_dry_run, broker_plan, BrokerConfig, DrainStall, DrainStallReason};
 pub use error::{ElementKind, Error};
 pub use fleet::{fleet_decide, FleetConfig, OverrideDoc};
@@ -58,9 +65,9 @@ pub use region::{region_plan, RegionConfig};
 pub use route::{
     route_decide, Answer, Body, Outcome, RouteOwner, RouteRequest, SendBody, Verdict, VerdictKind,
 };
-pub use parts::{Copy, Member, Origin, Override, Shard, Stream};
+pub use parts::{CopyInFlight, Member, Origin, Override, Shard, Stream};
 pub use snapshot::{Snapshot, SnapshotBuilder};
-pub use view::{Counts, Scorer, ShardState, Tally, View, ViewOptions};
+pub use view::{Counts, Scorer, ShardState, Tally, Ticker, View, ViewOptions};
 
 use sys::safe;
 

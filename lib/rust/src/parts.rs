@@ -1,5 +1,5 @@
 //! The parts of a snapshot, described by id: [`Member`], [`Stream`],
-//! [`Shard`], [`Override`] (with its [`Origin`]) and [`Copy`](struct@Copy).
+//! [`Shard`], [`Override`] (with its [`Origin`]) and [`CopyInFlight`].
 
 use crate::sys;
 
@@ -162,8 +162,12 @@ pub struct Shard {
     pub replicas: Vec<String>,
     /// Its leader (a region's primary): one of the replicas.
     pub leader: Option<String>,
-    /// A leader move in flight to this member (needs a leader); counted as
-    /// finished.
+    /// A leader move in flight to this member (needs a leader), counted as
+    /// finished: this member leads, and when it held no replica it takes
+    /// the leader's place in `replicas` (what a `move-leader` with a copy,
+    /// [`Action::stage_first`](crate::Action::stage_first), does on
+    /// commit). The shard is not moved again while it is set. A replica
+    /// copy in flight is a [`CopyInFlight`] instead.
     pub moving_to: Option<String>,
     /// The shard map's epoch for it (regions).
     pub epoch: u64,
@@ -319,9 +323,32 @@ impl Override {
 
 /// A replica copy in flight (`pl_copy`): staged on `to`, not yet committed;
 /// on commit it replaces the replica on `from`, or adds a peer when `from`
-/// is `None`. The view counts it as finished.
+/// is `None`. This is how to describe a `move-replica` or `add-replica` (or
+/// a failover's copy) the caller has started and not finished: list the
+/// shard as it is now (`to` not among its replicas) and the copy here
+/// ([`SnapshotBuilder::copies`](crate::SnapshotBuilder::copies)).
+///
+/// The view counts it as finished: `to` holds a replica, `from` (when set)
+/// no longer does, and when `from` led the shard `to` leads it; the shard
+/// is moving (a move in flight against the broker's limits, and no policy
+/// acts on it while it is listed). At most one copy per shard; it is read
+/// after a leader move in flight ([`Shard::moving_to`]) of the same shard
+/// is counted finished. Its name is not `Copy`, so `use placement::*`
+/// leaves the standard `Copy` trait alone.
+///
+/// ```
+/// use placement::{CopyInFlight, Member, Shard, Snapshot};
+/// let members = vec![Member::new("a"), Member::new("b"), Member::new("c")];
+/// // a's replica is being copied to c (a move-replica of the leader's replica)
+/// let snap = Snapshot::builder(members, vec![Shard::new("k").replicas(&["a", "b"]).leader("a")])
+///     .copies(vec![CopyInFlight::new("k", "c").from("a")])
+///     .build()?;
+/// let st = snap.view()?.shard_state("k")?;
+/// assert_eq!((st.leader.as_deref(), st.replicas, st.moving), (Some("c"), vec!["c".to_string(), "b".to_string()], true));
+/// # Ok::<(), placement::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Copy {
+pub struct CopyInFlight {
     /// The shard's key.
     pub shard: String,
     /// The member the copy is staged on.
@@ -330,17 +357,17 @@ pub struct Copy {
     pub from: Option<String>,
 }
 
-impl Copy {
+impl CopyInFlight {
     /// A copy of `shard` staged on `to`, adding a peer.
-    pub fn new(shard: impl Into<String>, to: impl Into<String>) -> Copy {
-        Copy {
+    pub fn new(shard: impl Into<String>, to: impl Into<String>) -> CopyInFlight {
+        CopyInFlight {
             shard: shard.into(),
             to: to.into(),
             from: None,
         }
     }
     /// Sets the replica it replaces.
-    pub fn from(mut self, member: impl Into<String>) -> Copy {
+    pub fn from(mut self, member: impl Into<String>) -> CopyInFlight {
         self.from = Some(member.into());
         self
     }

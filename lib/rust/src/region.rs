@@ -1,8 +1,8 @@
 //! Regions: replica sets that grow onto joining members, and primaries
 //! that follow (`placement/region.h`).
 
-use crate::action::{Plan, Stall, Wanted};
-use crate::error::{ElementKind, Error};
+use crate::action::{Plan, Policy, Stall, Wanted};
+use crate::error::{ElementKind, Error, REGION_FIELDS};
 use crate::snapshot::Snapshot;
 use crate::sys;
 use crate::sys::safe;
@@ -84,14 +84,14 @@ impl RegionConfig {
     }
 }
 
-impl<'s> View<'s> {
+impl View {
     /// The effective replication factor, min(configured RF, live members)
     /// (`pl_region_effective_rf()`).
     pub fn region_effective_rf(&self, cfg: &RegionConfig) -> Result<u32, Error> {
         let mut d = sys::pl_diag::default();
         let rc = self.raw.region_effective_rf(&cfg.to_raw(), &mut d);
         if rc < 0 {
-            return Err(Error::from_diag(rc, &d));
+            return Err(Error::from_diag(rc, &d).in_config(REGION_FIELDS));
         }
         Ok(rc as u32)
     }
@@ -124,7 +124,7 @@ impl<'s> View<'s> {
     /// not act on.
     pub fn region_plan(&mut self, cfg: &RegionConfig) -> Result<Plan, Error> {
         let c = cfg.to_raw();
-        let snap = self.snapshot();
+        let snap = self.snapshot().clone();
         let n = snap.raw_shards().len();
         // At most one action per region per call, and max_actions.
         let cap = n.min(cfg.max_actions as usize).saturating_add(1).min(1 << 26);
@@ -135,11 +135,14 @@ impl<'s> View<'s> {
         let rc = self
             .raw
             .region_plan(&c, &mut out, &mut info, &mut stalls, &mut d);
+        if rc == sys::PL_E_NO_ELIGIBLE {
+            return Plan::no_eligible(&snap, Policy::Region, &[], 0);
+        }
         if rc < 0 {
-            return Err(snap.error_from_diag(rc, &d));
+            return Err(snap.error_from_diag(rc, &d).in_config(REGION_FIELDS));
         }
         out.truncate((rc as usize).min(cap));
-        let mut plan = Plan::build(snap, &out, &info, (rc > 0) as u32)?;
+        let mut plan = Plan::build(Policy::Region, &snap, &out, &info, (rc > 0) as u32)?;
         let met = (info.blocked as usize).min(stalls.len());
         for s in stalls.iter().take(met) {
             let shard = snap.shard_key(s.shard).ok_or_else(|| {

@@ -1,7 +1,7 @@
 //! Routing one request: who owns a key's shard now, and the one-hop
 //! forwarding decision (`placement/route.h`).
 
-use crate::error::Error;
+use crate::error::{Error, ROUTE_FIELDS};
 use crate::sys;
 use crate::sys::safe;
 use crate::view::View;
@@ -212,7 +212,7 @@ pub struct Verdict {
 /// `E_ROUTE_OUTCOME` (config field 6).
 pub fn route_decide(req: &RouteRequest) -> Result<Verdict, Error> {
     let mut d = sys::pl_diag::default();
-    let v = safe::route_decide(&req.to_raw(), &mut d).map_err(|rc| Error::from_diag(rc, &d))?;
+    let v = safe::route_decide(&req.to_raw(), &mut d).map_err(|rc| Error::from_diag(rc, &d).in_config(ROUTE_FIELDS))?;
     Ok(Verdict {
         verdict: match v.verdict {
             sys::PL_ROUTE_SERVE => VerdictKind::Serve,
@@ -235,7 +235,7 @@ pub fn route_decide(req: &RouteRequest) -> Result<Verdict, Error> {
     })
 }
 
-/// Who owns a key's shard now (`pl_route_owner`).
+/// Who owns a key's shard now (`pl_route_owner`); its ids borrow the view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RouteOwner<'s> {
     /// The owner: the peer to forward to.
@@ -248,7 +248,7 @@ pub struct RouteOwner<'s> {
     pub is_self: bool,
 }
 
-impl<'s> View<'s> {
+impl View {
     /// Who owns the shard with this key now, and whether `self_member` is it
     /// (`pl_route_lookup()`); `None` for a router that is not a member. A key
     /// the snapshot lacks is owned by its ring home.
@@ -256,7 +256,7 @@ impl<'s> View<'s> {
         &self,
         key: &str,
         self_member: Option<&str>,
-    ) -> Result<RouteOwner<'s>, Error> {
+    ) -> Result<RouteOwner<'_>, Error> {
         let me = match self_member {
             Some(m) => self.member_index(m)?,
             None => sys::PL_NONE,

@@ -2,14 +2,20 @@
 //! the bytes they point into.
 
 use crate::error::{ElementKind, Error};
-use crate::parts::{Copy, Member, Override, Shard, Stream};
+use crate::parts::{CopyInFlight, Member, Override, Shard, Stream};
 use crate::sys;
 use crate::sys::safe::{RawSnap, SnapParts};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One tick's snapshot: the C arrays, built from ids, with the bytes they
-/// point into. Immutable once built; views borrow it
-/// ([`Snapshot::view`]).
+/// point into. Immutable once built; a view shares it ([`Snapshot::view`]):
+/// each [`View`](crate::View) holds the snapshot it was built from, so a
+/// view may outlive the `Snapshot` value it came from, be kept in a struct
+/// and be handed to the next tick's build ([`View::reusing`](crate::View::reusing),
+/// [`Ticker`](crate::Ticker)).
+///
+/// `Clone` is cheap: the clones share one set of arrays (an `Arc`).
 ///
 /// Indices (in [`crate::Error::index`], and in `sys`) are places in the
 /// vectors given to [`Snapshot::new`] or the builder; streams not listed
@@ -17,8 +23,9 @@ use std::collections::HashMap;
 ///
 /// `Snapshot` is `Send` and `Sync`: the library only ever reads a snapshot,
 /// so threads may each build their own views of one snapshot at once.
+#[derive(Clone)]
 pub struct Snapshot {
-    raw: RawSnap,
+    raw: Arc<RawSnap>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -51,7 +58,7 @@ pub struct SnapshotBuilder {
     streams: Vec<Stream>,
     shards: Vec<Shard>,
     overrides: Vec<Override>,
-    copies: Vec<Copy>,
+    copies: Vec<CopyInFlight>,
 }
 
 impl SnapshotBuilder {
@@ -66,7 +73,7 @@ impl SnapshotBuilder {
         self
     }
     /// Sets the replica copies in flight.
-    pub fn copies(mut self, copies: Vec<Copy>) -> SnapshotBuilder {
+    pub fn copies(mut self, copies: Vec<CopyInFlight>) -> SnapshotBuilder {
         self.copies = copies;
         self
     }
@@ -261,7 +268,7 @@ impl Snapshot {
         drop(stream_index);
         drop(shard_index);
         let snap = Snapshot {
-            raw: RawSnap::new(parts),
+            raw: Arc::new(RawSnap::new(parts)),
         };
         let mut d = sys::pl_diag::default();
         let rc = snap.raw.validate(&mut d);
@@ -293,7 +300,7 @@ impl Snapshot {
         e.with_id(id.map(str::to_owned))
     }
 
-    pub(crate) fn raw(&self) -> &RawSnap {
+    pub(crate) fn raw(&self) -> &Arc<RawSnap> {
         &self.raw
     }
 

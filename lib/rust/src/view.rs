@@ -1,9 +1,10 @@
 //! The view: what one tick derives from a snapshot, in memory the crate
-//! allocates (`pl_view_size_opt()` bytes, 8-byte aligned), borrowing the
-//! snapshot for its whole life.
+//! allocates (`pl_view_size_opt()` bytes, 8-byte aligned), holding the
+//! snapshot for its whole life; and the [`Ticker`], which keeps the last
+//! tick's view as the next one's hint.
 
-use crate::action::Action;
-use crate::error::{ElementKind, Error};
+use crate::action::{Action, ActionKind, Reason};
+use crate::error::{ElementKind, Error, VIEW_OPTION_FIELDS};
 use crate::parts::Origin;
 use crate::snapshot::Snapshot;
 use crate::sys;
@@ -155,26 +156,23 @@ pub struct ShardState {
 /// A view of a [`Snapshot`]: canonical orders, ring homes, tallies, and
 /// every action applied since it was built.
 ///
-/// It borrows its snapshot, so the snapshot outlives it, unchanged, which is
-/// the one rule of `pl_view_init()`:
+/// It holds its snapshot (a cheap clone of it, shared through an `Arc`), so
+/// the snapshot lives, unchanged, as long as the view does, which is the
+/// one rule of `pl_view_init()`. A view is therefore a plain value: it can
+/// outlive the `Snapshot` it was built from, be kept in a struct, and be the
+/// hint of the next tick's build ([`View::reusing`]); a [`Ticker`] does that
+/// for a tick loop.
 ///
-/// ```compile_fail,E0597
-/// use placement::{Member, Snapshot};
-/// let view = {
+/// ```
+/// use placement::{Member, Snapshot, View, ViewOptions};
+/// let last: View = {
 ///     let snap = Snapshot::new(vec![Member::new("b0")], vec![]).unwrap();
 ///     snap.view().unwrap()
-/// }; // error: `snap` does not live long enough
-/// let _ = view.counts();
-/// ```
-///
-/// Nor can the snapshot be dropped, moved or changed while a view of it lives:
-///
-/// ```compile_fail,E0505
-/// use placement::{Member, Snapshot};
-/// let snap = Snapshot::new(vec![Member::new("b0")], vec![]).unwrap();
-/// let view = snap.view().unwrap();
-/// drop(snap); // error: cannot move out of `snap` because it is borrowed
-/// let _ = view.counts();
+/// }; // the Snapshot value is gone; the view still holds the snapshot
+/// assert_eq!(last.counts().members, 1);
+/// let next = Snapshot::new(vec![Member::new("b0"), Member::new("b1")], vec![]).unwrap();
+/// let view = View::reusing(&next, &ViewOptions::default(), &last).unwrap();
+/// assert_eq!(view.counts().members, 2);
 /// ```
 ///
 /// A view is `Send` (it owns its memory and only reads the snapshot, which
@@ -186,14 +184,14 @@ pub struct ShardState {
 ///
 /// ```compile_fail,E0277
 /// fn shared<T: Sync>() {}
-/// shared::<placement::View<'static>>(); // error: View is not Sync
+/// shared::<placement::View>(); // error: View is not Sync
 /// ```
-pub struct View<'s> {
-    snap: &'s Snapshot,
-    pub(crate) raw: RawView<'s>,
+pub struct View {
+    snap: Snapshot,
+    pub(crate) raw: RawView,
 }
 
-impl std::fmt::Debug for View<'_> {
+impl std::fmt::Debug for View {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("View").field("counts", &self.counts()).finish()
     }
@@ -207,25 +205,37 @@ fn not_found(kind: ElementKind, id: &str) -> Error {
 
 impl Snapshot {
     /// A view with the default options.
-    pub fn view(&self) -> Result<View<'_>, Error> {
+    pub fn view(&self) -> Result<View, Error> {
         View::new(self, &ViewOptions::default())
     }
 
     /// A view with these options.
-    pub fn view_with(&self, opts: &ViewOptions) -> Result<View<'_>, Error> {
+    pub fn view_with(&self, opts: &ViewOptions) -> Result<View, Error> {
         View::new(self, opts)
     }
 }
 
-impl<'s> View<'s> {
-    /// Builds a view of `snap` (`pl_view_init()`): validation, hashes,
-    /// canonical orders, tallies.
-    pub fn new(snap: &'s Snapshot, opts: &ViewOptions) -> Result<View<'s>, Error> {
+impl View {
+    fn build(snap: &Snapshot, opts: &ViewOptions, prev: Option<&View>, mem: Vec<u64>) -> Result<View, Error> {
         let mut d = sys::pl_diag::default();
-        match RawView::new(snap.raw(), &opts.to_c(), &mut d) {
-            Ok(raw) => Ok(View { snap, raw }),
-            Err(rc) => Err(snap.error_from_diag(rc, &d)),
+        let mut c = opts.to_c();
+        if let Some(p) = prev {
+            c.reuse = p.raw.as_ptr();
         }
+        match RawView::new_in(snap.raw(), &c, &mut d, mem) {
+            Ok(raw) => Ok(View {
+                snap: snap.clone(),
+                raw,
+            }),
+            Err(rc) => Err(snap.error_from_diag(rc, &d).in_config(VIEW_OPTION_FIELDS)),
+        }
+    }
+
+    /// Builds a view of `snap` (`pl_view_init()`): validation, hashes,
+    /// canonical orders, tallies. The view holds a clone of `snap` (an
+    /// `Arc`, not a copy of the arrays).
+    pub fn new(snap: &Snapshot, opts: &ViewOptions) -> Result<View, Error> {
+        View::build(snap, opts, None, Vec::new())
     }
 
     /// Builds a view of `snap` with an earlier view as a hint
@@ -233,7 +243,8 @@ impl<'s> View<'s> {
     /// still holds (the canonical orders when the ids are the same at the
     /// same places, the ring homes when `prev` had them) is checked and
     /// reused; the answers are those of [`View::new`], only sooner. `prev`
-    /// is read during the call only.
+    /// is read during the call only. A [`Ticker`] keeps the previous view
+    /// for you.
     ///
     /// ```
     /// use placement::{Member, Shard, Snapshot, View, ViewOptions};
@@ -245,28 +256,22 @@ impl<'s> View<'s> {
     /// let view = View::reusing(&next, &ViewOptions::default(), &prev).unwrap();
     /// assert_eq!(view.home("s/0").unwrap(), prev.home("s/0").unwrap());
     /// ```
-    pub fn reusing(snap: &'s Snapshot, opts: &ViewOptions, prev: &View<'_>) -> Result<View<'s>, Error> {
-        let mut d = sys::pl_diag::default();
-        let mut c = opts.to_c();
-        c.reuse = prev.raw.as_ptr();
-        match RawView::new(snap.raw(), &c, &mut d) {
-            Ok(raw) => Ok(View { snap, raw }),
-            Err(rc) => Err(snap.error_from_diag(rc, &d)),
-        }
+    pub fn reusing(snap: &Snapshot, opts: &ViewOptions, prev: &View) -> Result<View, Error> {
+        View::build(snap, opts, Some(prev), Vec::new())
     }
 
     /// The snapshot it was built from.
-    pub fn snapshot(&self) -> &'s Snapshot {
-        self.snap
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snap
     }
 
     /// An independent copy with every action applied so far
     /// (`pl_view_copy()`): how each member of a fleet decides on its own
     /// copy of one tick's view.
-    pub fn try_clone(&self) -> Result<View<'s>, Error> {
+    pub fn try_clone(&self) -> Result<View, Error> {
         let raw = self.raw.try_clone().map_err(Error::code)?;
         Ok(View {
-            snap: self.snap,
+            snap: self.snap.clone(),
             raw,
         })
     }
@@ -328,13 +333,13 @@ impl<'s> View<'s> {
         self.shard_index(key).ok()
     }
 
-    pub(crate) fn member_id(&self, i: u32) -> Result<&'s str, Error> {
+    pub(crate) fn member_id(&self, i: u32) -> Result<&str, Error> {
         self.snap
             .member_id(i)
             .ok_or_else(|| Error::code(sys::PL_E_MEMBER_RANGE).at(ElementKind::Member, Some(i)))
     }
 
-    fn ordered(&self, kind: u32, n: u32, ids: &'s [String]) -> Vec<&'s str> {
+    fn ordered<'a>(&self, kind: u32, n: u32, ids: &'a [String]) -> Vec<&'a str> {
         let mut out = Vec::with_capacity(n as usize);
         for rank in 0..n {
             let i = self.raw.at(kind, rank);
@@ -347,19 +352,19 @@ impl<'s> View<'s> {
 
     /// Member ids in the canonical order (`pl_view_at()`: id bytes
     /// ascending).
-    pub fn ordered_members(&self) -> Vec<&'s str> {
+    pub fn ordered_members(&self) -> Vec<&str> {
         let n = self.counts().members;
         self.ordered(sys::PL_ELEM_MEMBER, n, self.snap.member_ids())
     }
 
     /// Stream ids in the canonical order.
-    pub fn ordered_streams(&self) -> Vec<&'s str> {
+    pub fn ordered_streams(&self) -> Vec<&str> {
         let n = self.counts().streams;
         self.ordered(sys::PL_ELEM_STREAM, n, self.snap.stream_ids())
     }
 
     /// Shard keys in the canonical order.
-    pub fn ordered_shards(&self) -> Vec<&'s str> {
+    pub fn ordered_shards(&self) -> Vec<&str> {
         let n = self.counts().shards;
         self.ordered(sys::PL_ELEM_SHARD, n, self.snap.shard_keys())
     }
@@ -415,7 +420,7 @@ impl<'s> View<'s> {
 
     /// A shard's ring home: the eligible member with the highest rendezvous
     /// score (`pl_view_home()`).
-    pub fn home(&self, shard: &str) -> Result<&'s str, Error> {
+    pub fn home(&self, shard: &str) -> Result<&str, Error> {
         let k = self.shard_index(shard)?;
         let rc = self.raw.home(k);
         if rc < 0 {
@@ -428,7 +433,7 @@ impl<'s> View<'s> {
 
     /// The `k` best eligible members for any key, zones spread first; the
     /// first is the ring home (`pl_view_top()`). `k` is at most 8.
-    pub fn top(&self, key: &str, k: u32) -> Result<Vec<&'s str>, Error> {
+    pub fn top(&self, key: &str, k: u32) -> Result<Vec<&str>, Error> {
         let mut out = [0u32; sys::PL_MAX_REPLICAS as usize];
         let rc = self.raw.top(key.as_bytes(), &mut out, k);
         if rc < 0 {
@@ -451,11 +456,11 @@ impl<'s> View<'s> {
             Some(s) => self.stream_index(s)?,
             None => sys::PL_NONE,
         };
-        r.from = match &a.from_member {
+        r.from = match a.from_member() {
             Some(m) => self.member_index(m)?,
             None => sys::PL_NONE,
         };
-        r.to = match &a.to_member {
+        r.to = match a.to_member() {
             Some(m) => self.member_index(m)?,
             None => sys::PL_NONE,
         };
@@ -485,27 +490,25 @@ impl<'s> View<'s> {
         Ok(rc as u32)
     }
 
-    /// An action of the caller's own making, for [`View::apply`]: kind and
-    /// reason by name (the library's names, e.g. "set-override", "count"),
-    /// the shard by key, the members by id. The numbers are 0.
-    pub fn make_action(
-        &self,
-        kind: &str,
-        reason: &str,
-        shard: &str,
-        from: Option<&str>,
-        to: Option<&str>,
-    ) -> Result<Action, Error> {
-        let code_of = |name: &str, f: fn(u32) -> &'static str, arg: u32| {
-            (1..=255u32).find(|&c| f(c) == name).ok_or_else(|| {
-                Error::code(sys::PL_E_INVAL)
-                    .at(ElementKind::Argument, Some(arg))
-                    .with_id(Some(name.to_owned()))
-            })
-        };
+    /// An action of the caller's own making, for [`View::apply`]: the kind
+    /// with its members by id, the reason, the shard by key. The numbers
+    /// are 0.
+    ///
+    /// ```
+    /// use placement::{ActionKind, Member, Reason, Shard, Snapshot};
+    /// let snap = Snapshot::new(vec![Member::new("a"), Member::new("b")],
+    ///                          vec![Shard::new("k").replicas(&["a", "b"]).leader("a")])?;
+    /// let mut view = snap.view()?;
+    /// let to = "b".to_string();
+    /// let a = view.make_action(ActionKind::SetLeader { from: Some("a".into()), to }, Reason::Failover, "k")?;
+    /// view.apply(&a)?;
+    /// assert_eq!(view.shard_state("k")?.leader.as_deref(), Some("b"));
+    /// # Ok::<(), placement::Error>(())
+    /// ```
+    pub fn make_action(&self, kind: ActionKind, reason: Reason, shard: &str) -> Result<Action, Error> {
         let mut r = sys::pl_action {
-            kind: code_of(kind, safe::action_kind_name, 1)?,
-            reason: code_of(reason, safe::reason_name, 2)?,
+            kind: kind.code(),
+            reason: reason.code(),
             shard: self.shard_index(shard)?,
             from: sys::PL_NONE,
             to: sys::PL_NONE,
@@ -517,12 +520,89 @@ impl<'s> View<'s> {
             .get(r.shard as usize)
             .map(|k| k.stream)
             .unwrap_or(sys::PL_NONE);
-        if let Some(m) = from {
+        if let Some(m) = kind.from_member() {
             r.from = self.member_index(m)?;
         }
-        if let Some(m) = to {
+        if let Some(m) = kind.to_member() {
             r.to = self.member_index(m)?;
         }
-        Action::from_raw(self.snap, &r)
+        Action::from_raw(&self.snap, &r)
+    }
+}
+
+/// A tick loop's views: each tick's view is built with the last tick's as
+/// its hint ([`View::reusing`]), in the memory of the view before that, so a
+/// loop holds two view buffers and allocates none once they are large
+/// enough. This is the "every tick, at scale" path of `pl_view_init()`.
+///
+/// The answers are those of a fresh view of the same snapshot; only the
+/// build is sooner (the canonical orders and ring homes are reused when the
+/// ids have not changed).
+///
+/// ```
+/// use placement::{BrokerConfig, Member, Shard, Snapshot, Ticker, ViewOptions};
+/// # fn main() -> Result<(), placement::Error> {
+/// let members = vec![Member::new("b0"), Member::new("b1")];
+/// let mut shards: Vec<Shard> = (0..4)
+///     .map(|i| Shard::new(format!("s/{}", i)).replicas(&["b0", "b1"]).leader("b0"))
+///     .collect();
+/// let cfg = BrokerConfig::default().replication_factor(2);
+/// let mut ticker = Ticker::new(ViewOptions::default());
+/// for tick in 0..3 {
+///     let snap = Snapshot::new(members.clone(), shards.clone())?;
+///     let view = ticker.tick(&snap)?; // last tick's view is the hint
+///     assert_eq!(view.broker_plan(&cfg)?, snap.view()?.broker_plan(&cfg)?);
+///     shards[tick].leader = Some("b1".into()); // the cluster changes
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Default)]
+pub struct Ticker {
+    opts: ViewOptions,
+    last: Option<View>,
+    spare: Vec<u64>,
+}
+
+impl Ticker {
+    /// A ticker whose views are built with these options; it holds no view
+    /// yet.
+    pub fn new(opts: ViewOptions) -> Ticker {
+        Ticker {
+            opts,
+            last: None,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Builds this tick's view of `snap`, with the last tick's view as the
+    /// hint, and keeps it as the hint of the next: the view returned is the
+    /// ticker's until the next call. On an error the last view stays the
+    /// hint.
+    pub fn tick(&mut self, snap: &Snapshot) -> Result<&mut View, Error> {
+        let mem = std::mem::take(&mut self.spare);
+        let view = View::build(snap, &self.opts, self.last.as_ref(), mem)?;
+        if let Some(old) = self.last.replace(view) {
+            self.spare = old.raw.into_mem();
+        }
+        match self.last.as_mut() {
+            Some(v) => Ok(v),
+            None => Err(Error::code(sys::PL_E_INVAL)),
+        }
+    }
+
+    /// The last tick's view, if a tick was built.
+    pub fn view(&self) -> Option<&View> {
+        self.last.as_ref()
+    }
+
+    /// The last tick's view, to plan on or apply to.
+    pub fn view_mut(&mut self) -> Option<&mut View> {
+        self.last.as_mut()
+    }
+
+    /// Takes the last tick's view out; the next tick is built without a hint.
+    pub fn take(&mut self) -> Option<View> {
+        self.last.take()
     }
 }

@@ -12,7 +12,7 @@ fn assert_send<T: Send>() {}
 #[test]
 fn snapshots_and_views_are_send() {
     assert_send::<Snapshot>();
-    assert_send::<View<'static>>();
+    assert_send::<View>();
     assert_send::<Action>();
     assert_send::<Error>();
     let snap = Snapshot::new(brokers(3), stream("s", &[3, 0, 0], 3)).unwrap();
@@ -68,12 +68,12 @@ fn tallies_counts_and_states() {
     assert_eq!((t.leaders, t.replicas, t.floor, t.ceiling, t.shards), (6, 6, 2, 2, 6));
     let plan = view.broker_plan(&BrokerConfig::default().max_moves(2)).unwrap();
     assert_eq!(plan.actions.len(), 2);
-    assert_eq!(plan.status, "move-limit");
+    assert_eq!(plan.status, Status::MoveLimit);
     assert_eq!(plan.wanted, 3);
     let moved = &plan.actions[0];
     let st = view.shard_state(&moved.shard).unwrap();
     assert!(st.moving);
-    assert_eq!(st.leader, moved.to_member);
+    assert_eq!(st.leader.as_deref(), moved.to_member());
     assert_eq!(view.counts().moving, 2);
     assert_eq!(view.settle().unwrap(), 2);
     assert_eq!(view.counts().moving, 0);
@@ -97,7 +97,7 @@ fn copies_apply_and_explain() {
     // ... and twice is refused.
     assert_eq!(b.apply(act).unwrap_err().name(), "E_ACTION");
     // A caller-made action, explained by the library.
-    let mine = view.make_action("set-override", "count", &act.shard, Some("b0"), Some("b2")).unwrap();
+    let mine = view.make_action(ActionKind::SetOverride { from: Some("b0".into()), to: "b2".into() }, Reason::Count, &act.shard).unwrap();
     assert!(mine.to_string().contains(&act.shard), "{}", mine);
 }
 
@@ -112,10 +112,10 @@ fn long_dry_run_equals_one_c_call() {
     // by the replica tiers, so replica balance (on by default) finds nothing
     // to move after them.
     let (placing, rest) = plan.actions.split_at(1200);
-    assert_eq!(placing.iter().filter(|a| a.kind == "add-replica" && a.reason == "new").count(), 900);
-    assert_eq!(placing.iter().filter(|a| a.kind == "set-leader" && a.reason == "new").count(), 300);
+    assert_eq!(placing.iter().filter(|a| matches!(a.kind, ActionKind::AddReplica { .. }) && a.reason == Reason::New).count(), 900);
+    assert_eq!(placing.iter().filter(|a| matches!(a.kind, ActionKind::SetLeader { .. }) && a.reason == Reason::New).count(), 300);
     assert!(rest.is_empty(), "{} actions after placing", rest.len());
-    assert_eq!(plan.status, "balanced");
+    assert_eq!(plan.status, Status::Balanced);
     let mut view = snap.view().unwrap();
     view.broker_dry_run(&BrokerConfig::default()).unwrap();
     for m in snap.member_ids() {
@@ -124,7 +124,7 @@ fn long_dry_run_equals_one_c_call() {
     // Leaders only: the placing, and nothing after it.
     let leaders = broker_dry_run(&snap, &BrokerConfig::default().replica_balance(false)).unwrap();
     assert_eq!(leaders.actions, placing);
-    assert_eq!(leaders.status, "balanced");
+    assert_eq!(leaders.status, Status::Balanced);
     // The same call made directly through sys, with room for all of it.
     let raw = snap.as_raw();
     let mut mem = vec![0u64; (unsafe { sys::pl_view_size(raw) } + 7) / 8];
@@ -157,10 +157,10 @@ fn fleet_owners_and_decide_free_function() {
         assert_eq!(v.home(k).unwrap(), *o);
     }
     let p = fleet_decide(&snap, "f0", &FleetConfig::default()).unwrap();
-    assert!(p.actions.iter().all(|a| a.from_member.as_deref() == Some("f0")));
+    assert!(p.actions.iter().all(|a| a.from_member() == Some("f0")));
     let p = region_plan(&snap, &RegionConfig::default()).unwrap();
     assert_eq!(p.actions.len(), 16, "max_actions");
-    assert_eq!(p.status, "action-cap");
+    assert_eq!(p.status, Status::ActionCap);
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn region_stalls_name_regions_and_members() {
     )
     .unwrap();
     let plan = snap.view().unwrap().region_plan(&RegionConfig::default()).unwrap();
-    assert_eq!(plan.status, "stalled");
+    assert_eq!(plan.status, Status::Stalled);
     assert_eq!(plan.stalls.len(), 1);
     assert_eq!((plan.stalls[0].shard.as_str(), plan.stalls[0].reason), ("r", "no-source"));
 }
@@ -222,9 +222,9 @@ fn a_lagging_member_hands_its_busiest_shard_to_the_least_loaded() {
         .unwrap();
     let plan = v.fleet_decide("a", &FleetConfig::default().now(10)).unwrap();
     let a = &plan.actions[0];
-    assert_eq!((a.kind, a.reason), ("set-override", "lag"));
+    assert_eq!((a.kind.name(), a.reason.name()), ("set-override", "lag"));
     assert_eq!(a.shard, busiest);
-    assert_eq!(a.to_member.as_deref(), Some("c"), "the least loaded measured member");
+    assert_eq!(a.to_member(), Some("c"), "the least loaded measured member");
     assert_eq!(a.origin, Origin::Lag);
     assert_eq!(v.fleet_owner(&busiest).unwrap(), "c");
     let doc = v.format_overrides().unwrap();
@@ -268,8 +268,8 @@ fn hand_offs_only_and_replicas_out_of_sync() {
     let shards = (0..6).map(|i| Shard::new(format!("s/{}", i)).stream("s").replicas(&["a", "b"]).leader("a")).collect();
     let snap = Snapshot::new(vec![Member::new("a"), Member::new("b"), Member::new("c")], shards).unwrap();
     let plan = snap.view().unwrap().broker_dry_run(&BrokerConfig::default().handoff_only(true)).unwrap();
-    assert_eq!(plan.status, "blocked-handoff");
-    assert!(plan.actions.iter().all(|a| a.kind == "move-leader" && !a.stage_first && a.to_member.as_deref() == Some("b")));
+    assert_eq!(plan.status, Status::BlockedHandoff);
+    assert!(plan.actions.iter().all(|a| matches!(a.kind, ActionKind::MoveLeader { .. }) && !a.stage_first && a.to_member() == Some("b")));
     // b0 leads k and is down, b1 is out of sync: b2 takes over.
     let snap = Snapshot::new(
         vec![Member::new("b0").down(), Member::new("b1"), Member::new("b2")],
@@ -277,5 +277,5 @@ fn hand_offs_only_and_replicas_out_of_sync() {
     )
     .unwrap();
     let plan = snap.view().unwrap().broker_plan(&BrokerConfig::default()).unwrap();
-    assert_eq!(plan.actions[0].to_member.as_deref(), Some("b2"));
+    assert_eq!(plan.actions[0].to_member(), Some("b2"));
 }

@@ -145,11 +145,11 @@ fn keys(plan: &Plan) -> Vec<Key> {
         .iter()
         .map(|a| {
             (
-                a.kind.to_owned(),
-                a.reason.to_owned(),
+                a.kind.to_string(),
+                a.reason.to_string(),
                 a.shard.clone(),
-                a.from_member.clone(),
-                a.to_member.clone(),
+                a.from_member().map(str::to_owned),
+                a.to_member().map(str::to_owned),
             )
         })
         .collect()
@@ -288,7 +288,7 @@ fn dry_run_equals_the_placement_tool() {
                 let ours: Vec<_> = plan
                     .actions
                     .iter()
-                    .map(|a| (a.kind.to_owned(), a.shard.clone(), a.from_member.clone(), a.to_member.clone()))
+                    .map(|a| (a.kind.to_string(), a.shard.clone(), a.from_member().map(str::to_owned), a.to_member().map(str::to_owned)))
                     .collect();
                 assert_eq!(ours.len(), theirs.len(), "count");
                 actions += ours.len();
@@ -297,11 +297,8 @@ fn dry_run_equals_the_placement_tool() {
                 }
                 assert!(json.contains(&format!("\"status\": \"{}\"", plan.status)), "status {}", plan.status);
             }
-            Err(e) => {
-                // No eligible member: the tool's plan says so too (no action).
-                assert_eq!(e.name(), "E_NO_ELIGIBLE");
-                assert!(tool_actions(&json).is_empty());
-            }
+            // No eligible member is a plan too, status stalled, as the tool's.
+            Err(e) => panic!("seed {}: {}", seed, e),
         }
         let _ = std::fs::remove_file(&file);
         compared += 1;

@@ -22,7 +22,7 @@ fn readmes_show_examples_first_rs() {
 
 #[test]
 fn the_example_ends_balanced() {
-    use placement::{BrokerConfig, Member, Shard, Snapshot};
+    use placement::{ActionKind, BrokerConfig, Member, Shard, Snapshot};
     let members = vec![Member::new("b0"), Member::new("b1"), Member::new("b2")];
     let lead = |i: usize| if i == 0 { "b0" } else if i == 1 { "b1" } else { "b2" };
     let shards: Vec<Shard> = (0..12)
@@ -31,6 +31,6 @@ fn the_example_ends_balanced() {
     let snap = Snapshot::new(members, shards).unwrap();
     let plan = placement::broker_dry_run(&snap, &BrokerConfig::default()).unwrap();
     assert_eq!(plan.actions.len(), 6, "1/1/10 -> 4/4/4");
-    assert!(plan.actions.iter().all(|a| a.kind == "move-leader" && a.from_member.as_deref() == Some("b2")));
+    assert!(plan.actions.iter().all(|a| matches!(&a.kind, ActionKind::MoveLeader { from, .. } if from == "b2")));
     assert_eq!(plan.status.to_string(), "balanced");
 }

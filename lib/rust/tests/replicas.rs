@@ -23,8 +23,8 @@ fn a_leaders_replica_carries_the_leadership() {
     let plan = v.broker_plan(&BrokerConfig::default()).unwrap();
     assert_eq!(plan.actions.len(), 1);
     let a = &plan.actions[0];
-    assert_eq!((a.kind, a.reason, a.scope), ("move-replica", "replica-stream-skew", Scope::StreamReplicas));
-    assert_eq!((a.shard.as_str(), a.from_member.as_deref(), a.to_member.as_deref()), ("s/0", Some("m0"), Some("m1")));
+    assert_eq!((a.kind.name(), a.reason.name(), a.scope), ("move-replica", "replica-stream-skew", Scope::StreamReplicas));
+    assert_eq!((a.shard.as_str(), a.from_member(), a.to_member()), ("s/0", Some("m0"), Some("m1")));
     assert!(a.carries_leader && a.stage_first);
     assert_eq!(a.raw().flags, sys::PL_ACTION_STAGE_FIRST | sys::PL_ACTION_CARRIES_LEADER);
     assert!(a.to_string().contains("the leadership moves with it"), "{}", a);
@@ -32,7 +32,7 @@ fn a_leaders_replica_carries_the_leadership() {
     // Leaders only: they are even already.
     let leaders = broker_plan(&snap, &BrokerConfig::default().replica_balance(false)).unwrap();
     assert!(leaders.actions.is_empty());
-    assert_eq!(leaders.status, "balanced");
+    assert_eq!(leaders.status, Status::Balanced);
     assert_eq!(BrokerConfig::default().replica_balance(false).to_raw().replica_balance, 0);
     assert_eq!(BrokerConfig::default().to_raw().replica_balance, 1);
 }
@@ -45,22 +45,22 @@ fn a_drain_that_cannot_finish_names_its_replicas() {
         let snap = Snapshot::new(members, shards).unwrap();
         let plan = broker_plan(&snap, &BrokerConfig::default()).unwrap();
         let st = broker_drain_stalls(&snap).unwrap();
-        (plan.status.to_string(), plan.detail, plan.actions.len(), st)
+        (plan.status, plan.detail, plan.actions.len(), st)
     };
     let want = |reason| vec![DrainStall { shard: "orders/0".into(), member: "b0".into(), reason }];
     // b2 taking b0's place would leave the shard in one zone
-    assert_eq!(stalls(base(), vec![orders()]), ("drain-stalled".into(), Some(0), 0, want(DrainStallReason::Zones)));
+    assert_eq!(stalls(base(), vec![orders()]), (Status::DrainStalled, Some("orders/0".to_owned()), 0, want(DrainStallReason::Zones)));
     // a member in za with room takes it
     let mut more = base();
     more.push(m("b3").zone("za"));
     let (status, _, n, st) = stalls(more, vec![orders()]);
-    assert_ne!(status, "drain-stalled");
+    assert_ne!(status, Status::DrainStalled);
     assert_eq!((n, st), (1, vec![]));
     // ... at its cap it cannot
     let mut capped = base();
     capped.push(m("b3").zone("za").max_shards(1));
     let (status, _, _, st) = stalls(capped, vec![orders(), Shard::new("other/0").replicas(&["b3"]).leader("b3")]);
-    assert_eq!((status.as_str(), st), ("drain-stalled", want(DrainStallReason::Caps)));
+    assert_eq!((status, st), (Status::DrainStalled, want(DrainStallReason::Caps)));
     // every eligible member holds it already
     let held = Shard::new("orders/0").stream("orders").replicas(&["b1", "b0", "b2"]).leader("b1");
     assert_eq!(stalls(base(), vec![held]).3, want(DrainStallReason::Held));
@@ -90,7 +90,7 @@ fn a_region_stall_says_what_was_wanted() {
 fn epochs_advance_and_copies_in_flight_count() {
     let members = || vec![m("a"), m("b"), m("c")];
     let snap = Snapshot::builder(members(), vec![Shard::new("k").replicas(&["a"]).leader("a").epoch(5), Shard::new("q").replicas(&["b"]).leader("b")])
-        .copies(vec![Copy::new("k", "c").from("a")])
+        .copies(vec![CopyInFlight::new("k", "c").from("a")])
         .build()
         .unwrap();
     let v = snap.view().unwrap();

@@ -34,7 +34,7 @@ fn stream_led_1_1_10_ends_4_4_4() {
     assert_eq!(q, [1, 1, 10]);
 
     let plan = view.broker_dry_run(&BrokerConfig::default()).unwrap();
-    assert_eq!(plan.status, "balanced");
+    assert_eq!(plan.status, Status::Balanced);
     assert_eq!(plan.status.to_string(), "balanced");
     assert_eq!(plan.ticks as usize, plan.actions.len(), "one move a tick");
     assert!(plan.actions.len() >= 8);
@@ -47,9 +47,9 @@ fn stream_led_1_1_10_ends_4_4_4() {
     assert!(spread(&view, None, &all) <= 1, "totals");
     // The first move is the seed's: perf-quorum's b2 hands one to b0 or b1.
     let a = &plan.actions[0];
-    assert_eq!((a.kind, a.reason), ("move-leader", "stream-skew"));
+    assert_eq!((a.kind.name(), a.reason.name()), ("move-leader", "stream-skew"));
     assert_eq!(a.stream.as_deref(), Some("perf-quorum"));
-    assert_eq!(a.from_member.as_deref(), Some("b2"));
+    assert_eq!(a.from_member(), Some("b2"));
     assert_eq!((a.from_count, a.floor, a.ceiling), (10, 4, 4));
     assert!(a.to_string().starts_with("move leader of perf-quorum/"), "{}", a);
     // No shard moves twice.
@@ -65,7 +65,7 @@ fn cluster_totals_only_stay_lopsided() {
     let mut view = snap.view().unwrap();
     let cfg = BrokerConfig::default().stream_balance(false);
     let plan = view.broker_dry_run(&cfg).unwrap();
-    assert_eq!(plan.status, "balanced");
+    assert_eq!(plan.status, Status::Balanced);
     assert_eq!(view.stream_tally("perf-quorum", "b2").unwrap().leaders, 10);
 }
 
@@ -199,7 +199,7 @@ impl Fleet {
         let mut view = snap.view_with(&legacy()).unwrap();
         let owned = {
             let owners = view.fleet_owners().unwrap();
-            let mut c: HashMap<&str, u32> = HashMap::new();
+            let mut c: HashMap<String, u32> = HashMap::new();
             for o in owners {
                 *c.entry(o).or_default() += 1;
             }
@@ -213,11 +213,11 @@ impl Fleet {
                 .now(self.now)
                 .last_move(self.last.get(m).copied());
             let plan = copy.fleet_decide(m, &cfg).unwrap();
-            assert_ne!(plan.status, "full");
+            assert_ne!(plan.status, Status::Full);
             if plan
                 .actions
                 .iter()
-                .any(|a| a.reason != "void-override" && a.reason != "redundant-override")
+                .any(|a| a.reason != Reason::VoidOverride && a.reason != Reason::RedundantOverride)
             {
                 self.last.insert(m.clone(), self.now);
             }
@@ -229,12 +229,12 @@ impl Fleet {
             assert!(hit.insert(a.shard.clone()), "tick {}: {} acted on twice", self.ticks, a.shard);
             view.apply(a).unwrap();
             match a.reason {
-                "count" | "spread" => {
+                Reason::Count | Reason::Spread => {
                     self.moves += 1;
-                    *got.entry(a.to_member.clone().unwrap()).or_default() += 1;
+                    *got.entry(a.to_member().unwrap().to_owned()).or_default() += 1;
                 }
-                "return-home" => self.returns += 1,
-                "lag" => self.lag_moves += 1,
+                Reason::ReturnHome => self.returns += 1,
+                Reason::Lag => self.lag_moves += 1,
                 _ => {}
             }
         }
@@ -315,19 +315,19 @@ fn one_member_owns_its_regions_then_growth_adds_peers() {
         let (plan, shards) = region_tick(&solo, shards, &cfg);
         assert_eq!(plan.actions.len(), 6);
         for a in &plan.actions {
-            assert_eq!((a.kind, a.reason), ("add-replica", "under-rf"));
-            assert_eq!(a.to_member.as_deref(), Some("solo"));
+            assert_eq!((a.kind.name(), a.reason.name()), ("add-replica", "under-rf"));
+            assert_eq!(a.to_member(), Some("solo"));
             assert_eq!(a.total, 1);
             assert!(a.stage_first);
         }
         assert_eq!(plan.blocked, 0);
-        assert_eq!(plan.status, "balanced");
+        assert_eq!(plan.status, Status::Balanced);
         let (plan, shards) = region_tick(&solo, shards, &cfg);
         assert_eq!(plan.actions.len(), 6);
         for a in &plan.actions {
-            assert_eq!((a.kind, a.reason), ("set-leader", "no-primary"));
-            assert_eq!(a.from_member, None);
-            assert_eq!(a.to_member.as_deref(), Some("solo"));
+            assert_eq!((a.kind.name(), a.reason.name()), ("set-leader", "no-primary"));
+            assert_eq!(a.from_member(), None);
+            assert_eq!(a.to_member(), Some("solo"));
             assert!(!a.stage_first);
         }
         let (plan, shards) = region_tick(&solo, shards, &cfg);
@@ -348,7 +348,7 @@ fn one_member_owns_its_regions_then_growth_adds_peers() {
         for _ in 0..50 {
             let (plan, next) = region_tick(&three, shards, &cfg);
             shards = next;
-            adds += plan.actions.iter().filter(|a| a.kind == "add-replica").count();
+            adds += plan.actions.iter().filter(|a| matches!(a.kind, ActionKind::AddReplica { .. })).count();
             if plan.actions.is_empty() {
                 break;
             }

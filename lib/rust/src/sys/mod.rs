@@ -76,6 +76,8 @@ pub const PL_E_COPY_SHARD: c_int = -70;
 pub const PL_E_COPY_TO: c_int = -71;
 /// `PL_E_COPY_FROM`: copy in flight replaces an unknown member.
 pub const PL_E_COPY_FROM: c_int = -72;
+/// `PL_E_NO_ELIGIBLE`: no eligible member (every member down or draining).
+pub const PL_E_NO_ELIGIBLE: c_int = -20;
 
 // ---- snapshot.h ------------------------------------------------------------
 
@@ -163,6 +165,94 @@ pub const PL_ACTION_CARRIES_LEADER: u32 = 0x2;
 pub const PL_STATUS_BALANCED: u32 = 0;
 /// `PL_STATUS_FULL`: the output array filled first.
 pub const PL_STATUS_FULL: u32 = 5;
+/// `PL_ACTION_SET_LEADER` ("set-leader"): shard gets leader `to` (from = old or NONE).
+pub const PL_ACTION_SET_LEADER: u32 = 1;
+/// `PL_ACTION_MOVE_LEADER` ("move-leader"): leadership from -> to; copies when to held none.
+pub const PL_ACTION_MOVE_LEADER: u32 = 2;
+/// `PL_ACTION_ADD_REPLICA` ("add-replica"): `to` gains a replica.
+pub const PL_ACTION_ADD_REPLICA: u32 = 3;
+/// `PL_ACTION_MOVE_REPLICA` ("move-replica"): from's replica moves to `to`.
+pub const PL_ACTION_MOVE_REPLICA: u32 = 4;
+/// `PL_ACTION_SET_OVERRIDE` ("set-override"): fleet: shard owned by `to`, origin `origin`.
+pub const PL_ACTION_SET_OVERRIDE: u32 = 5;
+/// `PL_ACTION_DROP_OVERRIDE` ("drop-override"): fleet: override on `from` removed; goes home to `to`.
+pub const PL_ACTION_DROP_OVERRIDE: u32 = 6;
+/// `PL_REASON_NEW` ("new"): a new shard is placed.
+pub const PL_REASON_NEW: u32 = 1;
+/// `PL_REASON_FAILOVER` ("failover"): its leader is down.
+pub const PL_REASON_FAILOVER: u32 = 2;
+/// `PL_REASON_DRAIN` ("drain"): its leader is draining.
+pub const PL_REASON_DRAIN: u32 = 3;
+/// `PL_REASON_STREAM_SKEW` ("stream-skew"): a stream leads uneven.
+pub const PL_REASON_STREAM_SKEW: u32 = 4;
+/// `PL_REASON_CLUSTER_SKEW` ("cluster-skew"): the totals are uneven.
+pub const PL_REASON_CLUSTER_SKEW: u32 = 5;
+/// `PL_REASON_COUNT` ("count"): fleet member over the share.
+pub const PL_REASON_COUNT: u32 = 6;
+/// `PL_REASON_SPREAD` ("spread"): fleet member below the floor.
+pub const PL_REASON_SPREAD: u32 = 7;
+/// `PL_REASON_LAG` ("lag"): fleet member lagging.
+pub const PL_REASON_LAG: u32 = 8;
+/// `PL_REASON_RETURN_HOME` ("return-home"): lag override aged out.
+pub const PL_REASON_RETURN_HOME: u32 = 9;
+/// `PL_REASON_VOID_OVERRIDE` ("void-override"): override's member is down.
+pub const PL_REASON_VOID_OVERRIDE: u32 = 10;
+/// `PL_REASON_REDUNDANT_OVERRIDE` ("redundant-override"): override names the ring home.
+pub const PL_REASON_REDUNDANT_OVERRIDE: u32 = 11;
+/// `PL_REASON_UNDER_RF` ("under-rf"): region below its replication factor.
+pub const PL_REASON_UNDER_RF: u32 = 12;
+/// `PL_REASON_IDLE_MEMBER` ("idle-member"): a member below its fair share of replicas.
+pub const PL_REASON_IDLE_MEMBER: u32 = 13;
+/// `PL_REASON_NEWEST_PEER` ("newest-peer"): primary follows the newest peer.
+pub const PL_REASON_NEWEST_PEER: u32 = 14;
+/// `PL_REASON_LOAD` ("load"): primary toward clearly less load.
+pub const PL_REASON_LOAD: u32 = 15;
+/// `PL_REASON_NO_PRIMARY` ("no-primary"): region has no live primary.
+pub const PL_REASON_NO_PRIMARY: u32 = 25;
+/// `PL_REASON_PRIMARY_SKEW` ("primary-skew"): region: primaries uneven within the peer sets.
+pub const PL_REASON_PRIMARY_SKEW: u32 = 26;
+/// `PL_REASON_ZONE_REPAIR` ("zone-repair"): broker: replicas span fewer zones than they could.
+pub const PL_REASON_ZONE_REPAIR: u32 = 16;
+/// `PL_REASON_REPLICA_DRAIN` ("replica-drain"): broker: a replica on a draining member.
+pub const PL_REASON_REPLICA_DRAIN: u32 = 17;
+/// `PL_REASON_REPLICA_STREAM_SKEW` ("replica-stream-skew"): broker: a stream's replicas uneven.
+pub const PL_REASON_REPLICA_STREAM_SKEW: u32 = 18;
+/// `PL_REASON_REPLICA_CLUSTER_SKEW` ("replica-cluster-skew"): broker: replicas in total uneven.
+pub const PL_REASON_REPLICA_CLUSTER_SKEW: u32 = 19;
+/// `PL_STATUS_PAUSED` ("paused"): the policy is paused.
+pub const PL_STATUS_PAUSED: u32 = 1;
+/// `PL_STATUS_MOVE_LIMIT` ("move-limit"): concurrent or per-member move limit.
+pub const PL_STATUS_MOVE_LIMIT: u32 = 2;
+/// `PL_STATUS_BLOCKED_ZONES` ("blocked-zones"): wanted moves would lose a zone.
+pub const PL_STATUS_BLOCKED_ZONES: u32 = 3;
+/// `PL_STATUS_BLOCKED_CAPS` ("blocked-caps"): wanted moves would pass max_shards.
+pub const PL_STATUS_BLOCKED_CAPS: u32 = 4;
+/// `PL_STATUS_COOLDOWN` ("cooldown"): the member's move cooldown runs.
+pub const PL_STATUS_COOLDOWN: u32 = 6;
+/// `PL_STATUS_WAITING` ("waiting"): ranked past the last place this tick.
+pub const PL_STATUS_WAITING: u32 = 7;
+/// `PL_STATUS_NOT_LIVE` ("not-live"): the deciding member is down or draining.
+pub const PL_STATUS_NOT_LIVE: u32 = 8;
+/// `PL_STATUS_PROPOSALS_OFF` ("proposals-off"): add-peer proposals are switched off.
+pub const PL_STATUS_PROPOSALS_OFF: u32 = 9;
+/// `PL_STATUS_STALLED` ("stalled"): no ready candidate for some shard.
+pub const PL_STATUS_STALLED: u32 = 10;
+/// `PL_STATUS_ACTION_CAP` ("action-cap"): the configured actions per call reached.
+pub const PL_STATUS_ACTION_CAP: u32 = 11;
+/// `PL_STATUS_IN_FLIGHT` ("in-flight"): broker: wanted moves wait on moves in flight.
+pub const PL_STATUS_IN_FLIGHT: u32 = 12;
+/// `PL_STATUS_DRAIN_STALLED` ("drain-stalled"): broker: a draining member's replica has nowhere to go.
+pub const PL_STATUS_DRAIN_STALLED: u32 = 13;
+/// `PL_STATUS_BLOCKED_HANDOFF` ("blocked-handoff"): broker, hand-offs only: a bound only a copy would meet.
+pub const PL_STATUS_BLOCKED_HANDOFF: u32 = 14;
+/// `PL_STATUS_RETURNING_HOME` ("returning-home"): fleet: lag overrides wait to go home.
+pub const PL_STATUS_RETURNING_HOME: u32 = 16;
+/// `PL_STATUS_LAGGING` ("lagging"): fleet: an eligible member lags.
+pub const PL_STATUS_LAGGING: u32 = 17;
+/// `PL_STATUS_MOVING` ("moving"): fleet: count, spread or keep moves are wanted.
+pub const PL_STATUS_MOVING: u32 = 18;
+/// `PL_STATUS_UNEVEN` ("uneven"): fleet: out of bounds, and no rule on moves it.
+pub const PL_STATUS_UNEVEN: u32 = 19;
 /// `PL_SCOPE_NONE`.
 pub const PL_SCOPE_NONE: u32 = 0;
 /// `PL_SCOPE_STREAM`: leaders of the action's stream.

@@ -6,32 +6,43 @@ use super::safe::{cap32, RawSnap};
 use super::*;
 use std::ffi::c_void;
 use std::ptr::{self, NonNull};
+use std::sync::Arc;
 
-/// A view in memory the crate owns, borrowing its snapshot for `'s`.
-pub(crate) struct RawView<'s> {
+/// A view in memory the crate owns, sharing its snapshot through an `Arc`:
+/// the snapshot lives, unchanged, as long as the view does.
+pub(crate) struct RawView {
     mem: Vec<u64>,
     ptr: NonNull<pl_view>,
-    snap: &'s RawSnap,
+    snap: Arc<RawSnap>,
 }
 
 // SAFETY: the view's memory is owned by this value and its snapshot is only
 // read; view.h: "A view is used by one thread at a time; different views
 // share nothing". Moving it to another thread is fine. It is not Sync (the
 // NonNull makes it !Sync): two threads must not call into one view at once.
-unsafe impl Send for RawView<'_> {}
+unsafe impl Send for RawView {}
 
-impl<'s> RawView<'s> {
-    /// `pl_view_init()` in fresh memory of `pl_view_size_opt()` bytes.
-    pub(crate) fn new(
-        snap: &'s RawSnap,
+impl RawView {
+    /// `pl_view_init()` in `mem`, grown to `pl_view_size_opt()` bytes when
+    /// it is smaller (an earlier view's memory, from [`RawView::into_mem`],
+    /// or an empty vector). `opt.reuse`, when set, must not point into
+    /// `mem`: it cannot, since `mem` is owned here and a live view owns its
+    /// own.
+    pub(crate) fn new_in(
+        snap: &Arc<RawSnap>,
         opt: &pl_view_options,
         diag: &mut pl_diag,
-    ) -> Result<RawView<'s>, c_int> {
-        // SAFETY: the snapshot is valid and outlives the view ('s); the
-        // memory is 8-aligned, of the size asked, and owned by the result.
+        mut mem: Vec<u64>,
+    ) -> Result<RawView, c_int> {
+        // SAFETY: the snapshot is valid, and the view keeps it alive (an
+        // Arc of it) and never changes it; the memory is 8-aligned, at
+        // least the size asked, and owned by the result.
         unsafe {
             let size = pl_view_size_opt(snap.snapshot(), opt);
-            let mut mem = vec![0u64; (size + 7) / 8];
+            let words = (size + 7) / 8;
+            if mem.len() < words {
+                mem.resize(words, 0);
+            }
             let mut out: *mut pl_view = ptr::null_mut();
             let rc = pl_view_init(
                 &mut out,
@@ -45,10 +56,19 @@ impl<'s> RawView<'s> {
                 return Err(rc);
             }
             match NonNull::new(out) {
-                Some(ptr) => Ok(RawView { mem, ptr, snap }),
+                Some(ptr) => Ok(RawView {
+                    mem,
+                    ptr,
+                    snap: Arc::clone(snap),
+                }),
                 None => Err(PL_E_INVAL),
             }
         }
+    }
+
+    /// The view's memory, for a later view to be built in.
+    pub(crate) fn into_mem(self) -> Vec<u64> {
+        self.mem
     }
 
     /// The view, for `pl_view_options.reuse` of a later build.
@@ -57,7 +77,7 @@ impl<'s> RawView<'s> {
     }
 
     /// `pl_view_copy()` into fresh memory.
-    pub(crate) fn try_clone(&self) -> Result<RawView<'s>, c_int> {
+    pub(crate) fn try_clone(&self) -> Result<RawView, c_int> {
         // SAFETY: the source is a live view; the new memory is 8-aligned,
         // as large as the source's (pl_view_size_opt of the same build) and
         // does not overlap it.
@@ -77,7 +97,7 @@ impl<'s> RawView<'s> {
                 Some(ptr) => Ok(RawView {
                     mem,
                     ptr,
-                    snap: self.snap,
+                    snap: Arc::clone(&self.snap),
                 }),
                 None => Err(PL_E_INVAL),
             }

@@ -7,9 +7,9 @@
 //!    pointer in its `pl_snapshot` stays valid for as long as it lives (moving
 //!    a `Vec` or `String` moves its header, never its heap buffer).
 //!  - [`RawView`] (in `raw_view.rs`) owns a view's memory (a `Vec<u64>`, so 8-byte aligned, as
-//!    `PL_VIEW_ALIGN` asks) and borrows the `RawSnap` it was built from for
-//!    `'s`: the borrow checker keeps the snapshot alive and unchanged while the
-//!    view exists, which is the one rule of `pl_view_init()`. The memory is
+//!    `PL_VIEW_ALIGN` asks) and holds an `Arc` of the `RawSnap` it was built
+//!    from: the snapshot lives, unchanged, while the view exists, which is
+//!    the one rule of `pl_view_init()`. The memory is
 //!    never resized, so the `pl_view` pointer into it stays valid when the
 //!    `RawView` moves. Calls that change the view take `&mut self`.
 //!

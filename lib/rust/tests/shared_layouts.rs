@@ -1,0 +1,157 @@
+//! The bindings and the placement tool give the same plan on the same
+//! layout: every tests/bindings/NAME.txt (a placement(5) layout, in the
+//! subset below) planned with the crate's broker dry run must give
+//! tests/bindings/NAME.plan, the tool's dry run: one line per action, `KIND
+//! SHARD FROM TO REASON` (`-` for an absent member), then `status STATUS`.
+//!
+//! The subset read here: `set policy=broker rf=N [max-moves=K]
+//! [max-moves-in=K] [max-moves-out=K] [paused=on|off] [stream-balance=on|off]
+//! [replica-balance=on|off] [handoff-only=on|off]`, `member ID [zone=Z]
+//! [weight=W] [cap=N] [draining] [down]`, `stream ID`, `shard ID [stream=S]
+//! [replicas=a,b] [leader=a] [out-of-sync=a,b]`, `#` comments and blank
+//! lines. Anything else fails the test, naming the file and line.
+
+mod common;
+
+use placement::{BrokerConfig, Member, Plan, Shard, Snapshot, Stream};
+use std::path::Path;
+
+struct Layout {
+    cfg: BrokerConfig,
+    members: Vec<Member>,
+    streams: Vec<Stream>,
+    shards: Vec<Shard>,
+}
+
+fn on_off(v: &str, at: &str) -> bool {
+    match v {
+        "on" => true,
+        "off" => false,
+        _ => panic!("{}: {:?} is not on or off", at, v),
+    }
+}
+
+fn number(v: &str, at: &str) -> u32 {
+    v.parse().unwrap_or_else(|_| panic!("{}: {:?} is not a number", at, v))
+}
+
+fn ids(v: &str) -> Vec<String> {
+    v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
+fn read(path: &Path) -> Layout {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut l = Layout {
+        cfg: BrokerConfig::default(),
+        members: Vec::new(),
+        streams: Vec::new(),
+        shards: Vec::new(),
+    };
+    for (n, line) in text.lines().enumerate() {
+        let at = format!("{}:{}", path.display(), n + 1);
+        let line = line.split('#').next().unwrap_or("");
+        let mut words = line.split_whitespace();
+        let (head, name) = match words.next() {
+            Some(h) => (h, words.next()),
+            None => continue,
+        };
+        let attrs = name.into_iter().chain(words);
+        match head {
+            "set" => {
+                for w in attrs {
+                    let (k, v) = w.split_once('=').unwrap_or_else(|| panic!("{}: {:?} is not name=value", at, w));
+                    let c = l.cfg;
+                    l.cfg = match k {
+                        "policy" if v == "broker" => c,
+                        "rf" => c.replication_factor(number(v, &at)),
+                        "max-moves" => c.max_moves(number(v, &at)),
+                        "max-moves-in" => c.max_moves_in(number(v, &at)),
+                        "max-moves-out" => c.max_moves_out(number(v, &at)),
+                        "paused" => c.paused(on_off(v, &at)),
+                        "stream-balance" => c.stream_balance(on_off(v, &at)),
+                        "replica-balance" => c.replica_balance(on_off(v, &at)),
+                        "handoff-only" => c.handoff_only(on_off(v, &at)),
+                        _ => panic!("{}: setting {:?} is not read here", at, w),
+                    };
+                }
+            }
+            "member" => {
+                let mut m = Member::new(name.unwrap_or_else(|| panic!("{}: a member needs an id", at)));
+                for w in attrs.skip(1) {
+                    m = match w.split_once('=') {
+                        Some(("zone", v)) => m.zone(v),
+                        Some(("weight", v)) => m.weight(number(v, &at)),
+                        Some(("cap", v)) => m.max_shards(number(v, &at)),
+                        None if w == "draining" => m.draining(),
+                        None if w == "down" => m.down(),
+                        _ => panic!("{}: member attribute {:?} is not read here", at, w),
+                    };
+                }
+                l.members.push(m);
+            }
+            "stream" => l.streams.push(Stream::new(name.unwrap_or_else(|| panic!("{}: a stream needs an id", at)))),
+            "shard" => {
+                let mut k = Shard::new(name.unwrap_or_else(|| panic!("{}: a shard needs a key", at)));
+                for w in attrs.skip(1) {
+                    k = match w.split_once('=') {
+                        Some(("stream", v)) => k.stream(v),
+                        Some(("replicas", v)) => k.replicas(ids(v)),
+                        Some(("leader", v)) => k.leader(v),
+                        Some(("out-of-sync", v)) => k.out_of_sync(ids(v)),
+                        _ => panic!("{}: shard attribute {:?} is not read here", at, w),
+                    };
+                }
+                l.shards.push(k);
+            }
+            _ => panic!("{}: {:?} lines are not read here", at, head),
+        }
+    }
+    l
+}
+
+/// The plan in the .plan format.
+fn lines(plan: &Plan) -> String {
+    let mut out = String::new();
+    for a in &plan.actions {
+        out += &format!(
+            "{} {} {} {} {}\n",
+            a.kind,
+            a.shard,
+            a.from_member().unwrap_or("-"),
+            a.to_member().unwrap_or("-"),
+            a.reason
+        );
+    }
+    out + &format!("status {}\n", plan.status)
+}
+
+#[test]
+fn every_shared_layout_plans_as_the_tool() {
+    let dir = common::root().join("tests").join("bindings");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {}", dir.display(), e))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().map_or(false, |x| x == "txt"))
+        .collect();
+    files.sort();
+    let (mut compared, mut actions) = (0, 0);
+    for txt in &files {
+        let l = read(txt);
+        let snap = Snapshot::builder(l.members, l.shards)
+            .streams(l.streams)
+            .build()
+            .unwrap_or_else(|e| panic!("{}: {}", txt.display(), e));
+        let plan = placement::broker_dry_run(&snap, &l.cfg).unwrap_or_else(|e| panic!("{}: {}", txt.display(), e));
+        let want_path = txt.with_extension("plan");
+        let want = std::fs::read_to_string(&want_path).unwrap_or_else(|e| panic!("{}: {}", want_path.display(), e));
+        let got = lines(&plan);
+        for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+            assert_eq!(g, w, "{} line {}", want_path.display(), i + 1);
+        }
+        assert_eq!(got.lines().count(), want.lines().count(), "{}: lines", want_path.display());
+        compared += 1;
+        actions += plan.actions.len();
+    }
+    eprintln!("{} shared layouts, {} actions, the same as the tool's", compared, actions);
+    assert!(compared >= 3 && actions >= 10, "{} layouts, {} actions", compared, actions);
+}
