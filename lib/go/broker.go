@@ -64,6 +64,10 @@ func (v *View) BrokerPlan(cfg BrokerConfig) (Plan, error) { return v.broker(cfg,
 // StatusInFlight; it may be StatusDrainStalled (see BrokerDrainStalls).
 func (v *View) BrokerDryRun(cfg BrokerConfig) (Plan, error) { return v.broker(cfg, true) }
 
+// firstChunk, when set, is the room of a plan's first call (tests set it
+// to make a plan continue past a full buffer).
+var firstChunk = 0
+
 func (v *View) broker(cfg BrokerConfig, dry bool) (Plan, error) {
 	if v.ptr == nil {
 		return Plan{}, closedError()
@@ -74,6 +78,9 @@ func (v *View) broker(cfg BrokerConfig, dry bool) (Plan, error) {
 	n := len(s.shardKeys) + 64
 	if n > 1<<20 {
 		n = 1 << 20
+	}
+	if firstChunk > 0 {
+		n = firstChunk
 	}
 	var all []C.pl_action
 	var info C.pl_plan_info
@@ -103,14 +110,15 @@ func (v *View) broker(cfg BrokerConfig, dry bool) (Plan, error) {
 			}
 			ticks += int(t)
 		}
-		if info.status == C.PL_STATUS_FULL && rc > 0 {
-			continued = true
-			if n < 1<<24 {
-				n *= 2
-			}
-			continue
+		if info.status != C.PL_STATUS_FULL || (rc == 0 && n >= 1<<24) {
+			break
 		}
-		break
+		// full: go on from where it stopped, with more room (a call that
+		// wrote nothing had too little for one step, and changed nothing)
+		continued = continued || rc > 0
+		if n < 1<<24 {
+			n *= 2
+		}
 	}
 	p := Plan{Status: Status(info.status), Blocked: int(info.blocked), Ticks: ticks,
 		Detail: detailOf(s, Status(info.status), info.detail)}

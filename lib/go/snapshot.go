@@ -474,11 +474,12 @@ func (s *Snapshot) Close() {
 	}
 }
 
-// hold counts a view that reads the snapshot; false when it is closed.
-func (s *Snapshot) hold() bool {
+// hold counts a view that reads the snapshot; false when it is closed (a
+// copy of an open view, which keeps it, may still hold it).
+func (s *Snapshot) hold(copying bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || s.arena == nil {
+	if (s.closed && !copying) || s.arena == nil {
 		return false
 	}
 	s.views++

@@ -90,7 +90,7 @@ func NewViewReusing(snap *Snapshot, opts *ViewOptions, prev *View) (*View, error
 }
 
 func newView(snap *Snapshot, opts *ViewOptions, prev *View) (*View, error) {
-	if snap == nil || !snap.hold() {
+	if snap == nil || !snap.hold(false) {
 		return nil, closedError()
 	}
 	var reuse *C.pl_view
@@ -147,7 +147,7 @@ func (v *View) Snapshot() *Snapshot { return v.snap }
 // far (pl_view_copy()): how a dry run asks what would follow from here
 // without changing this view.
 func (v *View) Clone() (*View, error) {
-	if v.ptr == nil || !v.snap.hold() {
+	if v.ptr == nil || !v.snap.hold(true) {
 		return nil, closedError()
 	}
 	size := v.size
@@ -438,7 +438,7 @@ func (t *Views) Next(snap *Snapshot) (*View, error) {
 		b.view.Close() // two ticks old: its buffer is this tick's
 		b.view = nil
 	}
-	if snap == nil || !snap.hold() {
+	if snap == nil || !snap.hold(false) {
 		return nil, closedError()
 	}
 	var reuse *C.pl_view
