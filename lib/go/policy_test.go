@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
+	"time"
 )
 
 func snapshot(t *testing.T, l Layout) *Snapshot {
@@ -224,4 +226,41 @@ func TestClose(t *testing.T) {
 		t.Error("the snapshot outlived its last view")
 	}
 	s.Close()
+}
+
+// TestFinalizers: snapshots, views and Views nobody closes are freed by
+// the garbage collector, and closing frees at once.
+func TestFinalizers(t *testing.T) {
+	base := cMemory.Load()
+	func() {
+		s, _ := NewSnapshot(skewed())
+		v, _ := s.View()
+		c, _ := v.Clone()
+		views := NewViews(nil)
+		for i := 0; i < 3; i++ {
+			n, _ := NewSnapshot(skewed())
+			if _, err := views.Next(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _ = c.BrokerPlan(DefaultBrokerConfig())
+		if cMemory.Load() != base+3+3+2 { // s, v, c; the three snapshots given to Next; two buffers
+			t.Errorf("%d C blocks held, want %d", cMemory.Load()-base, 8)
+		}
+	}()
+	for i := 0; i < 20 && cMemory.Load() != base; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if n := cMemory.Load() - base; n != 0 {
+		t.Errorf("%d C blocks left after collection", n)
+	}
+	s, _ := NewSnapshot(skewed())
+	views := NewViews(nil)
+	_, _ = views.Next(s)
+	s.Close()
+	views.Close()
+	if n := cMemory.Load() - base; n != 0 {
+		t.Errorf("%d C blocks left after Close", n)
+	}
 }

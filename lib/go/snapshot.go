@@ -9,6 +9,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -99,6 +100,10 @@ type Snapshot struct {
 	views  int  // open views that read it
 	closed bool // Close was called
 }
+
+// cMemory counts the C blocks the package holds (snapshots, views, the
+// buffers of Views), for the tests to see that everything is freed.
+var cMemory atomic.Int64
 
 func align8(n uintptr) uintptr { return (n + 7) &^ 7 }
 
@@ -290,6 +295,7 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 	if s.arena == nil {
 		panic("placement: out of C memory for a snapshot")
 	}
+	cMemory.Add(1)
 	at := func(o uintptr) unsafe.Pointer { return unsafe.Add(s.arena, o) }
 	bytes := unsafe.Slice((*byte)(s.arena), off)
 	next := offB
@@ -504,6 +510,7 @@ func (s *Snapshot) free() {
 	s.mu.Unlock()
 	if p != nil {
 		C.free(p)
+		cMemory.Add(-1)
 	}
 	runtime.SetFinalizer(s, nil)
 }

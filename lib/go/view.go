@@ -54,7 +54,7 @@ type View struct {
 	ptr   *C.pl_view
 	mem   unsafe.Pointer // owned memory; nil when owner holds it
 	size  C.size_t       // the bytes it needs (pl_view_size_opt())
-	owner *Views
+	owner *viewBuffers   // the buffers of the Views that built it, kept alive while it is
 }
 
 // closedError is what a method of a closed view returns.
@@ -104,9 +104,11 @@ func newView(snap *Snapshot, opts *ViewOptions, prev *View) (*View, error) {
 		snap.release()
 		panic("placement: out of C memory for a view")
 	}
+	cMemory.Add(1)
 	p, err := initView(snap, mem, size, &o)
 	if err != nil {
 		C.free(mem)
+		cMemory.Add(-1)
 		snap.release()
 		return nil, err
 	}
@@ -134,6 +136,7 @@ func (v *View) Close() {
 	v.ptr = nil
 	if v.mem != nil {
 		C.free(v.mem)
+		cMemory.Add(-1)
 		v.mem = nil
 	}
 	v.snap.release()
@@ -156,11 +159,13 @@ func (v *View) Clone() (*View, error) {
 		v.snap.release()
 		panic("placement: out of C memory for a view")
 	}
+	cMemory.Add(1)
 	var p *C.pl_view
 	rc := C.pl_view_copy(&p, mem, size, v.ptr)
 	runtime.KeepAlive(v)
 	if rc < 0 {
 		C.free(mem)
+		cMemory.Add(-1)
 		v.snap.release()
 		return nil, codeError(rc)
 	}
@@ -401,15 +406,31 @@ func (v *View) Settle() (int, error) {
 // it: the next call builds in the other buffer with it as the hint, the one
 // after reuses its buffer and closes it (its methods then fail with
 // ErrInval). So this tick's view and the previous one are usable at once.
-// A Views is used by one goroutine at a time.
+// A Views is used by one goroutine at a time. Close frees the buffers; a
+// Views never closed is freed by the garbage collector once neither it nor
+// a view it built is reachable.
 type Views struct {
-	opts ViewOptions
-	buf  [2]struct {
-		mem  unsafe.Pointer
-		size C.size_t
-		view *View
+	opts  ViewOptions
+	bufs  *viewBuffers
+	views [2]*View // the latest view built in each buffer
+	last  int      // the buffer of the latest view, -1 before the first
+}
+
+// viewBuffers is the C memory of a Views. The views built in it point to
+// it, and it points to nothing, so no cycle holds a finalizer.
+type viewBuffers struct {
+	mem  [2]unsafe.Pointer
+	size [2]C.size_t
+}
+
+func (b *viewBuffers) free() {
+	for i := range b.mem {
+		if b.mem[i] != nil {
+			C.free(b.mem[i])
+			cMemory.Add(-1)
+		}
+		b.mem[i], b.size[i] = nil, 0
 	}
-	last int // the buffer of the latest view, -1 before the first
 }
 
 // NewViews is a Views that builds with opts (nil: the defaults).
@@ -418,25 +439,27 @@ func NewViews(opts *ViewOptions) *Views {
 	if opts != nil {
 		t.opts = *opts
 	}
-	runtime.SetFinalizer(t, (*Views).Close)
 	return t
 }
 
 // Next builds the view of snap, with the latest view Next built (when it is
 // still open) as the hint. On error the latest view stays as it was.
 func (t *Views) Next(snap *Snapshot) (*View, error) {
+	if t.bufs == nil {
+		t.bufs = &viewBuffers{}
+		runtime.SetFinalizer(t.bufs, (*viewBuffers).free)
+	}
 	i := 0
 	var prev *View
 	if t.last >= 0 {
 		i = 1 - t.last
-		if p := t.buf[t.last].view; p != nil && p.ptr != nil {
+		if p := t.views[t.last]; p != nil && p.ptr != nil {
 			prev = p
 		}
 	}
-	b := &t.buf[i]
-	if b.view != nil {
-		b.view.Close() // two ticks old: its buffer is this tick's
-		b.view = nil
+	if t.views[i] != nil {
+		t.views[i].Close() // two ticks old: its buffer is this tick's
+		t.views[i] = nil
 	}
 	if snap == nil || !snap.hold(false) {
 		return nil, closedError()
@@ -447,39 +470,46 @@ func (t *Views) Next(snap *Snapshot) (*View, error) {
 	}
 	o := t.opts.c(reuse)
 	size := C.pl_view_size_opt(snap.c, &o)
-	if b.size < size {
-		C.free(b.mem)
+	b := t.bufs
+	if b.size[i] < size {
+		if b.mem[i] != nil {
+			C.free(b.mem[i])
+			cMemory.Add(-1)
+		}
 		grown := size + size/8 // room for a layout that grows a little
-		b.mem, b.size = C.malloc(grown), grown
-		if b.mem == nil {
-			b.size = 0
+		b.mem[i], b.size[i] = C.malloc(grown), grown
+		if b.mem[i] == nil {
+			b.size[i] = 0
 			snap.release()
 			panic("placement: out of C memory for a view")
 		}
+		cMemory.Add(1)
 	}
-	p, err := initView(snap, b.mem, b.size, &o)
+	p, err := initView(snap, b.mem[i], b.size[i], &o)
 	runtime.KeepAlive(prev)
 	if err != nil {
 		snap.release()
 		return nil, err
 	}
-	v := &View{snap: snap, ptr: p, size: size, owner: t}
-	b.view, t.last = v, i
+	v := &View{snap: snap, ptr: p, size: size, owner: b}
+	runtime.SetFinalizer(v, (*View).Close) // lets its snapshot go; the buffer stays
+	t.views[i], t.last = v, i
 	return v, nil
 }
 
 // Close closes the views it built and frees both buffers. It is safe to
-// call more than once.
+// call more than once; a Views closed builds in new buffers.
 func (t *Views) Close() {
-	for i := range t.buf {
-		b := &t.buf[i]
-		if b.view != nil {
-			b.view.Close()
-			b.view = nil
+	for i, v := range t.views {
+		if v != nil {
+			v.Close()
+			t.views[i] = nil
 		}
-		C.free(b.mem)
-		b.mem, b.size = nil, 0
+	}
+	if t.bufs != nil {
+		t.bufs.free()
+		runtime.SetFinalizer(t.bufs, nil)
+		t.bufs = nil
 	}
 	t.last = -1
-	runtime.SetFinalizer(t, nil)
 }
