@@ -67,3 +67,49 @@ func ExamplePlan_noEligible() {
 	fmt.Println(plan.Status, plan.NoEligible, len(plan.Actions), err)
 	// Output: stalled true 0 <nil>
 }
+
+// A fleet member's decision: m0 holds every shard through count overrides;
+// it drops those that name the shard's ring home, makes one move, and the
+// overrides it leaves are the next tick's document.
+func ExampleView_FleetDecide() {
+	l := placement.Layout{Members: []placement.Member{{ID: "m0"}, {ID: "m1"}, {ID: "m2"}}}
+	for _, k := range []string{"a", "b", "c", "d", "e", "f"} {
+		l.Shards = append(l.Shards, placement.Shard{Key: k})
+		l.Overrides = append(l.Overrides, placement.Override{Shard: k, Member: "m0", Origin: placement.OriginCount, Since: 100})
+	}
+	snap, err := placement.NewSnapshot(l)
+	if err != nil {
+		panic(err)
+	}
+	defer snap.Close()
+	view, err := snap.View()
+	if err != nil {
+		panic(err)
+	}
+	defer view.Close()
+	cfg := placement.DefaultFleetConfig()
+	cfg.Now = 1000
+	plan, err := view.FleetDecide("m0", cfg)
+	if err != nil {
+		panic(err)
+	}
+	for _, a := range plan.Actions {
+		fmt.Println(a.Kind, a.Reason, a.Shard, a.From, "->", a.To)
+	}
+	fmt.Println(plan.Status)
+	doc, err := view.FormatOverrides()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(doc)
+	// Output:
+	// drop-override redundant-override b m0 -> m0
+	// drop-override redundant-override d m0 -> m0
+	// drop-override redundant-override f m0 -> m0
+	// set-override count a m0 -> m1
+	// moving
+	// placement-overrides 1
+	// a m1 1000 count
+	// c m0 100 count
+	// e m0 100 count
+}
