@@ -5,8 +5,8 @@
 // You describe members, streams and shards by id in a Layout; NewSnapshot
 // maps them to the library's arrays (in C memory) and validates them; a
 // View holds what one tick derives from a snapshot; the broker policy
-// (View.BrokerPlan, View.BrokerDryRun) and the fleet policy
-// (View.FleetDecide) return a Plan of Actions, in ids, each with the
+// (View.BrokerPlan, View.BrokerDryRun), the fleet policy
+// (View.FleetDecide) and the region policy (View.RegionPlan) return a Plan of Actions, in ids, each with the
 // library's sentence that says why.
 //
 // The package adds no rule of its own: the defaults are the C *_init()
