@@ -7,7 +7,8 @@
 // View holds what one tick derives from a snapshot; the broker policy
 // (View.BrokerPlan, View.BrokerDryRun), the fleet policy
 // (View.FleetDecide) and the region policy (View.RegionPlan) return a Plan of Actions, in ids, each with the
-// library's sentence that says why.
+// library's sentence that says why. RouteDecide and View.RouteLookup
+// route a fleet's requests.
 //
 // The package adds no rule of its own: the defaults are the C *_init()
 // calls (DefaultBrokerConfig, DefaultViewOptions), kinds, reasons, statuses

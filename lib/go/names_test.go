@@ -128,6 +128,13 @@ func TestEnums(t *testing.T) {
 		DrainStallReason(n+1).String() != "unknown" {
 		t.Errorf("broker.h has %d drain stall reasons, the package 3", n)
 	}
+	if n := count("route.h", "PL_ROUTE_RULE_"); n != 10 || Rule(n).String() == "unknown" || Rule(n+1).String() != "unknown" {
+		t.Errorf("route.h has %d rules, the package's tests 10", n)
+	}
+	if n := count("region.h", "PL_REGION_STALL_"); n != 5 || RegionStallReason(n).String() == "unknown" ||
+		RegionStallReason(n+1).String() != "unknown" {
+		t.Errorf("region.h has %d stall reasons, the package 5", n)
+	}
 	if ScopeStreamReplicas.String() != "stream-replicas" || ElemConfig.String() != "config field" {
 		t.Error("scope or element words")
 	}
