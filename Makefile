@@ -13,9 +13,10 @@
 #   make bench      the benchmark program (not part of check); BENCH=NAME runs one section
 #   make check-rust the Rust crate (lib/rust): cargo test, cargo doc, the examples
 #   make deps       libxxhash-dev, check, pkg-config and mandoc from Debian's packages when missing
-#                   (and cargo, for the bindings, when none is found)
+#                   (and cargo and golang-go, for the bindings, when none is found)
 #   BINDINGS=0      check, deps and bench leave the language bindings out
 #   make check-python  the Python package's tests (tests/python; part of check unless BINDINGS=0)
+#   make check-go   the Go package (lib/go): go vet, go test (part of check unless BINDINGS=0)
 #
 #   SIMD=scalar|avx2|avx512 caps the scorer's vector path (default: the best the
 #   CPU runs, chosen when a view is built); every path gives the same bits.
@@ -162,6 +163,14 @@ deps:
 		{ $$SUDO apt-get update -q >/dev/null && \
 		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q cargo >/dev/null; }; \
 	fi
+	@if [ "$(BINDINGS)" != 0 ] && ! command -v $(GO) >/dev/null 2>&1; then \
+		command -v apt-get >/dev/null 2>&1 || { echo "deps: no go found; install Go 1.19 or later (or set BINDINGS=0)" >&2; exit 1; }; \
+		echo "deps: installing golang-go"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go >/dev/null || \
+		{ $$SUDO apt-get update -q >/dev/null && \
+		  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go >/dev/null; }; \
+	fi
 
 # ---- tests ------------------------------------------------------------------
 $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/*.h) $(STATIC)
@@ -194,6 +203,7 @@ check: deps
 		PYTHON=$(PYTHON) tests/bindings/check.sh ./$(TOOL) || fail=1; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python || fail=1; fi; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-rust || fail=1; fi; \
+	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-go || fail=1; fi; \
 	exit $$fail
 
 # The Python package against the library in $(BUILD), with Debian's python3
@@ -221,6 +231,22 @@ check-rust:
 	$(CARGO_ENV) $$cargo doc --offline --no-deps && \
 	$(CARGO_ENV) $$cargo run --offline --quiet --example first && \
 	$(CARGO_ENV) $$cargo run --offline --quiet --example broker_tick >/dev/null
+
+# ---- the Go package (lib/go) -------------------------------------------------
+# go from PATH (Debian's golang-go, 1.19 or later). The package has no
+# dependencies, so nothing is downloaded (GOPROXY=off); its cache and GOPATH
+# are inside $(BUILD), so nothing is written to $HOME and make clean removes
+# them. cgo takes the headers from include/ and links the static library just
+# built in $(BUILD), so the tests need no LD_LIBRARY_PATH.
+.PHONY: check-go
+GO ?= go
+GO_ENV = MAKEFLAGS= GOENV=off GOPROXY=off GOFLAGS=-buildvcs=false GO111MODULE=on CGO_ENABLED=1 \
+	GOCACHE=$(abspath $(BUILD))/go/cache GOPATH=$(abspath $(BUILD))/go/path \
+	CGO_CFLAGS="-g -O2 -I$(abspath include)" CGO_LDFLAGS="$(abspath $(BUILD))/libplacement.a"
+check-go:
+	@$(MAKE) --no-print-directory lib
+	@echo "== lib/go: go vet, go test (the examples, the shared layouts of tests/bindings)"
+	@cd lib/go && $(GO_ENV) $(GO) vet ./... && $(GO_ENV) $(GO) test -count=1 ./...
 
 # The crate on Debian's rustc 1.63, the oldest it supports (CI runs it when
 # Debian's cargo is installed beside another).

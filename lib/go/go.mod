@@ -1,0 +1,3 @@
+module libplacement.dev/placement
+
+go 1.19

@@ -1,0 +1,181 @@
+package placement
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readLayout reads the subset of placement(5) the shared layouts of
+// tests/bindings use: `set policy=broker rf=N [max-moves=K]
+// [replica-balance=on|off] [handoff-only=on|off]`, `member ID [zone=Z]
+// [weight=W] [cap=N] [draining] [down]`, `stream ID`, `shard ID stream=S
+// replicas=a,b leader=a [out-of-sync=a,b]` and # comments. Anything else
+// fails the test, so a layout the reader would misread is never compared.
+func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var l Layout
+	cfg := DefaultBrokerConfig()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		w := strings.Fields(line)
+		if len(w) == 0 {
+			continue
+		}
+		bad := func(word string) { t.Fatalf("%s:%d: the test's reader does not take %q", path, n, word) }
+		num := func(word, v string) uint32 {
+			x, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				bad(word)
+			}
+			return uint32(x)
+		}
+		onOff := func(word, v string) bool {
+			if v != "on" && v != "off" {
+				bad(word)
+			}
+			return v == "on"
+		}
+		switch w[0] {
+		case "set":
+			for _, kv := range w[1:] {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "policy":
+					if v != "broker" {
+						bad(kv)
+					}
+				case "rf":
+					cfg.ReplicationFactor = num(kv, v)
+				case "max-moves":
+					cfg.MaxMoves = num(kv, v)
+				case "replica-balance":
+					cfg.ReplicaBalance = onOff(kv, v)
+				case "handoff-only":
+					cfg.HandoffOnly = onOff(kv, v)
+				default:
+					bad(kv)
+				}
+			}
+		case "member":
+			if len(w) < 2 {
+				bad(line)
+			}
+			m := Member{ID: w[1]}
+			for _, kv := range w[2:] {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "zone":
+					m.Zone = v
+				case "weight":
+					m.Weight = num(kv, v)
+				case "cap":
+					m.MaxShards = num(kv, v)
+				case "draining":
+					m.Draining = true
+				case "down":
+					m.Down = true
+				default:
+					bad(kv)
+				}
+			}
+			l.Members = append(l.Members, m)
+		case "stream":
+			if len(w) != 2 {
+				bad(line)
+			}
+			l.Streams = append(l.Streams, Stream{ID: w[1]})
+		case "shard":
+			if len(w) < 2 {
+				bad(line)
+			}
+			k := Shard{Key: w[1]}
+			for _, kv := range w[2:] {
+				key, v, _ := strings.Cut(kv, "=")
+				switch key {
+				case "stream":
+					k.Stream = v
+				case "replicas":
+					k.Replicas = strings.Split(v, ",")
+				case "leader":
+					k.Leader = v
+				case "out-of-sync":
+					k.OutOfSync = strings.Split(v, ",")
+				default:
+					bad(kv)
+				}
+			}
+			l.Shards = append(l.Shards, k)
+		default:
+			bad(w[0])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return l, cfg
+}
+
+// planLines is a dry run in the shared .plan form: `KIND SHARD FROM TO
+// REASON` per action, "-" for no member, then `status STATUS`.
+func planLines(p Plan) []string {
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	var out []string
+	for _, a := range p.Actions {
+		out = append(out, fmt.Sprintf("%s %s %s %s %s", a.Kind, a.Shard, dash(a.From), dash(a.To), a.Reason))
+	}
+	return append(out, "status "+p.Status.String())
+}
+
+// TestSharedLayouts: the package's dry run of every tests/bindings layout
+// is the plan placement(1) wrote for it, action for action.
+func TestSharedLayouts(t *testing.T) {
+	files, err := filepath.Glob("../../tests/bindings/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no layouts in ../../tests/bindings")
+	}
+	for _, f := range files {
+		f := f
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			want, err := os.ReadFile(strings.TrimSuffix(f, ".txt") + ".plan")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, cfg := readLayout(t, f)
+			snap, err := NewSnapshot(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snap.Close()
+			p, err := BrokerDryRun(snap, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(planLines(p), "\n")
+			if got != strings.TrimRight(string(want), "\n") {
+				t.Errorf("dry run of %s:\n%s\nplacement(1) planned:\n%s", f, got, want)
+			}
+		})
+	}
+}
