@@ -211,17 +211,27 @@ class Plan:
         written: how many actions were written.
         wanted: at least written; written + 1 when more was wanted.
         detail: the status's element as an id (a shard key, member or
-            stream id, as the status says), None when there is none, or
-            the raw index for a status whose element the binding does not
-            know.
+            stream id, as the status says), or None when the status names
+            none (the raw index stays in detail_index).
         detail_index: plan_info.detail as the library wrote it (None for PL_NONE).
         blocked: how many shards were blocked or stalled.
         ticks: pl_broker_dry_run(): how many ticks emitted something; else None.
         stalls: pl_region_plan(): the Stall list; else ().
+        note: None, or why the plan ends without the policy having
+            decided: "no eligible member: every member is down or
+            draining" (status "stalled", no actions, wanted 1), where the
+            C call answers PL_E_NO_ELIGIBLE: a layout a control plane logs
+            and waits out, not bad input, as placement(1)'s plan reports it
+            (status stalled, exit 3).
     """
 
-    def __init__(self, policy, actions, info, snapshot, ticks=None, stalls=(), written=None, wanted=None):
+    #: Plan.note of a layout with shards and no eligible member.
+    NO_ELIGIBLE = "no eligible member: every member is down or draining"
+
+    def __init__(self, policy, actions, info, snapshot, ticks=None, stalls=(), written=None, wanted=None,
+                 note=None):
         self.policy = policy
+        self.note = note
         self.actions = actions
         self.status = _ffi.STATUSES.get(info.status, "unknown")
         self.written = len(actions) if written is None else written
@@ -235,8 +245,19 @@ class Plan:
             kind = _DETAIL.get(policy, {}).get(self.status)
             ids = {"shard": snapshot.shard_keys, "member": snapshot.member_ids, "stream": snapshot.stream_ids}
             seq = ids.get(kind)
-            self.detail = seq[self.detail_index] if seq is not None and self.detail_index < len(seq) \
-                else self.detail_index
+            if seq is not None and self.detail_index < len(seq):
+                self.detail = seq[self.detail_index]
+
+    @classmethod
+    def no_eligible(cls, policy, snapshot, ticks=None):
+        """The plan of a layout with shards and no eligible member (the C
+        call's PL_E_NO_ELIGIBLE): status "stalled", no actions, note
+        Plan.NO_ELIGIBLE."""
+        info = _ffi.PlPlanInfo()
+        info.status = {v: k for k, v in _ffi.STATUSES.items()}["stalled"]
+        info.wanted = 1
+        info.detail = _NONE
+        return cls(policy, ActionList((), 0, snapshot), info, snapshot, ticks=ticks, note=cls.NO_ELIGIBLE)
 
     def __iter__(self):
         return iter(self.actions)
@@ -246,5 +267,7 @@ class Plan:
 
     def __repr__(self):
         extra = "" if self.ticks is None else ", ticks=%d" % self.ticks
+        if self.note:
+            extra += ", note=%r" % self.note
         return "Plan(%s: %d actions, status=%r, blocked=%d%s)" % (self.policy, len(self.actions), self.status,
                                                                    self.blocked, extra)
