@@ -22,6 +22,21 @@ _U32 = (1 << 32) - 1
 _U64 = (1 << 64) - 1
 
 
+def id_list(value, where, ids=True):
+    """A sequence of ids (ids=True) or of elements as a tuple, refusing a str
+    or bytes: those would be iterated as characters ("b0,b1" as 'b', '0',
+    ',', ...). where names the argument in the TypeError."""
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        hint = ""
+        if ids and isinstance(value, (str, bytes)):
+            hint = ": write [%s]" % ", ".join(repr(x) for x in value.split("," if isinstance(value, str) else b","))
+        raise TypeError("%s must be a list, not %s %r%s" % (where, type(value).__name__, value, hint))
+    try:
+        return tuple(value)
+    except TypeError:
+        raise TypeError("%s must be a list, not %s" % (where, type(value).__name__)) from None
+
+
 def encode_id(value, what="id"):
     """An id as bytes: str is encoded as UTF-8, bytes-like is taken as is."""
     if isinstance(value, str):
@@ -131,14 +146,14 @@ class Shard:
                  not_idempotent=False, transfer_debt=False, out_of_sync=()):
         self.key = key
         self.stream = stream
-        self.replicas = tuple(replicas)
+        self.replicas = id_list(replicas, "Shard(replicas=...)")
         self.leader = leader
         self.moving_to = moving_to
         self.epoch = epoch
         self.load = load
         self.not_idempotent = not_idempotent
         self.transfer_debt = transfer_debt
-        self.out_of_sync = tuple(out_of_sync)
+        self.out_of_sync = id_list(out_of_sync, "Shard(out_of_sync=...)")
 
     def _key(self):
         return tuple(getattr(self, f) for f in self.__slots__)
@@ -238,10 +253,23 @@ class Snapshot:
     """
 
     def __init__(self, members, shards, streams=None, overrides=(), copies=()):
-        members = list(members)
-        shards = list(shards)
-        overrides = list(overrides)
-        copies = list(copies)
+        members = list(id_list(members, "Snapshot(members=...)", False))
+        shards = list(id_list(shards, "Snapshot(shards=...)", False))
+        overrides = list(id_list(overrides, "Snapshot(overrides=...)", False))
+        copies = list(id_list(copies, "Snapshot(copies=...)", False))
+        if streams is not None:
+            streams = id_list(streams, "Snapshot(streams=...)")
+        for what, seq, cls in (("members", members, Member), ("shards", shards, Shard),
+                               ("overrides", overrides, Override), ("copies", copies, Copy)):
+            for i, x in enumerate(seq):
+                if not isinstance(x, cls):
+                    raise TypeError("Snapshot(%s=...)[%d] must be a %s, not %s %r" % (
+                        what, i, cls.__name__, type(x).__name__, x))
+        for s in shards:
+            if type(s.replicas) is not tuple:
+                s.replicas = id_list(s.replicas, "Shard(replicas=...) of %r" % (s.key,))
+            if type(s.out_of_sync) is not tuple:
+                s.out_of_sync = id_list(s.out_of_sync, "Shard(out_of_sync=...) of %r" % (s.key,))
         self.members = tuple(members)
         self.shards = tuple(shards)
         self.overrides = tuple(overrides)
