@@ -28,7 +28,7 @@ from ._actions import Action, ActionList, DrainStall, Plan, Stall
 from ._broker import broker_drain_stalls, broker_dry_run, broker_plan
 from ._config import defaults
 from ._errors import PlacementError
-from ._file import Cluster, Event, FormatError, dump, dumps, load, loads
+from ._file import Cluster, Event, FormatError, apply, dump, dumps, load, loads
 from ._fleet import fleet_decide, fleet_doc_format, fleet_doc_read, fleet_owner, fleet_owners
 from ._region import region_check_add_peer, region_effective_rf, region_plan
 from ._route import RouteOwner, Verdict, route_decide, route_lookup
@@ -97,7 +97,7 @@ def score_weighted(score, weight):
 __all__ = [
     "Action", "ActionList", "Cluster", "Copy", "Counts", "Event", "FormatError", "DrainStall", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
     "Shard", "ShardState", "Snapshot", "Stall", "Stream", "Tally", "Verdict", "View", "broker_drain_stalls",
-    "broker_dry_run", "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
+    "apply", "broker_dry_run", "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
     "fleet_owner", "fleet_owners", "dump", "dumps", "load", "loads", "region_check_add_peer", "region_effective_rf", "region_plan",
     "route_decide", "route_lookup", "score", "score_legacy", "score_weighted", "strerror",
 ]

@@ -33,6 +33,34 @@ class Action:
         flags: the raw PL_ACTION_* flags.
 
     str(action) and action.explain() give pl_action_explain()'s sentence.
+
+    What each kind asks of the caller, and what it leaves (placement/plan.h,
+    pl_view_apply(3); placement.apply() carries actions out on the caller's
+    own Shards):
+
+      "set-leader": to_member, which holds a replica, leads (from_member is
+          the old leader, or None).
+      "move-leader": the leadership goes from from_member to to_member. With
+          stage_first (to_member held no replica) it copies: stage a copy of
+          the shard on to_member, then commit, and to_member takes
+          from_member's replica: from_member holds none after it, and the
+          replica set keeps its size. Without, it is a hand-off to a
+          follower in sync.
+      "add-replica": to_member gains a replica (a copy staged, then
+          committed).
+      "move-replica": from_member's replica moves to to_member (stage a copy,
+          commit, drop from_member's); with carries_leader, from_member led
+          and to_member leads after it.
+      "set-override" / "drop-override": a fleet's override document gains or
+          loses the shard's entry; no replica changes.
+
+    A move the caller has started and not finished is described in the next
+    tick's Snapshot, and every policy counts it as done and the shard as in
+    flight (not moved again, and counted against the broker's move limits):
+    a leader move with no copy as Shard(moving_to=to_member), the replicas
+    as they are; a copy (a stage_first "move-leader", an "add-replica" or a
+    "move-replica") as Copy(shard, to_member, from_member) with from_member
+    None for an added replica, the replicas as they are until it commits.
     """
 
     __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "carries_leader",
@@ -76,6 +104,12 @@ class Action:
         buf = ctypes.create_string_buffer(n + 1)
         check(_ffi.lib.pl_action_explain(snap, ctypes.byref(self._raw), buf, n + 1))
         return buf.value.decode("utf-8", "backslashreplace")
+
+    def apply(self, shards, copies=()):
+        """The caller's shards after this one action is carried out and
+        committed: placement.apply([action], shards, copies)."""
+        from ._file import apply
+        return apply([self], shards, copies)
 
     def fields(self):
         """The action's public fields as a dict."""

@@ -127,7 +127,11 @@ class Shard:
         replicas: ids of the members holding a copy (at most 8), each once.
         leader: id of its leader (a region's primary), one of the replicas, or None.
         moving_to: id of the member a leader move in flight goes to, or None;
-            needs a leader.
+            needs a leader. The view counts it finished: moving_to leads,
+            and takes the old leader's replica when it held none; the
+            shard is in flight (no policy moves it again, and it counts
+            against the broker's max_moves) until a snapshot without it.
+            A move that copies data is better described as a Copy.
         epoch: the shard map's epoch for this shard (regions).
         load: the caller's measure of its load (fleet lag moves).
         not_idempotent: its destination is not idempotent (a rollup): never placed.
@@ -198,6 +202,15 @@ class Override:
 
 class Copy:
     """A replica copy in flight (pl_copy): staged on `to`, not yet committed.
+
+    How a caller describes a replica move it has started: the shard's
+    replicas (and leader) stay as they are until the commit, and a Copy
+    names the member staging the copy and the replica it replaces. The view
+    counts it finished (`to` holds a replica; `from_member`, when set, no
+    longer does, and when from_member led, `to` leads) and the shard in
+    flight: no policy acts on it while it is listed, and it counts against
+    the broker's move limits. At most one copy per shard. Once committed,
+    describe the shard as it is now and drop the Copy.
 
     Args:
         shard: the shard's key.
