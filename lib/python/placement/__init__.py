@@ -19,8 +19,10 @@ rule of its own.
     print(plan.status)  # balanced
 
 The library is loaded from PLACEMENT_LIB when set, else from the source
-tree's build/ when the package runs from the tree, else libplacement.so.MAJOR
-from the system's library path.
+tree's build/ when the package runs from the tree, else the copy a pip
+install put next to the package, else libplacement.so.MAJOR from the
+system's library path. Its version must have the package's MAJOR.MINOR
+(ImportError otherwise).
 """
 
 from . import _ffi
@@ -35,13 +37,16 @@ from ._route import RouteOwner, Verdict, route_decide, route_lookup
 from ._snapshot import Copy, Member, Override, Shard, Snapshot, Stream
 from ._view import Counts, ShardState, Tally, View
 
-#: The library's version, read at import from pl_version(); the package has
-#: no version of its own.
-__version__ = _ffi.lib.pl_version().decode("ascii")
+from ._version import __version__
 
-if int(__version__.split(".")[0]) != _ffi.SONAME_MAJOR:
-    raise ImportError("placement: %s is version %s; this package speaks to major version %d"
-                      % (_ffi.LIB_PATH, __version__, _ffi.SONAME_MAJOR))
+#: The loaded library's version, pl_version(): the same MAJOR.MINOR as
+#: __version__, the package's, or the import fails.
+library_version = _ffi.lib.pl_version().decode("ascii")
+
+if library_version.split(".")[:2] != __version__.split(".")[:2]:
+    raise ImportError("placement %s needs libplacement %s.x, and %s is version %s: install the package and the "
+                      "library of one release (pip install the package built with it, or set PLACEMENT_LIB)"
+                      % (__version__, ".".join(__version__.split(".")[:2]), _ffi.LIB_PATH, library_version))
 
 #: Where the shared library was loaded from.
 library_path = _ffi.LIB_PATH
