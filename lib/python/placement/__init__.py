@@ -18,6 +18,11 @@ rule of its own.
         print(a.kind, a.shard, a.from_member, "->", a.to_member, "|", a.explain())
     print(plan.status)  # balanced
 
+A what-if starts from a file placement(1) wrote (placement(5) text or its
+JSON): placement.load(path) gives a Cluster, cluster.plan() the tool's dry
+run of it, placement.apply(plan.actions, shards) the caller's shards after
+the actions, placement.dump(cluster, path) the file back.
+
 The library is loaded from PLACEMENT_LIB when set, else from the source
 tree's build/ when the package runs from the tree, else the copy a pip
 install put next to the package, else libplacement.so.MAJOR from the
