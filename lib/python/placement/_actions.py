@@ -105,12 +105,6 @@ class Action:
         check(_ffi.lib.pl_action_explain(snap, ctypes.byref(self._raw), buf, n + 1))
         return buf.value.decode("utf-8", "backslashreplace")
 
-    def apply(self, shards, copies=()):
-        """The caller's shards after this one action is carried out and
-        committed: placement.apply([action], shards, copies)."""
-        from ._file import apply
-        return apply([self], shards, copies)
-
     def fields(self):
         """The action's public fields as a dict."""
         return {f: getattr(self, f) for f in self.__slots__[:-2]}

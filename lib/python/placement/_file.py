@@ -15,8 +15,13 @@ import json as _json
 import os
 
 from . import _ffi
+from ._actions import Action
+from ._broker import broker_dry_run, broker_plan
 from ._errors import PlacementError
-from ._snapshot import Copy, Member, Override, Shard, Snapshot, Stream, encode_id
+from ._fleet import fleet_decide
+from ._region import region_plan
+from ._snapshot import Copy, Member, Override, Shard, Snapshot, Stream, encode_id, id_list
+from ._view import View
 
 _MAX_LINE = 65536
 _MAX_TICK = 1000000
@@ -170,7 +175,6 @@ class Cluster:
 
     def view(self):
         """A View of snapshot() with the file's scorer."""
-        from ._view import View
         return View(self.snapshot(), scorer=self.scorer)
 
     def config(self, policy=None):
@@ -193,7 +197,6 @@ class Cluster:
         if policy != "broker":
             raise ValueError("plan() runs the broker dry run; for %r call its policy with config(%r)"
                              % (policy, policy))
-        from ._broker import broker_dry_run
         kw = self.config("broker")
         kw.update(config)
         return broker_dry_run(self.view(), **kw)
@@ -558,13 +561,10 @@ def _config_check(policy, config):
     the field)."""
     snap = Snapshot([Member("x")], [])
     if policy == "broker":
-        from ._broker import broker_plan
         broker_plan(snap, **config)
     elif policy == "fleet":
-        from ._fleet import fleet_decide
         fleet_decide(snap, "x", **config)
     else:
-        from ._region import region_plan
         region_plan(snap, **config)
 
 
@@ -866,8 +866,6 @@ def _applied(snap, actions, scorer="xxh3"):
     """The shards and overrides of snap after actions, as the library's own
     pl_view_apply() carries them out: a View of snap, each action applied
     by its ids, then read back shard by shard."""
-    from ._actions import Action
-    from ._view import View
     view = View(snap, scorer=scorer)
     for i, a in enumerate(actions):
         if not isinstance(a, Action):
@@ -928,7 +926,6 @@ def apply(actions, shards, copies=()):
             replica added to a member that holds one), or an error of the
             shards as a Snapshot would raise it.
     """
-    from ._snapshot import id_list
     actions = id_list(actions, "apply(actions=...)", False)
     shards = list(id_list(shards, "apply(shards=...)", False))
     copies = list(id_list(copies, "apply(copies=...)", False))
@@ -963,10 +960,18 @@ def _cluster_apply(self, actions):
     shards as placement.apply() leaves them, no copy or move in flight, and
     the override document as the set-override and drop-override actions
     leave it (what `placement plan --out` writes after a plan)."""
-    from ._snapshot import id_list
     actions = id_list(actions, "apply(actions=...)", False)
     shards, overrides = _applied(self.snapshot(), actions, self.scorer)
     return Cluster(self.members, shards, self.streams, overrides, (), self.settings, self.last_move, self.events)
 
 
+def _action_apply(self, shards, copies=()):
+    """The caller's shards after this one action is carried out and
+    committed: placement.apply([action], shards, copies)."""
+    return apply([self], shards, copies)
+
+
+# Offered here, by the module that knows files and shards as the caller has
+# them, so that _actions.py needs nothing of this one: modules import one way.
 Cluster.apply = _cluster_apply
+Action.apply = _action_apply
