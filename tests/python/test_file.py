@@ -150,6 +150,14 @@ def test_config_names_the_c_fields():
         c.config("mesh")
 
 
+def test_plan_is_the_broker_dry_run_only():
+    c = pl.loads("set policy=fleet\nmember a\n")
+    with pytest.raises(ValueError, match="the file's policy is fleet: call fleet_decide"):
+        c.plan()
+    with pytest.raises(TypeError, match=r"Cluster\(members=\.\.\.\) must be a list, not str"):
+        pl.Cluster("ab")
+
+
 def test_a_what_if_starts_from_a_file(root):
     c = pl.load(os.path.join(root, "tests", "placement", "golden", "broker-six-zones.txt"))
     before = c.plan()

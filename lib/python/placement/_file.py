@@ -130,8 +130,10 @@ class Cluster:
 
     def __init__(self, members=(), shards=(), streams=None, overrides=(), copies=(), settings=None,
                  last_move=None, events=()):
-        self.members = list(members)
-        self.shards = list(shards)
+        self.members = list(id_list(members, "Cluster(members=...)", False))
+        self.shards = list(id_list(shards, "Cluster(shards=...)", False))
+        if streams is not None:
+            streams = id_list(streams, "Cluster(streams=...)")
         if streams is None:
             seen = []
             for s in self.shards:
@@ -140,11 +142,11 @@ class Cluster:
                     seen.append(sid)
             streams = seen
         self.streams = [s if isinstance(s, Stream) else Stream(s) for s in streams]
-        self.overrides = list(overrides)
-        self.copies = list(copies)
+        self.overrides = list(id_list(overrides, "Cluster(overrides=...)", False))
+        self.copies = list(id_list(copies, "Cluster(copies=...)", False))
         self.settings = dict(settings or {})
         self.last_move = dict(last_move or {})
-        self.events = list(events)
+        self.events = list(id_list(events, "Cluster(events=...)", False))
 
     def _key(self):
         return (self.members, self.streams, self.shards, self.overrides, self.copies, self.settings,
@@ -188,15 +190,16 @@ class Cluster:
             raise ValueError("policy must be broker, fleet or region, not %r" % (policy,))
         return {field: int(self.settings[name]) for name, field in _CONFIG[policy].items() if name in self.settings}
 
-    def plan(self, policy="broker", **config):
+    def plan(self, **config):
         """The broker dry run placement(1)'s `plan` prints for this file:
         broker_dry_run() of snapshot() with the file's scorer and settings
         (keywords override them). Only the broker policy has a dry run in
-        the library; for fleet and region call fleet_decide() or
-        region_plan() with config(policy)."""
-        if policy != "broker":
-            raise ValueError("plan() runs the broker dry run; for %r call its policy with config(%r)"
-                             % (policy, policy))
+        the library: a file whose `set policy` is fleet or region is a
+        ValueError; call fleet_decide() or region_plan() with config()."""
+        if self.policy != "broker":
+            raise ValueError("plan() runs the broker dry run, and the file's policy is %s: call %s with "
+                             "config()" % (self.policy, "fleet_decide()" if self.policy == "fleet"
+                                           else "region_plan()"))
         kw = self.config("broker")
         kw.update(config)
         return broker_dry_run(self.view(), **kw)
