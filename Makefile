@@ -17,6 +17,7 @@
 #   BINDINGS=0      check, deps and bench leave the language bindings out
 #   make check-python  the Python package's tests (tests/python; part of check unless BINDINGS=0)
 #   make check-go   the Go package (lib/go): go vet, go test (part of check unless BINDINGS=0)
+#   make check-python-install  pip install ./lib/python (then its wheel) into a fresh venv, offline (part of check)
 #
 #   SIMD=scalar|avx2|avx512 caps the scorer's vector path (default: the best the
 #   CPU runs, chosen when a view is built); every path gives the same bits.
@@ -101,7 +102,7 @@ TOOL := $(BUILD)/placement
 SCENARIOS := $(sort $(wildcard examples/placement/scenarios/*.txt))
 
 .PHONY: all lib check demo bench install uninstall install-test sanitize lint-man deps clean FORCE vectors fuzz coverage valgrind determinism fuzz-long fuzz-merge fuzz-coverage
-.PHONY: check-python install-python uninstall-python
+.PHONY: check-python check-python-install install-python uninstall-python
 
 all: lib $(TOOL)
 lib: $(STATIC) $(SHARED) $(PC)
@@ -130,7 +131,7 @@ FORCE:
 # ---- dependencies -----------------------------------------------------------
 # xxhash and Check to build and test, mandoc for make lint-man.
 DEB_PACKAGES := libxxhash-dev check pkg-config mandoc
-PY_DEB_PACKAGES := python3 python3-pytest python3-hypothesis
+PY_DEB_PACKAGES := python3 python3-pytest python3-hypothesis python3-venv python3-pip
 deps:
 	@if command -v $(PKG_CONFIG) >/dev/null 2>&1 && $(PKG_CONFIG) --exists libxxhash check && \
 	    command -v mandoc >/dev/null 2>&1; then \
@@ -145,9 +146,9 @@ deps:
 		echo "deps: no apt-get here; install xxhash (0.8 or later), Check, pkg-config and mandoc, then run make again" >&2; \
 		exit 1; \
 	fi
-	@if [ "$(BINDINGS)" != 0 ] && ! $(PYTHON) -c 'import pytest, hypothesis' >/dev/null 2>&1; then \
+	@if [ "$(BINDINGS)" != 0 ] && ! $(PYTHON) -c 'import pytest, hypothesis, ensurepip, pip' >/dev/null 2>&1; then \
 		if ! command -v apt-get >/dev/null 2>&1; then \
-			echo "deps: no apt-get here; install pytest and hypothesis for $(PYTHON) (or make BINDINGS=0)" >&2; exit 1; \
+			echo "deps: no apt-get here; install pytest, hypothesis, venv and pip for $(PYTHON) (or make BINDINGS=0)" >&2; exit 1; \
 		fi; \
 		echo "deps: installing $(PY_DEB_PACKAGES)"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -202,6 +203,7 @@ check: deps
 	echo "== the shared layouts: tests/bindings (the tool; each binding's suite compares too)"; \
 		PYTHON=$(PYTHON) tests/bindings/check.sh ./$(TOOL) || fail=1; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python || fail=1; fi; \
+	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python-install || fail=1; fi; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-rust || fail=1; fi; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-go || fail=1; fi; \
 	exit $$fail
@@ -212,6 +214,35 @@ check-python: lib $(TOOL)
 	@echo "== Python package: tests/python ($(PYTHON) -m pytest)"
 	@PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) BUILD=$(BUILD) PYTHONDONTWRITEBYTECODE=1 \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
+# The package installed as Python users install it: pip, into a fresh virtual
+# environment of $(PYTHON), offline (Debian's python3-venv, and its
+# python3-pip installing into the environment with --python: a venv of its
+# own pip takes 5 s of CPU to set up, this one none),
+# from the tree (lib/python/pyproject.toml; its backend needs nothing
+# installed); then, in the same environment, the wheel built from the tree. The wheel carries the shared
+# library just built; tests/python/install_check.py imports the package from
+# outside the tree and checks the versions. Everything it writes is in
+# $(PY_INSTALL), pip's temporary files included.
+PY_INSTALL := $(abspath $(BUILD))/python-install
+check-python-install: lib
+	@echo "== Python package: pip install ./lib/python into a fresh venv ($(PY_INSTALL))"
+	@rm -rf $(PY_INSTALL) && mkdir -p $(PY_INSTALL)/tmp
+	@export TMPDIR=$(PY_INSTALL)/tmp PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+		PLACEMENT_LIB=$(abspath $(BUILD)/$(SONAME)) && set -e && \
+	$(PYTHON) -m venv --without-pip $(PY_INSTALL)/venv && \
+	$(PYTHON) -m pip --python $(PY_INSTALL)/venv/bin/python install -q --no-index --no-build-isolation $(CURDIR)/lib/python && \
+	cd $(PY_INSTALL) && env -u PLACEMENT_LIB $(PY_INSTALL)/venv/bin/python $(CURDIR)/tests/python/install_check.py \
+		$(CURDIR) $(PY_INSTALL)/scratch && \
+	$(PYTHON) -m pip --python $(PY_INSTALL)/venv/bin/python wheel -q --no-index --no-build-isolation -w $(PY_INSTALL)/wheel $(CURDIR)/lib/python && \
+	$(PYTHON) -c 'import sys, zipfile, glob; w, = glob.glob(sys.argv[1]); \
+		assert "placement/$(SONAME)" in zipfile.ZipFile(w).namelist(), w' '$(PY_INSTALL)/wheel/placement-$(VERSION)-*.whl' && \
+	$(PYTHON) -m pip --python $(PY_INSTALL)/venv/bin/python uninstall -q -y placement && \
+	$(PYTHON) -m pip --python $(PY_INSTALL)/venv/bin/python install -q --no-index $(PY_INSTALL)/wheel/placement-$(VERSION)-*.whl && \
+	cd $(PY_INSTALL) && env -u PLACEMENT_LIB $(PY_INSTALL)/venv/bin/python $(CURDIR)/tests/python/install_check.py \
+		$(CURDIR) $(PY_INSTALL)/scratch-wheel
+	@left=$$(cd lib/python && find . -name __pycache__ -o -name '*.egg-info' -o -name build -o -name dist); \
+	if [ -n "$$left" ]; then echo "check-python-install: left in lib/python: $$left"; exit 1; fi
 
 # ---- the Rust crate (lib/rust) -----------------------------------------------
 # cargo from PATH, with $HOME/.cargo/bin first when it exists, else Debian's

@@ -76,7 +76,7 @@ TRIGGERS = {
     "E_ORIGIN": (lambda: snap(shards=[pl.Shard("k")], overrides=[pl.Override("k", "a", origin="whim")]),
                  "override", "k"),
     "E_WEIGHT": (lambda: snap([M("a", weight=70000)]), "member", "a"),
-    "E_NO_ELIGIBLE": (lambda: pl.broker_plan(snap([M("a", down=True)], [pl.Shard("k")])), "argument", None),
+    "E_NO_ELIGIBLE": (lambda: pl.fleet_owner(snap([M("a", down=True)], [pl.Shard("k")]), "k"), None, None),
     "E_MOVE_TARGET": (lambda: snap(shards=[pl.Shard("k", replicas=["a"], leader="a", moving_to="a")]), "shard", "k"),
     "E_CONFIG": (lambda: pl.broker_plan(snap(), max_moves=0), "config", "max_moves"),
     "E_SCORER": (lambda: pl.View(snap(), scorer="sha1"), "config", "scorer"),

@@ -18,9 +18,16 @@ rule of its own.
         print(a.kind, a.shard, a.from_member, "->", a.to_member, "|", a.explain())
     print(plan.status)  # balanced
 
+A what-if starts from a file placement(1) wrote (placement(5) text or its
+JSON): placement.load(path) gives a Cluster, cluster.plan() the tool's dry
+run of it, placement.apply(plan.actions, shards) the caller's shards after
+the actions, placement.dump(cluster, path) the file back.
+
 The library is loaded from PLACEMENT_LIB when set, else from the source
-tree's build/ when the package runs from the tree, else libplacement.so.MAJOR
-from the system's library path.
+tree's build/ when the package runs from the tree, else the copy a pip
+install put next to the package, else libplacement.so.MAJOR from the
+system's library path. Its version must have the package's MAJOR.MINOR
+(ImportError otherwise).
 """
 
 from . import _ffi
@@ -28,19 +35,23 @@ from ._actions import Action, ActionList, DrainStall, Plan, Stall
 from ._broker import broker_drain_stalls, broker_dry_run, broker_plan
 from ._config import defaults
 from ._errors import PlacementError
+from ._file import Cluster, Event, FormatError, apply, dump, dumps, load, loads
 from ._fleet import fleet_decide, fleet_doc_format, fleet_doc_read, fleet_owner, fleet_owners
 from ._region import region_check_add_peer, region_effective_rf, region_plan
 from ._route import RouteOwner, Verdict, route_decide, route_lookup
 from ._snapshot import Copy, Member, Override, Shard, Snapshot, Stream
 from ._view import Counts, ShardState, Tally, View
 
-#: The library's version, read at import from pl_version(); the package has
-#: no version of its own.
-__version__ = _ffi.lib.pl_version().decode("ascii")
+from ._version import __version__
 
-if int(__version__.split(".")[0]) != _ffi.SONAME_MAJOR:
-    raise ImportError("placement: %s is version %s; this package speaks to major version %d"
-                      % (_ffi.LIB_PATH, __version__, _ffi.SONAME_MAJOR))
+#: The loaded library's version, pl_version(): the same MAJOR.MINOR as
+#: __version__, the package's, or the import fails.
+library_version = _ffi.lib.pl_version().decode("ascii")
+
+if library_version.split(".")[:2] != __version__.split(".")[:2]:
+    raise ImportError("placement %s needs libplacement %s.x, and %s is version %s: install the package and the "
+                      "library of one release (pip install the package built with it, or set PLACEMENT_LIB)"
+                      % (__version__, ".".join(__version__.split(".")[:2]), _ffi.LIB_PATH, library_version))
 
 #: Where the shared library was loaded from.
 library_path = _ffi.LIB_PATH
@@ -94,9 +105,9 @@ def score_weighted(score, weight):
 
 # hash() is left out of __all__ so that a star import does not shadow the builtin.
 __all__ = [
-    "Action", "ActionList", "Copy", "Counts", "DrainStall", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
+    "Action", "ActionList", "Cluster", "Copy", "Counts", "Event", "FormatError", "DrainStall", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
     "Shard", "ShardState", "Snapshot", "Stall", "Stream", "Tally", "Verdict", "View", "broker_drain_stalls",
-    "broker_dry_run", "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
-    "fleet_owner", "fleet_owners", "region_check_add_peer", "region_effective_rf", "region_plan",
+    "apply", "broker_dry_run", "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
+    "fleet_owner", "fleet_owners", "dump", "dumps", "load", "loads", "region_check_add_peer", "region_effective_rf", "region_plan",
     "route_decide", "route_lookup", "score", "score_legacy", "score_weighted", "strerror",
 ]

@@ -33,6 +33,34 @@ class Action:
         flags: the raw PL_ACTION_* flags.
 
     str(action) and action.explain() give pl_action_explain()'s sentence.
+
+    What each kind asks of the caller, and what it leaves (placement/plan.h,
+    pl_view_apply(3); placement.apply() carries actions out on the caller's
+    own Shards):
+
+      "set-leader": to_member, which holds a replica, leads (from_member is
+          the old leader, or None).
+      "move-leader": the leadership goes from from_member to to_member. With
+          stage_first (to_member held no replica) it copies: stage a copy of
+          the shard on to_member, then commit, and to_member takes
+          from_member's replica: from_member holds none after it, and the
+          replica set keeps its size. Without, it is a hand-off to a
+          follower in sync.
+      "add-replica": to_member gains a replica (a copy staged, then
+          committed).
+      "move-replica": from_member's replica moves to to_member (stage a copy,
+          commit, drop from_member's); with carries_leader, from_member led
+          and to_member leads after it.
+      "set-override" / "drop-override": a fleet's override document gains or
+          loses the shard's entry; no replica changes.
+
+    A move the caller has started and not finished is described in the next
+    tick's Snapshot, and every policy counts it as done and the shard as in
+    flight (not moved again, and counted against the broker's move limits):
+    a leader move with no copy as Shard(moving_to=to_member), the replicas
+    as they are; a copy (a stage_first "move-leader", an "add-replica" or a
+    "move-replica") as Copy(shard, to_member, from_member) with from_member
+    None for an added replica, the replicas as they are until it commits.
     """
 
     __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "carries_leader",
@@ -211,17 +239,27 @@ class Plan:
         written: how many actions were written.
         wanted: at least written; written + 1 when more was wanted.
         detail: the status's element as an id (a shard key, member or
-            stream id, as the status says), None when there is none, or
-            the raw index for a status whose element the binding does not
-            know.
+            stream id, as the status says), or None when the status names
+            none (the raw index stays in detail_index).
         detail_index: plan_info.detail as the library wrote it (None for PL_NONE).
         blocked: how many shards were blocked or stalled.
         ticks: pl_broker_dry_run(): how many ticks emitted something; else None.
         stalls: pl_region_plan(): the Stall list; else ().
+        note: None, or why the plan ends without the policy having
+            decided: "no eligible member: every member is down or
+            draining" (status "stalled", no actions, wanted 1), where the
+            C call answers PL_E_NO_ELIGIBLE: a layout a control plane logs
+            and waits out, not bad input, as placement(1)'s plan reports it
+            (status stalled, exit 3).
     """
 
-    def __init__(self, policy, actions, info, snapshot, ticks=None, stalls=(), written=None, wanted=None):
+    #: Plan.note of a layout with shards and no eligible member.
+    NO_ELIGIBLE = "no eligible member: every member is down or draining"
+
+    def __init__(self, policy, actions, info, snapshot, ticks=None, stalls=(), written=None, wanted=None,
+                 note=None):
         self.policy = policy
+        self.note = note
         self.actions = actions
         self.status = _ffi.STATUSES.get(info.status, "unknown")
         self.written = len(actions) if written is None else written
@@ -235,8 +273,19 @@ class Plan:
             kind = _DETAIL.get(policy, {}).get(self.status)
             ids = {"shard": snapshot.shard_keys, "member": snapshot.member_ids, "stream": snapshot.stream_ids}
             seq = ids.get(kind)
-            self.detail = seq[self.detail_index] if seq is not None and self.detail_index < len(seq) \
-                else self.detail_index
+            if seq is not None and self.detail_index < len(seq):
+                self.detail = seq[self.detail_index]
+
+    @classmethod
+    def no_eligible(cls, policy, snapshot, ticks=None):
+        """The plan of a layout with shards and no eligible member (the C
+        call's PL_E_NO_ELIGIBLE): status "stalled", no actions, note
+        Plan.NO_ELIGIBLE."""
+        info = _ffi.PlPlanInfo()
+        info.status = {v: k for k, v in _ffi.STATUSES.items()}["stalled"]
+        info.wanted = 1
+        info.detail = _NONE
+        return cls(policy, ActionList((), 0, snapshot), info, snapshot, ticks=ticks, note=cls.NO_ELIGIBLE)
 
     def __iter__(self):
         return iter(self.actions)
@@ -246,5 +295,7 @@ class Plan:
 
     def __repr__(self):
         extra = "" if self.ticks is None else ", ticks=%d" % self.ticks
+        if self.note:
+            extra += ", note=%r" % self.note
         return "Plan(%s: %d actions, status=%r, blocked=%d%s)" % (self.policy, len(self.actions), self.status,
                                                                    self.blocked, extra)

@@ -9,6 +9,7 @@ from ._view import View, _config_namer, as_view
 
 _ACTION = ctypes.sizeof(_ffi.PlAction)
 _FULL = None
+_NO_ELIGIBLE = _ffi.lib_code("E_NO_ELIGIBLE")
 
 
 def _full():
@@ -46,7 +47,10 @@ def broker_plan(target, scorer="xxh3", **config):
     Raises:
         TypeError: an unknown keyword.
         PlacementError: E_CONFIG naming the field (kind "config", id the
-            field's name), E_NO_ELIGIBLE, or an error of the snapshot.
+            field's name), or an error of the snapshot. A layout with shards
+            and no eligible member (every member down or draining; the C
+            call's E_NO_ELIGIBLE) is no error: its Plan has status
+            "stalled", no actions, and note Plan.NO_ELIGIBLE.
     """
     view, _ = as_view(target, scorer)
     cfg = _config.build("broker", config)
@@ -60,6 +64,8 @@ def broker_plan(target, scorer="xxh3", **config):
         diag = new_diag()
         rc = _ffi.lib.pl_broker_plan(view._v, ctypes.byref(cfg), ctypes.addressof(arr) + total * _ACTION,
                                      cap - total, ctypes.byref(info), ctypes.byref(diag))
+        if rc == _NO_ELIGIBLE:
+            return Plan.no_eligible("broker", snap)
         snap.raise_for(rc, diag, namer)
         total += rc
         if info.status != _full():
@@ -115,6 +121,8 @@ def broker_dry_run(target, scorer="xxh3", cap=None, **config):
         diag = new_diag()
         rc = _ffi.lib.pl_broker_dry_run(view._v, ctypes.byref(cfg), arr, size, ctypes.byref(info),
                                         ctypes.byref(ticks), ctypes.byref(diag))
+        if rc == _NO_ELIGIBLE:
+            return Plan.no_eligible("broker", snap, ticks=0)
         snap.raise_for(rc, diag, namer)
         if not grow or info.status != _full():
             break

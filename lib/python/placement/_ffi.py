@@ -385,6 +385,9 @@ def _candidates():
     tree = os.path.join(root, "build", soname)
     if os.path.exists(os.path.join(root, "include", "placement.h")) and os.path.exists(tree):
         return [tree], True
+    bundled = os.path.join(here, soname)
+    if os.path.exists(bundled):  # installed by pip: the wheel carries the library
+        return [bundled], True
     return [soname], False
 
 

@@ -32,7 +32,9 @@ def fleet_decide(target, member, cap=None, **config):
     Raises:
         TypeError: an unknown keyword.
         PlacementError: E_NOT_FOUND (no member with that id), E_CONFIG
-            naming the field, E_NO_ELIGIBLE.
+            naming the field. Shards and no eligible member to own them
+            (the C call's E_NO_ELIGIBLE) is no error: the Plan has status
+            "stalled", no actions, note Plan.NO_ELIGIBLE.
     """
     if "self" in config:
         raise TypeError("fleet_decide: the deciding member is the second argument, not self=")
@@ -46,6 +48,8 @@ def fleet_decide(target, member, cap=None, **config):
     info = _ffi.PlPlanInfo()
     diag = new_diag()
     rc = _ffi.lib.pl_fleet_decide(view._v, ctypes.byref(cfg), arr, cap, ctypes.byref(info), ctypes.byref(diag))
+    if rc == _ffi.lib_code("E_NO_ELIGIBLE"):
+        return Plan.no_eligible("fleet", snap)
     snap.raise_for(rc, diag, _config_namer(_ffi.PlFleetConfig, snap))
     return Plan("fleet", ActionList(arr, rc, snap), info, snap)
 

@@ -29,7 +29,9 @@ def region_plan(target, **config):
 
     Raises:
         TypeError: an unknown keyword.
-        PlacementError: E_CONFIG naming the field, E_NO_ELIGIBLE.
+        PlacementError: E_CONFIG naming the field. Regions and no live,
+            non-draining member (the C call's E_NO_ELIGIBLE) is no error:
+            the Plan has status "stalled", no actions, note Plan.NO_ELIGIBLE.
     """
     view, _ = as_view(target, config.pop("scorer", "xxh3"))
     cfg = _config.build("region", config)
@@ -43,6 +45,8 @@ def region_plan(target, **config):
     diag = new_diag()
     rc = _ffi.lib.pl_region_plan(view._v, ctypes.byref(cfg), arr, cap, ctypes.byref(info), stalls, scap,
                                  ctypes.byref(diag))
+    if rc == _ffi.lib_code("E_NO_ELIGIBLE"):
+        return Plan.no_eligible("region", snap)
     snap.raise_for(rc, diag, _config_namer(_ffi.PlRegionConfig, snap))
     st = [Stall(stalls[i], snap) for i in range(min(info.blocked, scap))]
     return Plan("region", ActionList(arr, rc, snap), info, snap, stalls=st)

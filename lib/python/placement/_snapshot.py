@@ -22,6 +22,21 @@ _U32 = (1 << 32) - 1
 _U64 = (1 << 64) - 1
 
 
+def id_list(value, where, ids=True):
+    """A sequence of ids (ids=True) or of elements as a tuple, refusing a str
+    or bytes: those would be iterated as characters ("b0,b1" as 'b', '0',
+    ',', ...). where names the argument in the TypeError."""
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        hint = ""
+        if ids and isinstance(value, (str, bytes)):
+            hint = ": write [%s]" % ", ".join(repr(x) for x in value.split("," if isinstance(value, str) else b","))
+        raise TypeError("%s must be a list, not %s %r%s" % (where, type(value).__name__, value, hint))
+    try:
+        return tuple(value)
+    except TypeError:
+        raise TypeError("%s must be a list, not %s" % (where, type(value).__name__)) from None
+
+
 def encode_id(value, what="id"):
     """An id as bytes: str is encoded as UTF-8, bytes-like is taken as is."""
     if isinstance(value, str):
@@ -112,7 +127,11 @@ class Shard:
         replicas: ids of the members holding a copy (at most 8), each once.
         leader: id of its leader (a region's primary), one of the replicas, or None.
         moving_to: id of the member a leader move in flight goes to, or None;
-            needs a leader.
+            needs a leader. The view counts it finished: moving_to leads,
+            and takes the old leader's replica when it held none; the
+            shard is in flight (no policy moves it again, and it counts
+            against the broker's max_moves) until a snapshot without it.
+            A move that copies data is better described as a Copy.
         epoch: the shard map's epoch for this shard (regions).
         load: the caller's measure of its load (fleet lag moves).
         not_idempotent: its destination is not idempotent (a rollup): never placed.
@@ -131,14 +150,14 @@ class Shard:
                  not_idempotent=False, transfer_debt=False, out_of_sync=()):
         self.key = key
         self.stream = stream
-        self.replicas = tuple(replicas)
+        self.replicas = id_list(replicas, "Shard(replicas=...)")
         self.leader = leader
         self.moving_to = moving_to
         self.epoch = epoch
         self.load = load
         self.not_idempotent = not_idempotent
         self.transfer_debt = transfer_debt
-        self.out_of_sync = tuple(out_of_sync)
+        self.out_of_sync = id_list(out_of_sync, "Shard(out_of_sync=...)")
 
     def _key(self):
         return tuple(getattr(self, f) for f in self.__slots__)
@@ -183,6 +202,15 @@ class Override:
 
 class Copy:
     """A replica copy in flight (pl_copy): staged on `to`, not yet committed.
+
+    How a caller describes a replica move it has started: the shard's
+    replicas (and leader) stay as they are until the commit, and a Copy
+    names the member staging the copy and the replica it replaces. The view
+    counts it finished (`to` holds a replica; `from_member`, when set, no
+    longer does, and when from_member led, `to` leads) and the shard in
+    flight: no policy acts on it while it is listed, and it counts against
+    the broker's move limits. At most one copy per shard. Once committed,
+    describe the shard as it is now and drop the Copy.
 
     Args:
         shard: the shard's key.
@@ -238,10 +266,23 @@ class Snapshot:
     """
 
     def __init__(self, members, shards, streams=None, overrides=(), copies=()):
-        members = list(members)
-        shards = list(shards)
-        overrides = list(overrides)
-        copies = list(copies)
+        members = list(id_list(members, "Snapshot(members=...)", False))
+        shards = list(id_list(shards, "Snapshot(shards=...)", False))
+        overrides = list(id_list(overrides, "Snapshot(overrides=...)", False))
+        copies = list(id_list(copies, "Snapshot(copies=...)", False))
+        if streams is not None:
+            streams = id_list(streams, "Snapshot(streams=...)")
+        for what, seq, cls in (("members", members, Member), ("shards", shards, Shard),
+                               ("overrides", overrides, Override), ("copies", copies, Copy)):
+            for i, x in enumerate(seq):
+                if not isinstance(x, cls):
+                    raise TypeError("Snapshot(%s=...)[%d] must be a %s, not %s %r" % (
+                        what, i, cls.__name__, type(x).__name__, x))
+        for s in shards:
+            if type(s.replicas) is not tuple:
+                s.replicas = id_list(s.replicas, "Shard(replicas=...) of %r" % (s.key,))
+            if type(s.out_of_sync) is not tuple:
+                s.out_of_sync = id_list(s.out_of_sync, "Shard(out_of_sync=...) of %r" % (s.key,))
         self.members = tuple(members)
         self.shards = tuple(shards)
         self.overrides = tuple(overrides)

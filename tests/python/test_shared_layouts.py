@@ -1,0 +1,55 @@
+"""The layouts every binding and the tool must plan alike: for each
+tests/bindings/NAME.txt (a placement(5) file), the broker dry run with the
+file's settings gives NAME.plan, the tool's dry run written one action a
+line, `KIND SHARD FROM TO REASON` (`-` for no member, ids escaped as
+placement(5) writes them), then `status STATUS`."""
+
+import glob
+import os
+
+import pytest
+
+import placement as pl
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+LAYOUTS = sorted(glob.glob(os.path.join(ROOT, "tests", "bindings", "*.txt")))
+_SAFE = frozenset(range(0x21, 0x7F)) - frozenset(b"%#,=")
+
+
+def word(ident):
+    if ident is None:
+        return "-"
+    b = ident.encode("utf-8") if isinstance(ident, str) else bytes(ident)
+    return "".join(chr(c) if c in _SAFE else "%%%02X" % c for c in b)
+
+
+def plan_lines(plan):
+    return ["%s %s %s %s %s" % (a.kind, word(a.shard), word(a.from_member), word(a.to_member), a.reason)
+            for a in plan.actions] + ["status %s" % plan.status]
+
+
+def test_there_are_shared_layouts():
+    assert len(LAYOUTS) >= 3
+    for path in LAYOUTS:
+        assert os.path.exists(path[:-4] + ".plan"), "%s has no .plan" % path
+
+
+@pytest.mark.parametrize("path", LAYOUTS, ids=os.path.basename)
+def test_shared_layout_plans_as_the_tool(path):
+    with open(path[:-4] + ".plan", encoding="ascii") as f:
+        want = [line.rstrip("\n") for line in f if line.strip()]
+    assert want and want[-1].startswith("status ")
+    got = plan_lines(pl.load(path).plan())
+    assert got == want
+
+
+def test_the_comparison_can_fail():
+    # a plan that differs by one member, or by its status, is told apart
+    path = LAYOUTS[0]
+    plan = pl.load(path).plan()
+    lines = plan_lines(plan)
+    with open(path[:-4] + ".plan", encoding="ascii") as f:
+        want = [line.rstrip("\n") for line in f if line.strip()]
+    assert lines == want
+    assert lines[:-1] + ["status balanced" if plan.status != "balanced" else "status stalled"] != want
+    assert word("a b,c") == "a%20b%2Cc" and word(None) == "-"
