@@ -12,9 +12,11 @@ import (
 
 // readLayout reads the subset of placement(5) the shared layouts of
 // tests/bindings use: `set policy=broker rf=N [max-moves=K]
+// [max-moves-in=K] [max-moves-out=K] [paused=on|off] [stream-balance=on|off]
 // [replica-balance=on|off] [handoff-only=on|off]`, `member ID [zone=Z]
 // [weight=W] [cap=N] [draining] [down]`, `stream ID`, `shard ID stream=S
-// replicas=a,b leader=a [out-of-sync=a,b]` and # comments. Anything else
+// replicas=a,b leader=a [out-of-sync=a,b] [moving-to=M]`, `copy KEY to=M
+// [from=M]` and # comments. Anything else
 // fails the test, so a layout the reader would misread is never compared.
 func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 	t.Helper()
@@ -62,6 +64,14 @@ func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 					cfg.ReplicationFactor = num(kv, v)
 				case "max-moves":
 					cfg.MaxMoves = num(kv, v)
+				case "max-moves-in":
+					cfg.MaxMovesIn = num(kv, v)
+				case "max-moves-out":
+					cfg.MaxMovesOut = num(kv, v)
+				case "paused":
+					cfg.Paused = onOff(kv, v)
+				case "stream-balance":
+					cfg.StreamBalance = onOff(kv, v)
 				case "replica-balance":
 					cfg.ReplicaBalance = onOff(kv, v)
 				case "handoff-only":
@@ -114,11 +124,30 @@ func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 					k.Leader = v
 				case "out-of-sync":
 					k.OutOfSync = strings.Split(v, ",")
+				case "moving-to":
+					k.MovingTo = v
 				default:
 					bad(kv)
 				}
 			}
 			l.Shards = append(l.Shards, k)
+		case "copy":
+			if len(w) < 3 {
+				bad(line)
+			}
+			c := Copy{Shard: w[1]}
+			for _, kv := range w[2:] {
+				key, v, _ := strings.Cut(kv, "=")
+				switch key {
+				case "to":
+					c.To = v
+				case "from":
+					c.From = v
+				default:
+					bad(kv)
+				}
+			}
+			l.Copies = append(l.Copies, c)
 		default:
 			bad(w[0])
 		}

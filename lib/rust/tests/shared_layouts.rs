@@ -8,12 +8,13 @@
 //! [max-moves-in=K] [max-moves-out=K] [paused=on|off] [stream-balance=on|off]
 //! [replica-balance=on|off] [handoff-only=on|off]`, `member ID [zone=Z]
 //! [weight=W] [cap=N] [draining] [down]`, `stream ID`, `shard ID [stream=S]
-//! [replicas=a,b] [leader=a] [out-of-sync=a,b]`, `#` comments and blank
+//! [replicas=a,b] [leader=a] [out-of-sync=a,b] [moving-to=M]`, `copy KEY to=M
+//! [from=M]`, `#` comments and blank
 //! lines. Anything else fails the test, naming the file and line.
 
 mod common;
 
-use placement::{BrokerConfig, Member, Plan, Shard, Snapshot, Stream};
+use placement::{BrokerConfig, CopyInFlight, Member, Plan, Shard, Snapshot, Stream};
 use std::path::Path;
 
 struct Layout {
@@ -21,6 +22,7 @@ struct Layout {
     members: Vec<Member>,
     streams: Vec<Stream>,
     shards: Vec<Shard>,
+    copies: Vec<CopyInFlight>,
 }
 
 fn on_off(v: &str, at: &str) -> bool {
@@ -46,6 +48,7 @@ fn read(path: &Path) -> Layout {
         members: Vec::new(),
         streams: Vec::new(),
         shards: Vec::new(),
+        copies: Vec::new(),
     };
     for (n, line) in text.lines().enumerate() {
         let at = format!("{}:{}", path.display(), n + 1);
@@ -98,10 +101,27 @@ fn read(path: &Path) -> Layout {
                         Some(("replicas", v)) => k.replicas(ids(v)),
                         Some(("leader", v)) => k.leader(v),
                         Some(("out-of-sync", v)) => k.out_of_sync(ids(v)),
+                        Some(("moving-to", v)) => k.moving_to(v),
                         _ => panic!("{}: shard attribute {:?} is not read here", at, w),
                     };
                 }
                 l.shards.push(k);
+            }
+            "copy" => {
+                let key = name.unwrap_or_else(|| panic!("{}: a copy needs a shard", at));
+                let (mut to, mut from) = (None, None);
+                for w in attrs.skip(1) {
+                    match w.split_once('=') {
+                        Some(("to", v)) => to = Some(v),
+                        Some(("from", v)) => from = Some(v),
+                        _ => panic!("{}: copy attribute {:?} is not read here", at, w),
+                    }
+                }
+                let mut c = CopyInFlight::new(key, to.unwrap_or_else(|| panic!("{}: a copy needs to=", at)));
+                if let Some(f) = from {
+                    c = c.from(f);
+                }
+                l.copies.push(c);
             }
             _ => panic!("{}: {:?} lines are not read here", at, head),
         }
@@ -139,6 +159,7 @@ fn every_shared_layout_plans_as_the_tool() {
         let l = read(txt);
         let snap = Snapshot::builder(l.members, l.shards)
             .streams(l.streams)
+            .copies(l.copies)
             .build()
             .unwrap_or_else(|e| panic!("{}: {}", txt.display(), e));
         let plan = placement::broker_dry_run(&snap, &l.cfg).unwrap_or_else(|e| panic!("{}: {}", txt.display(), e));
