@@ -257,7 +257,9 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		for (uint32_t q = 0; q < lim; q++) {
 			uint32_t m = all ? st->m[q].member : touched[q];
 			int el = pt_eligible(&s->members[m]);
-			if (!mark[m] && !el)
+			/* with every member listed, one down or drained to nothing
+			 * keeps its row (marked), as in the cluster's list */
+			if (!all && !mark[m] && !el)
 				continue;
 			st->cells = pt_grow(st->cells, &cells_cap, sizeof *st->cells, st->ncells + 1);
 			pt_cell_row *c = &st->cells[st->ncells++];

@@ -550,6 +550,35 @@ for seed in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	else
 		ok
 	fi
+	# Kafka's and rpk's outputs mangled, read by both imports
+	for f in kafka/*.describe kafka/*.rpk; do
+		awk -v seed=$((seed * 104729)) 'BEGIN { srand(seed); junk = ":[] ,\t-x\001\377" }
+		{
+			r = rand()
+			if (r < 0.05) next
+			if (r < 0.10) { print; print; next }
+			if (r < 0.35 && length($0) > 0) {
+				p = int(rand() * length($0)) + 1
+				q = int(rand() * length(junk)) + 1
+				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
+			}
+			print
+		}' "$f" > "$tmp/mangled.describe"
+		for format in kafka rpk; do
+			if [ $format = rpk ]; then
+				"$bin" import rpk --topic t "$tmp/mangled.describe" > /dev/null 2> "$tmp/stderr"
+			else
+				"$bin" import kafka "$tmp/mangled.describe" > /dev/null 2> "$tmp/stderr"
+			fi
+			rc=$?
+			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
+				cp "$tmp/mangled.describe" "$tmp/../pl-tool-crash-$seed.describe" 2> /dev/null
+				bad "import $format of a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
+			else
+				ok
+			fi
+		done
+	done
 done
 
 # ---- 5. usage ----------------------------------------------------------------------------
