@@ -103,6 +103,15 @@ int pt_load(pt_doc *d, const char *path, const pt_opts *o, pt_err *e)
 		return -1;
 	double t1 = pt_now(), c1 = pt_cpu();
 	pt_progress(o, "parsed %u members, %u streams, %u shards", d->nm, d->ns, d->nk);
+	for (int i = 0; o && i < o->nsets; i++)
+		if (pt_parse_setting(d, o->sets[i], e)) {
+			char msg[sizeof e->msg];
+			int n = snprintf(msg, sizeof msg, "--set '%.100s': ", o->sets[i]);
+			snprintf(msg + n, sizeof msg - (size_t)n, "%.600s", e->msg);
+			memcpy(e->msg, msg, sizeof msg);
+			e->line = 0;
+			return -1;
+		}
 	for (int i = 0; o && i < o->nevents; i++)
 		if (pt_parse_event(d, o->events[i], e)) {
 			char msg[sizeof e->msg];

@@ -375,8 +375,9 @@ static uint32_t *copy_of_rank(const pl_view *v, const pl_snapshot *s)
 void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint64_t *last_move, const pl_view *v,
 		    int with_events)
 {
-	pt_put(b, "# placement(5) snapshot: %u members, %u streams, %u shards, %u overrides", s->n_members,
-	       s->n_streams, s->n_shards, s->n_overrides);
+	pt_put(b, "# placement(5) snapshot: %u member%s, %u stream%s, %u shard%s, %u override%s", s->n_members,
+	       s->n_members == 1 ? "" : "s", s->n_streams, s->n_streams == 1 ? "" : "s", s->n_shards,
+	       s->n_shards == 1 ? "" : "s", s->n_overrides, s->n_overrides == 1 ? "" : "s");
 	if (s->n_copies)
 		pt_put(b, ", %u cop%s in flight", s->n_copies, s->n_copies == 1 ? "y" : "ies");
 	pt_putc(b, '\n');

@@ -39,6 +39,9 @@ typedef struct kpart {
 	uint32_t first, nrep;  /* replicas: ints[first ..] */
 	uint32_t ifirst, nisr; /* Isr */
 	uint32_t ofirst, noff; /* Offline */
+	uint32_t afirst, nadd; /* Adding Replicas (a reassignment in flight) */
+	uint32_t rfirst, nrem; /* Removing Replicas */
+	uint32_t efirst, nelr; /* Elr (eligible leader replicas, Kafka 4) */
 	int has_isr;
 	uint64_t line;
 } kpart;
@@ -60,6 +63,12 @@ typedef struct kafka {
 	size_t nb, b_cap;
 	kword *racks; /* parallel to brokers */
 	pt_arena names; /* the bytes of the topics' names and the racks */
+	/* rpk: the columns of the last header line (-1: absent), and the topic
+	 * a NAME line or --topic named */
+	int rpk;
+	int c_topic, c_part, c_leader, c_reps, c_off, ncols;
+	kword rpk_topic;
+	uint64_t skipped, skip_first[3];
 } kafka;
 
 /* A copy of w's bytes, kept as long as k. */
@@ -160,26 +169,50 @@ static uint32_t topic_of(kafka *k, kword name, uint64_t line)
 
 #define KWORDS 64
 
+static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_t line, pt_err *e);
+
+/* Whether w[i] w[i + 1] is "Adding Replicas:..." (1) or "Removing
+ * Replicas:..." (2): Kafka's keys of two words. */
+static int two_words(const kword *w, size_t i, size_t n)
+{
+	if (i + 1 >= n || w[i + 1].n < 9 || memcmp(w[i + 1].p, "Replicas:", 9) != 0)
+		return 0;
+	return key_is(w[i], "Adding") ? 1 : key_is(w[i], "Removing") ? 2 : 0;
+}
+static int among(const kafka *k, uint32_t first, uint32_t n, uint32_t id);
+
 static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, pt_err *e)
 {
 	kword w[KWORDS];
 	size_t n = split(p, end, w, KWORDS);
 	if (n == 0 || w[0].p[0] == '#')
 		return 0;
+	if (!is_key(w[0]))
+		return 1; /* not a line of the describe (a log line): skipped, with a note */
 	kword topic = {NULL, 0}, part = {NULL, 0}, leader = {NULL, 0}, reps = {NULL, 0}, isr = {NULL, 0},
-	      off = {NULL, 0}, count = {NULL, 0}, rf = {NULL, 0};
+	      off = {NULL, 0}, count = {NULL, 0}, rf = {NULL, 0}, add = {NULL, 0}, rem = {NULL, 0}, elr = {NULL, 0};
 	int has_part = 0, has_reps = 0, has_isr = 0, has_off = 0, has_count = 0;
 	for (size_t i = 0; i < n; i++) {
+		/* "Adding Replicas: 4" and "Removing Replicas: 2" (Kafka 2.4 on,
+		 * a reassignment in flight): a key of two words */
+		int two = two_words(w, i, n);
+		i += two != 0;
 		if (!is_key(w[i]))
 			return pt_fail(e, line, "'%.*s' is not a field of kafka-topics.sh --describe (Key: value)",
 				       (int)(w[i].n > 40 ? 40 : w[i].n), w[i].p);
 		const char *colon = memchr(w[i].p, ':', w[i].n);
 		kword key = {w[i].p, (size_t)(colon - w[i].p)}, val = {colon + 1, w[i].n - key.n - 1};
-		if (val.n == 0 && i + 1 < n && !is_key(w[i + 1]))
+		if (val.n == 0 && i + 1 < n && !is_key(w[i + 1]) && !two_words(w, i + 1, n))
 			val = w[++i];
 		if (key_is(key, "Configs"))
 			break; /* the topic's configs end the header line */
-		if (key_is(key, "Topic"))
+		if (two == 1)
+			add = val;
+		else if (two == 2)
+			rem = val;
+		else if (key_is(key, "Elr"))
+			elr = val;
+		else if (key_is(key, "Topic"))
 			topic = val;
 		else if (key_is(key, "Partition"))
 			part = val, has_part = 1;
@@ -195,7 +228,7 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 			count = val, has_count = 1;
 		else if (key_is(key, "ReplicationFactor"))
 			rf = val;
-		/* TopicId, Elr, LastKnownElr and fields to come: not needed */
+		/* TopicId, LastKnownElr and fields to come: not needed */
 	}
 	if (topic.n == 0)
 		return pt_fail(e, line, "no Topic: on the line (kafka-topics.sh --describe names it on every line)");
@@ -230,18 +263,51 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 	x.leader = -1;
 	if (id_list(k, reps, line, "Replicas", &x.first, &x.nrep, e))
 		return -1;
-	if (x.nrep == 0 || x.nrep > PL_MAX_REPLICAS)
-		return pt_fail(e, line, "partition %llu has %u replicas: a shard has 1 to %u (PL_MAX_REPLICAS)",
-			       (unsigned long long)pn, x.nrep, PL_MAX_REPLICAS);
-	for (uint32_t j = 0; j < x.nrep; j++)
-		for (uint32_t q = 0; q < j; q++)
-			if (k->ints[x.first + j] == k->ints[x.first + q])
-				return pt_fail(e, line, "Replicas: broker %u is listed twice", k->ints[x.first + j]);
 	if (has_isr && id_list(k, isr, line, "Isr", &x.ifirst, &x.nisr, e))
 		return -1;
 	x.has_isr = has_isr;
 	if (has_off && id_list(k, off, line, "Offline", &x.ofirst, &x.noff, e))
 		return -1;
+	if (id_list(k, elr, line, "Elr", &x.efirst, &x.nelr, e) || id_list(k, add, line, "Adding Replicas", &x.afirst, &x.nadd, e) ||
+	    id_list(k, rem, line, "Removing Replicas", &x.rfirst, &x.nrem, e))
+		return -1;
+	return add_partition(k, &x, topic, leader, line, e);
+}
+
+/* Whether id is among n ids at ints[first]. */
+static int among(const kafka *k, uint32_t first, uint32_t n, uint32_t id)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (k->ints[first + j] == id)
+			return 1;
+	return 0;
+}
+
+/* A partition read (Kafka's or rpk's line): its leader checked, then kept. */
+static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_t line, pt_err *e)
+{
+	kpart x = *xp;
+	uint32_t t = x.topic;
+	if (x.nrep == 0 || x.nrep > PL_MAX_REPLICAS)
+		return pt_fail(e, line, "partition %u has %u replicas: a shard has 1 to %u (PL_MAX_REPLICAS)", x.partition,
+			       x.nrep, PL_MAX_REPLICAS);
+	for (uint32_t j = 0; j < x.nrep; j++)
+		for (uint32_t q = 0; q < j; q++)
+			if (k->ints[x.first + j] == k->ints[x.first + q])
+				return pt_fail(e, line, "Replicas: broker %u is listed twice", k->ints[x.first + j]);
+	for (uint32_t j = 0; j < x.nadd; j++) {
+		uint32_t id = k->ints[x.afirst + j];
+		if (!among(k, x.first, x.nrep, id))
+			return pt_fail(e, line, "Adding Replicas: broker %u is not among the partition's Replicas", id);
+		if (among(k, x.rfirst, x.nrem, id))
+			return pt_fail(e, line, "broker %u is both added and removed", id);
+		if (x.nadd == x.nrep)
+			return pt_fail(e, line, "every replica is being added: none holds the partition");
+	}
+	for (uint32_t j = 0; j < x.nrem; j++)
+		if (!among(k, x.first, x.nrep, k->ints[x.rfirst + j]))
+			return pt_fail(e, line, "Removing Replicas: broker %u is not among the partition's Replicas",
+				       k->ints[x.rfirst + j]);
 	uint64_t lv;
 	if (leader.n && pt_kafka_uint(leader, INT32_MAX, &lv) == 0) {
 		int found = 0;
@@ -249,6 +315,9 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 			found |= k->ints[x.first + j] == lv;
 		if (!found)
 			return pt_fail(e, line, "Leader: %llu is not among the partition's Replicas", (unsigned long long)lv);
+		if (among(k, x.afirst, x.nadd, (uint32_t)lv))
+			return pt_fail(e, line, "Leader: %llu is among the Adding Replicas, which hold no copy yet",
+				       (unsigned long long)lv);
 		x.leader = (int64_t)lv;
 	} else if (leader.n && !key_is(leader, "none") && !key_is(leader, "-1")) {
 		return pt_fail(e, line, "Leader: '%.*s' is not a broker id (nor none, nor -1)",
@@ -261,6 +330,140 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 	k->p = pt_grow(k->p, &k->p_cap, sizeof *k->p, k->np + 1);
 	k->p[k->np++] = x;
 	return 0;
+}
+
+/* ---- rpk ----------------------------------------------------------------------- */
+
+/* rpk's words: at spaces and tabs, a list "[1 2 3]" one word. */
+static size_t split_rpk(const char *p, const char *end, kword *w, size_t cap)
+{
+	size_t n = 0;
+	while (p < end && n < cap) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		const char *s = p;
+		if (p < end && *p == '[') {
+			const char *c = memchr(p, ']', (size_t)(end - p));
+			p = c ? c + 1 : end;
+		}
+		while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+			p++;
+		if (p > s)
+			w[n++] = (kword){s, (size_t)(p - s)};
+	}
+	return n;
+}
+
+/* "[1 2 3]" (rpk topic describe) or "[1-0 2-1]" (rpk cluster partitions
+ * list: NODE-CORE) appended to ints, as id_list() does. */
+static int rpk_list(kafka *k, kword w, uint64_t line, const char *field, uint32_t *first, uint32_t *n, pt_err *e)
+{
+	*first = (uint32_t)k->ni;
+	*n = 0;
+	if (w.n < 2 || w.p[0] != '[' || w.p[w.n - 1] != ']')
+		return pt_fail(e, line, "%s: '%.*s' is not a list of broker ids ([1 2 3])", field, (int)(w.n > 40 ? 40 : w.n),
+			       w.p);
+	const char *p = w.p + 1, *end = w.p + w.n - 1;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		const char *s = p;
+		while (p < end && *p != ' ' && *p != ',')
+			p++;
+		if (p == s)
+			break;
+		kword x = {s, (size_t)(p - s)};
+		const char *dash = memchr(s, '-', x.n);
+		uint64_t v, core;
+		if (dash && pt_kafka_uint((kword){dash + 1, (size_t)(p - dash - 1)}, UINT32_MAX, &core) == 0)
+			x.n = (size_t)(dash - s); /* NODE-CORE: the node */
+		if (pt_kafka_uint(x, INT32_MAX, &v))
+			return pt_fail(e, line, "%s: '%.*s' is not a broker id (a number from 0)", field, (int)(x.n > 40 ? 40 : x.n),
+				       x.p);
+		k->ints = pt_grow(k->ints, &k->i_cap, sizeof *k->ints, k->ni + 1);
+		k->ints[k->ni++] = (uint32_t)v;
+		add_broker(k, (uint32_t)v);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int col_is(kword w, const char *s)
+{
+	return key_is(w, s);
+}
+
+/* One line of `rpk topic describe -p` (or the whole describe: its NAME line
+ * names the topic) or `rpk cluster partitions list`: a header line
+ * names the columns, each row under it is a partition; any other line
+ * is skipped (1), with a note. */
+static int parse_rpk_line(kafka *k, const char *p, const char *end, uint64_t line, const pt_opts *o, pt_err *e)
+{
+	kword w[KWORDS];
+	size_t n = split_rpk(p, end, w, KWORDS);
+	if (n == 0 || w[0].p[0] == '#')
+		return 0;
+	if (n == 2 && col_is(w[0], "NAME")) { /* rpk topic describe's SUMMARY */
+		k->rpk_topic = keep(k, w[1]);
+		return 0;
+	}
+	int part = -1, reps = -1;
+	for (size_t i = 0; i < n; i++) {
+		part = col_is(w[i], "PARTITION") ? (int)i : part;
+		reps = col_is(w[i], "REPLICAS") || col_is(w[i], "REPLICA-CORE") ? (int)i : reps;
+	}
+	if (part >= 0 && reps >= 0) { /* a header */
+		k->c_topic = k->c_leader = k->c_off = -1;
+		k->c_part = part;
+		k->c_reps = reps;
+		k->ncols = (int)n;
+		for (size_t i = 0; i < n; i++) {
+			if (col_is(w[i], "TOPIC"))
+				k->c_topic = (int)i;
+			else if (col_is(w[i], "LEADER") || col_is(w[i], "LEADER-ID"))
+				k->c_leader = (int)i;
+			else if (col_is(w[i], "OFFLINE-REPLICAS"))
+				k->c_off = (int)i;
+		}
+		return 0;
+	}
+	uint64_t pn;
+	if (k->ncols == 0 || (size_t)k->c_part >= n || pt_kafka_uint(w[k->c_part], INT32_MAX, &pn))
+		return 1; /* a line of another section, or not rpk's */
+	if ((int)n != k->ncols)
+		return pt_fail(e, line, "%zu columns, and the header above has %d (a list is written [1 2 3])", n, k->ncols);
+	kword topic = k->c_topic >= 0 ? w[k->c_topic] : k->rpk_topic;
+	if (k->c_topic < 0 && o->topic)
+		topic = (kword){o->topic, strlen(o->topic)};
+	if (topic.n == 0)
+		return pt_fail(e, line, "no topic for partition %llu: rpk topic describe -p does not name it (give --topic NAME)",
+			       (unsigned long long)pn);
+	if (topic.n + 12 > PL_MAX_ID_LEN)
+		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
+			       topic.n, PL_MAX_ID_LEN);
+	kpart x;
+	memset(&x, 0, sizeof x);
+	x.topic = topic_of(k, topic, line);
+	x.partition = (uint32_t)pn;
+	x.line = line;
+	x.leader = -1;
+	if (rpk_list(k, w[k->c_reps], line, "REPLICAS", &x.first, &x.nrep, e))
+		return -1;
+	if (k->c_off >= 0 && rpk_list(k, w[k->c_off], line, "OFFLINE-REPLICAS", &x.ofirst, &x.noff, e))
+		return -1;
+	/* Redpanda prints no ISR: a replica offline is out of sync, the others are taken as in sync */
+	x.has_isr = 1;
+	x.ifirst = (uint32_t)k->ni;
+	for (uint32_t j = 0; j < x.nrep; j++) {
+		uint32_t id = k->ints[x.first + j];
+		if (!among(k, x.ofirst, x.noff, id)) {
+			k->ints = pt_grow(k->ints, &k->i_cap, sizeof *k->ints, k->ni + 1);
+			k->ints[k->ni++] = id;
+			x.nisr++;
+		}
+	}
+	kword leader = k->c_leader >= 0 ? w[k->c_leader] : (kword){NULL, 0};
+	return add_partition(k, &x, topic, leader, line, e);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -374,16 +577,19 @@ static void put_kword_id(pt_buf *b, kword w)
 	pt_put_id(b, (pl_bytes){w.p, (uint64_t)w.n});
 }
 
-static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *o, pt_buf *out, pt_err *e);
 
 int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 {
-	if (strcmp(format, "kafka") != 0)
-		return pt_fail(e, 0, "import %s: unknown format (the one known is kafka)", format);
+	int rpk = strcmp(format, "rpk") == 0;
+	if (strcmp(format, "kafka") != 0 && !rpk)
+		return pt_fail(e, 0, "import %s: unknown format (the known are kafka and rpk)", format);
+	if (o->topic && !rpk)
+		return pt_fail(e, 0, "--topic is for import rpk (kafka-topics.sh names the topic on every line)");
 	pt_reader r;
 	if (pt_reader_open(&r, path, e))
 		return -1;
-	int rc = kafka_import(&r, strcmp(path, "-") == 0 ? "<stdin>" : path, o, out, e);
+	int rc = kafka_import(&r, strcmp(path, "-") == 0 ? "<stdin>" : path, rpk, o, out, e);
 	pt_reader_close(&r);
 	return rc;
 }
@@ -392,12 +598,12 @@ int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opt
 {
 	pt_reader r;
 	pt_reader_mem(&r, text, len);
-	int rc = kafka_import(&r, path, o, out, e);
+	int rc = kafka_import(&r, path, 0, o, out, e);
 	pt_reader_close(&r);
 	return rc;
 }
 
-static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
+static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *o, pt_buf *out, pt_err *e)
 {
 	kafka k;
 	memset(&k, 0, sizeof k);
@@ -409,13 +615,28 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 		rc = pt_reader_line(r, &p, &len, e);
 		if (rc <= 0)
 			break;
-		rc = parse_line(&k, p, p + len, r->line, e);
+		rc = rpk ? parse_rpk_line(&k, p, p + len, r->line, o, e) : parse_line(&k, p, p + len, r->line, e);
+		if (rc == 1) { /* not a line of the output: noted, skipped */
+			if (k.skipped < 3)
+				k.skip_first[k.skipped] = r->line;
+			k.skipped++;
+			rc = 0;
+		}
 		if (rc)
 			break;
 	}
 	pt_oom_at(NULL, NULL);
+	const char *tool = rpk ? "rpk topic describe -p or rpk cluster partitions list" : "kafka-topics.sh --describe";
 	if (rc == 0 && k.np == 0)
-		rc = pt_fail(e, 0, "no partition: not the output of kafka-topics.sh --describe");
+		rc = pt_fail(e, 0, "no partition: not the output of %s%s", tool,
+			     k.skipped ? " (every line was skipped)" : "");
+	if (rc == 0 && k.skipped) {
+		fprintf(stderr, "placement: note: %s: %llu line%s skipped, not of %s's output (line", path,
+			(unsigned long long)k.skipped, k.skipped == 1 ? "" : "s", tool);
+		for (uint64_t i = 0; i < k.skipped && i < 3; i++)
+			fprintf(stderr, "%s %llu", i ? "," : "", (unsigned long long)k.skip_first[i]);
+		fprintf(stderr, "%s)\n", k.skipped > 3 ? ", ..." : "");
+	}
 	if (rc == 0 && o->racks)
 		rc = read_racks(&k, o->racks, e);
 	if (rc == 0 && !o->racks) {
@@ -428,9 +649,9 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 		uint32_t rf = 0;
 		for (size_t i = 0; i < k.nt; i++)
 			rf = k.t[i].rf > rf ? k.t[i].rf : rf;
-		for (size_t i = 0; i < k.np; i++)
-			rf = k.p[i].nrep > rf ? k.p[i].nrep : rf;
-		pt_put(out, "# imported by placement import kafka from ");
+		for (size_t i = 0; i < k.np; i++) /* a reassignment in flight: what it ends with */
+			rf = k.p[i].nrep - k.p[i].nrem > rf ? k.p[i].nrep - k.p[i].nrem : rf;
+		pt_put(out, "# imported by placement import %s from ", rpk ? "rpk" : "kafka");
 		pt_put_name(out, (pl_bytes){path, (uint64_t)strlen(path)}); /* one line, whatever its bytes */
 		pt_put(out, ": %zu topic%s, %zu partition%s, %zu broker%s\n", k.nt, k.nt == 1 ? "" : "s", k.np,
 		       k.np == 1 ? "" : "s", k.nb, k.nb == 1 ? "" : "s");
@@ -455,8 +676,18 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 			put_kword_id(out, t);
 			pt_put(out, "/%u stream=", x->partition);
 			put_kword_id(out, t);
+			/* the replicas that hold it: a reassignment's Adding Replicas
+			 * do not yet; the first is a copy in flight (onto it, from
+			 * the first Removing Replica), any other is a replica out of
+			 * sync (it is out of the ISR) */
+			uint32_t reps[PL_MAX_REPLICAS], nr = 0;
+			for (uint32_t j = 0; j < x->nrep; j++) {
+				uint32_t id = k.ints[x->first + j];
+				if (!(x->nadd && id == k.ints[x->afirst]))
+					reps[nr++] = id;
+			}
 			pt_put(out, " replicas=");
-			put_ids(out, k.ints + x->first, x->nrep, ',');
+			put_ids(out, reps, nr, ',');
 			if (x->leader >= 0)
 				pt_put(out, " leader=%lld", (long long)x->leader);
 			/* what Kafka says that the snapshot does not: noted, not guessed */
@@ -464,8 +695,8 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 			if (x->leader < 0)
 				pt_put(&note, "no leader");
 			uint32_t out_of[PL_MAX_REPLICAS], nout = 0;
-			for (uint32_t j = 0; j < x->nrep && x->has_isr; j++) {
-				uint32_t id = k.ints[x->first + j];
+			for (uint32_t j = 0; j < nr && x->has_isr; j++) {
+				uint32_t id = reps[j];
 				int in = x->leader >= 0 && (long long)id == x->leader;
 				for (uint32_t q = 0; q < x->nisr; q++)
 					in |= k.ints[x->ifirst + q] == id;
@@ -480,10 +711,30 @@ static int kafka_import(pt_reader *r, const char *path, const pt_opts *o, pt_buf
 				pt_put(&note, "%soffline: ", note.len ? "; " : "");
 				put_ids(&note, k.ints + x->ofirst, x->noff, ' ');
 			}
+			if (x->nelr) {
+				pt_put(&note, "%selr: ", note.len ? "; " : "");
+				put_ids(&note, k.ints + x->efirst, x->nelr, ' ');
+			}
+			if (x->nadd || x->nrem) {
+				pt_put(&note, "%sreassignment in flight: adding ", note.len ? "; " : "");
+				put_ids(&note, k.ints + x->afirst, x->nadd, ' ');
+				pt_put(&note, "%sremoving ", x->nadd ? ", " : "none, ");
+				put_ids(&note, k.ints + x->rfirst, x->nrem, ' ');
+				if (!x->nrem)
+					pt_put(&note, "none");
+			}
 			if (note.len)
 				pt_put(out, "  # %s", note.p);
 			pt_buf_free(&note);
 			pt_putc(out, '\n');
+			if (x->nadd) {
+				pt_put(out, "copy ");
+				put_kword_id(out, t);
+				pt_put(out, "/%u to=%u", x->partition, k.ints[x->afirst]);
+				if (x->nrem)
+					pt_put(out, " from=%u", k.ints[x->rfirst]);
+				pt_putc(out, '\n');
+			}
 		}
 	}
 	if (rc == 0 && o->json) {

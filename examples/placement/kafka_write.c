@@ -63,13 +63,37 @@ static void put_topic_partition(pt_buf *b, kword topic, uint64_t part)
 	pt_put(b, ", \"partition\": %llu", (unsigned long long)part);
 }
 
+/* Why a partition of the file is left out of the reassignment and the
+ * preferred election, or NULL: no leader, a leader or a replica down, a
+ * replica out of sync, a leader move or a copy in flight. */
+static const char *at_risk(const pt_doc *d, uint32_t k)
+{
+	const pl_shard *x = &d->shards[k];
+	if (x->replica_count == 0)
+		return NULL;
+	if (x->leader == PL_NONE || (d->members[x->leader].flags & PL_MEMBER_DOWN))
+		return "offline";
+	if (x->flags & PL_SHARD_OUT_OF_SYNC_ALL)
+		return "under-replicated";
+	for (uint32_t j = 0; j < x->replica_count; j++)
+		if (d->members[x->replicas[j]].flags & PL_MEMBER_DOWN)
+			return "under-replicated";
+	if (x->moving_to != PL_NONE)
+		return "in-flight";
+	for (uint32_t c = 0; c < d->nc; c++)
+		if (d->copies[c].shard == k)
+			return "in-flight";
+	return NULL;
+}
+
 int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *e)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
-	pt_buf re = {0}, el = {0}, un = {0}, left = {0};
-	size_t nre = 0, nel = 0, nun = 0, nleft = 0;
+	pt_buf re = {0}, el = {0}, un = {0}, left = {0}, held = {0}, rb = {0};
+	size_t nre = 0, nel = 0, nun = 0, nleft = 0, nheld = 0;
 	int rc = 0;
 	pt_put(&re, "{\"version\": 1, \"partitions\": [");
+	pt_put(&rb, "{\"version\": 1, \"partitions\": [");
 	pt_put(&el, "{\"partitions\": [");
 	pt_put(&un, "{\"partitions\": [");
 	/* in the order of the shards' keys, so the files do not depend on the
@@ -101,6 +125,24 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 		int unclean = was->leader == PL_NONE && was->moving_to == PL_NONE && was->replica_count > 0;
 		if (set_same && !led && !unclean)
 			continue;
+		/* A partition at risk or in flight in the file is left out of the
+		 * reassignment and the preferred election: Kafka completes a
+		 * reassignment only once every target replica is in the ISR, and
+		 * a preferred election makes its first replica lead, which may be
+		 * one out of sync. */
+		const char *risk = at_risk(d, k);
+		if (risk && unclean)
+			set_same = 1, reorder = 0; /* copied from nowhere: only the operator's unclean election */
+		else if (risk) {
+			kword topic = {NULL, 0};
+			uint64_t part = 0;
+			if ((rc = topic_partition(s, k, &topic, &part, e)) != 0)
+				break;
+			if (nheld++ < 8)
+				pt_put(&held, "%s%.*s/%llu %s", nheld > 1 ? ", " : "", (int)(topic.n > 60 ? 60 : topic.n), topic.p,
+				       (unsigned long long)part, risk);
+			continue;
+		}
 		/* the new list: the leader, then the file's replicas that stay, in
 		 * its order, then the new ones */
 		uint32_t list[PL_MAX_REPLICAS], n = 0;
@@ -131,6 +173,17 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 					pt_put(&re, "%s%llu", j ? ", " : "", (unsigned long long)id);
 			}
 			pt_put(&re, "]}");
+			/* the rollback: the partition as the file has it, in its
+			 * order (Kafka's: the preferred leader first) */
+			const uint32_t *back = was->replicas;
+			uint32_t nb = was->replica_count;
+			pt_put(&rb, "%s\n  ", nre > 1 ? "," : "");
+			put_topic_partition(&rb, topic, part);
+			pt_put(&rb, ", \"replicas\": [");
+			for (uint32_t j = 0; rc == 0 && j < nb; j++)
+				if ((rc = broker_id(s, back[j], &id, e)) == 0)
+					pt_put(&rb, "%s%llu", j ? ", " : "", (unsigned long long)id);
+			pt_put(&rb, "]}");
 		}
 		if (led && !unclean) {
 			pt_put(&el, "%s\n  ", nel++ ? "," : "");
@@ -149,12 +202,21 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 	pt_put(&re, "%s]}\n", nre ? "\n" : "");
 	pt_put(&el, "%s]}\n", nel ? "\n" : "");
 	pt_put(&un, "%s]}\n", nun ? "\n" : "");
+	pt_put(&rb, "%s]}\n", nre ? "\n" : "");
 	if (rc == 0 && o->kafka_reassignment)
 		rc = pt_write_file(o->kafka_reassignment, &re, e);
 	if (rc == 0 && o->kafka_election)
 		rc = pt_write_file(o->kafka_election, &el, e);
 	if (rc == 0 && o->kafka_unclean)
 		rc = pt_write_file(o->kafka_unclean, &un, e);
+	if (rc == 0 && o->kafka_rollback)
+		rc = pt_write_file(o->kafka_rollback, &rb, e);
+	if (rc == 0 && nheld && (o->kafka_reassignment || o->kafka_election))
+		fprintf(stderr,
+			"placement: note: %zu partition%s at risk or in flight in the file (%s%s) %s left out of the "
+			"reassignment and the election: the plan's moves of %s are not written\n",
+			nheld, nheld == 1 ? "" : "s", held.p, nheld > 8 ? ", ..." : "", nheld == 1 ? "is" : "are",
+			nheld == 1 ? "it" : "them");
 	if (rc == 0 && nleft && o->kafka_election && !o->kafka_unclean)
 		fprintf(stderr,
 			"placement: note: %zu partition%s with no leader in the file (%s%s) %s no election in %s: no replica "
@@ -166,5 +228,7 @@ int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *
 	pt_buf_free(&el);
 	pt_buf_free(&un);
 	pt_buf_free(&left);
+	pt_buf_free(&held);
+	pt_buf_free(&rb);
 	return rc;
 }

@@ -45,15 +45,19 @@ static const char usage_text[] =
 	"      --kafka-reassignment OUT.json  the moves for kafka-reassign-partitions.sh --execute\n"
 	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
 	"      --kafka-unclean-election OUT.json  the leaders of partitions that had none, for --election-type unclean\n"
+	"      --kafka-rollback OUT.json      the partitions of the reassignment as they are, to undo it\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
 	"      --policy P, --member ID, --svg OUT, --out FILE as above; --quiet: no line per tick\n"
 	"  format FILE         the snapshot rewritten in canonical form (round trip)\n"
 	"  import kafka FILE   kafka-topics.sh --describe output as a snapshot file\n"
+	"  import rpk FILE     rpk topic describe -p or rpk cluster partitions list output, the same way\n"
 	"      --racks FILE    lines BROKER RACK: each broker's zone (and brokers that hold nothing)\n"
+	"      --topic NAME    import rpk: the topic of rpk topic describe -p, which does not name it\n"
 	"\n"
 	"options: --json (JSON output with the same content), --timing (times on stderr),\n"
+	"         --set NAME=VALUE (a setting of placement(5) over the file's; not for import),\n"
 	"         --help, --version. FILE may be - for standard input.\n"
 	"exit status: 0 done (plan: ends balanced), 1 bad input, 2 usage, 3 plan ends blocked or stalled.\n"
 	"See placement(1) and the file format in placement(5).\n";
@@ -108,10 +112,12 @@ static int allowed(int cmd, const char *opt)
 	if (strcmp(opt, "--member") == 0 || strcmp(opt, "--out") == 0)
 		return cmd == C_PLAN || cmd == C_SIMULATE;
 	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0 ||
-	    strcmp(opt, "--kafka-unclean-election") == 0)
+	    strcmp(opt, "--kafka-unclean-election") == 0 || strcmp(opt, "--kafka-rollback") == 0)
 		return cmd == C_PLAN;
-	if (strcmp(opt, "--racks") == 0)
+	if (strcmp(opt, "--racks") == 0 || strcmp(opt, "--topic") == 0)
 		return cmd == C_IMPORT;
+	if (strcmp(opt, "--set") == 0)
+		return cmd != C_IMPORT;
 	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--ticks") == 0 || strcmp(opt, "--event") == 0 || strcmp(opt, "--quiet") == 0)
@@ -178,12 +184,19 @@ static int run(int argc, char **argv, pt_opts *op)
 			static const char *const valued[] = {"--svg",   "--out",   "--policy",
 							     "--member", "--max",  "--ticks",
 							     "--event", "--racks", "--kafka-reassignment",
-							     "--kafka-election", "--kafka-unclean-election"};
+							     "--kafka-election", "--kafka-unclean-election",
+							     "--kafka-rollback", "--set", "--topic"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
-			if (k == sizeof valued / sizeof valued[0])
+			if (k == sizeof valued / sizeof valued[0]) {
+				/* a setting written as an option: say how to give it */
+				for (uint32_t q = 0; q < PT_SET_COUNT; q++)
+					if (strcmp(name + 2, pt_settings[q].name) == 0)
+						return usage_error(o.json, "unknown option '%s': the setting %s is given as --set %s=VALUE",
+								   name, pt_settings[q].name, pt_settings[q].name);
 				return usage_error(o.json, "unknown option '%s'", a);
+			}
 			if (eq)
 				val = eq + 1;
 			else if (i + 1 < argc)
@@ -208,6 +221,12 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.kafka_election = val;
 			else if (strcmp(name, "--kafka-unclean-election") == 0)
 				o.kafka_unclean = val;
+			else if (strcmp(name, "--kafka-rollback") == 0)
+				o.kafka_rollback = val;
+			else if (strcmp(name, "--topic") == 0)
+				o.topic = val;
+			else if (strcmp(name, "--set") == 0)
+				o.sets[o.nsets++] = val;
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
 					return usage_error(o.json, "--max %s: write a number of actions from 1", val);
@@ -251,11 +270,13 @@ static int run(int argc, char **argv, pt_opts *op)
 	/* options given before the command */
 	static const char *const checks[] = {"--svg",   "--policy", "--member", "--out",
 					     "--max",   "--ticks",  "--event",  "--racks",
-					     "--kafka-reassignment", "--kafka-election", "--kafka-unclean-election"};
+					     "--kafka-reassignment", "--kafka-election", "--kafka-unclean-election",
+					     "--kafka-rollback", "--set", "--topic"};
 	const int given[] = {o.svg != NULL,   o.policy != NULL, o.member != NULL, o.out != NULL,
 			     o.max_given,     o.ticks_given,    o.nevents > 0,    o.racks != NULL,
-			     o.kafka_reassignment != NULL, o.kafka_election != NULL, o.kafka_unclean != NULL};
-	for (int k = 0; k < 11; k++)
+			     o.kafka_reassignment != NULL, o.kafka_election != NULL, o.kafka_unclean != NULL,
+			     o.kafka_rollback != NULL, o.nsets > 0, o.topic != NULL};
+	for (int k = 0; k < (int)(sizeof checks / sizeof checks[0]); k++)
 		if (given[k] && !allowed(cmd, checks[k]))
 			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);
 	if (o.quiet && !allowed(cmd, "--quiet"))
@@ -265,7 +286,7 @@ static int run(int argc, char **argv, pt_opts *op)
 	int want = cmd == C_OWNER || cmd == C_IMPORT ? 2 : 1;
 	if (npos != want)
 		return usage_error(o.json, "%s needs %s", cmd_name,
-				   cmd == C_OWNER ? "FILE and KEY" : cmd == C_IMPORT ? "a FORMAT and a FILE (import kafka FILE)"
+				   cmd == C_OWNER ? "FILE and KEY" : cmd == C_IMPORT ? "a FORMAT and a FILE (import kafka FILE, import rpk FILE)"
 										      : "one FILE");
 
 	pt_buf out = {0};
@@ -321,9 +342,11 @@ int main(int argc, char **argv)
 	pt_opts o;
 	memset(&o, 0, sizeof o);
 	o.events = calloc((size_t)argc + 1, sizeof *o.events);
-	if (o.events == NULL)
+	o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
+	if (o.events == NULL || o.sets == NULL)
 		pt_oom();
 	int rc = run(argc, argv, &o);
 	free(o.events);
+	free(o.sets);
 	return rc;
 }

@@ -220,3 +220,39 @@ int pt_parse(pt_doc *d, char *text, size_t len, pt_err *e)
 	free(text);
 	return rc;
 }
+
+int pt_parse_setting(pt_doc *d, const char *arg, pt_err *e)
+{
+	size_t n = strlen(arg);
+	if (n > PT_MAX_LINE)
+		return pt_fail(e, 0, "%zu bytes, past the limit of %u bytes for a line", n, PT_MAX_LINE);
+	for (const char *q = arg; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			return pt_fail(e, 0, "control byte 0x%02X: write bytes below '!' as %%XX", (unsigned char)*q);
+	/* The file's `set` line parser reads it, as "set ARG", with the
+	 * file's settings hidden: the command line overrides them, and a later
+	 * --set an earlier one. */
+	pt_set saved[PT_SET_COUNT];
+	memcpy(saved, d->set, sizeof saved);
+	for (uint32_t i = 0; i < PT_SET_COUNT; i++)
+		d->set[i].given = 0;
+	char *copy = pt_alloc(n + 5);
+	memcpy(copy, "set ", 4);
+	memcpy(copy + 4, arg, n + 1);
+	parser ps;
+	memset(&ps, 0, sizeof ps);
+	ps.d = d;
+	cursor c = {copy, copy + n + 4, 0};
+	word kw;
+	pt_next_word(&c, &kw);
+	int rc = pt_st_set(&ps, &c, e);
+	if (rc == 0)
+		rc = resolve_refs(&ps, e);
+	free(ps.refs);
+	pt_arena_free(&ps.names);
+	free(copy);
+	for (uint32_t i = 0; i < PT_SET_COUNT; i++)
+		if (rc || !d->set[i].given)
+			d->set[i] = saved[i];
+	return rc;
+}

@@ -71,6 +71,8 @@ int pt_st_set(parser *ps, cursor *c, pt_err *e)
 		if (pt_need_value(has, name, c->line, e))
 			return -1;
 		pt_set *s = &d->set[i];
+		if (s->given && s->line == 0) /* a --set argument's own words */
+			return pt_fail(e, c->line, "setting %s is given twice in one --set", pt_settings[i].name);
 		if (s->given)
 			return pt_fail(e, c->line, "setting %s is given twice (first at line %llu)", pt_settings[i].name,
 				       (unsigned long long)s->line);

@@ -277,7 +277,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		rc = pt_policy_of(&d, o, &policy, e);
 	if (rc == 0)
 		rc = pt_run_init(&r, &d, policy, o->member, e);
-	if (rc == 0 && (o->kafka_reassignment || o->kafka_election || o->kafka_unclean))
+	if (rc == 0 && (o->kafka_reassignment || o->kafka_election || o->kafka_unclean || o->kafka_rollback))
 		rc = pt_kafka_check(&d, e);
 	if (rc) {
 		pt_run_free(&r);
@@ -306,7 +306,9 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	int note_only = end.last.note_only;
 	pt_tick last_tick = end.last;
 	pt_stats_compute(&after, r.v, policy);
-	if (o->kafka_reassignment || o->kafka_election || o->kafka_unclean) {
+	if (policy == PT_POLICY_BROKER)
+		pt_health_short_rf(&after.health, r.v, ((const pl_broker_config *)r.cfg)->replication_factor, &d);
+	if (o->kafka_reassignment || o->kafka_election || o->kafka_unclean || o->kafka_rollback) {
 		rc = pt_kafka_write(&d, r.v, o, e);
 		if (rc) {
 			pt_stats_free(&after);
@@ -357,6 +359,10 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_put_json_str(out, note, strlen(note));
 		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
 		blockers_json(out, &last_tick, &after, r.v);
+		if (policy == PT_POLICY_BROKER) {
+			pt_put(out, ",\n ");
+			pt_health_short_json(out, &after.health, r.v);
+		}
 		if (policy == PT_POLICY_REGION) {
 			pt_put(out, ",\n \"below_rf\": ");
 			pt_below_rf_json(out, s, &below);
@@ -382,6 +388,8 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_below_rf_text(out, s, &below);
 			pt_putc(out, '\n');
 		}
+		pt_health_text(out, &before.health, r.v, "at risk in the file:");
+		pt_health_short_text(out, &after.health, r.v, after.c.eligible);
 		if (blocked)
 			pt_put(out, "the plan ends blocked: the end state is not balanced%s\n",
 			       last_tick.nwhy ? "; what the policy named:" : "");

@@ -257,7 +257,9 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		for (uint32_t q = 0; q < lim; q++) {
 			uint32_t m = all ? st->m[q].member : touched[q];
 			int el = pt_eligible(&s->members[m]);
-			if (!mark[m] && !el)
+			/* with every member listed, one down or drained to nothing
+			 * keeps its row (marked), as in the cluster's list */
+			if (!all && !mark[m] && !el)
 				continue;
 			st->cells = pt_grow(st->cells, &cells_cap, sizeof *st->cells, st->ncells + 1);
 			pt_cell_row *c = &st->cells[st->ncells++];
@@ -284,6 +286,8 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 	free(m_row);
 	free(own);
 	under_spread(st, v);
+	if (policy != PT_POLICY_FLEET) /* a fleet shard has owners, not replicas in sync */
+		pt_health_compute(&st->health, v);
 }
 
 void pt_stats_free(pt_stats *st)
@@ -508,6 +512,7 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 		}
 		pt_put(b, "%s\n", st->under_spread > PT_UNDER_SPREAD_SHOWN ? ", ..." : "");
 	}
+	pt_health_text(b, &st->health, v, "at risk:");
 	pt_put(b, "\n%-*s  %-8s %6s  %-8s %7s %8s", (int)w, "member", "zone", "weight", "state", "leaders", "replicas");
 	if (st->owned_valid)
 		pt_put(b, " %5s", "owned");
@@ -621,7 +626,9 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 		pt_put(b, i ? ", " : "");
 		pt_put_json_bytes(b, s->shards[st->under_first[i]].key);
 	}
-	pt_put(b, "]},\n \"cluster\": [");
+	pt_put(b, "]},\n ");
+	pt_health_json(b, &st->health, v);
+	pt_put(b, ",\n \"cluster\": [");
 	for (uint32_t r = 0; r < st->nm; r++) {
 		const pt_member_row *row = &st->m[r];
 		const pl_member *m = &s->members[row->member];

@@ -257,6 +257,11 @@ int pt_parse_reader(pt_doc *d, pt_reader *r, pt_err *e);
  * into d, the same way. */
 int pt_parse(pt_doc *d, char *text, size_t len, pt_err *e);
 
+/* A --set argument ("NAME=VALUE ...") read by the file's `set` parser into
+ * d, over the file's settings (the one named is replaced). 0, or -1 with e
+ * (e->line 0). */
+int pt_parse_setting(pt_doc *d, const char *arg, pt_err *e);
+
 /* Parse one extra event line (a --event argument) into d. */
 int pt_parse_event(pt_doc *d, const char *arg, pt_err *e);
 
@@ -330,6 +335,30 @@ typedef struct pt_cell_row {
 /* How many under-spread shards stats names (the first by key). */
 #define PT_UNDER_SPREAD_SHOWN 5
 
+/* Shards at risk (health.c): offline (replicas, no live leader) and
+ * under-replicated (a live leader, a replica out of sync or down), counted,
+ * the first PT_HEALTH_SHOWN of each by key. */
+#define PT_HEALTH_SHOWN 8
+typedef struct pt_health {
+	uint32_t offline, under;
+	uint32_t off_first[PT_HEALTH_SHOWN], under_first[PT_HEALTH_SHOWN];
+	uint32_t rf, short_rf; /* broker plan: shards holding fewer replicas than rf */
+	uint32_t short_first[PT_HEALTH_SHOWN];
+} pt_health;
+void pt_health_compute(pt_health *h, const pl_view *v);
+/* lead, then "1 offline (no live leader): t/0; ...", a line; nothing when
+ * no shard is at risk. */
+void pt_health_text(pt_buf *b, const pt_health *h, const pl_view *v, const char *lead);
+/* "offline": {"count": N, "first": [...]}, "under_replicated": {...} */
+void pt_health_json(pt_buf *b, const pt_health *h, const pl_view *v);
+/* Shards new in d (no replica) that a plan placed with fewer replicas
+ * than rf (the broker places min(rf, eligible members)): counted into h, and written as a line
+ * ("short of rf 3: 1 shard with fewer replicas (2 eligible members): s/0")
+ * or as "short_of_rf": {"rf", "count", "first"}. */
+void pt_health_short_rf(pt_health *h, const pl_view *v, uint32_t rf, const pt_doc *d);
+void pt_health_short_text(pt_buf *b, const pt_health *h, const pl_view *v, uint32_t eligible);
+void pt_health_short_json(pt_buf *b, const pt_health *h, const pl_view *v);
+
 typedef struct pt_stats {
 	pl_view_counts c;
 	uint32_t policy;          /* whose measure the chart shows */
@@ -344,6 +373,7 @@ typedef struct pt_stats {
 	uint32_t streams_uneven;  /* streams with a member outside [floor, ceiling] */
 	uint32_t under_spread;    /* shards spanning fewer zones than they could */
 	uint32_t under_first[PT_UNDER_SPREAD_SHOWN]; /* the first of them by key */
+	pt_health health;         /* shards offline and under-replicated */
 } pt_stats;
 
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
@@ -394,12 +424,16 @@ typedef struct pt_opts {
 	int ticks_given;
 	const char **events;  /* --event TEXT ... */
 	int nevents;
+	const char **sets;    /* --set NAME=VALUE ... */
+	int nsets;
 	int quiet;            /* simulate: no per-tick lines */
 	int summary;          /* plan: only the totals and the spread before and after */
 	const char *kafka_reassignment; /* plan: --kafka-reassignment OUT.json */
 	const char *kafka_election;     /* plan: --kafka-election OUT.json */
 	const char *kafka_unclean;      /* plan: --kafka-unclean-election OUT.json */
+	const char *kafka_rollback;     /* plan: --kafka-rollback OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
+	const char *topic;    /* import rpk: --topic NAME (rpk topic describe -p names none) */
 } pt_opts;
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);

@@ -216,23 +216,29 @@ done
 # Import what kafka-topics.sh --describe printed, plan it, do to the imported
 # layout what Kafka would do with the reassignment and election files, and
 # get plan --out: the same leader and replicas for every shard.
-for f in kafka/*.describe; do
-	racks=${f%.describe}.list
-	racks=$(echo "$racks" | sed 's|describe-|racks-|')
-	set -- import kafka "$f"
+# The same for what rpk prints (kafka/*.rpk, import rpk). A partition at
+# risk or in flight in the import is in no reassignment or preferred
+# election, and the rollback file undoes the reassignment.
+for f in kafka/*.describe kafka/*.rpk; do
+	name=$(basename "${f%.*}")
+	racks=kafka/racks-${name#describe-}.list
+	format=kafka
+	case "$f" in *.rpk) format=rpk ;; esac
+	set -- import $format "$f"
+	[ "$name" = rpk-describe-p ] && set -- "$@" --topic clicks
 	[ -f "$racks" ] && set -- "$@" --racks "$racks"
 	if ! "$bin" "$@" > "$tmp/imported.txt" 2> "$tmp/stderr"; then
-		bad "import kafka $f: $(cat "$tmp/stderr")"
+		bad "import $format $f: $(cat "$tmp/stderr")"
 		continue
 	fi
 	"$bin" plan --out "$tmp/after.txt" --kafka-reassignment "$tmp/r.json" --kafka-election "$tmp/e.json" \
-		--kafka-unclean-election "$tmp/u.json" "$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
+		--kafka-unclean-election "$tmp/u.json" --kafka-rollback "$tmp/b.json" "$tmp/imported.txt" > /dev/null 2> "$tmp/stderr"
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
 		bad "plan of the import of $f: exit $rc: $(cat "$tmp/stderr")"
 	elif ! command -v python3 > /dev/null 2>&1; then
 		echo "note: no python3 here; the Kafka round trip of $f is not checked"
-	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" "$tmp/u.json" > "$tmp/diff" 2>&1; then
+	elif python3 kafka_apply.py "$tmp/imported.txt" "$tmp/r.json" "$tmp/e.json" "$tmp/after.txt" "$tmp/u.json" "$tmp/b.json" > "$tmp/diff" 2>&1; then
 		ok
 	else
 		bad "Kafka round trip of $f: the reassignment and election files do not give plan --out:"
@@ -243,20 +249,31 @@ done
 # What import kafka refuses, by line; what a Kafka file of a plan needs.
 printf 'Topic: t\tPartition: 0\tLeader: 9\tReplicas: 1,2\tIsr: 1,2\n' > "$tmp/k1.describe"
 printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\n\nTopic: t\tPartition: x\tReplicas: 1\n' > "$tmp/k2.describe"
-printf 'Topic:t\tPartitionCount:1\tReplicationFactor:1\tConfigs:\nnot kafka\n' > "$tmp/k3.describe"
+printf 'Topic:t\tPartitionCount:1\tReplicationFactor:1\tConfigs:\nTopic: t\tPartition: 0\tReplicas: 1\tnot kafka\n' > "$tmp/k3.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2\tAdding Replicas: 3\n' > "$tmp/k7.describe"
+printf 'Topic: t\tPartition: 0\tLeader: 3\tReplicas: 1,2,3\tAdding Replicas: 3\tRemoving Replicas: 1\n' > "$tmp/k8.describe"
+printf 'PARTITION  LEADER  EPOCH  REPLICAS\n0          1       1      [1 2 3]\n' > "$tmp/r1.describe"
+printf 'TOPIC PARTITION  LEADER  EPOCH  REPLICAS\nt 0          1       1      [1 x]\n' > "$tmp/r2.describe"
+printf 'TOPIC PARTITION  LEADER  EPOCH  REPLICAS\nt 0          1       1      [1 2] 7\n' > "$tmp/r3.describe"
 printf 'Topic: t\tPartition: 0\tLeader: 1\tReplicas: 1,a\n' > "$tmp/k4.describe"
 printf 'Topic: t\tPartition: 0\tReplicas: 1\nTopic: t\tPartition: 0\tReplicas: 2\n' > "$tmp/k5.describe"
 printf 'Topic: t\tPartition: 0\tLeader: 3\tReplicas: 3,1,3\n' > "$tmp/k6.describe"
 for c in "k1:1:Leader: 9 is not among the partition's Replicas" "k2:3:Partition: 'x' is not a partition number" \
 	"k3:2:'not' is not a field of kafka-topics.sh --describe" "k4:1:Replicas: 'a' is not a broker id" \
-	"k5:2:partition 0 of t is described twice (first at line 1)" "k6:1:Replicas: broker 3 is listed twice"; do
+	"k5:2:partition 0 of t is described twice (first at line 1)" "k6:1:Replicas: broker 3 is listed twice" \
+	"k7:1:Adding Replicas: broker 3 is not among the partition's Replicas" \
+	"k8:1:Leader: 3 is among the Adding Replicas, which hold no copy yet" \
+	"r1:2:no topic for partition 0: rpk topic describe -p does not name it (give --topic NAME)" \
+	"r2:2:REPLICAS: 'x' is not a broker id" "r3:2:6 columns, and the header above has 5"; do
 	f=${c%%:*} rest=${c#*:} line=${rest%%:*} msg=${rest#*:}
-	"$bin" import kafka "$tmp/$f.describe" > "$tmp/stdout" 2> "$tmp/stderr"
+	format=kafka
+	case "$f" in r*) format=rpk ;; esac
+	"$bin" import $format "$tmp/$f.describe" > "$tmp/stdout" 2> "$tmp/stderr"
 	rc=$?
 	if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && grep -qF "$tmp/$f.describe:$line: $msg" "$tmp/stderr"; then
 		ok
 	else
-		bad "import kafka $f: exit $rc, want 1 and line $line: $msg: $(cat "$tmp/stderr")"
+		bad "import $format $f: exit $rc, want 1 and line $line: $msg: $(cat "$tmp/stderr")"
 	fi
 done
 # A partition with no leader (views/0, its ISR empty): no preferred election
@@ -269,10 +286,26 @@ else
 	bad "plan --kafka-election elects views/0, which has no leader and an empty ISR, or says nothing: $(cat "$tmp/stderr")"
 fi
 "$bin" plan --kafka-election "$tmp/e.json" --kafka-unclean-election "$tmp/u.json" golden/kafka-new.txt > /dev/null 2> "$tmp/stderr"
-if [ ! -s "$tmp/stderr" ] && ! grep -q '"views"' "$tmp/e.json" && grep -q '"views", "partition": 0' "$tmp/u.json"; then
+if ! grep -q "no election in" "$tmp/stderr" && ! grep -q '"views"' "$tmp/e.json" && grep -q '"views", "partition": 0' "$tmp/u.json"; then
 	ok
 else
 	bad "plan --kafka-unclean-election: views/0 is not in it alone: $(cat "$tmp/stderr")"
+fi
+# A line that is not the describe's (a log4j WARN) is skipped with a note
+# naming it; the ISR's partitions left out of the files are named too.
+"$bin" import kafka kafka/midreassign.describe > /dev/null 2> "$tmp/stderr"
+if grep -q "^placement: note: kafka/midreassign.describe: 1 line skipped, not of kafka-topics.sh --describe's output (line 1)$" "$tmp/stderr"; then
+	ok
+else
+	bad "import kafka of a WARN line: no note naming line 1: $(cat "$tmp/stderr")"
+fi
+"$bin" plan --kafka-reassignment "$tmp/r.json" --kafka-election "$tmp/e.json" golden/kafka-new.txt > /dev/null 2> "$tmp/stderr"
+if grep -q "^placement: note: 1 partition at risk or in flight in the file (clicks/2 under-replicated) is left out" "$tmp/stderr" &&
+	grep -q "move replica of clicks/2" golden/kafka-new.plan 2> /dev/null &&
+	! grep -q '"clicks", "partition": 2' "$tmp/r.json" "$tmp/e.json"; then
+	ok
+else
+	bad "plan of the ISR's import: the files name an out-of-sync partition, or no note says it: $(cat "$tmp/stderr")"
 fi
 "$bin" plan --kafka-reassignment "$tmp/r.json" golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?
@@ -517,6 +550,35 @@ for seed in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	else
 		ok
 	fi
+	# Kafka's and rpk's outputs mangled, read by both imports
+	for f in kafka/*.describe kafka/*.rpk; do
+		awk -v seed=$((seed * 104729)) 'BEGIN { srand(seed); junk = ":[] ,\t-x\001\377" }
+		{
+			r = rand()
+			if (r < 0.05) next
+			if (r < 0.10) { print; print; next }
+			if (r < 0.35 && length($0) > 0) {
+				p = int(rand() * length($0)) + 1
+				q = int(rand() * length(junk)) + 1
+				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
+			}
+			print
+		}' "$f" > "$tmp/mangled.describe"
+		for format in kafka rpk; do
+			if [ $format = rpk ]; then
+				"$bin" import rpk --topic t "$tmp/mangled.describe" > /dev/null 2> "$tmp/stderr"
+			else
+				"$bin" import kafka "$tmp/mangled.describe" > /dev/null 2> "$tmp/stderr"
+			fi
+			rc=$?
+			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
+				cp "$tmp/mangled.describe" "$tmp/../pl-tool-crash-$seed.describe" 2> /dev/null
+				bad "import $format of a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
+			else
+				ok
+			fi
+		done
+	done
 done
 
 # ---- 5. usage ----------------------------------------------------------------------------
@@ -561,6 +623,29 @@ usage 2 stats --racks x golden/felix.txt
 usage 2 check --kafka-election x golden/felix.txt
 usage 2 stats --kafka-unclean-election x golden/felix.txt
 usage 1 import orc kafka/describe-old.describe
+usage 2 plan --max-moves 3 golden/felix.txt        # a setting: --set max-moves=3
+usage 2 import kafka --set rf=3 kafka/isr.describe
+usage 2 stats --topic t golden/felix.txt
+usage 2 plan --kafka-rollback golden/felix.txt
+usage 1 plan --set bogus=1 golden/felix.txt
+usage 1 import kafka --topic t kafka/isr.describe
+# --set is read by the file's `set` parser: the same message for the same
+# mistake, naming the argument instead of a line; and it wins over the file
+for x in "bogus=1" "max-moves=x" "paused=maybe" "policy=ring" "max-moves" "self=nobody"; do
+	{ echo "set $x"; cat golden/felix.txt; } > "$tmp/set.txt"
+	"$bin" check "$tmp/set.txt" > /dev/null 2> "$tmp/file.err"
+	"$bin" check --set "$x" golden/felix.txt > "$tmp/stdout" 2> "$tmp/arg.err"
+	rc=$?
+	want=$(sed "s|^placement: $tmp/set.txt:1: ||" "$tmp/file.err")
+	if [ $rc -eq 1 ] && [ ! -s "$tmp/stdout" ] && [ -n "$want" ] &&
+		[ "$(cat "$tmp/arg.err")" = "placement: golden/felix.txt: --set '$x': $want" ]; then
+		ok
+	else
+		bad "--set '$x': not the file's message ($want): $(cat "$tmp/arg.err")"
+	fi
+done
+"$bin" plan --set max-moves=1 --set max-moves=3 golden/broker-caps.txt 2> /dev/null | head -1 > "$tmp/stdout"
+if grep -q "(max-moves 3," "$tmp/stdout"; then ok; else bad "--set twice: the last does not win: $(cat "$tmp/stdout")"; fi
 # with --json (before or after the error), a usage error is also one JSON
 # object on stdout, {"error": {... "usage": true}}, and still exits 2
 for args in "--json" "--json frobnicate golden/felix.txt" "frobnicate --json golden/felix.txt" \
