@@ -131,6 +131,8 @@ static int id_list(kafka *k, kword w, uint64_t line, const char *field, uint32_t
 {
 	*first = (uint32_t)k->ni;
 	*n = 0;
+	if (w.n == 0)
+		return 0; /* an empty list (a field not given has no bytes) */
 	const char *p = w.p, *end = w.p + w.n;
 	while (p < end) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
@@ -594,11 +596,12 @@ int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf
 	return rc;
 }
 
-int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
+int pt_kafka_import(const char *text, size_t len, const char *path, int rpk, const pt_opts *o, pt_buf *out,
+		    pt_err *e)
 {
 	pt_reader r;
 	pt_reader_mem(&r, text, len);
-	int rc = kafka_import(&r, path, 0, o, out, e);
+	int rc = kafka_import(&r, path, rpk, o, out, e);
 	pt_reader_close(&r);
 	return rc;
 }

@@ -454,7 +454,8 @@ void pt_progress_done(const pt_opts *o);
  * shard whose replicas or leader differ between the document and the view. */
 int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 /* The same from bytes in memory (path names them in the output's comment). */
-int pt_kafka_import(const char *text, size_t len, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+int pt_kafka_import(const char *text, size_t len, const char *path, int rpk, const pt_opts *o, pt_buf *out,
+		    pt_err *e);
 int pt_kafka_write(const pt_doc *d, const pl_view *v, const pt_opts *o, pt_err *e);
 /* Whether every member is a broker id and every shard TOPIC/N, so the plan
  * can be written back (checked before the plan starts). */
