@@ -344,6 +344,11 @@ typedef struct pt_stats {
 	uint32_t streams_uneven;  /* streams with a member outside [floor, ceiling] */
 	uint32_t under_spread;    /* shards spanning fewer zones than they could */
 	uint32_t under_first[PT_UNDER_SPREAD_SHOWN]; /* the first of them by key */
+	/* The imbalance (placement(1)): over every member, the distance of its
+	 * leaders to [floor, ceiling] in total and in each stream (bounds 0 for
+	 * a member that is not eligible); 0 when balanced. */
+	uint64_t imbalance;
+	uint64_t imbalance_streams; /* of it, the streams' part */
 } pt_stats;
 
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
