@@ -6,6 +6,7 @@
  *   placement [--json] stats [--policy P] [--svg OUT] FILE
  *   placement [--json] owner FILE KEY
  *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] [--svg OUT] FILE
+ *   placement [--json] plan [--add-member 'ID zone=Z'] [--drain ID] [--down ID]... FILE
  *   placement [--json] simulate [--policy P] [--member ID] [--ticks N] [--event EV]...
  *                      [--svg OUT] [--out FILE] [--quiet] FILE
  *   placement [--json] format FILE
@@ -45,6 +46,8 @@ static const char usage_text[] =
 	"      --kafka-reassignment OUT.json  the moves for kafka-reassign-partitions.sh --execute\n"
 	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
 	"      --kafka-unclean-election OUT.json  the leaders of partitions that had none, for --election-type unclean\n"
+	"      --add-member 'ID zone=Z'  what if: the plan with this member joined, beside the plan as it is\n"
+	"      --drain ID, --down ID     what if: the same with a member draining, or down (each may repeat)\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
@@ -112,7 +115,8 @@ static int allowed(int cmd, const char *opt)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--racks") == 0)
 		return cmd == C_IMPORT;
-	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0)
+	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0 || strcmp(opt, "--add-member") == 0 ||
+	    strcmp(opt, "--drain") == 0 || strcmp(opt, "--down") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--ticks") == 0 || strcmp(opt, "--event") == 0 || strcmp(opt, "--quiet") == 0)
 		return cmd == C_SIMULATE;
@@ -178,7 +182,8 @@ static int run(int argc, char **argv, pt_opts *op)
 			static const char *const valued[] = {"--svg",   "--out",   "--policy",
 							     "--member", "--max",  "--ticks",
 							     "--event", "--racks", "--kafka-reassignment",
-							     "--kafka-election", "--kafka-unclean-election"};
+							     "--kafka-election", "--kafka-unclean-election",
+							     "--add-member", "--drain", "--down"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
@@ -208,6 +213,9 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.kafka_election = val;
 			else if (strcmp(name, "--kafka-unclean-election") == 0)
 				o.kafka_unclean = val;
+			else if (strcmp(name, "--add-member") == 0 || strcmp(name, "--drain") == 0 ||
+				 strcmp(name, "--down") == 0)
+				op->changes_buf[o.nchanges++] = (pt_change){name[2] == 'a' ? 1 : name[3] == 'r' ? 2 : 3, val};
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
 					return usage_error(o.json, "--max %s: write a number of actions from 1", val);
@@ -258,6 +266,15 @@ static int run(int argc, char **argv, pt_opts *op)
 	for (int k = 0; k < 11; k++)
 		if (given[k] && !allowed(cmd, checks[k]))
 			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);
+	if (o.nchanges && !allowed(cmd, "--drain"))
+		return usage_error(o.json, "--add-member, --drain and --down are options of plan, not of %s", cmd_name);
+	/* a what-if prints two plans' totals: no file of one plan's */
+	for (int k = 0; o.nchanges && k < 11; k++)
+		if (given[k] && (k == 0 || k == 3 || k >= 8))
+			return usage_error(o.json, "%s is not an option of a what-if (--add-member, --drain, --down)", checks[k]);
+	if (o.nchanges && o.summary)
+		return usage_error(o.json, "--summary is not an option of a what-if (--add-member, --drain, --down)");
+	o.changes = op->changes_buf;
 	if (o.quiet && !allowed(cmd, "--quiet"))
 		return usage_error(o.json, "--quiet is not an option of %s", cmd_name);
 	if (o.summary && !allowed(cmd, "--summary"))
@@ -276,7 +293,7 @@ static int run(int argc, char **argv, pt_opts *op)
 	case C_CHECK: rc = pt_cmd_check(pos[0], &o, &out, &e); break;
 	case C_STATS: rc = pt_cmd_stats(pos[0], &o, &out, &e); break;
 	case C_OWNER: rc = pt_cmd_owner(pos[0], pos[1], &o, &out, &e); break;
-	case C_PLAN: rc = pt_cmd_plan(pos[0], &o, &out, &e); break;
+	case C_PLAN: rc = o.nchanges ? pt_cmd_whatif(pos[0], &o, &out, &e) : pt_cmd_plan(pos[0], &o, &out, &e); break;
 	case C_SIMULATE: rc = pt_cmd_simulate(pos[0], &o, &out, &e); break;
 	case C_IMPORT: rc = pt_cmd_import(pos[0], pos[1], &o, &out, &e); break;
 	default: rc = pt_cmd_format(pos[0], &o, &out, &e); break;
@@ -321,9 +338,11 @@ int main(int argc, char **argv)
 	pt_opts o;
 	memset(&o, 0, sizeof o);
 	o.events = calloc((size_t)argc + 1, sizeof *o.events);
-	if (o.events == NULL)
+	o.changes_buf = calloc((size_t)argc + 1, sizeof *o.changes_buf);
+	if (o.events == NULL || o.changes_buf == NULL)
 		pt_oom();
 	int rc = run(argc, argv, &o);
 	free(o.events);
+	free(o.changes_buf);
 	return rc;
 }

@@ -18,9 +18,7 @@
 
 #define PT_SIM_TICKS 1000u
 
-/* Apply one event to the run's arrays; join_idx maps join events to the
- * members they appended. */
-static void apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t ev_index)
+void pt_apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t ev_index)
 {
 	if (ev->kind == PT_EV_JOIN) {
 		uint32_t m = r->nm++;
@@ -120,7 +118,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_run_capture(&r);
 			for (; ev < d.nev && d.events[ev].tick == t; ev++) {
 				const pt_event *x = &d.events[ev];
-				apply_event(&r, x, join_idx, ev);
+				pt_apply_event(&r, x, join_idx, ev);
 				pt_put(&evw, "%s%s ", evw.len ? ", " : "", pt_event_name(x->kind));
 				pt_put_name(&evw, x->name);
 				pt_put(&evj, "%s{\"event\": \"%s\", \"member\": ", evj.len ? ", " : "", pt_event_name(x->kind));

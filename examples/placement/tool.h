@@ -405,7 +405,17 @@ typedef struct pt_opts {
 	const char *kafka_election;     /* plan: --kafka-election OUT.json */
 	const char *kafka_unclean;      /* plan: --kafka-unclean-election OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
+	const struct pt_change *changes; /* plan: --add-member, --drain, --down, in order */
+	int nchanges;
+	struct pt_change *changes_buf;   /* main's room for them */
 } pt_opts;
+
+/* A change of plan's what-if: kind 1 join (--add-member 'ID zone=Z ...'),
+ * 2 drain, 3 down (--drain ID, --down ID). */
+typedef struct pt_change {
+	int kind;
+	const char *arg;
+} pt_change;
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_stats(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
@@ -413,6 +423,9 @@ int pt_cmd_owner(const char *path, const char *key, const pt_opts *o, pt_buf *ou
 int pt_cmd_format(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+/* plan with --add-member, --drain or --down (whatif.c): the plan with the
+ * changes beside the plan as it is. */
+int pt_cmd_whatif(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 
 /* Progress on standard error, when it is a terminal (or PLACEMENT_PROGRESS
  * is set): one line, rewritten at most a few times a second. */
@@ -568,6 +581,9 @@ void pt_run_add(pt_run *r, const pl_action *a, uint32_t member);
 void pt_run_capture(pt_run *r);
 /* A new view of the run's arrays (after they changed). */
 int pt_run_rebuild(pt_run *r, pt_err *e);
+/* Apply one event to the run's arrays (simulate.c); join_idx maps join
+ * events to the members they appended. Rebuild the view after. */
+void pt_apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t ev_index);
 /* Both. */
 int pt_run_sync(pt_run *r, pt_err *e);
 /* A plan (plan.c): tick after tick on r until the first quiet tick (or as

@@ -322,6 +322,61 @@ else
 	echo "note: no python3 here; the pictures are not checked"
 fi
 
+# ---- 3e. what-if ----------------------------------------------------------------------
+# A what-if's plan "as it is" is plan's own, its plan "with the change"
+# starts from the changes made, its counts add up, and every spread's
+# imbalance is the one placement(1) defines, recomputed from the counts
+# and bounds (whatif_check.py); so is every stats JSON's imbalance.
+if command -v python3 > /dev/null 2>&1; then
+	f=golden/broker-whatif.txt
+	for w in "--drain 2" "--add-member '7 zone=r3' --add-member '8 zone=r3'" "--down 2 --drain 1" \
+		"--add-member '7 zone=r3 weight=2' --drain 7" "--max 3 --drain 5"; do
+		eval "\"\$bin\" --json plan $w \"\$f\"" > "$tmp/w.json" 2> "$tmp/stderr"
+		rc=$?
+		case "$w" in *--max*) "$bin" --json plan --max 3 "$f" > "$tmp/p.json" 2>> "$tmp/stderr" ;;
+		*) "$bin" --json plan "$f" > "$tmp/p.json" 2>> "$tmp/stderr" ;; esac
+		if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+			bad "what-if $w: exit $rc: $(head -3 "$tmp/stderr")"
+		elif python3 whatif_check.py "$tmp/w.json" "$tmp/p.json" > "$tmp/diff" 2>&1; then
+			ok
+		else
+			bad "what-if $w: its JSON does not hold:"
+			head -10 "$tmp/diff"
+		fi
+	done
+	for f in golden/*.txt ../../examples/placement/scenarios/*.txt; do
+		"$bin" --json stats "$f" > "$tmp/s.json" 2> /dev/null || continue
+		if python3 whatif_check.py --stats "$tmp/s.json" > "$tmp/diff" 2>&1; then
+			ok
+		else
+			bad "stats $f: the imbalance is not placement(1)'s: $(head -3 "$tmp/diff")"
+		fi
+	done
+fi
+# each bad change is refused by name (exit 1), and a what-if takes no file
+# of one plan's (exit 2)
+whatif_err() { # WANT TEXT ARGS...
+	want=$1 text=$2
+	shift 2
+	"$bin" "$@" > "$tmp/out" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne "$want" ] || ! grep -qF -- "$text" "$tmp/stderr" || [ -s "$tmp/out" ]; then
+		bad "placement $*: exit $rc (want $want), stderr $(head -2 "$tmp/stderr") (want '$text')"
+	else
+		ok
+	fi
+}
+whatif_err 1 "--drain 9: at 1 drain: unknown member '9'" plan --drain 9 golden/broker-whatif.txt
+whatif_err 1 "--add-member 1: at 1 join: member '1' is already declared (line 5)" plan --add-member 1 golden/broker-whatif.txt
+whatif_err 1 "--add-member 7 zone=r1: at 1 join: member '7' already joins" plan --add-member '7 zone=r3' --add-member '7 zone=r1' golden/broker-whatif.txt
+whatif_err 1 "--down 7: at 1 down: unknown member '7'" plan --down 7 --add-member '7 zone=r3' golden/broker-whatif.txt
+whatif_err 1 "--add-member 7 bogus=1: unknown member attribute 'bogus'" plan --add-member '7 bogus=1' golden/broker-whatif.txt
+whatif_err 2 "--svg is not an option of a what-if" plan --drain 2 --svg "$tmp/x.svg" golden/broker-whatif.txt
+whatif_err 2 "--out is not an option of a what-if" plan --out "$tmp/x.txt" --drain 2 golden/broker-whatif.txt
+whatif_err 2 "--summary is not an option of a what-if" plan --summary --drain 2 golden/broker-whatif.txt
+whatif_err 2 "this option is not one of the command's: --drain" stats --drain 2 golden/broker-whatif.txt
+whatif_err 2 "--add-member, --drain and --down are options of plan, not of simulate" --drain 2 simulate golden/broker-whatif.txt
+
 # ---- 4. limits and garbage --------------------------------------------------------
 expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
 	"$bin" check "$1" > "$tmp/stdout" 2> "$tmp/stderr"
