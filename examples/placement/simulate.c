@@ -158,10 +158,18 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			goto out;
 		}
 		int settled = pl_view_settle(r.v); /* moves that finish: not quiet */
-		pt_progress(o, "simulated tick %llu, %zu actions so far", (unsigned long long)t, r.nacts);
 		quiet = tk.written || settled > 0 ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
 		pt_stats st;
 		pt_stats_compute(&st, r.v, policy);
+		if (pt_progress_due(o)) {
+			/* the total: the ticks asked for, else the limit */
+			uint64_t total = fixed ? fixed : PT_SIM_TICKS;
+			char left[64];
+			pt_progress_left(left, sizeof left, t0, t, total);
+			pt_progress(o, "simulated tick %llu of %s%llu, %zu actions so far; imbalance %llu%s", (unsigned long long)t,
+				    fixed ? "" : "at most ", (unsigned long long)total, r.nacts,
+				    (unsigned long long)st.imbalance, fixed ? left : "");
+		}
 		/* the tick's measure per member, for the picture (up to a bound
 		 * on its size: the chart then ends there) */
 		if (o->svg && (uint64_t)(se.ticks + 2) * se.nm <= (UINT64_C(1) << 24)) {

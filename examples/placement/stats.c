@@ -216,10 +216,12 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		sr->stream = si;
 		sr->shards = first[si + 1] - first[si];
 		size_t nt = 0;
+		uint64_t reps = 0;
 		for (uint32_t j = first[si]; j < first[si + 1]; j++) {
 			uint32_t k = by[j];
 			pl_shard_state ss;
 			pl_view_shard_state(v, k, &ss);
+			reps += ss.replica_count;
 			if (ss.leader != PL_NONE) {
 				sr->led_eligible += pt_eligible(&s->members[ss.leader]);
 				if (!mark[ss.leader])
@@ -250,7 +252,13 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 			sr->under += l < fl;
 			if (policy == PT_POLICY_BROKER)
 				st->imbalance_streams += distance(cl[m], fl, ce);
+			uint32_t rf, rc;
+			bounds(reps, s->members[m].weight, st->c.weight, 1, &rf, &rc);
+			st->replicas_off += distance(cr[m], rf, rc);
 		}
+		for (size_t t = 0; t < nt; t++)
+			if (!pt_eligible(&s->members[touched[t]]))
+				st->replicas_off += cr[touched[t]];
 		/* a member that is not eligible is held to 0: every leader it keeps counts */
 		for (size_t t = 0; policy == PT_POLICY_BROKER && t < nt; t++)
 			if (!pt_eligible(&s->members[touched[t]]))

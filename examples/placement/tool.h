@@ -349,6 +349,10 @@ typedef struct pt_stats {
 	 * a member that is not eligible); 0 when balanced. */
 	uint64_t imbalance;
 	uint64_t imbalance_streams; /* of it, the streams' part */
+	/* Replicas past an even share in each stream (eligible members; every
+	 * replica on one that is not): not part of the imbalance, but of the
+	 * work a broker plan has left, for its progress line. */
+	uint64_t replicas_off;
 } pt_stats;
 
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
@@ -432,6 +436,12 @@ int pt_cmd_whatif(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
 /* The progress line is cleared. */
 void pt_progress_done(const pt_opts *o);
+/* Whether pt_progress() would write now (so a costly figure for it is
+ * computed only then). PLACEMENT_PROGRESS=2: every update, a line each. */
+int pt_progress_due(const pt_opts *o);
+/* ", about 12 s left" at the rate since t0 (pt_now()) of done out of total,
+ * or "" when it cannot tell. */
+void pt_progress_left(char *buf, size_t n, double t0, uint64_t done, uint64_t total);
 
 /* Kafka (kafka.c, kafka_write.c): import kafka-topics.sh --describe output as a snapshot
  * file, and write the reassignment and election files of a plan: every
