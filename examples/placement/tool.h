@@ -362,8 +362,11 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
 /* A member's measure over the ticks of a simulation (v[tick * nm + member],
  * PT_SERIES_NONE before it joined), and the events to mark. */
 #define PT_SERIES_NONE UINT32_MAX
+struct pt_tick;
 typedef struct pt_series {
 	uint32_t *v;
+	uint32_t *o;        /* the other count the same way (replicas; region: leaders) */
+	const char *o_name; /* "replicas" or "leaders" */
 	uint32_t ticks, nm;
 	uint32_t *ev_tick;
 	char **ev_text;
@@ -372,7 +375,8 @@ typedef struct pt_series {
 /* Two states side by side (plan, simulate), with the series when given; the
  * names come from v's snapshot, which holds every member of both. */
 void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
-			 const char *title, const char *before_label, const char *after_label, const pt_series *se);
+			 const char *title, const char *before_label, const char *after_label, const pt_series *se,
+			 const struct pt_tick *why);
 /* Not down and not draining: held to the bounds and may receive. */
 int pt_eligible(const pl_member *m);
 /* Whether a member is held to the bounds of the chart's measure (the region

@@ -318,6 +318,20 @@ if command -v python3 > /dev/null 2>&1; then
 			fi
 		done
 	done
+	# a simulation with events: both charts, their axes and the events'
+	# labels off the lines; a broker left alone in its zone marked held
+	for ev in "--event '1 drain 2' --event '1 join 7 zone=r3' --event '3 down 4' --event '5 up 4'" \
+		"--event '2 drain 3' --event '2 drain 4' --event '2 join 9 zone=r2' --event '3 lag 5'"; do
+		eval "\"\$bin\" simulate --quiet --svg \"\$tmp/pic.svg\" $ev golden/broker-whatif.txt" > /dev/null 2> "$tmp/stderr"
+		eval "\"\$bin\" --json simulate $ev golden/broker-whatif.txt" > "$tmp/pic.json" 2>> "$tmp/stderr"
+		case "$ev" in *"drain 2"*) want='data-held="zone">held: the only member of zone r1, it holds every shard' ;;
+		*) want='data-chart="other"' ;; esac
+		if python3 svg_check.py "$tmp/pic.svg" "$tmp/pic.json" > "$tmp/diff" 2>&1 && grep -qF "$want" "$tmp/pic.svg"; then
+			ok
+		else
+			bad "simulate --svg $ev: $(head -5 "$tmp/diff")"
+		fi
+	done
 else
 	echo "note: no python3 here; the pictures are not checked"
 fi
