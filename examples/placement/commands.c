@@ -30,6 +30,7 @@ double pt_cpu(void)
 
 /* ---- progress ------------------------------------------------------------------ */
 
+/* 0 off, 1 one line rewritten, 2 every update on a line of its own */
 static int progress_on(const pt_opts *o)
 {
 	static int on = -1;
@@ -37,7 +38,7 @@ static int progress_on(const pt_opts *o)
 		return 0;
 	if (on < 0) {
 		const char *env = getenv("PLACEMENT_PROGRESS");
-		on = env && *env ? strcmp(env, "0") != 0 : isatty(STDERR_FILENO);
+		on = env && *env ? (strcmp(env, "2") == 0 ? 2 : strcmp(env, "0") != 0) : isatty(STDERR_FILENO);
 	}
 	return on;
 }
@@ -45,27 +46,47 @@ static int progress_on(const pt_opts *o)
 static double progress_last;
 static int progress_shown;
 
+int pt_progress_due(const pt_opts *o)
+{
+	int on = progress_on(o);
+	return on == 2 || (on && (!progress_shown || pt_now() - progress_last >= 0.25));
+}
+
 void pt_progress(const pt_opts *o, const char *fmt, ...)
 {
-	if (!progress_on(o))
+	if (!pt_progress_due(o))
 		return;
-	double t = pt_now();
-	if (progress_shown && t - progress_last < 0.25)
-		return;
-	progress_last = t;
+	progress_last = pt_now();
 	progress_shown = 1;
+	int lines = progress_on(o) == 2;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("\rplacement: ", stderr);
+	fputs(lines ? "placement: " : "\rplacement: ", stderr);
 	vfprintf(stderr, fmt, ap);
-	fputs("\033[K", stderr);
+	fputs(lines ? "\n" : "\033[K", stderr);
 	va_end(ap);
 	fflush(stderr);
 }
 
+void pt_progress_left(char *buf, size_t n, double t0, uint64_t done, uint64_t total)
+{
+	buf[0] = '\0';
+	if (done == 0 || done >= total)
+		return;
+	/* for the eye only: the rate so far, carried to the total */
+	double left = (pt_now() - t0) * (double)(total - done) / (double)done;
+	if (left < 60)
+		snprintf(buf, n, ", about %.0f s left", left);
+	else if (left < 360000)
+		snprintf(buf, n, ", about %.0f min %02.0f s left", (double)(uint64_t)(left / 60),
+			 left - 60 * (double)(uint64_t)(left / 60));
+	else
+		snprintf(buf, n, ", about %.0f h left", left / 3600);
+}
+
 void pt_progress_done(const pt_opts *o)
 {
-	if (!progress_on(o) || !progress_shown)
+	if (progress_on(o) != 1 || !progress_shown)
 		return;
 	fputs("\r\033[K", stderr);
 	fflush(stderr);

@@ -6,6 +6,7 @@
  *   placement [--json] stats [--policy P] [--svg OUT] FILE
  *   placement [--json] owner FILE KEY
  *   placement [--json] plan [--policy P] [--member ID] [--max N] [--out FILE] [--svg OUT] FILE
+ *   placement [--json] plan [--add-member 'ID zone=Z'] [--drain ID] [--down ID]... FILE
  *   placement [--json] simulate [--policy P] [--member ID] [--ticks N] [--event EV]...
  *                      [--svg OUT] [--out FILE] [--quiet] FILE
  *   placement [--json] format FILE
@@ -46,6 +47,8 @@ static const char usage_text[] =
 	"      --kafka-election OUT.json      the leaders for kafka-leader-election.sh --election-type preferred\n"
 	"      --kafka-unclean-election OUT.json  the leaders of partitions that had none, for --election-type unclean\n"
 	"      --kafka-rollback OUT.json      the partitions of the reassignment as they are, to undo it\n"
+	"      --add-member 'ID zone=Z'  what if: the plan with this member joined, beside the plan as it is\n"
+	"      --drain ID, --down ID     what if: the same with a member draining, or down (each may repeat)\n"
 	"  simulate FILE       ticks of the policy, applying each tick's actions, with scripted events\n"
 	"      --ticks N       ticks to run (default: the file's `set ticks`, else until quiet)\n"
 	"      --event EV      an event as in the file, without `at`: '5 join b9 zone=c'\n"
@@ -118,7 +121,8 @@ static int allowed(int cmd, const char *opt)
 		return cmd == C_IMPORT;
 	if (strcmp(opt, "--set") == 0)
 		return cmd != C_IMPORT;
-	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0)
+	if (strcmp(opt, "--max") == 0 || strcmp(opt, "--summary") == 0 || strcmp(opt, "--add-member") == 0 ||
+	    strcmp(opt, "--drain") == 0 || strcmp(opt, "--down") == 0)
 		return cmd == C_PLAN;
 	if (strcmp(opt, "--ticks") == 0 || strcmp(opt, "--event") == 0 || strcmp(opt, "--quiet") == 0)
 		return cmd == C_SIMULATE;
@@ -185,7 +189,8 @@ static int run(int argc, char **argv, pt_opts *op)
 							     "--member", "--max",  "--ticks",
 							     "--event", "--racks", "--kafka-reassignment",
 							     "--kafka-election", "--kafka-unclean-election",
-							     "--kafka-rollback", "--set", "--topic"};
+							     "--kafka-rollback", "--set", "--topic",
+							     "--add-member", "--drain", "--down"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
@@ -227,6 +232,9 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.topic = val;
 			else if (strcmp(name, "--set") == 0)
 				o.sets[o.nsets++] = val;
+			else if (strcmp(name, "--add-member") == 0 || strcmp(name, "--drain") == 0 ||
+				 strcmp(name, "--down") == 0)
+				op->changes_buf[o.nchanges++] = (pt_change){name[2] == 'a' ? 1 : name[3] == 'r' ? 2 : 3, val};
 			else if (strcmp(name, "--max") == 0) {
 				if (parse_count(val, PT_MAX_ACTIONS, &o.max) || o.max == 0)
 					return usage_error(o.json, "--max %s: write a number of actions from 1", val);
@@ -279,6 +287,15 @@ static int run(int argc, char **argv, pt_opts *op)
 	for (int k = 0; k < (int)(sizeof checks / sizeof checks[0]); k++)
 		if (given[k] && !allowed(cmd, checks[k]))
 			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);
+	if (o.nchanges && !allowed(cmd, "--drain"))
+		return usage_error(o.json, "--add-member, --drain and --down are options of plan, not of %s", cmd_name);
+	/* a what-if prints two plans' totals: no file of one plan's */
+	for (int k = 0; o.nchanges && k < 12; k++) /* --svg, --out, the Kafka files */
+		if (given[k] && (k == 0 || k == 3 || k >= 8))
+			return usage_error(o.json, "%s is not an option of a what-if (--add-member, --drain, --down)", checks[k]);
+	if (o.nchanges && o.summary)
+		return usage_error(o.json, "--summary is not an option of a what-if (--add-member, --drain, --down)");
+	o.changes = op->changes_buf;
 	if (o.quiet && !allowed(cmd, "--quiet"))
 		return usage_error(o.json, "--quiet is not an option of %s", cmd_name);
 	if (o.summary && !allowed(cmd, "--summary"))
@@ -297,7 +314,7 @@ static int run(int argc, char **argv, pt_opts *op)
 	case C_CHECK: rc = pt_cmd_check(pos[0], &o, &out, &e); break;
 	case C_STATS: rc = pt_cmd_stats(pos[0], &o, &out, &e); break;
 	case C_OWNER: rc = pt_cmd_owner(pos[0], pos[1], &o, &out, &e); break;
-	case C_PLAN: rc = pt_cmd_plan(pos[0], &o, &out, &e); break;
+	case C_PLAN: rc = o.nchanges ? pt_cmd_whatif(pos[0], &o, &out, &e) : pt_cmd_plan(pos[0], &o, &out, &e); break;
 	case C_SIMULATE: rc = pt_cmd_simulate(pos[0], &o, &out, &e); break;
 	case C_IMPORT: rc = pt_cmd_import(pos[0], pos[1], &o, &out, &e); break;
 	default: rc = pt_cmd_format(pos[0], &o, &out, &e); break;
@@ -343,10 +360,12 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.events = calloc((size_t)argc + 1, sizeof *o.events);
 	o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
-	if (o.events == NULL || o.sets == NULL)
+	o.changes_buf = calloc((size_t)argc + 1, sizeof *o.changes_buf);
+	if (o.events == NULL || o.sets == NULL || o.changes_buf == NULL)
 		pt_oom();
 	int rc = run(argc, argv, &o);
 	free(o.events);
 	free(o.sets);
+	free(o.changes_buf);
 	return rc;
 }

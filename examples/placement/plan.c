@@ -211,6 +211,15 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 	memset(end, 0, sizeof *end);
 	end->status = PL_STATUS_BALANCED;
 	double t0 = pt_now();
+	/* progress: the imbalance at the start is the total, what is left of
+	 * it the part to go (or, cut at --max, the budget) */
+	uint64_t start_imb = 0;
+	if (pt_progress_due(o)) {
+		pt_stats st;
+		pt_stats_compute(&st, r->v, r->ops->id);
+		start_imb = st.imbalance + (r->ops->id == PT_POLICY_BROKER ? st.replicas_off : 0);
+		pt_stats_free(&st);
+	}
 	for (;;) {
 		pt_tick t;
 		memset(&t, 0, sizeof t);
@@ -240,7 +249,28 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 		}
 		if (!keep)
 			r->acts_base = r->nacts; /* written or not wanted: the array is reused */
-		pt_progress(o, "planned tick %llu, %zu actions so far", (unsigned long long)r->tickno, r->nacts);
+		if (pt_progress_due(o)) {
+			pt_stats st;
+			pt_stats_compute(&st, r->v, r->ops->id);
+			char left[64];
+			uint64_t imb = st.imbalance, off = r->ops->id == PT_POLICY_BROKER ? st.replicas_off : 0;
+			uint64_t togo = imb + off;
+			pt_stats_free(&st);
+			if (budget)
+				pt_progress_left(left, sizeof left, t0, r->nacts, budget);
+			else
+				pt_progress_left(left, sizeof left, t0, start_imb > togo ? start_imb - togo : 0, start_imb);
+			if (budget)
+				pt_progress(o, "planned tick %llu, %zu of at most %llu actions; imbalance %llu%s",
+					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)budget,
+					    (unsigned long long)imb, left);
+			else
+				pt_progress(o, "planned tick %llu, %zu actions; %llu of %llu left (imbalance %llu, "
+					       "replicas off their share %llu), %llu%% done%s",
+					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)togo,
+					    (unsigned long long)start_imb, (unsigned long long)imb, (unsigned long long)off,
+					    (unsigned long long)(start_imb > togo ? (start_imb - togo) * 100 / start_imb : 0), left);
+		}
 		if ((budget && r->nacts >= budget) || t.full_stop) {
 			end->stopped_max = 1;
 			break;

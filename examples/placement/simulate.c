@@ -18,9 +18,7 @@
 
 #define PT_SIM_TICKS 1000u
 
-/* Apply one event to the run's arrays; join_idx maps join events to the
- * members they appended. */
-static void apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t ev_index)
+void pt_apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t ev_index)
 {
 	if (ev->kind == PT_EV_JOIN) {
 		uint32_t m = r->nm++;
@@ -100,18 +98,26 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	pt_stats_compute(&first_stats, r.v, policy);
 	pt_series se;
 	memset(&se, 0, sizeof se);
-	size_t se_cap = 0, ev_cap = 0, ev_text_cap = 0;
+	size_t se_cap = 0, so_cap = 0, ev_cap = 0, ev_text_cap = 0;
 	se.nm = (uint32_t)r.m_cap;
+	/* the other count beside the measure: replicas (the region policy's
+	 * measure is replicas: leaders) */
+	se.o_name = policy == PT_POLICY_REGION ? "leaders" : "replicas";
 	if (o->svg) {
 		se.v = pt_grow(NULL, &se_cap, sizeof *se.v, se.nm);
+		se.o = pt_grow(NULL, &so_cap, sizeof *se.o, se.nm);
 		for (uint32_t m = 0; m < se.nm; m++)
-			se.v[m] = PT_SERIES_NONE;
+			se.v[m] = se.o[m] = PT_SERIES_NONE;
 		for (uint32_t q = 0; q < first_stats.nm; q++) {
 			uint32_t val, fl, ce;
-			pt_total_measure(&first_stats, &r.snap, &first_stats.m[q], &val, &fl, &ce);
-			se.v[first_stats.m[q].member] = val;
+			const pt_member_row *row = &first_stats.m[q];
+			pt_total_measure(&first_stats, &r.snap, row, &val, &fl, &ce);
+			se.v[row->member] = val;
+			se.o[row->member] = policy == PT_POLICY_REGION ? row->leaders : row->replicas;
 		}
 	}
+	pt_tick last_tk;
+	memset(&last_tk, 0, sizeof last_tk);
 	double t0 = pt_now();
 	for (uint64_t t = 1;; t++) {
 		r.tickno = t;
@@ -120,7 +126,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_run_capture(&r);
 			for (; ev < d.nev && d.events[ev].tick == t; ev++) {
 				const pt_event *x = &d.events[ev];
-				apply_event(&r, x, join_idx, ev);
+				pt_apply_event(&r, x, join_idx, ev);
 				pt_put(&evw, "%s%s ", evw.len ? ", " : "", pt_event_name(x->kind));
 				pt_put_name(&evw, x->name);
 				pt_put(&evj, "%s{\"event\": \"%s\", \"member\": ", evj.len ? ", " : "", pt_event_name(x->kind));
@@ -160,21 +166,33 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			goto out;
 		}
 		int settled = pl_view_settle(r.v); /* moves that finish: not quiet */
-		pt_progress(o, "simulated tick %llu, %zu actions so far", (unsigned long long)t, r.nacts);
 		quiet = tk.written || settled > 0 ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
+		last_tk = tk;
 		pt_stats st;
 		pt_stats_compute(&st, r.v, policy);
+		if (pt_progress_due(o)) {
+			/* the total: the ticks asked for, else the limit */
+			uint64_t total = fixed ? fixed : PT_SIM_TICKS;
+			char left[64];
+			pt_progress_left(left, sizeof left, t0, t, total);
+			pt_progress(o, "simulated tick %llu of %s%llu, %zu actions so far; imbalance %llu%s", (unsigned long long)t,
+				    fixed ? "" : "at most ", (unsigned long long)total, r.nacts,
+				    (unsigned long long)st.imbalance, fixed ? left : "");
+		}
 		/* the tick's measure per member, for the picture (up to a bound
 		 * on its size: the chart then ends there) */
 		if (o->svg && (uint64_t)(se.ticks + 2) * se.nm <= (UINT64_C(1) << 24)) {
 			size_t base = (size_t)(se.ticks + 1) * se.nm;
 			se.v = pt_grow(se.v, &se_cap, sizeof *se.v, base + se.nm);
+			se.o = pt_grow(se.o, &so_cap, sizeof *se.o, base + se.nm);
 			for (uint32_t m = 0; m < se.nm; m++)
-				se.v[base + m] = PT_SERIES_NONE;
+				se.v[base + m] = se.o[base + m] = PT_SERIES_NONE;
 			for (uint32_t q = 0; q < st.nm; q++) {
 				uint32_t val, fl, ce;
-				pt_total_measure(&st, &r.snap, &st.m[q], &val, &fl, &ce);
-				se.v[base + st.m[q].member] = val;
+				const pt_member_row *row = &st.m[q];
+				pt_total_measure(&st, &r.snap, row, &val, &fl, &ce);
+				se.v[base + row->member] = val;
+				se.o[base + row->member] = policy == PT_POLICY_REGION ? row->leaders : row->replicas;
 			}
 			se.ticks++;
 		}
@@ -196,6 +214,13 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 				pt_put(&ticks_json, "%s", q ? ", " : "");
 				pt_put_json_bytes(&ticks_json, r.snap.members[row->member].id);
 				pt_put(&ticks_json, ": %u", val);
+			}
+			pt_put(&ticks_json, "}, \"%s\": {", se.o_name);
+			for (uint32_t q = 0; q < st.nm; q++) {
+				const pt_member_row *row = &st.m[q];
+				pt_put(&ticks_json, "%s", q ? ", " : "");
+				pt_put_json_bytes(&ticks_json, r.snap.members[row->member].id);
+				pt_put(&ticks_json, ": %u", policy == PT_POLICY_REGION ? row->leaders : row->replicas);
 			}
 			pt_put(&ticks_json, "}}");
 		} else if (!o->quiet) {
@@ -263,7 +288,10 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		char after[64];
 		snprintf(title, sizeof title, "placement simulate %s: %llu ticks", d.path, (unsigned long long)r.tickno);
 		snprintf(after, sizeof after, "after tick %llu", (unsigned long long)r.tickno);
-		pt_svg_before_after(&svg, &first_stats, &fin, r.v, title, "at the start", after, &se);
+		/* what the last tick named as blocked marks its members */
+		if (!pt_status_blocks(last_tk.status))
+			last_tk.nwhy = 0;
+		pt_svg_before_after(&svg, &first_stats, &fin, r.v, title, "at the start", after, &se, &last_tk);
 		rc = pt_write_file(o->svg, &svg, e);
 		pt_buf_free(&svg);
 	}
@@ -348,6 +376,7 @@ out:
 		free(se.ev_text[i]);
 	free(se.ev_text);
 	free(se.ev_tick);
+	free(se.o);
 	pt_buf_free(&ticks_json);
 	pt_buf_free(&lines);
 	pt_buf_free(&last_body);

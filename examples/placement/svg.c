@@ -76,6 +76,9 @@ typedef struct cell {
 	uint32_t fl, ce;
 	int held;       /* held to fl and ce */
 	uint32_t flags; /* PL_MEMBER_* in that state */
+	const pt_blocker *kept; /* what the policy named as keeping it where it is (the last state) */
+	int alone;      /* the only eligible member of its zone, holding every shard (the last state) */
+	pl_bytes zone;
 } cell;
 
 static uint32_t px(uint32_t v, uint32_t scale)
@@ -132,13 +135,31 @@ static void draw_cell(pt_buf *b, const cell *c, uint32_t x0, uint32_t y, uint32_
 		pt_put(b, ", under by %u", c->fl - c->val);
 	if (state_word(c->flags))
 		pt_put(b, "<tspan class=\"t\" dx=\"6\">%s</tspan>", state_word(c->flags));
+	if (c->kept) {
+		/* a constraint holds it here: the policy's word for it */
+		pt_put(b, "<tspan class=\"t\" dx=\"6\" data-held=\"%s\">held: %s", pl_status_name(c->kept->status),
+		       pl_status_name(c->kept->status));
+		if (c->kept->word) {
+			pt_put(b, " (");
+			xml_text(b, c->kept->word, strlen(c->kept->word));
+			pt_put(b, ")");
+		}
+		pt_put(b, "</tspan>");
+	}
 	pt_put(b, "</text>");
 	if (other_name) {
 		pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"6\" class=\"r\"/>", x0, y + 19, wo ? wo : 1);
 		/* "1 replica", "2 replicas" */
 		size_t on = strlen(other_name);
-		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"s\">%u %.*s</text>", x0 + (wo ? wo : 1) + 5, y + 26, c->other,
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"s\">%u %.*s", x0 + (wo ? wo : 1) + 5, y + 26, c->other,
 		       (int)(c->other == 1 && on > 1 ? on - 1 : on), other_name);
+		if (c->alone) {
+			/* the zones hold it over any share: a replica of every shard */
+			pt_put(b, "<tspan class=\"t\" dx=\"6\" data-held=\"zone\">held: the only member of zone ");
+			xml_name(b, c->zone);
+			pt_put(b, ", it holds every shard</tspan>");
+		}
+		pt_put(b, "</text>");
 	}
 	pt_put(b, "</g>\n");
 }
@@ -153,7 +174,41 @@ typedef struct pic {
 	uint32_t policy;
 	const pt_stats *last;  /* the order of rows: the last state's members */
 	const pt_plan_end *end; /* a plan's end, said under the title, or NULL */
+	const pl_view *v;      /* the last state's view */
+	const pt_tick *why;    /* what the policy named as blocked at the end, or NULL */
+	uint8_t *alone;        /* by member: alone in its zone and holding every shard, in the last state */
 } pic;
+
+/* The blocker that names a member in the last state: by itself, as a
+ * replica of the shard named, or out of its bounds in the stream named. */
+static const pt_blocker *kept_by(const pic *p, uint32_t member)
+{
+	if (p->why == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < p->why->nwhy; i++) {
+		const pt_blocker *w = &p->why->why[i];
+		if (w->member == member)
+			return w;
+		if (w->shard != PL_NONE && w->shard < p->s->n_shards) {
+			pl_shard_state ss;
+			pl_view_shard_state(p->v, w->shard, &ss);
+			for (uint32_t q = 0; q < ss.replica_count; q++)
+				if (ss.replicas[q] == member)
+					return w;
+		} else if (w->stream != PL_NONE) {
+			for (uint32_t r = 0; r < p->last->ns; r++) {
+				const pt_stream_row *sr = &p->last->s[r];
+				for (uint32_t q = 0; sr->stream == w->stream && q < sr->count; q++) {
+					const pt_cell_row *c = &p->last->cells[sr->first + q];
+					if (c->member == member && pt_eligible(&p->s->members[member]) &&
+					    (c->leaders > c->ceiling || c->leaders < c->floor))
+						return w;
+				}
+			}
+		}
+	}
+	return NULL;
+}
 
 static const char *other_name(uint32_t policy)
 {
@@ -174,6 +229,11 @@ static int member_cell(const pic *p, uint32_t state, uint32_t member, cell *c)
 		c->held = p->policy == PT_POLICY_REGION ? !(row->flags & PL_MEMBER_DOWN)
 							: !(row->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 		c->present = 1;
+		if (state == p->n - 1) {
+			c->kept = kept_by(p, member);
+			c->alone = p->alone && p->alone[member];
+			c->zone = p->s->members[member].zone;
+		}
 		return 1;
 	}
 	return 0;
@@ -197,6 +257,9 @@ static void stream_cell(const pic *p, uint32_t state, uint32_t stream, uint32_t 
 	c->present = 1;
 	c->flags = m.flags;
 	c->held = !(m.flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
+	/* in a stream's panel, only what names the stream or the member */
+	if (m.kept && (m.kept->stream == stream || m.kept->stream == PL_NONE))
+		c->kept = m.kept;
 	const pt_stream_row *sr = stream_of(st, stream);
 	for (uint32_t q = 0; sr && q < sr->count; q++) {
 		const pt_cell_row *x = &st->cells[sr->first + q];
@@ -315,6 +378,7 @@ static uint32_t legend(pt_buf *b, const pic *p, uint32_t width, uint32_t y)
 		{"d", "rect", "the deficit up to the floor"},
 		{"z", "zero", "a zero"},
 		{"x", "rect", "down or draining: not held to the bounds"},
+		{"t", "none", p->why && p->why->nwhy ? "what the policy named as keeping it there" : NULL},
 		{"r", "rect", other ? oth : NULL},
 		{"f", "line", "floor"},
 		{"c", "line", "ceiling"},
@@ -324,7 +388,8 @@ static uint32_t legend(pt_buf *b, const pic *p, uint32_t width, uint32_t y)
 	for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
 		if (items[i].text == NULL)
 			continue;
-		uint32_t w = 22 + (uint32_t)strlen(items[i].text) * CH + 18;
+		uint32_t sw = strcmp(items[i].shape, "none") == 0 ? 44 : 22; /* the swatch, or "held:" */
+		uint32_t w = sw + (uint32_t)strlen(items[i].text) * CH + 18;
 		if (x > 10 && x + w > width - 10) {
 			x = 10;
 			y += 18;
@@ -332,11 +397,13 @@ static uint32_t legend(pt_buf *b, const pic *p, uint32_t width, uint32_t y)
 		if (strcmp(items[i].shape, "line") == 0)
 			pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"%s\"/>", x + 7, y, x + 7, y + 12,
 			       items[i].cls);
+		else if (strcmp(items[i].shape, "none") == 0)
+			pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"t\">held:</text>", x, y + 10);
 		else if (strcmp(items[i].shape, "zero") == 0)
 			pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"2\" height=\"12\" class=\"z\"/>", x + 6, y);
 		else
 			pt_put(b, "<rect x=\"%u\" y=\"%u\" width=\"16\" height=\"12\" class=\"%s\"/>", x, y, items[i].cls);
-		pt_put(b, "<text x=\"%u\" y=\"%u\">%s</text>\n", x + 22, y + 10, items[i].text);
+		pt_put(b, "<text x=\"%u\" y=\"%u\">%s</text>\n", x + sw, y + 10, items[i].text);
 		x += w;
 	}
 	return y + 24;
@@ -349,34 +416,107 @@ static uint32_t legend(pt_buf *b, const pic *p, uint32_t width, uint32_t y)
 static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t width, uint32_t y)
+/* The smallest of 1, 2, 5 times a power of ten that is at least v. */
+static uint32_t nice_step(uint32_t v)
+{
+	uint64_t p = 1;
+	for (;;) {
+		if (p >= v)
+			return (uint32_t)p;
+		if (2 * p >= v)
+			return (uint32_t)(2 * p);
+		if (5 * p >= v)
+			return (uint32_t)(5 * p);
+		p *= 10;
+	}
+}
+
+/* Event labels sit in lanes above the plot, each right of its event's
+ * line, never on a line of the plot nor over another label. */
+#define LANE_H 12u
+#define MAX_LANES 8u
+#define LABEL_CH 6u /* width of a 10px character */
+
+static uint32_t event_lanes(const pt_series *se, uint32_t x0, uint32_t w, uint32_t width, uint32_t *lane,
+			    uint32_t *lx)
+{
+	uint32_t end[MAX_LANES], n = 0, t1 = se->ticks ? se->ticks : 1;
+	for (uint32_t i = 0; i < se->nev; i++) {
+		uint32_t at = x0 + (uint32_t)((uint64_t)se->ev_tick[i] * w / t1);
+		uint32_t tw = (uint32_t)strlen(se->ev_text[i]) * LABEL_CH;
+		/* right of its mark, or left of it when it would leave the picture */
+		uint32_t x = at + 3 + tw > width - 4 && at > tw + 3 ? at - 3 - tw : at + 3;
+		uint32_t right = x + tw;
+		lx[i] = x;
+		uint32_t l = 0;
+		while (l < n && end[l] + 6 > x)
+			l++;
+		if (l == MAX_LANES)
+			l = MAX_LANES - 1; /* a crowd: the last lane takes the rest */
+		if (l == n && n < MAX_LANES)
+			n++;
+		end[l] = right;
+		lane[i] = l;
+	}
+	return n;
+}
+
+/* One chart over the ticks: vals[tick * nm + member] per member, with the
+ * events; what names the values ("leaders", "replicas"). */
+static uint32_t chart_one(pt_buf *b, const pic *p, const pt_series *se, const uint32_t *vals, const char *what,
+			  const char *kind, uint32_t width, uint32_t y)
 {
 	const pl_snapshot *s = p->s;
-	uint32_t x0 = 60, w = width - x0 - 20, top = y + 40, mx = 1;
-	pt_put(b, "<text x=\"10\" y=\"%u\" class=\"h\">%s per member over %u tick%s</text>\n", y + 14,
-	       pt_measure_name(p->policy), se->ticks, se->ticks == 1 ? "" : "s");
+	uint32_t x0 = 60, w = width - x0 - 20, mx = 4; /* at least 0 to 4: five values on the axis */
+	uint32_t *lane = pt_alloc(((size_t)se->nev + 1) * sizeof *lane);
+	uint32_t *lab_x = pt_alloc(((size_t)se->nev + 1) * sizeof *lab_x);
+	uint32_t lanes = event_lanes(se, x0, w, width, lane, lab_x);
+	uint32_t top = y + 26 + lanes * LANE_H + 6; /* the plot's top: every label above it */
+	pt_put(b, "<text x=\"10\" y=\"%u\" class=\"h\">%s per member over %u tick%s</text>\n", y + 14, what,
+	       se->ticks, se->ticks == 1 ? "" : "s");
 	for (size_t i = 0; i < (size_t)(se->ticks + 1) * se->nm; i++)
-		if (se->v[i] != PT_SERIES_NONE && se->v[i] > mx)
-			mx = se->v[i];
-	uint32_t t1 = se->ticks ? se->ticks : 1;
-	/* axes, with the top and bottom values and the first and last tick */
+		if (vals[i] != PT_SERIES_NONE && vals[i] > mx)
+			mx = vals[i];
+	/* the axis: 0 to a whole number of round steps, at most five */
+	uint32_t ystep = nice_step((mx + 3) / 4);
+	mx = (mx + ystep - 1) / ystep * ystep;
+	uint32_t t1 = se->ticks ? se->ticks : 1, xstep = nice_step((t1 + 3) / 4);
+	pt_put(b, "<g data-chart=\"%s\" data-top=\"%u\" data-bottom=\"%u\">\n", kind, top, top + CHART_H);
+	/* axes, with five values and five ticks (fewer when they would repeat) */
 	pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"a\"/>", x0, top, x0, top + CHART_H);
 	pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"a\"/>\n", x0, top + CHART_H, x0 + w,
 	       top + CHART_H);
-	pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"l\">%u</text><text x=\"%u\" y=\"%u\" class=\"l\">0</text>\n", x0 - 4,
-	       top + 4, mx, x0 - 4, top + CHART_H + 4);
-	pt_put(b, "<text x=\"%u\" y=\"%u\">tick 0</text><text x=\"%u\" y=\"%u\" class=\"l\">tick %u</text>\n", x0,
-	       top + CHART_H + 16, x0 + w, top + CHART_H + 16, se->ticks);
-	/* the events */
+	for (uint32_t v = 0; v <= mx; v += ystep) {
+		uint32_t yy = top + CHART_H - (uint32_t)((uint64_t)v * CHART_H / mx);
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"g\"/>", x0, yy, x0 + w, yy);
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"l\" data-axis=\"y\">%u</text>\n", x0 - 4, yy + 4, v);
+	}
+	for (uint32_t t = 0; t <= se->ticks; t += xstep) {
+		uint32_t xx = x0 + (uint32_t)((uint64_t)t * w / t1);
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"a\"/>", xx, top + CHART_H, xx,
+		       top + CHART_H + 4);
+		/* the last value ends at the axis' end; "tick" says what it counts */
+		int end = t + xstep > se->ticks && t > 0;
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"%s\" data-axis=\"x\">%s%u</text>\n", xx,
+		       top + CHART_H + 16, end && xx + 30 > x0 + w ? "l" : t ? "m" : "", t ? "" : "tick ", t);
+	}
+	/* the events: a dashed line through the plot, its label in its lane */
 	for (uint32_t i = 0; i < se->nev; i++) {
 		uint32_t x = x0 + (uint32_t)((uint64_t)se->ev_tick[i] * w / t1);
-		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"f\"/>", x, top, x, top + CHART_H);
-		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"s\">", x + 2, top - 4 - (i % 2) * 11);
+		uint32_t ly = y + 26 + (lanes - 1 - lane[i]) * LANE_H + 9;
+		/* the line stays in the plot, a mark on its top edge: no label
+		 * above is crossed */
+		pt_put(b, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"f\" data-event-line=\"%u\"/>", x, top, x,
+		       top + CHART_H, se->ev_tick[i]);
+		pt_put(b, "<path d=\"M%u %uh8l-4 5z\" class=\"e\"/>", x - 4, top - 5);
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"s\" data-event=\"%u\">", lab_x[i], ly, se->ev_tick[i]);
 		xml_text(b, se->ev_text[i], strlen(se->ev_text[i]));
 		pt_put(b, "</text>\n");
 	}
+	free(lane);
+	free(lab_x);
 	/* a line per member, in the order of the rows */
-	uint32_t lx = 10, ly = top + CHART_H + 30;
+	uint32_t lx = 10, ly = top + CHART_H + 34;
 	for (uint32_t r = 0; r < p->last->nm; r++) {
 		uint32_t m = p->last->m[r].member;
 		if (m >= se->nm)
@@ -386,7 +526,7 @@ static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t wid
 		xml_name(b, s->members[m].id);
 		pt_put(b, "\" data-values=\"");
 		for (uint32_t t = 0; t <= se->ticks; t++) {
-			uint32_t v = se->v[(size_t)t * se->nm + m];
+			uint32_t v = vals[(size_t)t * se->nm + m];
 			if (v == PT_SERIES_NONE)
 				pt_put(b, "%s-", t ? " " : "");
 			else
@@ -394,16 +534,18 @@ static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t wid
 		}
 		pt_put(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
 		/* members with equal counts would draw one line: each is moved
-		 * by up to 5 px, so every line shows */
+		 * by up to 5 px, so every line shows (never past the plot) */
 		int off = (int)(r % 6) * 2 - 5;
 		int first = 1;
 		for (uint32_t t = 0; t <= se->ticks; t++) {
-			uint32_t v = se->v[(size_t)t * se->nm + m];
+			uint32_t v = vals[(size_t)t * se->nm + m];
 			if (v == PT_SERIES_NONE)
 				continue;
 			int yv = (int)(top + CHART_H - (uint32_t)((uint64_t)v * CHART_H / mx)) + off;
 			if (yv > (int)(top + CHART_H))
-				yv = (int)(top + CHART_H); /* never below the axis */
+				yv = (int)(top + CHART_H);
+			if (yv < (int)top)
+				yv = (int)top;
 			pt_put(b, "%s%u,%d", first ? "" : " ", x0 + (uint32_t)((uint64_t)t * w / t1), yv);
 			first = 0;
 		}
@@ -421,7 +563,17 @@ static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t wid
 		pt_put(b, "</text>\n");
 		lx += kw;
 	}
+	pt_put(b, "</g>\n");
 	return ly + 20;
+}
+
+/* The measure over the ticks, and beside it (below) the other count. */
+static uint32_t chart(pt_buf *b, const pic *p, const pt_series *se, uint32_t width, uint32_t y)
+{
+	y = chart_one(b, p, se, se->v, pt_measure_name(p->policy), "measure", width, y);
+	if (se->o && p->policy != PT_POLICY_FLEET) /* a fleet's shards have no replicas */
+		y = chart_one(b, p, se, se->o, se->o_name, "other", width, y);
+	return y;
 }
 
 /* ---- the picture ------------------------------------------------------------------- */
@@ -468,8 +620,42 @@ static int plan_words(char *w, size_t n, const pic *p)
 	return end->blocked;
 }
 
-static void picture(pt_buf *out, const pic *p, const char *title, const pt_series *se)
+/* Members alone in their zone among the eligible, holding a replica of
+ * every shard, more than an even share of the replicas: the zones keep
+ * them there. */
+static uint8_t *alone_members(const pic *p)
 {
+	const pl_snapshot *s = p->s;
+	const pt_stats *st = p->last;
+	if (p->policy == PT_POLICY_FLEET || st->c.shards == 0)
+		return NULL;
+	uint8_t *a = calloc(s->n_members ? s->n_members : 1, 1);
+	if (a == NULL)
+		pt_oom();
+	for (uint32_t r = 0; r < st->nm; r++) {
+		uint32_t m = st->m[r].member;
+		const pl_member *mb = &s->members[m];
+		/* over an even share of the replicas on live members */
+		uint64_t share = st->c.eligible ? (st->live_replicas + st->c.eligible - 1) / st->c.eligible : 0;
+		if (st->m[r].replicas != st->c.shards || st->m[r].replicas <= share || !pt_eligible(mb) ||
+		    mb->zone.len == 0)
+			continue;
+		int others = 0;
+		for (uint32_t q = 0; q < st->nm && !others; q++) {
+			const pl_member *o = &s->members[st->m[q].member];
+			others = st->m[q].member != m && pt_eligible(o) && o->zone.len == mb->zone.len &&
+				 memcmp(o->zone.ptr, mb->zone.ptr, mb->zone.len) == 0;
+		}
+		a[m] = !others;
+	}
+	return a;
+}
+
+static void picture(pt_buf *out, const pic *p_in, const char *title, const pt_series *se)
+{
+	pic pc = *p_in;
+	pc.alone = alone_members(p_in);
+	const pic *p = &pc;
 	const pl_snapshot *s = p->s;
 	layout lay;
 	size_t longest = 6;
@@ -481,6 +667,12 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 		longest = 40;
 	lay.label_w = 20 + (uint32_t)(longest > 20 ? longest : 20) * CH;
 	lay.width = lay.label_w + p->n * COL_W + 10;
+	/* room right of the last column for what holds a member there */
+	int marked = p->why && p->why->nwhy;
+	for (uint32_t m = 0; p->alone && m < s->n_members; m++)
+		marked |= p->alone[m];
+	if (marked)
+		lay.width += 300;
 	if (lay.width < 760)
 		lay.width = 760;
 	char words[256] = "";
@@ -533,7 +725,7 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 		    ".n{fill:#888;font-style:italic}.v{fill:#222}.w{font-weight:bold;fill:#c0392b}"
 		    ".b{fill:#4a7ab0}.o{fill:#c0392b}.u{fill:#e69f00}.x{fill:#aaa}.z{fill:#222}.r{fill:#9ecae1}"
 		    ".d{fill:none;stroke:#e69f00;stroke-width:1.5;stroke-dasharray:3,2}"
-		    ".f{stroke:#555;stroke-dasharray:2,2}.c{stroke:#000;stroke-width:2}.a{stroke:#444}</style>\n"
+		    ".f{stroke:#555;stroke-dasharray:2,2}.g{stroke:#eee}.e{fill:#555}.m{text-anchor:middle}.c{stroke:#000;stroke-width:2}.a{stroke:#444}</style>\n"
 		    "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" class=\"h\">",
 	       lay.width, y, lay.width, y);
 	xml_text(out, title, strlen(title));
@@ -541,14 +733,16 @@ static void picture(pt_buf *out, const pic *p, const char *title, const pt_serie
 	pt_putn(out, body.p ? body.p : "", body.len);
 	pt_put(out, "</svg>\n");
 	pt_buf_free(&body);
+	free(pc.alone);
 }
 
 void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
-			 const char *title, const char *before_label, const char *after_label, const pt_series *se)
+			 const char *title, const char *before_label, const char *after_label, const pt_series *se,
+			 const pt_tick *why)
 {
 	const pt_stats *sts[2] = {before, after};
 	const char *labels[2] = {before_label, after_label};
-	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after, NULL};
+	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after, NULL, v, why, NULL};
 	picture(b, &p, title, se);
 }
 
@@ -560,7 +754,7 @@ int pt_plan_svg(const char *path, const char *command, const char *file, const p
 	snprintf(title, sizeof title, "placement %s %s: before and after the plan", command, file);
 	const pt_stats *sts[2] = {before, after};
 	const char *labels[2] = {"before", "after the plan"};
-	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after, end};
+	pic p = {pl_view_snapshot(v), sts, labels, 2, after->policy, after, end, v, end->blocked ? &end->last : NULL, NULL};
 	picture(&svg, &p, title, NULL);
 	int rc = pt_write_file(path, &svg, e);
 	pt_buf_free(&svg);

@@ -374,6 +374,15 @@ typedef struct pt_stats {
 	uint32_t under_spread;    /* shards spanning fewer zones than they could */
 	uint32_t under_first[PT_UNDER_SPREAD_SHOWN]; /* the first of them by key */
 	pt_health health;         /* shards offline and under-replicated */
+	/* The imbalance (placement(1)): over every member, the distance of its
+	 * leaders to [floor, ceiling] in total and in each stream (bounds 0 for
+	 * a member that is not eligible); 0 when balanced. */
+	uint64_t imbalance;
+	uint64_t imbalance_streams; /* of it, the streams' part */
+	/* Replicas past an even share in each stream (eligible members; every
+	 * replica on one that is not): not part of the imbalance, but of the
+	 * work a broker plan has left, for its progress line. */
+	uint64_t replicas_off;
 } pt_stats;
 
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
@@ -383,8 +392,11 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
 /* A member's measure over the ticks of a simulation (v[tick * nm + member],
  * PT_SERIES_NONE before it joined), and the events to mark. */
 #define PT_SERIES_NONE UINT32_MAX
+struct pt_tick;
 typedef struct pt_series {
 	uint32_t *v;
+	uint32_t *o;        /* the other count the same way (replicas; region: leaders) */
+	const char *o_name; /* "replicas" or "leaders" */
 	uint32_t ticks, nm;
 	uint32_t *ev_tick;
 	char **ev_text;
@@ -393,7 +405,8 @@ typedef struct pt_series {
 /* Two states side by side (plan, simulate), with the series when given; the
  * names come from v's snapshot, which holds every member of both. */
 void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *after, const pl_view *v,
-			 const char *title, const char *before_label, const char *after_label, const pt_series *se);
+			 const char *title, const char *before_label, const char *after_label, const pt_series *se,
+			 const struct pt_tick *why);
 /* Not down and not draining: held to the bounds and may receive. */
 int pt_eligible(const pl_member *m);
 /* Whether a member is held to the bounds of the chart's measure (the region
@@ -434,7 +447,17 @@ typedef struct pt_opts {
 	const char *kafka_rollback;     /* plan: --kafka-rollback OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
 	const char *topic;    /* import rpk: --topic NAME (rpk topic describe -p names none) */
+	const struct pt_change *changes; /* plan: --add-member, --drain, --down, in order */
+	int nchanges;
+	struct pt_change *changes_buf;   /* main's room for them */
 } pt_opts;
+
+/* A change of plan's what-if: kind 1 join (--add-member 'ID zone=Z ...'),
+ * 2 drain, 3 down (--drain ID, --down ID). */
+typedef struct pt_change {
+	int kind;
+	const char *arg;
+} pt_change;
 
 int pt_cmd_check(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_stats(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
@@ -442,12 +465,21 @@ int pt_cmd_owner(const char *path, const char *key, const pt_opts *o, pt_buf *ou
 int pt_cmd_format(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
+/* plan with --add-member, --drain or --down (whatif.c): the plan with the
+ * changes beside the plan as it is. */
+int pt_cmd_whatif(const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 
 /* Progress on standard error, when it is a terminal (or PLACEMENT_PROGRESS
  * is set): one line, rewritten at most a few times a second. */
 void pt_progress(const pt_opts *o, const char *fmt, ...) PT_PRINTF(2, 3);
 /* The progress line is cleared. */
 void pt_progress_done(const pt_opts *o);
+/* Whether pt_progress() would write now (so a costly figure for it is
+ * computed only then). PLACEMENT_PROGRESS=2: every update, a line each. */
+int pt_progress_due(const pt_opts *o);
+/* ", about 12 s left" at the rate since t0 (pt_now()) of done out of total,
+ * or "" when it cannot tell. */
+void pt_progress_left(char *buf, size_t n, double t0, uint64_t done, uint64_t total);
 
 /* Kafka (kafka.c, kafka_write.c): import kafka-topics.sh --describe output as a snapshot
  * file, and write the reassignment and election files of a plan: every
@@ -598,6 +630,9 @@ void pt_run_add(pt_run *r, const pl_action *a, uint32_t member);
 void pt_run_capture(pt_run *r);
 /* A new view of the run's arrays (after they changed). */
 int pt_run_rebuild(pt_run *r, pt_err *e);
+/* Apply one event to the run's arrays (simulate.c); join_idx maps join
+ * events to the members they appended. Rebuild the view after. */
+void pt_apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t ev_index);
 /* Both. */
 int pt_run_sync(pt_run *r, pt_err *e);
 /* A plan (plan.c): tick after tick on r until the first quiet tick (or as

@@ -164,7 +164,9 @@ done
 # ---- 3b. to the end ---------------------------------------------------------------
 # The layout a whole plan leads to (plan --out), and the one a simulation
 # that stopped on its own ends in (simulate --out), plan to nothing more.
-grep -E '^[^#][^ ]* +(plan|simulate) ' cases | grep -v -e '--max' -e '--ticks' -e '--member' -e '--json' -e '@OUT@' |
+# (a what-if, --add-member, --drain or --down, is two plans: it writes none)
+grep -E '^[^#][^ ]* +(plan|simulate) ' cases | grep -v -e '--max' -e '--ticks' -e '--member' -e '--json' -e '@OUT@' \
+	-e '--add-member' -e '--drain' -e '--down' |
 while read -r expected cmd rest; do
 	f=${rest##* }
 	eval "\"\$bin\" $cmd --out \"\$tmp/end.txt\" $rest" > /dev/null 2> "$tmp/stderr"
@@ -351,9 +353,92 @@ if command -v python3 > /dev/null 2>&1; then
 			fi
 		done
 	done
+	# a simulation with events: both charts, their axes and the events'
+	# labels off the lines; a broker left alone in its zone marked held
+	for ev in "--event '1 drain 2' --event '1 join 7 zone=r3' --event '3 down 4' --event '5 up 4'" \
+		"--event '2 drain 3' --event '2 drain 4' --event '2 join 9 zone=r2' --event '3 lag 5'"; do
+		eval "\"\$bin\" simulate --quiet --svg \"\$tmp/pic.svg\" $ev golden/broker-whatif.txt" > /dev/null 2> "$tmp/stderr"
+		eval "\"\$bin\" --json simulate $ev golden/broker-whatif.txt" > "$tmp/pic.json" 2>> "$tmp/stderr"
+		case "$ev" in *"drain 2"*) want='data-held="zone">held: the only member of zone r1, it holds every shard' ;;
+		*) want='data-chart="other"' ;; esac
+		if python3 svg_check.py "$tmp/pic.svg" "$tmp/pic.json" > "$tmp/diff" 2>&1 && grep -qF "$want" "$tmp/pic.svg"; then
+			ok
+		else
+			bad "simulate --svg $ev: $(head -5 "$tmp/diff")"
+		fi
+	done
 else
 	echo "note: no python3 here; the pictures are not checked"
 fi
+
+# ---- 3e. what-if ----------------------------------------------------------------------
+# A what-if's plan "as it is" is plan's own, its plan "with the change"
+# starts from the changes made, its counts add up, and every spread's
+# imbalance is the one placement(1) defines, recomputed from the counts
+# and bounds (whatif_check.py); so is every stats JSON's imbalance.
+if command -v python3 > /dev/null 2>&1; then
+	f=golden/broker-whatif.txt
+	for w in "--drain 2" "--add-member '7 zone=r3' --add-member '8 zone=r3'" "--down 2 --drain 1" \
+		"--add-member '7 zone=r3 weight=2' --drain 7" "--max 3 --drain 5"; do
+		eval "\"\$bin\" --json plan $w \"\$f\"" > "$tmp/w.json" 2> "$tmp/stderr"
+		rc=$?
+		case "$w" in *--max*) "$bin" --json plan --max 3 "$f" > "$tmp/p.json" 2>> "$tmp/stderr" ;;
+		*) "$bin" --json plan "$f" > "$tmp/p.json" 2>> "$tmp/stderr" ;; esac
+		if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
+			bad "what-if $w: exit $rc: $(head -3 "$tmp/stderr")"
+		elif python3 whatif_check.py "$tmp/w.json" "$tmp/p.json" > "$tmp/diff" 2>&1; then
+			ok
+		else
+			bad "what-if $w: its JSON does not hold:"
+			head -10 "$tmp/diff"
+		fi
+	done
+	for f in golden/*.txt ../../examples/placement/scenarios/*.txt; do
+		"$bin" --json stats "$f" > "$tmp/s.json" 2> /dev/null || continue
+		if python3 whatif_check.py --stats "$tmp/s.json" > "$tmp/diff" 2>&1; then
+			ok
+		else
+			bad "stats $f: the imbalance is not placement(1)'s: $(head -3 "$tmp/diff")"
+		fi
+	done
+fi
+# progress (PLACEMENT_PROGRESS=2: every update on a line): a plan's shows
+# what is left of its total, falling to 0 at the end; a simulation's the
+# tick of its total; stdout is the same as without it
+PLACEMENT_PROGRESS=2 "$bin" plan golden/broker-whatif.txt > "$tmp/out" 2> "$tmp/stderr"
+"$bin" plan golden/broker-whatif.txt > "$tmp/out0" 2> /dev/null
+if grep -q "planned tick 1, 1 actions; 20 of 24 left (imbalance 14, replicas off their share 6), 16% done, about" \
+	"$tmp/stderr" && grep -q "planned tick 6, 6 actions; 0 of 24 left (imbalance 0, replicas off their share 0), 100% done$" \
+	"$tmp/stderr" && cmp -s "$tmp/out" "$tmp/out0"; then ok; else bad "plan's progress: $(tail -3 "$tmp/stderr")"; fi
+PLACEMENT_PROGRESS=2 "$bin" simulate --quiet --ticks 3 golden/broker-whatif.txt > /dev/null 2> "$tmp/stderr"
+if grep -q "simulated tick 2 of 3, 2 actions so far; imbalance 10, about" "$tmp/stderr" &&
+	grep -q "simulated tick 3 of 3, 3 actions so far; imbalance 8$" "$tmp/stderr"; then ok; else bad "simulate's progress: $(tail -3 "$tmp/stderr")"; fi
+PLACEMENT_PROGRESS=2 "$bin" plan --max 4 golden/broker-whatif.txt > /dev/null 2> "$tmp/stderr"
+if grep -q "planned tick 2, 2 of at most 4 actions; imbalance 10, about" "$tmp/stderr"; then ok; else bad "plan --max's progress: $(tail -3 "$tmp/stderr")"; fi
+
+# each bad change is refused by name (exit 1), and a what-if takes no file
+# of one plan's (exit 2)
+whatif_err() { # WANT TEXT ARGS...
+	want=$1 text=$2
+	shift 2
+	"$bin" "$@" > "$tmp/out" 2> "$tmp/stderr"
+	rc=$?
+	if [ $rc -ne "$want" ] || ! grep -qF -- "$text" "$tmp/stderr" || [ -s "$tmp/out" ]; then
+		bad "placement $*: exit $rc (want $want), stderr $(head -2 "$tmp/stderr") (want '$text')"
+	else
+		ok
+	fi
+}
+whatif_err 1 "--drain 9: at 1 drain: unknown member '9'" plan --drain 9 golden/broker-whatif.txt
+whatif_err 1 "--add-member 1: at 1 join: member '1' is already declared (line 5)" plan --add-member 1 golden/broker-whatif.txt
+whatif_err 1 "--add-member 7 zone=r1: at 1 join: member '7' already joins" plan --add-member '7 zone=r3' --add-member '7 zone=r1' golden/broker-whatif.txt
+whatif_err 1 "--down 7: at 1 down: unknown member '7'" plan --down 7 --add-member '7 zone=r3' golden/broker-whatif.txt
+whatif_err 1 "--add-member 7 bogus=1: unknown member attribute 'bogus'" plan --add-member '7 bogus=1' golden/broker-whatif.txt
+whatif_err 2 "--svg is not an option of a what-if" plan --drain 2 --svg "$tmp/x.svg" golden/broker-whatif.txt
+whatif_err 2 "--out is not an option of a what-if" plan --out "$tmp/x.txt" --drain 2 golden/broker-whatif.txt
+whatif_err 2 "--summary is not an option of a what-if" plan --summary --drain 2 golden/broker-whatif.txt
+whatif_err 2 "this option is not one of the command's: --drain" stats --drain 2 golden/broker-whatif.txt
+whatif_err 2 "--add-member, --drain and --down are options of plan, not of simulate" --drain 2 simulate golden/broker-whatif.txt
 
 # ---- 4. limits and garbage --------------------------------------------------------
 expect_fail() { # FILE LINE WORDS: exit 1 and a message naming the line (0 = none) with WORDS
@@ -700,7 +785,7 @@ done
 if [ $? -eq 1 ] && [ ! -s "$tmp/stdout" ]; then ok; else bad "check -- --json reads a file named --json"; fi
 # progress on standard error (forced: stderr is not a terminal here), never on stdout
 PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
-if grep -q "placement: planned tick [0-9]*, [0-9]* actions so far" "$tmp/stderr" &&
+if grep -q "placement: planned tick [0-9]*, [0-9]* actions; [0-9]* of [0-9]* left" "$tmp/stderr" &&
 	cmp -s "$tmp/stdout" golden/felix.plan; then ok; else bad "plan progress: $(head -c 200 "$tmp/stderr")"; fi
 "$bin" plan golden/felix.txt 2> "$tmp/stderr" > /dev/null
 if [ -s "$tmp/stderr" ]; then bad "plan writes progress to a stderr that is not a terminal"; else ok; fi
