@@ -51,16 +51,18 @@ mod action;
 mod broker;
 mod error;
 mod fleet;
+mod kind;
 mod parts;
 mod region;
 mod route;
 mod snapshot;
 mod view;
 
-pub use action::{Action, ActionKind, Plan, Reason, Scope, Stall, Status, Wanted};
+pub use action::{Action, Plan, Stall, Wanted};
 pub use broker::{broker_drain_stalls, broker_dry_run, broker_plan, BrokerConfig, DrainStall, DrainStallReason};
 pub use error::{ElementKind, Error};
 pub use fleet::{fleet_decide, FleetConfig, OverrideDoc};
+pub use kind::{ActionKind, Reason, Scope, Status};
 pub use region::{region_plan, RegionConfig};
 pub use route::{
     route_decide, Answer, Body, Outcome, RouteOwner, RouteRequest, SendBody, Verdict, VerdictKind,

@@ -3,8 +3,9 @@
 //! snapshot for its whole life; and the [`Ticker`], which keeps the last
 //! tick's view as the next one's hint.
 
-use crate::action::{Action, ActionKind, Reason};
+use crate::action::Action;
 use crate::error::{ElementKind, Error, VIEW_OPTION_FIELDS};
+use crate::kind::{ActionKind, Reason};
 use crate::parts::Origin;
 use crate::snapshot::Snapshot;
 use crate::sys;
