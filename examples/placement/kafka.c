@@ -1,7 +1,9 @@
 /*
  * kafka.c - `import kafka`: what `kafka-topics.sh --describe` prints, read
  * and written as a snapshot file (placement(5)). What a plan writes back to
- * Kafka (the reassignment and election files) is in kafka_write.c.
+ * Kafka (the reassignment and election files) is in kafka_write.c; `import
+ * rpk` (Redpanda's rpk) reads its lines in rpk.c and shares the rest here
+ * (import.h): the partitions kept, the racks, the snapshot written.
  *
  * How it reads. The input is read a line at a time (read.c, the same reader
  * and line limit as a snapshot file), and the first bad line is reported
@@ -26,53 +28,15 @@
  * leader is always in its ISR, so the leader is never marked); what the
  * snapshot cannot say (a replica offline, no leader) is a comment on the
  * shard's line: nothing is guessed from it.
- */#include <stdio.h>
+ */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kafka.h"
-
-typedef struct kpart {
-	uint32_t topic;
-	uint32_t partition;
-	int64_t leader; /* -1: none */
-	uint32_t first, nrep;  /* replicas: ints[first ..] */
-	uint32_t ifirst, nisr; /* Isr */
-	uint32_t ofirst, noff; /* Offline */
-	uint32_t afirst, nadd; /* Adding Replicas (a reassignment in flight) */
-	uint32_t rfirst, nrem; /* Removing Replicas */
-	uint32_t efirst, nelr; /* Elr (eligible leader replicas, Kafka 4) */
-	int has_isr;
-	uint64_t line;
-} kpart;
-
-typedef struct ktopic {
-	kword name;
-	uint32_t rf;
-	uint64_t line;
-} ktopic;
-
-typedef struct kafka {
-	ktopic *t;
-	size_t nt, t_cap;
-	kpart *p;
-	size_t np, p_cap;
-	uint32_t *ints; /* broker ids of every list */
-	size_t ni, i_cap;
-	uint32_t *brokers; /* every broker seen, sorted, unique at the end */
-	size_t nb, b_cap;
-	kword *racks; /* parallel to brokers */
-	pt_arena names; /* the bytes of the topics' names and the racks */
-	/* rpk: the columns of the last header line (-1: absent), and the topic
-	 * a NAME line or --topic named */
-	int rpk;
-	int c_topic, c_part, c_leader, c_reps, c_off, ncols;
-	kword rpk_topic;
-	uint64_t skipped, skip_first[3];
-} kafka;
+#include "import.h"
 
 /* A copy of w's bytes, kept as long as k. */
-static kword keep(kafka *k, kword w)
+kword pt_kafka_keep(kafka *k, kword w)
 {
 	pl_bytes b = pt_arena_put(&k->names, w.p, w.n);
 	return (kword){b.ptr, w.n};
@@ -86,7 +50,7 @@ static int is_key(kword w)
 	return i > 0 && i < w.n && w.p[i] == ':';
 }
 
-static int key_is(kword k, const char *s)
+int pt_kafka_key_is(kword k, const char *s)
 {
 	return k.n == strlen(s) && memcmp(k.p, s, k.n) == 0;
 }
@@ -120,7 +84,7 @@ int pt_kafka_uint(kword w, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static void add_broker(kafka *k, uint32_t id)
+void pt_kafka_add_broker(kafka *k, uint32_t id)
 {
 	k->brokers = pt_grow(k->brokers, &k->b_cap, sizeof *k->brokers, k->nb + 1);
 	k->brokers[k->nb++] = id;
@@ -143,7 +107,7 @@ static int id_list(kafka *k, kword w, uint64_t line, const char *field, uint32_t
 				       x.p);
 		k->ints = pt_grow(k->ints, &k->i_cap, sizeof *k->ints, k->ni + 1);
 		k->ints[k->ni++] = (uint32_t)v;
-		add_broker(k, (uint32_t)v);
+		pt_kafka_add_broker(k, (uint32_t)v);
 		(*n)++;
 		p = c ? c + 1 : end;
 	}
@@ -159,19 +123,15 @@ static int64_t find_topic(const kafka *k, kword name)
 	return -1;
 }
 
-static uint32_t topic_of(kafka *k, kword name, uint64_t line)
+uint32_t pt_kafka_topic_of(kafka *k, kword name, uint64_t line)
 {
 	int64_t t = find_topic(k, name);
 	if (t >= 0)
 		return (uint32_t)t;
 	k->t = pt_grow(k->t, &k->t_cap, sizeof *k->t, k->nt + 1);
-	k->t[k->nt] = (ktopic){keep(k, name), 0, line};
+	k->t[k->nt] = (ktopic){pt_kafka_keep(k, name), 0, line};
 	return (uint32_t)k->nt++;
 }
-
-#define KWORDS 64
-
-static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_t line, pt_err *e);
 
 /* Whether w[i] w[i + 1] is "Adding Replicas:..." (1) or "Removing
  * Replicas:..." (2): Kafka's keys of two words. */
@@ -179,9 +139,8 @@ static int two_words(const kword *w, size_t i, size_t n)
 {
 	if (i + 1 >= n || w[i + 1].n < 9 || memcmp(w[i + 1].p, "Replicas:", 9) != 0)
 		return 0;
-	return key_is(w[i], "Adding") ? 1 : key_is(w[i], "Removing") ? 2 : 0;
+	return pt_kafka_key_is(w[i], "Adding") ? 1 : pt_kafka_key_is(w[i], "Removing") ? 2 : 0;
 }
-static int among(const kafka *k, uint32_t first, uint32_t n, uint32_t id);
 
 static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, pt_err *e)
 {
@@ -206,29 +165,29 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 		kword key = {w[i].p, (size_t)(colon - w[i].p)}, val = {colon + 1, w[i].n - key.n - 1};
 		if (val.n == 0 && i + 1 < n && !is_key(w[i + 1]) && !two_words(w, i + 1, n))
 			val = w[++i];
-		if (key_is(key, "Configs"))
+		if (pt_kafka_key_is(key, "Configs"))
 			break; /* the topic's configs end the header line */
 		if (two == 1)
 			add = val;
 		else if (two == 2)
 			rem = val;
-		else if (key_is(key, "Elr"))
+		else if (pt_kafka_key_is(key, "Elr"))
 			elr = val;
-		else if (key_is(key, "Topic"))
+		else if (pt_kafka_key_is(key, "Topic"))
 			topic = val;
-		else if (key_is(key, "Partition"))
+		else if (pt_kafka_key_is(key, "Partition"))
 			part = val, has_part = 1;
-		else if (key_is(key, "Leader"))
+		else if (pt_kafka_key_is(key, "Leader"))
 			leader = val;
-		else if (key_is(key, "Replicas"))
+		else if (pt_kafka_key_is(key, "Replicas"))
 			reps = val, has_reps = 1;
-		else if (key_is(key, "Isr"))
+		else if (pt_kafka_key_is(key, "Isr"))
 			isr = val, has_isr = 1;
-		else if (key_is(key, "Offline"))
+		else if (pt_kafka_key_is(key, "Offline"))
 			off = val, has_off = 1;
-		else if (key_is(key, "PartitionCount"))
+		else if (pt_kafka_key_is(key, "PartitionCount"))
 			count = val, has_count = 1;
-		else if (key_is(key, "ReplicationFactor"))
+		else if (pt_kafka_key_is(key, "ReplicationFactor"))
 			rf = val;
 		/* TopicId, LastKnownElr and fields to come: not needed */
 	}
@@ -240,7 +199,7 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 	if (topic.n + 12 > PL_MAX_ID_LEN)
 		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
 			       topic.n, PL_MAX_ID_LEN);
-	uint32_t t = topic_of(k, topic, line);
+	uint32_t t = pt_kafka_topic_of(k, topic, line);
 	if (!has_part) {
 		uint64_t v;
 		if (rf.n && pt_kafka_uint(rf, PL_MAX_REPLICAS, &v) == 0)
@@ -273,11 +232,11 @@ static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, p
 	if (id_list(k, elr, line, "Elr", &x.efirst, &x.nelr, e) || id_list(k, add, line, "Adding Replicas", &x.afirst, &x.nadd, e) ||
 	    id_list(k, rem, line, "Removing Replicas", &x.rfirst, &x.nrem, e))
 		return -1;
-	return add_partition(k, &x, topic, leader, line, e);
+	return pt_kafka_add_partition(k, &x, topic, leader, line, e);
 }
 
 /* Whether id is among n ids at ints[first]. */
-static int among(const kafka *k, uint32_t first, uint32_t n, uint32_t id)
+int pt_kafka_among(const kafka *k, uint32_t first, uint32_t n, uint32_t id)
 {
 	for (uint32_t j = 0; j < n; j++)
 		if (k->ints[first + j] == id)
@@ -286,7 +245,7 @@ static int among(const kafka *k, uint32_t first, uint32_t n, uint32_t id)
 }
 
 /* A partition read (Kafka's or rpk's line): its leader checked, then kept. */
-static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_t line, pt_err *e)
+int pt_kafka_add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_t line, pt_err *e)
 {
 	kpart x = *xp;
 	uint32_t t = x.topic;
@@ -299,15 +258,15 @@ static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_
 				return pt_fail(e, line, "Replicas: broker %u is listed twice", k->ints[x.first + j]);
 	for (uint32_t j = 0; j < x.nadd; j++) {
 		uint32_t id = k->ints[x.afirst + j];
-		if (!among(k, x.first, x.nrep, id))
+		if (!pt_kafka_among(k, x.first, x.nrep, id))
 			return pt_fail(e, line, "Adding Replicas: broker %u is not among the partition's Replicas", id);
-		if (among(k, x.rfirst, x.nrem, id))
+		if (pt_kafka_among(k, x.rfirst, x.nrem, id))
 			return pt_fail(e, line, "broker %u is both added and removed", id);
 		if (x.nadd == x.nrep)
 			return pt_fail(e, line, "every replica is being added: none holds the partition");
 	}
 	for (uint32_t j = 0; j < x.nrem; j++)
-		if (!among(k, x.first, x.nrep, k->ints[x.rfirst + j]))
+		if (!pt_kafka_among(k, x.first, x.nrep, k->ints[x.rfirst + j]))
 			return pt_fail(e, line, "Removing Replicas: broker %u is not among the partition's Replicas",
 				       k->ints[x.rfirst + j]);
 	uint64_t lv;
@@ -317,11 +276,11 @@ static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_
 			found |= k->ints[x.first + j] == lv;
 		if (!found)
 			return pt_fail(e, line, "Leader: %llu is not among the partition's Replicas", (unsigned long long)lv);
-		if (among(k, x.afirst, x.nadd, (uint32_t)lv))
+		if (pt_kafka_among(k, x.afirst, x.nadd, (uint32_t)lv))
 			return pt_fail(e, line, "Leader: %llu is among the Adding Replicas, which hold no copy yet",
 				       (unsigned long long)lv);
 		x.leader = (int64_t)lv;
-	} else if (leader.n && !key_is(leader, "none") && !key_is(leader, "-1")) {
+	} else if (leader.n && !pt_kafka_key_is(leader, "none") && !pt_kafka_key_is(leader, "-1")) {
 		return pt_fail(e, line, "Leader: '%.*s' is not a broker id (nor none, nor -1)",
 			       (int)(leader.n > 20 ? 20 : leader.n), leader.p);
 	}
@@ -332,140 +291,6 @@ static int add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_
 	k->p = pt_grow(k->p, &k->p_cap, sizeof *k->p, k->np + 1);
 	k->p[k->np++] = x;
 	return 0;
-}
-
-/* ---- rpk ----------------------------------------------------------------------- */
-
-/* rpk's words: at spaces and tabs, a list "[1 2 3]" one word. */
-static size_t split_rpk(const char *p, const char *end, kword *w, size_t cap)
-{
-	size_t n = 0;
-	while (p < end && n < cap) {
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-			p++;
-		const char *s = p;
-		if (p < end && *p == '[') {
-			const char *c = memchr(p, ']', (size_t)(end - p));
-			p = c ? c + 1 : end;
-		}
-		while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
-			p++;
-		if (p > s)
-			w[n++] = (kword){s, (size_t)(p - s)};
-	}
-	return n;
-}
-
-/* "[1 2 3]" (rpk topic describe) or "[1-0 2-1]" (rpk cluster partitions
- * list: NODE-CORE) appended to ints, as id_list() does. */
-static int rpk_list(kafka *k, kword w, uint64_t line, const char *field, uint32_t *first, uint32_t *n, pt_err *e)
-{
-	*first = (uint32_t)k->ni;
-	*n = 0;
-	if (w.n < 2 || w.p[0] != '[' || w.p[w.n - 1] != ']')
-		return pt_fail(e, line, "%s: '%.*s' is not a list of broker ids ([1 2 3])", field, (int)(w.n > 40 ? 40 : w.n),
-			       w.p);
-	const char *p = w.p + 1, *end = w.p + w.n - 1;
-	while (p < end) {
-		while (p < end && (*p == ' ' || *p == ','))
-			p++;
-		const char *s = p;
-		while (p < end && *p != ' ' && *p != ',')
-			p++;
-		if (p == s)
-			break;
-		kword x = {s, (size_t)(p - s)};
-		const char *dash = memchr(s, '-', x.n);
-		uint64_t v, core;
-		if (dash && pt_kafka_uint((kword){dash + 1, (size_t)(p - dash - 1)}, UINT32_MAX, &core) == 0)
-			x.n = (size_t)(dash - s); /* NODE-CORE: the node */
-		if (pt_kafka_uint(x, INT32_MAX, &v))
-			return pt_fail(e, line, "%s: '%.*s' is not a broker id (a number from 0)", field, (int)(x.n > 40 ? 40 : x.n),
-				       x.p);
-		k->ints = pt_grow(k->ints, &k->i_cap, sizeof *k->ints, k->ni + 1);
-		k->ints[k->ni++] = (uint32_t)v;
-		add_broker(k, (uint32_t)v);
-		(*n)++;
-	}
-	return 0;
-}
-
-static int col_is(kword w, const char *s)
-{
-	return key_is(w, s);
-}
-
-/* One line of `rpk topic describe -p` (or the whole describe: its NAME line
- * names the topic) or `rpk cluster partitions list`: a header line
- * names the columns, each row under it is a partition; any other line
- * is skipped (1), with a note. */
-static int parse_rpk_line(kafka *k, const char *p, const char *end, uint64_t line, const pt_opts *o, pt_err *e)
-{
-	kword w[KWORDS];
-	size_t n = split_rpk(p, end, w, KWORDS);
-	if (n == 0 || w[0].p[0] == '#')
-		return 0;
-	if (n == 2 && col_is(w[0], "NAME")) { /* rpk topic describe's SUMMARY */
-		k->rpk_topic = keep(k, w[1]);
-		return 0;
-	}
-	int part = -1, reps = -1;
-	for (size_t i = 0; i < n; i++) {
-		part = col_is(w[i], "PARTITION") ? (int)i : part;
-		reps = col_is(w[i], "REPLICAS") || col_is(w[i], "REPLICA-CORE") ? (int)i : reps;
-	}
-	if (part >= 0 && reps >= 0) { /* a header */
-		k->c_topic = k->c_leader = k->c_off = -1;
-		k->c_part = part;
-		k->c_reps = reps;
-		k->ncols = (int)n;
-		for (size_t i = 0; i < n; i++) {
-			if (col_is(w[i], "TOPIC"))
-				k->c_topic = (int)i;
-			else if (col_is(w[i], "LEADER") || col_is(w[i], "LEADER-ID"))
-				k->c_leader = (int)i;
-			else if (col_is(w[i], "OFFLINE-REPLICAS"))
-				k->c_off = (int)i;
-		}
-		return 0;
-	}
-	uint64_t pn;
-	if (k->ncols == 0 || (size_t)k->c_part >= n || pt_kafka_uint(w[k->c_part], INT32_MAX, &pn))
-		return 1; /* a line of another section, or not rpk's */
-	if ((int)n != k->ncols)
-		return pt_fail(e, line, "%zu columns, and the header above has %d (a list is written [1 2 3])", n, k->ncols);
-	kword topic = k->c_topic >= 0 ? w[k->c_topic] : k->rpk_topic;
-	if (k->c_topic < 0 && o->topic)
-		topic = (kword){o->topic, strlen(o->topic)};
-	if (topic.n == 0)
-		return pt_fail(e, line, "no topic for partition %llu: rpk topic describe -p does not name it (give --topic NAME)",
-			       (unsigned long long)pn);
-	if (topic.n + 12 > PL_MAX_ID_LEN)
-		return pt_fail(e, line, "the topic's name is %zu bytes: TOPIC/PARTITION must fit %u bytes (PL_MAX_ID_LEN)",
-			       topic.n, PL_MAX_ID_LEN);
-	kpart x;
-	memset(&x, 0, sizeof x);
-	x.topic = topic_of(k, topic, line);
-	x.partition = (uint32_t)pn;
-	x.line = line;
-	x.leader = -1;
-	if (rpk_list(k, w[k->c_reps], line, "REPLICAS", &x.first, &x.nrep, e))
-		return -1;
-	if (k->c_off >= 0 && rpk_list(k, w[k->c_off], line, "OFFLINE-REPLICAS", &x.ofirst, &x.noff, e))
-		return -1;
-	/* Redpanda prints no ISR: a replica offline is out of sync, the others are taken as in sync */
-	x.has_isr = 1;
-	x.ifirst = (uint32_t)k->ni;
-	for (uint32_t j = 0; j < x.nrep; j++) {
-		uint32_t id = k->ints[x.first + j];
-		if (!among(k, x.ofirst, x.noff, id)) {
-			k->ints = pt_grow(k->ints, &k->i_cap, sizeof *k->ints, k->ni + 1);
-			k->ints[k->ni++] = id;
-			x.nisr++;
-		}
-	}
-	kword leader = k->c_leader >= 0 ? w[k->c_leader] : (kword){NULL, 0};
-	return add_partition(k, &x, topic, leader, line, e);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -544,9 +369,9 @@ static int read_racks(kafka *k, const char *path, pt_err *e)
 				     (unsigned long long)r.line);
 			break;
 		}
-		add_broker(k, (uint32_t)id);
+		pt_kafka_add_broker(k, (uint32_t)id);
 		rk = pt_grow(rk, &r_cap, sizeof *rk, nr + 1);
-		rk[nr++] = (krack){(uint32_t)id, keep(k, w[1]), r.line};
+		rk[nr++] = (krack){(uint32_t)id, pt_kafka_keep(k, w[1]), r.line};
 	}
 	pt_oom_at(NULL, NULL);
 	pt_reader_close(&r);
@@ -618,7 +443,7 @@ static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *
 		rc = pt_reader_line(r, &p, &len, e);
 		if (rc <= 0)
 			break;
-		rc = rpk ? parse_rpk_line(&k, p, p + len, r->line, o, e) : parse_line(&k, p, p + len, r->line, e);
+		rc = rpk ? pt_rpk_line(&k, p, p + len, r->line, o, e) : parse_line(&k, p, p + len, r->line, e);
 		if (rc == 1) { /* not a line of the output: noted, skipped */
 			if (k.skipped < 3)
 				k.skip_first[k.skipped] = r->line;

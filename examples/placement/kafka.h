@@ -1,6 +1,7 @@
 /*
- * kafka.h - what kafka.c (reading kafka-topics.sh --describe) and
- * kafka_write.c (the reassignment and election files of a plan) share:
+ * kafka.h - what kafka.c and rpk.c (reading kafka-topics.sh --describe and
+ * rpk's output; what only they share is import.h) and kafka_write.c (the
+ * reassignment and election files of a plan) share:
  * a word of Kafka's text, and a broker id or partition number read from one.
  */
 #ifndef PT_KAFKA_H

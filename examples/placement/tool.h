@@ -481,9 +481,10 @@ int pt_progress_due(const pt_opts *o);
  * or "" when it cannot tell. */
 void pt_progress_left(char *buf, size_t n, double t0, uint64_t done, uint64_t total);
 
-/* Kafka (kafka.c, kafka_write.c): import kafka-topics.sh --describe output as a snapshot
- * file, and write the reassignment and election files of a plan: every
- * shard whose replicas or leader differ between the document and the view. */
+/* Kafka (kafka.c, rpk.c, kafka_write.c): import kafka-topics.sh --describe
+ * output (or rpk's) as a snapshot file, and write the reassignment and
+ * election files of a plan: every shard whose replicas or leader differ
+ * between the document and the view. */
 int pt_cmd_import(const char *format, const char *path, const pt_opts *o, pt_buf *out, pt_err *e);
 /* The same from bytes in memory (path names them in the output's comment). */
 int pt_kafka_import(const char *text, size_t len, const char *path, int rpk, const pt_opts *o, pt_buf *out,

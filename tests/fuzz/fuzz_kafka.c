@@ -1,7 +1,7 @@
 /*
  * fuzz_kafka.c - libFuzzer harness for placement(1)'s import of
- * kafka-topics.sh --describe output and of rpk's (examples/placement/kafka.c;
- * the first byte's low bit picks rpk): any bytes are imported; an import that fails must say why and name a line of the
+ * kafka-topics.sh --describe output and of rpk's (examples/placement/kafka.c
+ * and rpk.c; the first byte's low bit picks rpk): any bytes are imported; an import that fails must say why and name a line of the
  * input; one that succeeds must be a snapshot file that parses and that the
  * library validates, and it must carry every partition it read. A crash, a
  * sanitizer report or a broken import (checked with abort()) is a bug.
