@@ -146,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	pt_buf out = {0};
 	pt_stats_text(&out, &st, v1, 1);
 	pt_stats_json(&out, &st, v1);
-	pt_svg_before_after(&out, &st, &st, v1, "fuzz", "before", "after", NULL);
+	pt_svg_before_after(&out, &st, &st, v1, "fuzz", "before", "after", NULL, NULL);
 	pt_stats_free(&st);
 	pt_buf_free(&out);
 	pt_buf_free(&t1);
