@@ -55,6 +55,7 @@ typedef struct kafka {
 /* kafka.c */
 kword pt_kafka_keep(kafka *k, kword w); /* a copy of w's bytes, kept as long as k */
 int pt_kafka_key_is(kword k, const char *s); /* whether k is s, all of it */
+size_t pt_kafka_split(const char *p, const char *end, int lists, kword *w, size_t cap); /* a line's words */
 void pt_kafka_add_broker(kafka *k, uint32_t id);
 /* The topic named (the one seen last first), added when new. */
 uint32_t pt_kafka_topic_of(kafka *k, kword name, uint64_t line);

@@ -55,13 +55,19 @@ int pt_kafka_key_is(kword k, const char *s)
 	return k.n == strlen(s) && memcmp(k.p, s, k.n) == 0;
 }
 
-static size_t split(const char *p, const char *end, kword *w, size_t cap)
+/* The words of a line, at spaces and tabs; with lists, a list "[1 2 3]"
+ * (rpk's) is one word. */
+size_t pt_kafka_split(const char *p, const char *end, int lists, kword *w, size_t cap)
 {
 	size_t n = 0;
 	while (p < end && n < cap) {
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
 		const char *s = p;
+		if (lists && p < end && *p == '[') {
+			const char *c = memchr(p, ']', (size_t)(end - p));
+			p = c ? c + 1 : end;
+		}
 		while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
 			p++;
 		if (p > s)
@@ -145,7 +151,7 @@ static int two_words(const kword *w, size_t i, size_t n)
 static int parse_line(kafka *k, const char *p, const char *end, uint64_t line, pt_err *e)
 {
 	kword w[KWORDS];
-	size_t n = split(p, end, w, KWORDS);
+	size_t n = pt_kafka_split(p, end, 0, w, KWORDS);
 	if (n == 0 || w[0].p[0] == '#')
 		return 0;
 	if (!is_key(w[0]))
@@ -360,7 +366,7 @@ static int read_racks(kafka *k, const char *path, pt_err *e)
 			break;
 		const char *hash = memchr(p, '#', len);
 		kword w[3];
-		size_t n = split(p, hash ? hash : p + len, w, 3);
+		size_t n = pt_kafka_split(p, hash ? hash : p + len, 0, w, 3);
 		if (n == 0)
 			continue;
 		uint64_t id;

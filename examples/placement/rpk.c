@@ -13,26 +13,6 @@
 
 #include "import.h"
 
-/* rpk's words: at spaces and tabs, a list "[1 2 3]" one word. */
-static size_t split_rpk(const char *p, const char *end, kword *w, size_t cap)
-{
-	size_t n = 0;
-	while (p < end && n < cap) {
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-			p++;
-		const char *s = p;
-		if (p < end && *p == '[') {
-			const char *c = memchr(p, ']', (size_t)(end - p));
-			p = c ? c + 1 : end;
-		}
-		while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
-			p++;
-		if (p > s)
-			w[n++] = (kword){s, (size_t)(p - s)};
-	}
-	return n;
-}
-
 /* "[1 2 3]" (rpk topic describe) or "[1-0 2-1]" (rpk cluster partitions
  * list: NODE-CORE) appended to ints, as kafka.c's id_list() does. */
 static int rpk_list(kafka *k, kword w, uint64_t line, const char *field, uint32_t *first, uint32_t *n, pt_err *e)
@@ -79,7 +59,7 @@ static int col_is(kword w, const char *s)
 int pt_rpk_line(kafka *k, const char *p, const char *end, uint64_t line, const pt_opts *o, pt_err *e)
 {
 	kword w[KWORDS];
-	size_t n = split_rpk(p, end, w, KWORDS);
+	size_t n = pt_kafka_split(p, end, 1, w, KWORDS);
 	if (n == 0 || w[0].p[0] == '#')
 		return 0;
 	if (n == 2 && col_is(w[0], "NAME")) { /* rpk topic describe's SUMMARY */
