@@ -60,9 +60,17 @@ typedef struct bench_big {
 	pl_snapshot snap;
 	void *mem;
 	size_t size;
+	uint32_t stride; /* a shard's replicas: its leader, then every stride-th member */
 } bench_big;
 
+/* nm members, ns streams of per shards, RF rf, balanced in every count:
+ * stream i's shard j led by member 7i + j (mod nm), its other replicas on
+ * the members per and 2 * per after (mod nm), so a stream's replicas sit
+ * on rf * per consecutive members, one each where rf * per <= nm. */
 void bench_big_build(bench_big *b, uint32_t nm, uint32_t ns, uint32_t per, uint32_t rf);
+/* Shard x led by m, its replicas where bench_big_build puts m's (a layout
+ * edit, not a move). */
+void bench_big_lead(bench_big *b, uint32_t x, uint32_t m);
 void bench_big_drop(bench_big *b);
 /* The baseline: one plain pass that reads every shard's leader, stream and
  * replicas (time it, and pass the result to bench_keep). */

@@ -58,6 +58,7 @@ void bench_big_build(bench_big *b, uint32_t nm, uint32_t ns, uint32_t per, uint3
 	b->nm = nm;
 	b->ns = ns;
 	b->nk = ns * per;
+	b->stride = per % nm ? per % nm : 1;
 	b->mid = calloc(nm, sizeof *b->mid);
 	b->sid = calloc(ns, sizeof *b->sid);
 	b->key = calloc(b->nk, sizeof *b->key);
@@ -88,7 +89,7 @@ void bench_big_build(bench_big *b, uint32_t nm, uint32_t ns, uint32_t per, uint3
 			k->moving_to = PL_NONE;
 			k->replica_count = rf < nm ? rf : nm;
 			for (uint32_t r = 0; r < k->replica_count; r++)
-				k->replicas[r] = (k->leader + r) % nm;
+				k->replicas[r] = (k->leader + r * b->stride) % nm;
 		}
 	b->snap = (pl_snapshot){.version = PL_SNAPSHOT_VERSION, .members = b->m, .streams = b->s,
 			.shards = b->k, .n_members = nm, .n_streams = ns, .n_shards = b->nk};
@@ -123,13 +124,12 @@ uint64_t bench_big_pass(const bench_big *b)
 	return acc;
 }
 
-/* Set shard x's leader to m, with m's replicas (a layout edit, not a move). */
-static void lead(bench_big *b, uint32_t x, uint32_t m)
+void bench_big_lead(bench_big *b, uint32_t x, uint32_t m)
 {
 	pl_shard *k = &b->k[x];
 	k->leader = m;
 	for (uint32_t r = 0; r < k->replica_count; r++)
-		k->replicas[r] = (m + r) % b->nm;
+		k->replicas[r] = (m + r * b->stride) % b->nm;
 }
 
 typedef struct timing {
@@ -200,11 +200,11 @@ void bench_broker(void)
 	/* The last stream led 5 on broker-0000: a stream move at the end of the scan. */
 	uint32_t last = (b.ns - 1) * 100;
 	for (uint32_t j = 0; j < 5; j++)
-		lead(&b, last + j, 0);
+		bench_big_lead(&b, last + j, 0);
 	t = measure(&b, 5);
 	report("stream", &b, &t);
 	for (uint32_t j = 0; j < 5; j++)
-		lead(&b, last + j, ((b.ns - 1) * 7 + j) % b.nm);
+		bench_big_lead(&b, last + j, ((b.ns - 1) * 7 + j) % b.nm);
 	/* Totals 1,002 on broker-0000 and 998 on broker-0001, streams in bounds:
 	 * two streams where broker-0001 leads one and broker-0000 none. */
 	uint32_t moved = 0;
@@ -216,7 +216,7 @@ void bench_broker(void)
 				at1 = i * 100 + j;
 		}
 		if (!has0 && at1 != PL_NONE) {
-			lead(&b, at1, 0);
+			bench_big_lead(&b, at1, 0);
 			moved++;
 		}
 	}
@@ -229,7 +229,7 @@ void bench_broker(void)
 	printf("\n== broker: one decision on 4,096 shards over 3 members (16 streams of 256), best of 200\n");
 	bench_big_build(&b, 3, 16, 256, 3);
 	for (uint32_t j = 0; j < 200; j++)
-		lead(&b, j, 2); /* stream 0 led mostly by one member */
+		bench_big_lead(&b, j, 2); /* stream 0 led mostly by one member */
 	t = measure(&b, 200);
 	printf("view %.1f us, decision %.1f us, total %.1f us; base %.1f us (%.1fx); allocs %lu; %s\n",
 	       t.view_ms * 1e3, t.plan_ms * 1e3, (t.view_ms + t.plan_ms) * 1e3, t.base_ms * 1e3,
@@ -245,7 +245,7 @@ void bench_broker(void)
 	bench_big_build(&b, 16, 8, 250, 3);
 	for (uint32_t i = 0; i < 8; i++)
 		for (uint32_t j = 0; j < 40; j++)
-			lead(&b, i * 250 + j, (i * 5) % 16);
+			bench_big_lead(&b, i * 250 + j, (i * 5) % 16);
 	t = measure(&b, 50);
 	printf("view %.1f us, decision %.1f us, total %.1f us; base %.1f us (%.1fx); allocs %lu; %s\n",
 	       t.view_ms * 1e3, t.plan_ms * 1e3, (t.view_ms + t.plan_ms) * 1e3, t.base_ms * 1e3,
