@@ -71,7 +71,7 @@ static uint32_t cells_sum(const pl_view *v, uint32_t s, int rep, int elig)
 
 uint32_t pl__bk_stream_leaders(const pl_view *v, uint32_t s)
 {
-	return cells_sum(v, s, 0, 1);
+	return pl__cell_sum_elig(v, s);
 }
 
 uint32_t pl__bk_stream_replicas(const pl_view *v, uint32_t s)

@@ -84,8 +84,24 @@ uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
 
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 {
+	v->ls_stream = PL_NONE;
 	cell_add(v->cells + v->s_cell_first[s], &v->s_cell_count[s], v->s_cell_first[s + 1] - v->s_cell_first[s], m,
 		 delta);
+}
+
+uint32_t pl__cell_sum_elig(const pl_view *v, uint32_t s)
+{
+	pl_view *w = (pl_view *)(uintptr_t)v; /* the memo is the view's own memory, as rcache()'s */
+	if (w->ls_stream == s)
+		return w->ls_sum;
+	const pl__cell *c = v->cells + v->s_cell_first[s];
+	uint32_t sum = 0;
+	for (uint32_t i = 0; i < v->s_cell_count[s]; i++)
+		if (pl__eligible(v, pl__cell_member(c, i)))
+			sum += pl__cell_leaders(c, i);
+	w->ls_stream = s;
+	w->ls_sum = sum;
+	return sum;
 }
 
 /* Count stream s's replicas per member into the view's one-stream cache,

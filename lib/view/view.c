@@ -200,6 +200,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		for (uint32_t i = 0; i < nm; i++)
 			v->m_owned[i] = 0; /* pl__view_init_cells() borrowed it */
 	}
+	v->ls_stream = PL_NONE;
 	v->rc_stream = PL_NONE;
 	v->rc_n = v->rc_rows ? nm : 0;
 	for (uint32_t i = 0; i < nm; i++) {

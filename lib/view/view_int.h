@@ -53,6 +53,10 @@ struct pl_view {
 	 * step by pl__rcell_add() while it holds that stream. Every member with
 	 * a count is in rc_list[0..rc_n), once (counts that fall to zero stay
 	 * listed). */
+	/* One stream's leaders on eligible members (pl__cell_sum_elig()), the one
+	 * last asked: cleared by every change of a leader cell. */
+	uint32_t ls_stream; /* the stream summed, or PL_NONE */
+	uint32_t ls_sum;
 	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
 	uint32_t rc_n;
 	uint32_t *rc_count;  /* [nm]; with rc_rows, the row of rc_stream */
@@ -173,6 +177,9 @@ uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pic
 
 /* Leader count of member m in stream s. */
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
+/* Stream s's leaders on eligible members (remembered for the stream last
+ * asked until a leader cell changes). */
+uint32_t pl__cell_sum_elig(const pl_view *v, uint32_t s);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 

@@ -49,6 +49,13 @@ static void expect_cells(const tl *t, const pl_view *v, uint32_t s)
 			ck_abort_msg("stream %u member %u: the lookup misses its cell", s, lead[j]);
 	}
 	ck_assert_uint_eq(live, i);
+	/* The stream's leaders on eligible members, which the view remembers for
+	 * the stream last asked: asked again after every change, it must not be
+	 * the remembered sum of before. */
+	uint32_t elig = 0;
+	for (uint32_t j = 0; j < n; j++)
+		elig += pl__eligible(v, lead[j]) != 0;
+	ck_assert_uint_eq(pl__cell_sum_elig(v, s), elig);
 	free(lead);
 }
 
@@ -216,6 +223,33 @@ START_TEST(member_indices_past_16_bits)
 }
 END_TEST
 
+/* A stream's leaders on eligible members, remembered for the stream last
+ * asked: a leadership that leaves a draining or down member raises it, one
+ * that goes to a draining member lowers it, and each is seen at once. */
+START_TEST(eligible_sum_follows_every_change)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 4; m++)
+		tl_member(t, tl_str(t, "m%u", m), NULL);
+	t->m[0].flags = PL_MEMBER_DRAINING;
+	t->m[1].flags = PL_MEMBER_DOWN;
+	tl_stream(t, tl_str(t, "s"));
+	const uint32_t lead[] = {0, 0, 1, 2, 3};
+	for (uint32_t k = 0; k < 5; k++)
+		tl_shard(t, tl_str(t, "k%u", k), 0, lead[k], 1, lead[k]);
+	pl_view *v = tl_view(t, 0);
+	ck_assert_uint_eq(pl__cell_sum_elig(v, 0), 2);
+	/* 1 -> 2, 0 -> 3, 3 -> 0, 0 -> 2 */
+	const uint32_t k_of[] = {2, 0, 4, 1}, to[] = {2, 3, 0, 2}, want[] = {3, 4, 3, 4};
+	for (uint32_t i = 0; i < 4; i++) {
+		lead_to(t, v, k_of[i], to[i]);
+		ck_assert_uint_eq(pl__cell_sum_elig(v, 0), want[i]);
+		expect_cells(t, v, 0);
+	}
+	tl_free(t);
+}
+END_TEST
+
 /* A stream whose room is full (every shard led by another member), between
  * two neighbours: cells inserted and removed at its first and last place
  * leave the neighbours' cells alone. */
@@ -258,6 +292,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("edges");
 	tcase_add_test(c, full_room_keeps_its_neighbours);
+	tcase_add_test(c, eligible_sum_follows_every_change);
 	suite_add_tcase(s, c);
 	return s;
 }
