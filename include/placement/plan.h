@@ -113,6 +113,12 @@ enum pl_status {
  * stream to its source; together they leave every leader count as it was.
  * Both carry the flag; carry them out together. */
 #define PL_ACTION_PAIRED 0x4u
+/** A MOVE_REPLICA of a follower's replica made by the leader passes, to a
+ * member the leaders' bounds want to lead a shard that zones keep from
+ * taking the leader's own replica: once the copy is in, the leader hands
+ * `to` the leadership (a later MOVE_LEADER, no copy), so no leadership
+ * moves twice. The copy also evens the replicas. */
+#define PL_ACTION_FOR_HANDOFF 0x8u
 
 /* pl_action.scope: where from_count/to_count/floor/ceiling were counted. */
 #define PL_SCOPE_NONE 0u

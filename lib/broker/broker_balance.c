@@ -394,6 +394,22 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
 
+/* The best destination of the scope within the limits, or PL_NONE. */
+static uint32_t best_dest(const pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	uint32_t kd = 0, d = PL_NONE;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], key;
+		if (pl__bk_dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m) &&
+		    (d == PL_NONE || pl__bk_dest_before(v, sc, key, m, kd, d))) {
+			d = m;
+			kd = key;
+		}
+	}
+	return d;
+}
+
 /* The last resort: when no single move is allowed (zones, caps, or in the
  * cluster pass the streams' bounds), a relay may be. The source a hands a
  * shard to a member x that can hand one of the scope on to the destination
@@ -407,15 +423,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
 	int64_t *mark = v->m_scratch;
-	uint32_t kd = 0, d = PL_NONE, n = scope_n(v, sc);
-	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t m = v->elig[e], key;
-		if (pl__bk_dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m) &&
-		    (d == PL_NONE || pl__bk_dest_before(v, sc, key, m, kd, d))) {
-			d = m;
-			kd = key;
-		}
-	}
+	uint32_t d = best_dest(b, sc), n = scope_n(v, sc);
 	if (d == PL_NONE)
 		return PL__BK_SETTLED;
 	for (uint32_t m = 0; m < v->nm; m++)
@@ -459,6 +467,114 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	return x.have ? pl__bk_emit_best(b, sc, &x) : PL__BK_SETTLED;
 }
 
+/* Staging, when the first search finds every move to its destinations
+ * would lose a zone: a destination d takes no leadership of a source
+ * without a copy, and the source's own replica may not go to d. A follower
+ * x of a shard k a source a leads then gives d its replica (MOVE_REPLICA, a
+ * copy the replicas want anyway: pl__bk_serves(), zones kept), and a hands
+ * d the leadership on a later tick with no second copy. The fallbacks would
+ * move that leadership twice (to a member at its ceiling, then on to d
+ * with that member's replica); staging moves it once. It keeps every
+ * leader potential and lowers the replicas' (its stream's; the totals' does
+ * not rise), so the proof's order holds. Each destination (in rank order)
+ * is staged as many shards as it lacks to its ceiling, counting those
+ * staged already (held by d, led by a source, in flight); while they are
+ * all staged, the scope waits for them. For each: sources in rank order
+ * (at most PL_BROKER_SEARCH), shards in key order, followers in rank order,
+ * the first found. -1 when nothing was staged and nothing waits. */
+static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint32_t *from)
+{
+	const pl_view *v = b->v;
+	uint32_t n = scope_n(v, sc), a = PL_NONE, ka = 0;
+	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
+		a = pl__bk_next_source(v, sc, a, ka, &ka);
+		if (a == PL_NONE)
+			break;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t k = scope_key(v, sc, j), s = v->snap.shards[k].stream, best = PL_NONE;
+			const pl__shard_state *st = pl__st(v, k);
+			if (handoff_from(b, k) != a || pl__holds(st, d) || pl__moved(v, k) ||
+			    (sc->s == PL_NONE && !stream_allows(b, s, shard_L(b, k), a, d)))
+				continue;
+			uint32_t R = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_replicas(v, s) : 0;
+			for (uint32_t r = 0; r < st->nrep; r++) {
+				uint32_t x = pl__rep(st, r);
+				if (x == a || !pl__eligible(v, x) || !pl__bk_out_ok(b, x) || !pl__bk_zones_ok(v, k, x, d) ||
+				    !pl__bk_serves(b, k, x, d, R) || (best != PL_NONE && v->m_rank[x] > v->m_rank[best]))
+					continue;
+				best = x;
+			}
+			if (best != PL_NONE) {
+				*from = best;
+				return k;
+			}
+		}
+	}
+	return PL_NONE;
+}
+
+static int stage(pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	int moved = 0, waits = 0;
+	if (!b->cfg->replica_balance || b->cfg->handoff_only || !b->rep_settled)
+		return -1;
+	uint32_t n = scope_n(v, sc), key, fl, ce;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t d = v->elig[e], staged = 0;
+		if (!pl__bk_dest_key(v, sc, d, &key))
+			continue;
+		pl__bk_bounds(v, sc, d, &fl, &ce);
+		uint32_t c = pl__bk_count(v, sc, d), lack = ce > c ? ce - c : 0;
+		for (uint32_t j = 0; j < n && staged < lack; j++) {
+			const pl__shard_state *st = pl__st(v, scope_key(v, sc, j));
+			uint32_t a = pl__leader(st);
+			staged += (st->moving || st->touched) && a != PL_NONE && a != d && pl__holds(st, d) &&
+				  pl__eligible(v, a) && pl__bk_source_key(v, sc, a, &key);
+		}
+		while (staged < lack) {
+			if (b->budget == 0)
+				return moved ? PL__BK_MOVED : PL__BK_WAIT;
+			uint32_t x, k;
+			if (!pl__bk_in_ok(b, d) || !pl__bk_room_new(v, d) || (k = stage_one(b, sc, d, &x)) == PL_NONE)
+				break;
+			uint32_t s = v->snap.shards[k].stream;
+			pl__scope rs;
+			if (s != PL_NONE && b->cfg->stream_balance)
+				pl__bk_rscope_stream(b, s, &rs);
+			else
+				pl__bk_rscope_cluster(b, &rs);
+			pl__best m = {1, k, x, d, 0, 0, 3, 0, PL_NONE, 0, PL_NONE};
+			if (pl__bk_emit_best(b, &rs, &m) == PL__BK_FULL)
+				return PL__BK_FULL;
+			moved = 1;
+			staged++;
+		}
+		waits |= staged > 0;
+	}
+	return moved ? PL__BK_MOVED : waits ? PL__BK_WAIT : -1;
+}
+
+/* A search at the first level, then staging when zones block it. */
+static int staged(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search)
+{
+	int rc = search(b, sc);
+	if (sc->level != 0 || rc != PL__BK_BLOCK_ZONES)
+		return rc;
+	int st = stage(b, sc);
+	return st >= 0 ? st : rc;
+}
+
+static int stream_first(pl__bk *b, const pl__scope *sc)
+{
+	return staged(b, sc, stream_search);
+}
+
+static int cluster_first(pl__bk *b, const pl__scope *sc)
+{
+	return staged(b, sc, cluster_search);
+}
+
 /* When the bounds cannot be reached (every search and the relay blocked),
  * the scope is still made as even as hand-offs can make it: the narrowing
  * search (level 3) hands a leadership from any member to a follower it
@@ -482,12 +598,12 @@ static int stream_move(pl__bk *b, const pl__scope *sc)
 		pl__bk_project(b); /* only once a stream wants a move */
 		b->projected = 1;
 	}
-	return narrow(b, sc, stream_search);
+	return narrow(b, sc, stream_first);
 }
 
 static int cluster_move(pl__bk *b, const pl__scope *sc)
 {
-	return narrow(b, sc, cluster_search);
+	return narrow(b, sc, cluster_first);
 }
 
 static void fill_cluster(const pl__bk *b, uint32_t s, pl__scope *sc)

@@ -212,8 +212,9 @@ typedef struct pl__best {
 	uint32_t k, a, d, ka, kd;
 	uint32_t follower; /* leaders: 1 d holds a replica (no copy), 2 a copy that serves the
 			    * replicas (pl__bk_serves()), 0 another copy; replicas: 2 a follows,
-			    * 1 a leads and its leadership goes with it, 0 a's leadership
-			    * goes to the follower `via` first */
+			    * 3 a follows and the leader hands d the leadership after the copy
+			    * (staging), 1 a leads and its leadership goes with it, 0 a's
+			    * leadership goes to the follower `via` first */
 	int64_t gain; /* the rendezvous draw's rise: destination's less source's */
 	uint32_t via; /* replicas: see follower */
 	uint32_t settled; /* leaders: 1 no other follower of the shard is above its replica ceiling of the

@@ -592,7 +592,8 @@ static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
 		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
 	}
 	pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, x->k, v->snap.shards[x->k].stream, x->a, x->d);
-	a.flags = PL_ACTION_STAGE_FIRST | (x->follower == 2 ? 0 : PL_ACTION_CARRIES_LEADER);
+	a.flags = PL_ACTION_STAGE_FIRST | (x->follower == 1 ? PL_ACTION_CARRIES_LEADER : 0) |
+		  (x->follower == 3 ? PL_ACTION_FOR_HANDOFF : 0);
 	a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
 	a.from_count = pl__bk_count(v, sc, x->a);
 	a.to_count = pl__bk_count(v, sc, x->d);

@@ -85,6 +85,17 @@ static void carry_note(out *o, const names *n)
 	put(o, " leads it, and the leadership moves with it within the leaders' bounds");
 }
 
+/* A follower's replica copied so that the leader can hand the leadership
+ * over after it (the leader passes' staging). */
+static void handoff_note(out *o, const names *n)
+{
+	if (!(n->a->flags & PL_ACTION_FOR_HANDOFF))
+		return;
+	put(o, "; once it is in, the shard's leader hands ");
+	member(o, n, n->a->to);
+	put(o, " the leadership, which the leaders' bounds want and zones keep the leader's own replica from bringing");
+}
+
 /* "<what><from_count><unit> on <from>, <to_count> on <to>": the two counts
  * a balance move compares. */
 static void counts_on(out *o, const names *n, const char *what, const char *unit)
@@ -223,6 +234,7 @@ int pl__explain_broker(out *o, const names *n)
 		shard_from_to(o, n, "move replica of ", " to ");
 		stream_skew(o, n, ", staging a copy first: ", " holds ", " replicas");
 		carry_note(o, n);
+		handoff_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:
 		shard_from_to(o, n, "move replica of ", " to ");
@@ -235,6 +247,7 @@ int pl__explain_broker(out *o, const names *n)
 		}
 		relay_note(o, n, "holds");
 		carry_note(o, n);
+		handoff_note(o, n);
 		return 1;
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_STREAM_SKEW:
 	case PL_ACTION_MOVE_LEADER * 100 + PL_REASON_REPLICA_CLUSTER_SKEW:

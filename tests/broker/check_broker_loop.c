@@ -110,6 +110,60 @@ START_TEST(six_members_even_their_leaders_by_four_hand_offs)
 }
 END_TEST
 
+/* Cruise Control's TopicLeadershipDistributionGoal layout: six members in
+ * three zones (m0 and m3, m1 and m4, m2 and m5), 30 shards on m0, m1 and m2,
+ * all led by m0. 45 copies are the fewest (15 to each of m3, m4, m5) and 25
+ * leadership changes (25 leave m0). m4 and m5 can take a leadership only
+ * with a copy of m1's or m2's replica (zones): a follower's replica is
+ * copied first and m0 hands the leadership over after, so no shard's
+ * leadership changes twice. */
+START_TEST(a_leadership_zones_keep_from_a_member_is_staged_not_moved_twice)
+{
+	tl *t = tl_new();
+	for (uint32_t i = 0; i < 6; i++)
+		tl_member(t, tl_str(t, "m%u", i), tl_str(t, "r%u", i % 3));
+	uint32_t s = tl_stream(t, "t");
+	for (uint32_t i = 0; i < 30; i++)
+		tl_shard(t, tl_str(t, "t/%02u", i), s, 0, 3, 0, 1, 2);
+	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
+	cfg.max_moves = PL_BROKER_MAX_MOVES;
+	pl_action out[256];
+	uint32_t status, changed[30] = {0}, copies = 0, changes = 0;
+	uint32_t n = dry_run(t, &cfg, out, 256, &status);
+	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
+	for (uint32_t i = 0; i < n; i++) {
+		copies += (out[i].flags & PL_ACTION_STAGE_FIRST) != 0;
+		if (out[i].kind == PL_ACTION_MOVE_LEADER || (out[i].flags & PL_ACTION_CARRIES_LEADER)) {
+			changes++;
+			ck_assert_msg(++changed[out[i].shard] == 1, "action %u changes a leadership again: %s", i,
+				      tl_say(t, &out[i]));
+		}
+	}
+	ck_assert_uint_eq(copies, 45);
+	ck_assert_uint_eq(changes, 25);
+	/* Each copy staged for a hand-off (10: m4's and m5's five) is followed
+	 * by that hand-off, of the same shard to the same member. */
+	uint32_t staged = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(out[i].flags & PL_ACTION_FOR_HANDOFF))
+			continue;
+		staged++;
+		ck_assert_uint_eq(out[i].kind, PL_ACTION_MOVE_REPLICA);
+		uint32_t j = i + 1;
+		while (j < n && !(out[j].kind == PL_ACTION_MOVE_LEADER && out[j].shard == out[i].shard))
+			j++;
+		ck_assert_msg(j < n && out[j].to == out[i].to && !(out[j].flags & PL_ACTION_STAGE_FIRST),
+			      "action %u is followed by no hand-off to its member: %s", i, tl_say(t, &out[i]));
+	}
+	ck_assert_uint_eq(staged, 10);
+	uint32_t len;
+	ck_assert_int_eq(loop_differs(t, &cfg, &len), -1);
+	for (uint32_t m = 0; m < 6; m++)
+		ck_assert_uint_eq(tl_member_tally(tl_view(t, 0), m).leaders, 5);
+	tl_free(t);
+}
+END_TEST
+
 /* Leaders only, no stream: a leads 4 shards that only b follows, b leads 2
  * that c follows, c leads none. Two chains of two hand-offs (b to c, then
  * a to b) end 2/2/2 with nothing copied, where a move from a to c would copy
@@ -213,6 +267,7 @@ int main(void)
 	TCase *c = tcase_create("cases");
 	tcase_add_test(c, six_members_even_their_leaders_by_four_hand_offs);
 	tcase_add_test(c, a_chain_of_hand_offs_comes_before_a_copy);
+	tcase_add_test(c, a_leadership_zones_keep_from_a_member_is_staged_not_moved_twice);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);

@@ -302,6 +302,24 @@ START_TEST(a_replica_balance_move_names_counts_and_a_carried_leadership)
 	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 to b3, staging a copy first: cluster holds 9 "
 					"replicas on b2, 7 on b3, share 7; b3 is at its share and hands one on next (a relay); "
 					"b2 leads it, and the leadership moves with it within the leaders' bounds");
+	/* A follower's replica staged for a hand-off, in either scope. */
+	a.flags = PL_ACTION_STAGE_FIRST | PL_ACTION_FOR_HANDOFF;
+	a.to_count = 5;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 to b3, staging a copy first: cluster holds 9 "
+					"replicas on b2, 5 on b3, share 7; once it is in, the shard's leader hands b3 the "
+					"leadership, which the leaders' bounds want and zones keep the leader's own replica from "
+					"bringing");
+	a = eu_act(PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_STREAM_SKEW, 2, 3);
+	a.flags = PL_ACTION_STAGE_FIRST | PL_ACTION_FOR_HANDOFF;
+	a.scope = PL_SCOPE_STREAM_REPLICAS;
+	a.from_count = 6;
+	a.to_count = 2;
+	a.floor = 4;
+	a.ceiling = 4;
+	ck_assert_str_eq(eu_say(t, &a), "move replica of orders/07 from b2 to b3, staging a copy first: stream orders holds "
+					"6 replicas on b2, 2 on b3, floor 4, ceiling 4; once it is in, the shard's leader hands "
+					"b3 the leadership, which the leaders' bounds want and zones keep the leader's own "
+					"replica from bringing");
 	tl_free(t);
 }
 END_TEST
