@@ -180,9 +180,10 @@
  * did; on 400 random layouts the copies above their lower bound fell from
  * 475 to 330.
  *
- * Staging, when zones block. When every first-choice move would lose a
- * zone (a destination in the zone of the source's other replicas can take
- * no leadership of it with the source's own replica), a follower of a
+ * Staging. When every first-choice move would lose a zone (a destination
+ * in the zone of the source's other replicas can take no leadership of it
+ * with the source's own replica), or the best one copies, serves no replica
+ * bound and no chain does it instead, a follower of a
  * shard a source leads gives the destination its replica instead: a
  * MOVE_REPLICA flagged PL_ACTION_FOR_HANDOFF, made only when it also evens
  * the replicas (it lowers the stream's replica potential and does not raise

@@ -296,12 +296,17 @@ static int handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
  * chain of hand-offs does the same without one; a copy that also evens the
  * replicas (pl__bk_serves()) stays: a hand-off would leave that copy to the
  * replica pass. */
+static int stage(pl__bk *b, const pl__scope *sc);
+
 static int emit_or_handoff(pl__bk *b, const pl__scope *sc, const pl__best *x, const pl__seen *w)
 {
 	if (sc->level == 0 && (!x->have || x->follower == 0)) {
 		pl__best h;
 		if (handoff(b, sc, &h))
 			return pl__bk_emit_best(b, sc, &h);
+		int st = x->have ? stage(b, sc) : -1;
+		if (st >= 0)
+			return st;
 	}
 	if (x->have && !pl__bk_repeat_waits(b->v, sc, x, w))
 		return pl__bk_emit_best(b, sc, x);
