@@ -23,6 +23,7 @@ type Action struct {
 	StageFirst    bool // it copies data: stage on To first, then commit (PL_ACTION_STAGE_FIRST)
 	CarriesLeader bool // a move-replica of the leader's replica: To leads after it (PL_ACTION_CARRIES_LEADER)
 	Paired        bool // one step of two actions, to be carried out together (PL_ACTION_PAIRED)
+	ForHandoff    bool // a follower's replica copied so that the leader hands To the leadership after it (PL_ACTION_FOR_HANDOFF)
 
 	Origin    Origin // override actions: the origin written or dropped
 	Scope     Scope  // where the counts below were taken
@@ -72,6 +73,7 @@ func actionOf(s *Snapshot, a *C.pl_action) (Action, error) {
 		StageFirst:    a.flags&C.PL_ACTION_STAGE_FIRST != 0,
 		CarriesLeader: a.flags&C.PL_ACTION_CARRIES_LEADER != 0,
 		Paired:        a.flags&C.PL_ACTION_PAIRED != 0,
+		ForHandoff:    a.flags&C.PL_ACTION_FOR_HANDOFF != 0,
 		Origin:        Origin(a.origin), Scope: Scope(a.scope), Tier: uint32(a.tier),
 		FromCount: uint32(a.from_count), ToCount: uint32(a.to_count),
 		Floor: uint32(a.floor), Ceiling: uint32(a.ceiling), Share: uint32(a.share), Total: uint32(a.total),
@@ -116,6 +118,9 @@ func (v *View) rawAction(a *Action) (C.pl_action, error) {
 	}
 	if a.Paired {
 		r.flags |= C.PL_ACTION_PAIRED
+	}
+	if a.ForHandoff {
+		r.flags |= C.PL_ACTION_FOR_HANDOFF
 	}
 	return r, nil
 }

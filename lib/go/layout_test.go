@@ -208,3 +208,50 @@ func TestSharedLayouts(t *testing.T) {
 		})
 	}
 }
+
+// TestStagedAndPairedFlags: a follower's copy staged for a hand-off says so
+// (ForHandoff) and the hand-off of that shard to that member follows it; a
+// paired step flags both of its actions.
+func TestStagedAndPairedFlags(t *testing.T) {
+	plan := func(name string) Plan {
+		l, cfg := readLayout(t, "../../tests/bindings/"+name)
+		snap, err := NewSnapshot(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		p, err := BrokerDryRun(snap, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := plan("staged-handoff.txt")
+	staged := 0
+	for i, a := range p.Actions {
+		if !a.ForHandoff {
+			continue
+		}
+		staged++
+		if a.Kind != KindMoveReplica || !a.StageFirst || a.CarriesLeader || a.Paired {
+			t.Errorf("action %d: %s", i, a.Explanation)
+		}
+		found := false
+		for _, b := range p.Actions[i+1:] {
+			if b.Kind == KindMoveLeader && b.Shard == a.Shard {
+				found = b.To == a.To && !b.StageFirst
+				break
+			}
+		}
+		if !found {
+			t.Errorf("action %d is followed by no hand-off to %s: %s", i, a.To, a.Explanation)
+		}
+	}
+	if staged != 10 {
+		t.Errorf("%d copies staged for a hand-off, want 10", staged)
+	}
+	p = plan("replicas-3-4-5.txt")
+	if len(p.Actions) != 2 || !p.Actions[0].Paired || !p.Actions[0].CarriesLeader || !p.Actions[1].Paired {
+		t.Errorf("the paired step: %+v", p.Actions)
+	}
+}

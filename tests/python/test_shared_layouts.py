@@ -53,3 +53,21 @@ def test_the_comparison_can_fail():
     assert lines == want
     assert lines[:-1] + ["status balanced" if plan.status != "balanced" else "status stalled"] != want
     assert word("a b,c") == "a%20b%2Cc" and word(None) == "-"
+
+
+def test_a_copy_staged_for_a_hand_off_is_flagged_and_followed_by_it():
+    plan = pl.load(os.path.join(ROOT, "tests", "bindings", "staged-handoff.txt")).plan()
+    staged = [i for i, a in enumerate(plan.actions) if a.for_handoff]
+    assert len(staged) == 10
+    for i in staged:
+        a = plan.actions[i]
+        assert a.kind == "move-replica" and a.stage_first and not a.carries_leader and not a.paired
+        after = [b for b in plan.actions[i + 1:] if b.kind == "move-leader" and b.shard == a.shard]
+        assert after and after[0].to_member == a.to_member and not after[0].stage_first
+    assert not any(a.for_handoff for a in plan.actions if a.kind != "move-replica")
+
+
+def test_a_paired_step_is_flagged_on_both_actions():
+    plan = pl.load(os.path.join(ROOT, "tests", "bindings", "replicas-3-4-5.txt")).plan()
+    assert [(a.kind, a.paired, a.carries_leader) for a in plan.actions] == [
+        ("move-replica", True, True), ("move-leader", True, False)]

@@ -24,6 +24,12 @@ class Action:
         stage_first: True when it copies data: stage on to_member, then commit.
         carries_leader: True for a MOVE_REPLICA of the leader's replica
             (PL_ACTION_CARRIES_LEADER): to_member leads the shard after it.
+        paired: True for the two actions of one step (PL_ACTION_PAIRED): a
+            MOVE_REPLICA that carries its leadership and the hand-off back
+            after it; carry them out together.
+        for_handoff: True for a MOVE_REPLICA of a follower's replica that the
+            leader passes make so that the shard's leader can hand to_member
+            the leadership once the copy is in (PL_ACTION_FOR_HANDOFF).
         origin: override actions: "lag" or "count"; None for other kinds.
         scope: where the counts were counted ("stream", "cluster", "owned",
             "replicas", "primaries", "peers", "stream-replicas", "zones",
@@ -64,7 +70,7 @@ class Action:
     """
 
     __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "carries_leader",
-                 "origin", "scope",
+                 "paired", "for_handoff", "origin", "scope",
                  "tier", "from_count", "to_count", "floor", "ceiling", "share", "total", "at", "load", "flags",
                  "_raw", "_snap")
 
@@ -81,6 +87,8 @@ class Action:
         self.flags = raw.flags
         self.stage_first = bool(raw.flags & _ffi.PL_ACTION_STAGE_FIRST)
         self.carries_leader = bool(raw.flags & _ffi.PL_ACTION_CARRIES_LEADER)
+        self.paired = bool(raw.flags & _ffi.PL_ACTION_PAIRED)
+        self.for_handoff = bool(raw.flags & _ffi.PL_ACTION_FOR_HANDOFF)
         self.origin = _ffi.ORIGINS.get(raw.origin, "unknown") if self.kind in _OVERRIDE_KINDS else None
         self.scope = _ffi.SCOPES.get(raw.scope, "unknown")
         self.tier = raw.tier

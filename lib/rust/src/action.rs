@@ -32,6 +32,14 @@ pub struct Action {
     /// with it: the receiving member leads the shard after it
     /// (`PL_ACTION_CARRIES_LEADER`).
     pub carries_leader: bool,
+    /// One step of two actions (`PL_ACTION_PAIRED`): a `move-replica` that
+    /// carries its leadership, then the hand-off by which its destination
+    /// gives one shard of the stream back; carry them out together.
+    pub paired: bool,
+    /// A `move-replica` of a follower's replica made so that the shard's
+    /// leader can hand the receiving member the leadership once the copy is
+    /// in (`PL_ACTION_FOR_HANDOFF`): no leadership moves twice.
+    pub for_handoff: bool,
     /// Override actions: the origin written or dropped.
     pub origin: Origin,
     /// Where the counts below were taken.
@@ -91,6 +99,8 @@ impl Action {
             stream: id_of(snap.stream_ids(), a.stream, ElementKind::Stream)?,
             stage_first: a.flags & sys::PL_ACTION_STAGE_FIRST != 0,
             carries_leader: a.flags & sys::PL_ACTION_CARRIES_LEADER != 0,
+            paired: a.flags & sys::PL_ACTION_PAIRED != 0,
+            for_handoff: a.flags & sys::PL_ACTION_FOR_HANDOFF != 0,
             origin: Origin::from_c(a.origin).unwrap_or(Origin::Lag),
             scope: Scope::from_c(a.scope),
             tier: a.tier,

@@ -176,3 +176,31 @@ fn every_shared_layout_plans_as_the_tool() {
     eprintln!("{} shared layouts, {} actions, the same as the tool's", compared, actions);
     assert!(compared >= 3 && actions >= 10, "{} layouts, {} actions", compared, actions);
 }
+
+/// A follower's copy staged for a hand-off says so (`for_handoff`), and the
+/// hand-off of the same shard to the same member follows it; a paired step
+/// flags both of its actions.
+#[test]
+fn staged_and_paired_actions_are_flagged() {
+    let dir = common::root().join("tests").join("bindings");
+    let l = read(&dir.join("staged-handoff.txt"));
+    let snap = Snapshot::builder(l.members, l.shards).streams(l.streams).build().unwrap();
+    let plan = placement::broker_dry_run(&snap, &l.cfg).unwrap();
+    let staged: Vec<usize> = (0..plan.actions.len()).filter(|&i| plan.actions[i].for_handoff).collect();
+    assert_eq!(staged.len(), 10);
+    for &i in &staged {
+        let a = &plan.actions[i];
+        assert!(a.stage_first && !a.carries_leader && !a.paired, "{}", a);
+        let next = plan.actions[i + 1..]
+            .iter()
+            .find(|b| b.shard == a.shard && matches!(b.kind, placement::ActionKind::MoveLeader { .. }))
+            .unwrap_or_else(|| panic!("no hand-off after {}", a));
+        assert_eq!(next.to_member(), a.to_member());
+        assert!(!next.stage_first);
+    }
+    let l = read(&dir.join("replicas-3-4-5.txt"));
+    let snap = Snapshot::builder(l.members, l.shards).streams(l.streams).build().unwrap();
+    let plan = placement::broker_dry_run(&snap, &l.cfg).unwrap();
+    let flags: Vec<(bool, bool)> = plan.actions.iter().map(|a| (a.paired, a.carries_leader)).collect();
+    assert_eq!(flags, vec![(true, true), (true, false)]);
+}

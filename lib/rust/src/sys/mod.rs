@@ -161,6 +161,11 @@ pub const PL_ACTION_STAGE_FIRST: u32 = 0x1;
 /// `PL_ACTION_CARRIES_LEADER`: a MOVE_REPLICA of the leader's replica; `to`
 /// leads after it.
 pub const PL_ACTION_CARRIES_LEADER: u32 = 0x2;
+/// `PL_ACTION_PAIRED`: one step of two actions, carried out together.
+pub const PL_ACTION_PAIRED: u32 = 0x4;
+/// `PL_ACTION_FOR_HANDOFF`: a follower's replica copied so that the leader
+/// can hand `to` the leadership after it.
+pub const PL_ACTION_FOR_HANDOFF: u32 = 0x8;
 /// `PL_STATUS_BALANCED`: nothing more is wanted.
 pub const PL_STATUS_BALANCED: u32 = 0;
 /// `PL_STATUS_FULL`: the output array filled first.
