@@ -216,8 +216,8 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 	uint64_t start_imb = 0;
 	if (pt_progress_due(o)) {
 		pt_stats st;
-		pt_stats_compute(&st, r->v, r->ops->id);
-		start_imb = st.imbalance + (r->ops->id == PT_POLICY_BROKER ? st.replicas_off : 0);
+		pt_stats_compute(&st, r->v, r->ops->id, r->d);
+		start_imb = st.imbalance;
 		pt_stats_free(&st);
 	}
 	for (;;) {
@@ -251,25 +251,23 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 			r->acts_base = r->nacts; /* written or not wanted: the array is reused */
 		if (pt_progress_due(o)) {
 			pt_stats st;
-			pt_stats_compute(&st, r->v, r->ops->id);
+			pt_stats_compute(&st, r->v, r->ops->id, r->d);
 			char left[64];
-			uint64_t imb = st.imbalance, off = r->ops->id == PT_POLICY_BROKER ? st.replicas_off : 0;
-			uint64_t togo = imb + off;
+			uint64_t imb = st.imbalance;
 			pt_stats_free(&st);
 			if (budget)
 				pt_progress_left(left, sizeof left, t0, r->nacts, budget);
 			else
-				pt_progress_left(left, sizeof left, t0, start_imb > togo ? start_imb - togo : 0, start_imb);
+				pt_progress_left(left, sizeof left, t0, start_imb > imb ? start_imb - imb : 0, start_imb);
 			if (budget)
 				pt_progress(o, "planned tick %llu, %zu of at most %llu actions; imbalance %llu%s",
 					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)budget,
 					    (unsigned long long)imb, left);
 			else
-				pt_progress(o, "planned tick %llu, %zu actions; %llu of %llu left (imbalance %llu, "
-					       "replicas off their share %llu), %llu%% done%s",
-					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)togo,
-					    (unsigned long long)start_imb, (unsigned long long)imb, (unsigned long long)off,
-					    (unsigned long long)(start_imb > togo ? (start_imb - togo) * 100 / start_imb : 0), left);
+				pt_progress(o, "planned tick %llu, %zu actions; imbalance %llu of %llu at the start, %llu%% done%s",
+					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)imb,
+					    (unsigned long long)start_imb,
+					    (unsigned long long)(start_imb > imb ? (start_imb - imb) * 100 / start_imb : 0), left);
 		}
 		if ((budget && r->nacts >= budget) || t.full_stop) {
 			end->stopped_max = 1;
@@ -317,7 +315,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	/* A plan changes no member, so the stats before can be read against
 	 * the view after (names, states and weights are the same). */
 	pt_stats before, after;
-	pt_stats_compute(&before, r.v, policy);
+	pt_stats_compute(&before, r.v, policy, &d);
 	uint64_t budget = o->max_given ? o->max : 0;
 	/* text: ticks are written as they are planned, and (without JSON or
 	 * a Kafka file, which need them all) not kept */
@@ -335,7 +333,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	const char *note = end.last.note;
 	int note_only = end.last.note_only;
 	pt_tick last_tick = end.last;
-	pt_stats_compute(&after, r.v, policy);
+	pt_stats_compute(&after, r.v, policy, &d);
 	if (policy == PT_POLICY_BROKER)
 		pt_health_short_rf(&after.health, r.v, ((const pl_broker_config *)r.cfg)->replication_factor, &d);
 	if (o->kafka_reassignment || o->kafka_election || o->kafka_unclean || o->kafka_rollback) {

@@ -374,18 +374,19 @@ typedef struct pt_stats {
 	uint32_t under_spread;    /* shards spanning fewer zones than they could */
 	uint32_t under_first[PT_UNDER_SPREAD_SHOWN]; /* the first of them by key */
 	pt_health health;         /* shards offline and under-replicated */
-	/* The imbalance (placement(1)): over every member, the distance of its
-	 * leaders to [floor, ceiling] in total and in each stream (bounds 0 for
-	 * a member that is not eligible); 0 when balanced. */
+	/* The imbalance (placement(1), pl_view_imbalance(3)): over every
+	 * member, the distance of the policy's measure to [floor, ceiling] in
+	 * total and (broker) in each stream; 0 when balanced. */
+	uint32_t measure;           /* PL_IMBALANCE_* */
 	uint64_t imbalance;
 	uint64_t imbalance_streams; /* of it, the streams' part */
-	/* Replicas past an even share in each stream (eligible members; every
-	 * replica on one that is not): not part of the imbalance, but of the
-	 * work a broker plan has left, for its progress line. */
-	uint64_t replicas_off;
 } pt_stats;
 
-void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
+/* The library's imbalance measure for a policy: the broker's counts
+ * replicas too unless d sets replica-balance off. */
+uint32_t pt_imbalance_measure(uint32_t policy, const pt_doc *d);
+/* d: the settings (NULL: the defaults). */
+void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_doc *d);
 void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);

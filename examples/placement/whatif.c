@@ -58,10 +58,10 @@ static void count(plan_sum *p, const pt_run *r)
 /* One plan, from the run's view as it is now. */
 static int run_plan(pt_run *r, const pt_opts *o, uint32_t policy, plan_sum *p, pt_err *e)
 {
-	pt_stats_compute(&p->before, r->v, policy);
+	pt_stats_compute(&p->before, r->v, policy, r->d);
 	int rc = pt_plan_run(r, o, o->max_given ? o->max : 0, NULL, 1, &p->end, e);
 	if (rc == 0) {
-		pt_stats_compute(&p->after, r->v, policy);
+		pt_stats_compute(&p->after, r->v, policy, r->d);
 		count(p, r);
 	}
 	return rc;

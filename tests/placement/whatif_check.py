@@ -21,34 +21,55 @@ import sys
 bad = []
 
 
+def d(v, fl, ce):
+    return fl - v if v < fl else v - ce if v > ce else 0
+
+
+def eligible(m):
+    return "down" not in m["state"] and "draining" not in m["state"]
+
+
+def shares(cluster, L):
+    """Each eligible member's (floor, ceiling) of L, by weight."""
+    w = sum(m["weight"] for m in cluster if eligible(m))
+    return {m["member"]: (L * m["weight"] // w, -(-L * m["weight"] // w)) if eligible(m) and w else (0, 0)
+            for m in cluster}
+
+
 def imbalance(st):
     """placement(1), IMBALANCE: from a stats JSON object."""
     total = 0
     for m in st["cluster"]:
-        held = ("down" not in m["state"]) if st["policy"] == "region" else \
-            ("down" not in m["state"] and "draining" not in m["state"])
+        held = ("down" not in m["state"]) if st["policy"] == "region" else eligible(m)
         v, fl, ce = m["measure"]["value"], m["measure"]["floor"], m["measure"]["ceiling"]
         if held:
-            total += fl - v if v < fl else v - ce if v > ce else 0
+            total += d(v, fl, ce)
         elif st["policy"] != "region":
             total += v
     streams = 0
     if st["policy"] == "broker":
-        state = {m["member"]: m["state"] for m in st["cluster"]}
+        state = {m["member"]: m for m in st["cluster"]}
         for s in st["streams"]:
             for c in s["members"]:
-                elig = "down" not in state[c["member"]] and "draining" not in state[c["member"]]
                 v = c["leaders"]
-                if elig:
-                    streams += c["floor"] - v if v < c["floor"] else v - c["ceiling"] if v > c["ceiling"] else 0
-                else:
-                    streams += v
+                streams += d(v, c["floor"], c["ceiling"]) if eligible(state[c["member"]]) else v
             # eligible members with no row hold none of it: their floor
             rows = {c["member"] for c in s["members"]}
+            b = shares(st["cluster"], s["shards"])
+            streams += sum(b[m["member"]][0] for m in st["cluster"] if m["member"] not in rows and eligible(m))
+    if st["imbalance"]["measure"] == "leaders and replicas":
+        # replicas: the bounds share what eligible members hold; a draining
+        # member's count, a down member's not
+        def part(counts):
+            b = shares(st["cluster"], sum(x for m, x in counts.items() if eligible(state[m])))
+            out = 0
             for m in st["cluster"]:
-                if m["member"] not in rows and "down" not in m["state"] and "draining" not in m["state"]:
-                    streams += s["shards"] * m["weight"] // sum(
-                        x["weight"] for x in st["cluster"] if "down" not in x["state"] and "draining" not in x["state"])
+                x = counts.get(m["member"], 0)
+                out += d(x, *b[m["member"]]) if eligible(m) else x if "down" not in m["state"] else 0
+            return out
+        total += part({m["member"]: m["replicas"] for m in st["cluster"]})
+        for s in st["streams"]:
+            streams += part({c["member"]: c["replicas"] for c in s["members"]})
     return total + streams, total, streams
 
 
