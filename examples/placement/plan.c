@@ -56,7 +56,7 @@ static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const p
 	return n;
 }
 
-static void blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
+void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	for (uint32_t i = 0; i < t->nwhy; i++) {
@@ -133,7 +133,7 @@ static void json_index(pt_buf *b, const pl_snapshot *s, uint32_t kind, uint32_t 
 		pt_put_json_bytes(b, s->members[i].id);
 }
 
-static void blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
+void pt_blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	pt_putc(b, '[');
@@ -386,7 +386,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		       active, why, pl_status_name(status));
 		pt_put_json_str(out, note, strlen(note));
 		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
-		blockers_json(out, &last_tick, &after, r.v);
+		pt_blockers_json(out, &last_tick, &after, r.v);
 		if (policy == PT_POLICY_BROKER) {
 			pt_put(out, ",\n ");
 			pt_health_short_json(out, &after.health, r.v);
@@ -421,7 +421,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		if (blocked)
 			pt_put(out, "the plan ends blocked: the end state is not balanced%s\n",
 			       last_tick.nwhy ? "; what the policy named:" : "");
-		blockers_text(out, &last_tick, &after, r.v);
+		pt_blockers_text(out, &last_tick, &after, r.v);
 		pt_spread_text(out, &before, r.v, &after, r.v, o->summary);
 	}
 	if (rc == 0 && o->svg)

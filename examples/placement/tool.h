@@ -545,6 +545,12 @@ typedef struct pt_tick {
 	uint32_t nwhy;
 } pt_tick;
 
+/* What the policy named as blocking a plan's last tick, against the spread
+ * st it ended at: a line each ("  blocked-zones: stream pay: b0=4 over its
+ * ceiling 3"), or a JSON array of {status, shard, stream, member, why,
+ * members}. Nothing, or [], when it named nothing. */
+void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v);
+void pt_blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v);
 /* Add a blocker to a tick (kept when there is room, never twice). */
 void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t stream, uint32_t member, const char *word);
 

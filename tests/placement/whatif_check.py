@@ -8,6 +8,8 @@ Usage: whatif_check.py WHATIF.json PLAN.json [STATS.json ...]
     status and ticks, and the same spread before and after;
   * the plan "with the change" starts from the file's spread with every
     change made: a joiner holds nothing, a drained or downed member is so;
+  * a plan that ends blocked names its blockers (as plan names them), and
+    one that does not names none;
   * the counts add up: copies + hand-offs + other = count = the kinds' sum,
     and the difference is the two counts' difference;
   * every spread's imbalance is the one placement(1) defines, recomputed
@@ -90,7 +92,7 @@ def main():
     w = json.load(open(sys.argv[1]))["what_if"]
     p = json.load(open(sys.argv[2]))
     a, c = w["as_is"], w["changed"]
-    for k in ("count", "status", "blocked", "stopped"):
+    for k in ("count", "status", "blocked", "blockers", "stopped"):
         if a[k] != p[k]:
             bad.append("as_is.%s %r, plan's %r" % (k, a[k], p[k]))
     if a["ticks"] != p["ticks"]:
@@ -112,6 +114,8 @@ def main():
         elif {"drain": "draining", "down": "down"}[ch["change"]] not in m["state"]:
             bad.append("%s %s: its state is %r" % (ch["change"], ch["member"], m["state"]))
     for name, x in (("as_is", a), ("changed", c)):
+        if x["blocked"] != bool(x["blockers"]):
+            bad.append("%s: blocked %r, but blockers %r" % (name, x["blocked"], x["blockers"]))
         if x["copies"] + x["handoffs"] + x["other"] != x["count"] or sum(x["kinds"].values()) != x["count"]:
             bad.append("%s: copies, hand-offs and other do not add up to %d" % (name, x["count"]))
         if x["imbalance_before"] != x["before"]["imbalance"]["total"] or \
