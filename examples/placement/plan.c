@@ -26,8 +26,29 @@ static const pt_stream_row *stream_row(const pt_stats *st, uint32_t stream)
 	return NULL;
 }
 
+/* Whether the replicas member c->member holds of the stream are outside
+ * their bounds, as the imbalance counts them (the broker's replica balance:
+ * the stream's replicas on eligible members shared by weight), and the
+ * bounds. 0 when the imbalance does not count replicas. */
+static int replicas_off(const pt_stats *st, const pl_snapshot *s, const pt_stream_row *sr, const pt_cell_row *c,
+			uint32_t *fl, uint32_t *ce)
+{
+	const pl_member *m = &s->members[c->member];
+	if (st->measure != PL_IMBALANCE_BROKER || !pt_eligible(m) || st->c.weight == 0)
+		return 0;
+	uint64_t L = 0;
+	for (uint32_t q = 0; q < sr->count; q++)
+		if (pt_eligible(&s->members[st->cells[sr->first + q].member]))
+			L += st->cells[sr->first + q].replicas;
+	uint64_t num = L * (m->weight ? m->weight : 1);
+	*fl = (uint32_t)(num / st->c.weight);
+	*ce = (uint32_t)((num + st->c.weight - 1) / st->c.weight);
+	return c->replicas < *fl || c->replicas > *ce;
+}
+
 /* The members a blocker involves: a shard's replicas (leader first), a
- * stream's eligible members outside its bounds, or the member named. */
+ * stream's eligible members outside its bounds (leaders, then replicas), or
+ * the member named. */
 static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out,
 				uint32_t cap)
 {
@@ -50,6 +71,14 @@ static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const p
 			const pl_member *m = &s->members[c->member];
 			if (!(m->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING)) &&
 			    (c->leaders > c->ceiling || c->leaders < c->floor))
+				out[n++] = c->member;
+		}
+		for (uint32_t q = 0; sr && q < sr->count && n < cap; q++) {
+			const pt_cell_row *c = &st->cells[sr->first + q];
+			uint32_t fl, ce, seen = 0;
+			for (uint32_t i = 0; i < n; i++)
+				seen |= out[i] == c->member;
+			if (!seen && replicas_off(st, s, sr, c, &fl, &ce))
 				out[n++] = c->member;
 		}
 	}
@@ -104,6 +133,18 @@ void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_
 					pt_put(b, "=%u over its ceiling %u", c->leaders, c->ceiling);
 				else
 					pt_put(b, "=%u under its floor %u", c->leaders, c->floor);
+			}
+			/* the replicas the stream's members hold off their bounds */
+			for (uint32_t q = 0; sr && q < sr->count; q++) {
+				const pt_cell_row *c = &st->cells[sr->first + q];
+				uint32_t fl, ce;
+				if (!replicas_off(st, s, sr, c, &fl, &ce))
+					continue;
+				pt_put(b, "%s ", first ? ":" : ",");
+				first = 0;
+				pt_put_name(b, s->members[c->member].id);
+				pt_put(b, " holds %u replica%s, %s %u", c->replicas, c->replicas == 1 ? "" : "s",
+				       c->replicas > ce ? "over its ceiling" : "under its floor", c->replicas > ce ? ce : fl);
 			}
 		} else if (w->member == PL_NONE) {
 			pt_put(b, " the cluster as a whole");
@@ -260,12 +301,12 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 			else
 				pt_progress_left(left, sizeof left, t0, start_imb > imb ? start_imb - imb : 0, start_imb);
 			if (budget)
-				pt_progress(o, "planned tick %llu, %zu of at most %llu actions; imbalance %llu%s",
+				pt_progress(o, "planned tick %llu, %zu of at most %llu action%s; imbalance %llu%s",
 					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)budget,
-					    (unsigned long long)imb, left);
+					    budget == 1 ? "" : "s", (unsigned long long)imb, left);
 			else
-				pt_progress(o, "planned tick %llu, %zu actions; imbalance %llu of %llu at the start, %llu%% done%s",
-					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)imb,
+				pt_progress(o, "planned tick %llu, %zu action%s; imbalance %llu of %llu at the start, %llu%% done%s",
+					    (unsigned long long)r->tickno, r->nacts, r->nacts == 1 ? "" : "s", (unsigned long long)imb,
 					    (unsigned long long)start_imb,
 					    (unsigned long long)(start_imb > imb ? (start_imb - imb) * 100 / start_imb : 0), left);
 		}

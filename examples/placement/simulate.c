@@ -175,8 +175,8 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			uint64_t total = fixed ? fixed : PT_SIM_TICKS;
 			char left[64];
 			pt_progress_left(left, sizeof left, t0, t, total);
-			pt_progress(o, "simulated tick %llu of %s%llu, %zu actions so far; imbalance %llu%s", (unsigned long long)t,
-				    fixed ? "" : "at most ", (unsigned long long)total, r.nacts,
+			pt_progress(o, "simulated tick %llu of %s%llu, %zu action%s so far; imbalance %llu%s", (unsigned long long)t,
+				    fixed ? "" : "at most ", (unsigned long long)total, r.nacts, r.nacts == 1 ? "" : "s",
 				    (unsigned long long)st.imbalance, fixed ? left : "");
 		}
 		/* the tick's measure per member, for the picture (up to a bound

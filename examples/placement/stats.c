@@ -142,7 +142,10 @@ uint32_t pt_imbalance_measure(uint32_t policy, const pt_doc *d)
 		return PL_IMBALANCE_OWNED;
 	if (policy == PT_POLICY_REGION)
 		return PL_IMBALANCE_REPLICAS;
-	return d && !pt_setting(d, PT_SET_REPLICA_BALANCE, 1) ? PL_IMBALANCE_LEADERS : PL_IMBALANCE_BROKER;
+	/* handoff-only copies nothing: replicas stay where they are */
+	if (d && (!pt_setting(d, PT_SET_REPLICA_BALANCE, 1) || pt_setting(d, PT_SET_HANDOFF_ONLY, 0)))
+		return PL_IMBALANCE_LEADERS;
+	return PL_IMBALANCE_BROKER;
 }
 
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_doc *d)

@@ -383,7 +383,7 @@ typedef struct pt_stats {
 } pt_stats;
 
 /* The library's imbalance measure for a policy: the broker's counts
- * replicas too unless d sets replica-balance off. */
+ * replicas too unless d sets replica-balance off or handoff-only on. */
 uint32_t pt_imbalance_measure(uint32_t policy, const pt_doc *d);
 /* d: the settings (NULL: the defaults). */
 void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_doc *d);

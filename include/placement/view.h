@@ -275,7 +275,7 @@ PL_API int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t);
 PL_API int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t);
 
 /* What pl_view_imbalance() counts: the measure each policy balances. */
-#define PL_IMBALANCE_LEADERS 0u  /**< broker with replica_balance 0: leaders, in total and per stream */
+#define PL_IMBALANCE_LEADERS 0u  /**< broker with replica_balance 0 (or handoff_only 1): leaders, in total and per stream */
 #define PL_IMBALANCE_BROKER 1u   /**< broker (default): leaders and replicas, in total and per stream */
 #define PL_IMBALANCE_OWNED 2u    /**< fleet: shards owned, in total */
 #define PL_IMBALANCE_REPLICAS 3u /**< region: replicas, in total, against the fair share of live members */

@@ -4,7 +4,8 @@
 One line per action, `KIND SHARD FROM TO REASON` (`-` for an absent member),
 then `status STATUS`, then `imbalance before TOTAL TOTALS STREAMS` and
 `imbalance after ...`: the layout's imbalance (pl_view_imbalance(3), the
-broker's measure: leaders and replicas, or leaders with replica-balance=off)
+broker's measure: leaders and replicas, or leaders with replica-balance=off
+or handoff-only=on)
 and the imbalance once every action is applied. Reads the JSON on standard
 input.
 """

@@ -407,7 +407,7 @@ fi
 # tick of its total; stdout is the same as without it
 PLACEMENT_PROGRESS=2 "$bin" plan golden/broker-whatif.txt > "$tmp/out" 2> "$tmp/stderr"
 "$bin" plan golden/broker-whatif.txt > "$tmp/out0" 2> /dev/null
-if grep -q "planned tick 1, 1 actions; imbalance 26 of 30 at the start, 13% done, about" \
+if grep -q "planned tick 1, 1 action; imbalance 26 of 30 at the start, 13% done, about" \
 	"$tmp/stderr" && grep -q "planned tick 6, 6 actions; imbalance 0 of 30 at the start, 100% done$" \
 	"$tmp/stderr" && cmp -s "$tmp/out" "$tmp/out0"; then ok; else bad "plan's progress: $(tail -3 "$tmp/stderr")"; fi
 PLACEMENT_PROGRESS=2 "$bin" simulate --quiet --ticks 3 golden/broker-whatif.txt > /dev/null 2> "$tmp/stderr"

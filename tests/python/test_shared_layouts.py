@@ -31,7 +31,9 @@ def plan_lines(plan):
 
 
 def imbalance_lines(cluster, plan):
-    measure = "broker" if cluster.config().get("replica_balance", 1) else "leaders"
+    # handoff-only copies nothing: the tool counts leaders only then too
+    cfg = cluster.config()
+    measure = "broker" if cfg.get("replica_balance", 1) and not cfg.get("handoff_only", 0) else "leaders"
     view = cluster.view()
     before = view.imbalance(measure)
     for a in plan.actions:

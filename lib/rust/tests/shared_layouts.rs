@@ -137,7 +137,8 @@ fn imbalance_line(when: &str, i: Imbalance) -> String {
 
 /// The plan in the .plan format, with the imbalance before and after.
 fn lines(plan: &Plan, snap: &Snapshot, cfg: &BrokerConfig) -> String {
-    let measure = if cfg.replica_balance { Measure::Broker } else { Measure::Leaders };
+    // handoff-only copies nothing: the tool counts leaders only then too
+    let measure = if cfg.replica_balance && !cfg.handoff_only { Measure::Broker } else { Measure::Leaders };
     let mut view = View::new(snap, &ViewOptions::default()).unwrap();
     let before = view.imbalance(measure).unwrap();
     for a in &plan.actions {
