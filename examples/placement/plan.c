@@ -49,8 +49,7 @@ static int replicas_off(const pt_stats *st, const pl_snapshot *s, const pt_strea
 /* The members a blocker involves: a shard's replicas (leader first), a
  * stream's eligible members outside its bounds (leaders, then replicas), or
  * the member named. */
-static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out,
-				uint32_t cap)
+uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out, uint32_t cap)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	uint32_t n = 0;
@@ -186,8 +185,8 @@ void pt_blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_
 		json_index(b, s, PL_ELEM_STREAM, w->stream);
 		pt_put(b, ", \"member\": ");
 		json_index(b, s, PL_ELEM_MEMBER, w->member);
-		uint32_t ms[PL_MAX_REPLICAS + 65];
-		uint32_t n = blocker_members(w, st, v, ms, (uint32_t)(sizeof ms / sizeof ms[0]));
+		uint32_t ms[PT_BLOCKER_MEMBERS];
+		uint32_t n = pt_blocker_members(w, st, v, ms, PT_BLOCKER_MEMBERS);
 		pt_put(b, ", \"why\": ");
 		if (w->word)
 			pt_put_json_str(b, w->word, strlen(w->word));

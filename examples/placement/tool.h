@@ -550,6 +550,12 @@ typedef struct pt_tick {
  * ceiling 3"), or a JSON array of {status, shard, stream, member, why,
  * members}. Nothing, or [], when it named nothing. */
 void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v);
+/* The members a blocker involves, at most cap (PT_BLOCKER_MEMBERS, as the
+ * JSON's "members" lists them): the member named, a shard's replicas
+ * (leader first), a stream's eligible members outside their bounds
+ * (leaders, then replicas where the imbalance counts them). */
+#define PT_BLOCKER_MEMBERS (PL_MAX_REPLICAS + 65u)
+uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out, uint32_t cap);
 void pt_blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v);
 /* Add a blocker to a tick (kept when there is room, never twice). */
 void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t stream, uint32_t member, const char *word);

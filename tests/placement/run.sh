@@ -785,7 +785,7 @@ done
 if [ $? -eq 1 ] && [ ! -s "$tmp/stdout" ]; then ok; else bad "check -- --json reads a file named --json"; fi
 # progress on standard error (forced: stderr is not a terminal here), never on stdout
 PLACEMENT_PROGRESS=1 "$bin" plan golden/felix.txt > "$tmp/stdout" 2> "$tmp/stderr"
-if grep -q "placement: planned tick [0-9]*, [0-9]* actions; [0-9]* of [0-9]* left" "$tmp/stderr" &&
+if grep -q "placement: planned tick [0-9]*, [0-9]* actions*; imbalance [0-9]* of [0-9]* at the start" "$tmp/stderr" &&
 	cmp -s "$tmp/stdout" golden/felix.plan; then ok; else bad "plan progress: $(head -c 200 "$tmp/stderr")"; fi
 "$bin" plan golden/felix.txt 2> "$tmp/stderr" > /dev/null
 if [ -s "$tmp/stderr" ]; then bad "plan writes progress to a stderr that is not a terminal"; else ok; fi
