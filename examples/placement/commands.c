@@ -240,10 +240,10 @@ static int stats_svg(const pt_doc *d, const pt_opts *o, uint32_t policy, pt_err 
 	if (rc == 0) {
 		pt_stats before, after;
 		pt_plan_end end;
-		pt_stats_compute(&before, r.v, policy);
+		pt_stats_compute(&before, r.v, policy, d);
 		rc = pt_plan_run(&r, o, 0, NULL, 0, &end, e);
 		if (rc == 0) {
-			pt_stats_compute(&after, r.v, policy);
+			pt_stats_compute(&after, r.v, policy, d);
 			rc = pt_plan_svg(o->svg, "stats", d->path, &before, &after, r.v, &end, e);
 			pt_stats_free(&after);
 		}
@@ -268,7 +268,7 @@ int pt_cmd_stats(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	if (rc == 0) {
 		pt_stats st;
 		double t0 = pt_now();
-		pt_stats_compute(&st, v, policy);
+		pt_stats_compute(&st, v, policy, &d);
 		if (o->timing)
 			fprintf(stderr, "timing: stats %.3f s\n", pt_now() - t0);
 		if (o->svg)

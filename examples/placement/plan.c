@@ -26,10 +26,30 @@ static const pt_stream_row *stream_row(const pt_stats *st, uint32_t stream)
 	return NULL;
 }
 
+/* Whether the replicas member c->member holds of the stream are outside
+ * their bounds, as the imbalance counts them (the broker's replica balance:
+ * the stream's replicas on eligible members shared by weight), and the
+ * bounds. 0 when the imbalance does not count replicas. */
+static int replicas_off(const pt_stats *st, const pl_snapshot *s, const pt_stream_row *sr, const pt_cell_row *c,
+			uint32_t *fl, uint32_t *ce)
+{
+	const pl_member *m = &s->members[c->member];
+	if (st->measure != PL_IMBALANCE_BROKER || !pt_eligible(m) || st->c.weight == 0)
+		return 0;
+	uint64_t L = 0;
+	for (uint32_t q = 0; q < sr->count; q++)
+		if (pt_eligible(&s->members[st->cells[sr->first + q].member]))
+			L += st->cells[sr->first + q].replicas;
+	uint64_t num = L * (m->weight ? m->weight : 1);
+	*fl = (uint32_t)(num / st->c.weight);
+	*ce = (uint32_t)((num + st->c.weight - 1) / st->c.weight);
+	return c->replicas < *fl || c->replicas > *ce;
+}
+
 /* The members a blocker involves: a shard's replicas (leader first), a
- * stream's eligible members outside its bounds, or the member named. */
-static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out,
-				uint32_t cap)
+ * stream's eligible members outside its bounds (leaders, then replicas), or
+ * the member named. */
+uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out, uint32_t cap)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	uint32_t n = 0;
@@ -52,11 +72,19 @@ static uint32_t blocker_members(const pt_blocker *w, const pt_stats *st, const p
 			    (c->leaders > c->ceiling || c->leaders < c->floor))
 				out[n++] = c->member;
 		}
+		for (uint32_t q = 0; sr && q < sr->count && n < cap; q++) {
+			const pt_cell_row *c = &st->cells[sr->first + q];
+			uint32_t fl, ce, seen = 0;
+			for (uint32_t i = 0; i < n; i++)
+				seen |= out[i] == c->member;
+			if (!seen && replicas_off(st, s, sr, c, &fl, &ce))
+				out[n++] = c->member;
+		}
 	}
 	return n;
 }
 
-static void blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
+void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	for (uint32_t i = 0; i < t->nwhy; i++) {
@@ -105,6 +133,18 @@ static void blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const
 				else
 					pt_put(b, "=%u under its floor %u", c->leaders, c->floor);
 			}
+			/* the replicas the stream's members hold off their bounds */
+			for (uint32_t q = 0; sr && q < sr->count; q++) {
+				const pt_cell_row *c = &st->cells[sr->first + q];
+				uint32_t fl, ce;
+				if (!replicas_off(st, s, sr, c, &fl, &ce))
+					continue;
+				pt_put(b, "%s ", first ? ":" : ",");
+				first = 0;
+				pt_put_name(b, s->members[c->member].id);
+				pt_put(b, " holds %u replica%s, %s %u", c->replicas, c->replicas == 1 ? "" : "s",
+				       c->replicas > ce ? "over its ceiling" : "under its floor", c->replicas > ce ? ce : fl);
+			}
 		} else if (w->member == PL_NONE) {
 			pt_put(b, " the cluster as a whole");
 		} else {
@@ -133,7 +173,7 @@ static void json_index(pt_buf *b, const pl_snapshot *s, uint32_t kind, uint32_t 
 		pt_put_json_bytes(b, s->members[i].id);
 }
 
-static void blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
+void pt_blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	pt_putc(b, '[');
@@ -145,8 +185,8 @@ static void blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const
 		json_index(b, s, PL_ELEM_STREAM, w->stream);
 		pt_put(b, ", \"member\": ");
 		json_index(b, s, PL_ELEM_MEMBER, w->member);
-		uint32_t ms[PL_MAX_REPLICAS + 65];
-		uint32_t n = blocker_members(w, st, v, ms, (uint32_t)(sizeof ms / sizeof ms[0]));
+		uint32_t ms[PT_BLOCKER_MEMBERS];
+		uint32_t n = pt_blocker_members(w, st, v, ms, PT_BLOCKER_MEMBERS);
 		pt_put(b, ", \"why\": ");
 		if (w->word)
 			pt_put_json_str(b, w->word, strlen(w->word));
@@ -216,8 +256,8 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 	uint64_t start_imb = 0;
 	if (pt_progress_due(o)) {
 		pt_stats st;
-		pt_stats_compute(&st, r->v, r->ops->id);
-		start_imb = st.imbalance + (r->ops->id == PT_POLICY_BROKER ? st.replicas_off : 0);
+		pt_stats_compute(&st, r->v, r->ops->id, r->d);
+		start_imb = st.imbalance;
 		pt_stats_free(&st);
 	}
 	for (;;) {
@@ -251,25 +291,23 @@ int pt_plan_run(pt_run *r, const pt_opts *o, uint64_t budget, pt_buf *out, int k
 			r->acts_base = r->nacts; /* written or not wanted: the array is reused */
 		if (pt_progress_due(o)) {
 			pt_stats st;
-			pt_stats_compute(&st, r->v, r->ops->id);
+			pt_stats_compute(&st, r->v, r->ops->id, r->d);
 			char left[64];
-			uint64_t imb = st.imbalance, off = r->ops->id == PT_POLICY_BROKER ? st.replicas_off : 0;
-			uint64_t togo = imb + off;
+			uint64_t imb = st.imbalance;
 			pt_stats_free(&st);
 			if (budget)
 				pt_progress_left(left, sizeof left, t0, r->nacts, budget);
 			else
-				pt_progress_left(left, sizeof left, t0, start_imb > togo ? start_imb - togo : 0, start_imb);
+				pt_progress_left(left, sizeof left, t0, start_imb > imb ? start_imb - imb : 0, start_imb);
 			if (budget)
-				pt_progress(o, "planned tick %llu, %zu of at most %llu actions; imbalance %llu%s",
+				pt_progress(o, "planned tick %llu, %zu of at most %llu action%s; imbalance %llu%s",
 					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)budget,
-					    (unsigned long long)imb, left);
+					    budget == 1 ? "" : "s", (unsigned long long)imb, left);
 			else
-				pt_progress(o, "planned tick %llu, %zu actions; %llu of %llu left (imbalance %llu, "
-					       "replicas off their share %llu), %llu%% done%s",
-					    (unsigned long long)r->tickno, r->nacts, (unsigned long long)togo,
-					    (unsigned long long)start_imb, (unsigned long long)imb, (unsigned long long)off,
-					    (unsigned long long)(start_imb > togo ? (start_imb - togo) * 100 / start_imb : 0), left);
+				pt_progress(o, "planned tick %llu, %zu action%s; imbalance %llu of %llu at the start, %llu%% done%s",
+					    (unsigned long long)r->tickno, r->nacts, r->nacts == 1 ? "" : "s", (unsigned long long)imb,
+					    (unsigned long long)start_imb,
+					    (unsigned long long)(start_imb > imb ? (start_imb - imb) * 100 / start_imb : 0), left);
 		}
 		if ((budget && r->nacts >= budget) || t.full_stop) {
 			end->stopped_max = 1;
@@ -317,7 +355,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	/* A plan changes no member, so the stats before can be read against
 	 * the view after (names, states and weights are the same). */
 	pt_stats before, after;
-	pt_stats_compute(&before, r.v, policy);
+	pt_stats_compute(&before, r.v, policy, &d);
 	uint64_t budget = o->max_given ? o->max : 0;
 	/* text: ticks are written as they are planned, and (without JSON or
 	 * a Kafka file, which need them all) not kept */
@@ -335,7 +373,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	const char *note = end.last.note;
 	int note_only = end.last.note_only;
 	pt_tick last_tick = end.last;
-	pt_stats_compute(&after, r.v, policy);
+	pt_stats_compute(&after, r.v, policy, &d);
 	if (policy == PT_POLICY_BROKER)
 		pt_health_short_rf(&after.health, r.v, ((const pl_broker_config *)r.cfg)->replication_factor, &d);
 	if (o->kafka_reassignment || o->kafka_election || o->kafka_unclean || o->kafka_rollback) {
@@ -388,7 +426,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		       active, why, pl_status_name(status));
 		pt_put_json_str(out, note, strlen(note));
 		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
-		blockers_json(out, &last_tick, &after, r.v);
+		pt_blockers_json(out, &last_tick, &after, r.v);
 		if (policy == PT_POLICY_BROKER) {
 			pt_put(out, ",\n ");
 			pt_health_short_json(out, &after.health, r.v);
@@ -423,7 +461,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		if (blocked)
 			pt_put(out, "the plan ends blocked: the end state is not balanced%s\n",
 			       last_tick.nwhy ? "; what the policy named:" : "");
-		blockers_text(out, &last_tick, &after, r.v);
+		pt_blockers_text(out, &last_tick, &after, r.v);
 		pt_spread_text(out, &before, r.v, &after, r.v, o->summary);
 	}
 	if (rc == 0 && o->svg)

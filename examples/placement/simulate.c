@@ -95,7 +95,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 	uint64_t run_len = 0;
 	/* the picture: the start, and each member's measure tick by tick */
 	pt_stats first_stats;
-	pt_stats_compute(&first_stats, r.v, policy);
+	pt_stats_compute(&first_stats, r.v, policy, &d);
 	pt_series se;
 	memset(&se, 0, sizeof se);
 	size_t se_cap = 0, so_cap = 0, ev_cap = 0, ev_text_cap = 0;
@@ -169,14 +169,14 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		quiet = tk.written || settled > 0 ? 0 : r.now >= tk.wait_until ? quiet + 1 : quiet;
 		last_tk = tk;
 		pt_stats st;
-		pt_stats_compute(&st, r.v, policy);
+		pt_stats_compute(&st, r.v, policy, &d);
 		if (pt_progress_due(o)) {
 			/* the total: the ticks asked for, else the limit */
 			uint64_t total = fixed ? fixed : PT_SIM_TICKS;
 			char left[64];
 			pt_progress_left(left, sizeof left, t0, t, total);
-			pt_progress(o, "simulated tick %llu of %s%llu, %zu actions so far; imbalance %llu%s", (unsigned long long)t,
-				    fixed ? "" : "at most ", (unsigned long long)total, r.nacts,
+			pt_progress(o, "simulated tick %llu of %s%llu, %zu action%s so far; imbalance %llu%s", (unsigned long long)t,
+				    fixed ? "" : "at most ", (unsigned long long)total, r.nacts, r.nacts == 1 ? "" : "s",
 				    (unsigned long long)st.imbalance, fixed ? left : "");
 		}
 		/* the tick's measure per member, for the picture (up to a bound
@@ -281,7 +281,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		fprintf(stderr, "timing: simulate %.3f s, %zu actions in %llu ticks\n", pt_now() - t0, r.nacts,
 			(unsigned long long)r.tickno);
 	pt_stats fin;
-	pt_stats_compute(&fin, r.v, policy);
+	pt_stats_compute(&fin, r.v, policy, &d);
 	if (o->svg) {
 		pt_buf svg = {0};
 		char title[512];
@@ -305,7 +305,7 @@ int pt_cmd_simulate(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		rc = pt_run_sync(&r, e);
 		if (rc == 0) {
 			pt_stats_free(&fin);
-			pt_stats_compute(&fin, r.v, policy);
+			pt_stats_compute(&fin, r.v, policy, &d);
 			pt_format_text(&f, &copy, &r.snap, r.last_move, r.v, 0);
 			rc = pt_write_file(o->out, &f, e);
 		}

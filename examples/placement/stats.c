@@ -43,12 +43,6 @@ static void bounds(uint64_t count, uint32_t weight, uint64_t total_w, int elig, 
 	*ce = (uint32_t)((num + total_w - 1) / total_w);
 }
 
-/* How far x is from [fl, ce]: 0 within. */
-static uint32_t distance(uint32_t x, uint32_t fl, uint32_t ce)
-{
-	return x < fl ? fl - x : x > ce ? x - ce : 0;
-}
-
 /* The owner of every shard as a fleet sees it: the override's member when it
  * is eligible, else the ring home. */
 static void owners(const pl_view *v, uint32_t *own)
@@ -142,7 +136,19 @@ static void under_spread(pt_stats *st, const pl_view *v)
 	free(room);
 }
 
-void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
+uint32_t pt_imbalance_measure(uint32_t policy, const pt_doc *d)
+{
+	if (policy == PT_POLICY_FLEET)
+		return PL_IMBALANCE_OWNED;
+	if (policy == PT_POLICY_REGION)
+		return PL_IMBALANCE_REPLICAS;
+	/* handoff-only copies nothing: replicas stay where they are */
+	if (d && (!pt_setting(d, PT_SET_REPLICA_BALANCE, 1) || pt_setting(d, PT_SET_HANDOFF_ONLY, 0)))
+		return PL_IMBALANCE_LEADERS;
+	return PL_IMBALANCE_BROKER;
+}
+
+void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_doc *d)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
 	memset(st, 0, sizeof *st);
@@ -216,12 +222,10 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 		sr->stream = si;
 		sr->shards = first[si + 1] - first[si];
 		size_t nt = 0;
-		uint64_t reps = 0;
 		for (uint32_t j = first[si]; j < first[si + 1]; j++) {
 			uint32_t k = by[j];
 			pl_shard_state ss;
 			pl_view_shard_state(v, k, &ss);
-			reps += ss.replica_count;
 			if (ss.leader != PL_NONE) {
 				sr->led_eligible += pt_eligible(&s->members[ss.leader]);
 				if (!mark[ss.leader])
@@ -250,19 +254,7 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 			sr->max_leaders = l > sr->max_leaders ? l : sr->max_leaders;
 			sr->over += l > ce;
 			sr->under += l < fl;
-			if (policy == PT_POLICY_BROKER)
-				st->imbalance_streams += distance(cl[m], fl, ce);
-			uint32_t rf, rc;
-			bounds(reps, s->members[m].weight, st->c.weight, 1, &rf, &rc);
-			st->replicas_off += distance(cr[m], rf, rc);
 		}
-		for (size_t t = 0; t < nt; t++)
-			if (!pt_eligible(&s->members[touched[t]]))
-				st->replicas_off += cr[touched[t]];
-		/* a member that is not eligible is held to 0: every leader it keeps counts */
-		for (size_t t = 0; policy == PT_POLICY_BROKER && t < nt; t++)
-			if (!pt_eligible(&s->members[touched[t]]))
-				st->imbalance_streams += cl[touched[t]];
 		if (sr->over || sr->under)
 			st->streams_uneven++;
 		/* rows, in canonical member order: every member when the
@@ -305,19 +297,13 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy)
 	free(by);
 	free(m_row);
 	free(own);
-	/* the totals: the chart's measure against its bounds; a member not
-	 * held to them is held to 0 (the broker moves every leader off it),
-	 * except the region policy's down members, whose replicas wait */
-	for (uint32_t r = 0; r < st->nm; r++) {
-		uint32_t val, fl, ce;
-		const pl_member *m = &s->members[st->m[r].member];
-		pt_total_measure(st, s, &st->m[r], &val, &fl, &ce);
-		if (pt_held(st, m))
-			st->imbalance += distance(val, fl, ce);
-		else if (policy != PT_POLICY_REGION)
-			st->imbalance += val;
-	}
-	st->imbalance += st->imbalance_streams;
+	/* the imbalance: the library's (pl_view_imbalance(3), placement(1)) */
+	pl_imbalance imb;
+	if (pl_view_imbalance(v, pt_imbalance_measure(policy, d), &imb) != 0)
+		pt_oom(); /* GCOVR_EXCL_LINE: a built view and a known measure */
+	st->measure = pt_imbalance_measure(policy, d);
+	st->imbalance = imb.total;
+	st->imbalance_streams = imb.streams;
 	under_spread(st, v);
 	if (policy != PT_POLICY_FLEET) /* a fleet shard has owners, not replicas in sync */
 		pt_health_compute(&st->health, v);
@@ -527,6 +513,15 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 	pt_put(b, "; imbalance %llu", (unsigned long long)st->imbalance);
 }
 
+/* What the imbalance counts, in words (and in the JSON). */
+static const char *imbalance_words(uint32_t measure)
+{
+	return measure == PL_IMBALANCE_BROKER	 ? "leaders and replicas"
+	       : measure == PL_IMBALANCE_LEADERS ? "leaders"
+	       : measure == PL_IMBALANCE_OWNED	 ? "shards owned"
+						 : "replicas";
+}
+
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
@@ -539,8 +534,7 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 	       (unsigned long long)st->live_replicas, st->live_replicas == 1 ? "" : "s");
 	pt_put(b, "imbalance %llu (%llu in the totals, %llu in the streams): the %s past the bounds, 0 when balanced\n",
 	       (unsigned long long)st->imbalance, (unsigned long long)(st->imbalance - st->imbalance_streams),
-	       (unsigned long long)st->imbalance_streams,
-	       st->policy == PT_POLICY_FLEET ? "shards owned" : pt_measure_name(st->policy));
+	       (unsigned long long)st->imbalance_streams, imbalance_words(st->measure));
 	if (st->under_spread) {
 		pt_put(b, "%u shard%s span%s fewer zones than %s could:", st->under_spread, st->under_spread == 1 ? "" : "s",
 		       st->under_spread == 1 ? "s" : "", st->under_spread == 1 ? "it" : "they");
@@ -656,10 +650,11 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 	const pl_view_counts *c = &st->c;
 	pt_put(b, "{\"members\": %u, \"live\": %u, \"eligible\": %u, \"streams\": %u, \"shards\": %u, "
 		  "\"leaderless\": %u, \"moving\": %u, \"overrides\": %u, \"scorer\": \"%s\", \"share\": %u, "
-		  "\"live_replicas\": %llu, \"policy\": \"%s\", \"measure\": \"%s\",\n \"imbalance\": {\"total\": %llu, \"totals\": %llu, \"streams\": %llu},\n \"under_spread\": {\"count\": %u, \"first\": [",
+		  "\"live_replicas\": %llu, \"policy\": \"%s\", \"measure\": \"%s\",\n \"imbalance\": {\"measure\": \"%s\", \"total\": %llu, \"totals\": %llu, \"streams\": %llu},\n \"under_spread\": {\"count\": %u, \"first\": [",
 	       c->members, c->live, c->eligible, c->streams, c->shards, c->leaderless, c->moving, c->overrides,
 	       c->scorer == PL_SCORER_LEGACY_FNV1A ? "legacy" : "xxh3", c->share, (unsigned long long)st->live_replicas,
-	       pt_policy_name(st->policy), pt_measure_name(st->policy), (unsigned long long)st->imbalance,
+	       pt_policy_name(st->policy), pt_measure_name(st->policy), imbalance_words(st->measure),
+	       (unsigned long long)st->imbalance,
 	       (unsigned long long)(st->imbalance - st->imbalance_streams), (unsigned long long)st->imbalance_streams,
 	       st->under_spread);
 	for (uint32_t i = 0; i < st->under_spread && i < PT_UNDER_SPREAD_SHOWN; i++) {

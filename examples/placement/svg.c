@@ -165,33 +165,18 @@ static void draw_cell(pt_buf *b, const cell *c, uint32_t x0, uint32_t y, uint32_
 
 /* ---- the states of a picture ---------------------------------------------------- */
 
-/* The blocker that names a member in the last state: by itself, as a
- * replica of the shard named, or out of its bounds in the stream named. */
+/* The blocker that names a member in the last state: the members it
+ * involves as plan's JSON lists them (pt_blocker_members()). */
 static const pt_blocker *kept_by(const pic *p, uint32_t member)
 {
 	if (p->why == NULL)
 		return NULL;
 	for (uint32_t i = 0; i < p->why->nwhy; i++) {
-		const pt_blocker *w = &p->why->why[i];
-		if (w->member == member)
-			return w;
-		if (w->shard != PL_NONE && w->shard < p->s->n_shards) {
-			pl_shard_state ss;
-			pl_view_shard_state(p->v, w->shard, &ss);
-			for (uint32_t q = 0; q < ss.replica_count; q++)
-				if (ss.replicas[q] == member)
-					return w;
-		} else if (w->stream != PL_NONE) {
-			for (uint32_t r = 0; r < p->last->ns; r++) {
-				const pt_stream_row *sr = &p->last->s[r];
-				for (uint32_t q = 0; sr->stream == w->stream && q < sr->count; q++) {
-					const pt_cell_row *c = &p->last->cells[sr->first + q];
-					if (c->member == member && pt_eligible(&p->s->members[member]) &&
-					    (c->leaders > c->ceiling || c->leaders < c->floor))
-						return w;
-				}
-			}
-		}
+		uint32_t ms[PT_BLOCKER_MEMBERS];
+		uint32_t n = pt_blocker_members(&p->why->why[i], p->last, p->v, ms, PT_BLOCKER_MEMBERS);
+		for (uint32_t q = 0; q < n; q++)
+			if (ms[q] == member)
+				return &p->why->why[i];
 	}
 	return NULL;
 }

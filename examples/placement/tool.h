@@ -374,18 +374,19 @@ typedef struct pt_stats {
 	uint32_t under_spread;    /* shards spanning fewer zones than they could */
 	uint32_t under_first[PT_UNDER_SPREAD_SHOWN]; /* the first of them by key */
 	pt_health health;         /* shards offline and under-replicated */
-	/* The imbalance (placement(1)): over every member, the distance of its
-	 * leaders to [floor, ceiling] in total and in each stream (bounds 0 for
-	 * a member that is not eligible); 0 when balanced. */
+	/* The imbalance (placement(1), pl_view_imbalance(3)): over every
+	 * member, the distance of the policy's measure to [floor, ceiling] in
+	 * total and (broker) in each stream; 0 when balanced. */
+	uint32_t measure;           /* PL_IMBALANCE_* */
 	uint64_t imbalance;
 	uint64_t imbalance_streams; /* of it, the streams' part */
-	/* Replicas past an even share in each stream (eligible members; every
-	 * replica on one that is not): not part of the imbalance, but of the
-	 * work a broker plan has left, for its progress line. */
-	uint64_t replicas_off;
 } pt_stats;
 
-void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy);
+/* The library's imbalance measure for a policy: the broker's counts
+ * replicas too unless d sets replica-balance off or handoff-only on. */
+uint32_t pt_imbalance_measure(uint32_t policy, const pt_doc *d);
+/* d: the settings (NULL: the defaults). */
+void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_doc *d);
 void pt_stats_free(pt_stats *st);
 void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stream);
 void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v);
@@ -544,6 +545,18 @@ typedef struct pt_tick {
 	uint32_t nwhy;
 } pt_tick;
 
+/* What the policy named as blocking a plan's last tick, against the spread
+ * st it ended at: a line each ("  blocked-zones: stream pay: b0=4 over its
+ * ceiling 3"), or a JSON array of {status, shard, stream, member, why,
+ * members}. Nothing, or [], when it named nothing. */
+void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v);
+/* The members a blocker involves, at most cap (PT_BLOCKER_MEMBERS, as the
+ * JSON's "members" lists them): the member named, a shard's replicas
+ * (leader first), a stream's eligible members outside their bounds
+ * (leaders, then replicas where the imbalance counts them). */
+#define PT_BLOCKER_MEMBERS (PL_MAX_REPLICAS + 65u)
+uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out, uint32_t cap);
+void pt_blockers_json(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_view *v);
 /* Add a blocker to a tick (kept when there is room, never twice). */
 void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t stream, uint32_t member, const char *word);
 

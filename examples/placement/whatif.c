@@ -11,7 +11,8 @@
  * first quiet tick or --max actions, as plan runs. Each is counted (its
  * actions, the copies among them, the hand-offs, the shards they touch,
  * the actions by kind), with how it ends and the spread and imbalance
- * before and after it.
+ * before and after it; a plan that ends blocked names what blocks it, as
+ * plan does (pt_blockers_text()).
  *
  * A change is read as an event of the file at tick 1 (placement(5), `at`),
  * so it is checked and named the same way; the events are dropped from the
@@ -58,10 +59,10 @@ static void count(plan_sum *p, const pt_run *r)
 /* One plan, from the run's view as it is now. */
 static int run_plan(pt_run *r, const pt_opts *o, uint32_t policy, plan_sum *p, pt_err *e)
 {
-	pt_stats_compute(&p->before, r->v, policy);
+	pt_stats_compute(&p->before, r->v, policy, r->d);
 	int rc = pt_plan_run(r, o, o->max_given ? o->max : 0, NULL, 1, &p->end, e);
 	if (rc == 0) {
-		pt_stats_compute(&p->after, r->v, policy);
+		pt_stats_compute(&p->after, r->v, policy, r->d);
 		count(p, r);
 	}
 	return rc;
@@ -94,10 +95,14 @@ static void sum_json(pt_buf *b, const plan_sum *p, const pl_view *v)
 			pt_put(b, "%s\"%s\": %u", first ? "" : ", ", pl_action_kind_name(k), p->kinds[k]);
 			first = 0;
 		}
-	pt_put(b, "}, \"ticks\": %u, \"stopped\": \"%s\", \"status\": \"%s\", \"blocked\": %s, "
-		  "\"imbalance_before\": %llu, \"imbalance_after\": %llu,\n  \"before\": ",
+	pt_put(b, "}, \"ticks\": %u, \"stopped\": \"%s\", \"status\": \"%s\", \"blocked\": %s, \"blockers\": ",
 	       p->end.active, p->end.stopped_max ? "max" : p->end.stopped_ticks ? "ticks" : "quiet",
-	       pl_status_name(p->end.status), p->end.blocked ? "true" : "false",
+	       pl_status_name(p->end.status), p->end.blocked ? "true" : "false");
+	if (p->end.blocked)
+		pt_blockers_json(b, &p->end.last, &p->after, v);
+	else
+		pt_put(b, "[]");
+	pt_put(b, ",\n  \"imbalance_before\": %llu, \"imbalance_after\": %llu,\n  \"before\": ",
 	       (unsigned long long)p->before.imbalance, (unsigned long long)p->after.imbalance);
 	pt_stats_json(b, &p->before, v);
 	b->len--; /* its newline */
@@ -105,6 +110,16 @@ static void sum_json(pt_buf *b, const plan_sum *p, const pl_view *v)
 	pt_stats_json(b, &p->after, v);
 	b->len--;
 	pt_put(b, "}");
+}
+
+/* A plan that ends blocked: what blocks it, as plan says it. */
+static void blocked_text(pt_buf *b, const char *which, const plan_sum *p, const pl_view *v)
+{
+	if (!p->end.blocked)
+		return;
+	pt_put(b, "\n%s, the plan ends blocked (%s)%s\n", which, pl_status_name(p->end.status),
+	       p->end.last.nwhy ? "; what the policy named:" : "");
+	pt_blockers_text(b, &p->end.last, &p->after, v);
 }
 
 /* A row of the table: a label and the two plans' numbers. */
@@ -139,6 +154,8 @@ static void sum_text(pt_buf *b, const plan_sum *a, const pl_view *va, const plan
 	pt_put(b, "\n  after:  ");
 	pt_stats_line(b, &c->after, vc);
 	pt_putc(b, '\n');
+	blocked_text(b, "as it is", a, va);
+	blocked_text(b, "with the change", c, vc);
 }
 
 int pt_cmd_whatif(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)

@@ -274,6 +274,35 @@ PL_API int pl_view_member_tally(const pl_view *v, uint32_t member, pl_tally *t);
  */
 PL_API int pl_view_stream_tally(const pl_view *v, uint32_t stream, uint32_t member, pl_tally *t);
 
+/* What pl_view_imbalance() counts: the measure each policy balances. */
+#define PL_IMBALANCE_LEADERS 0u  /**< broker with replica_balance 0 (or handoff_only 1): leaders, in total and per stream */
+#define PL_IMBALANCE_BROKER 1u   /**< broker (default): leaders and replicas, in total and per stream */
+#define PL_IMBALANCE_OWNED 2u    /**< fleet: shards owned, in total */
+#define PL_IMBALANCE_REPLICAS 3u /**< region: replicas, in total, against the fair share of live members */
+
+/** How far a layout is from balanced: 0 when every member is within its bounds. */
+typedef struct pl_imbalance {
+	uint64_t total;   /**< totals + streams */
+	uint64_t totals;  /**< the part in the members' totals */
+	uint64_t streams; /**< the part in the streams (the broker's measures; 0 for the others) */
+} pl_imbalance;
+
+/**
+ * pl_view_imbalance - one number for how balanced the view is under a
+ * policy's measure: the sum, over every member, of the distance of its count
+ * to [floor, ceiling] (every count when it is not held to them), in total and
+ * (broker) in each stream; 0 when balanced. The definition is
+ * pl_view_imbalance(3)'s. Integers only; O(shards + streams x eligible
+ * members) at most, and for PL_IMBALANCE_OWNED the ring homes once
+ * (O(shards x eligible), kept in the view as a fleet decision keeps them).
+ *
+ * @param measure  PL_IMBALANCE_*.
+ * @return 0; PL_E_INVAL (NULL view or out, an unknown measure) or
+ *         PL_E_OVERLAP (out in the view's memory or its snapshot's arrays).
+ *         On error out is untouched.
+ */
+PL_API int pl_view_imbalance(const pl_view *v, uint32_t measure, pl_imbalance *out);
+
 /** A shard as the view has it now: the snapshot plus the actions applied since. */
 typedef struct pl_shard_state {
 	uint32_t leader;        /**< member index, or PL_NONE */

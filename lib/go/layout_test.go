@@ -158,6 +158,36 @@ func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 	return l, cfg
 }
 
+// imbalanceLines are the shared .plan file's last two lines: the layout's
+// imbalance and that of a view with every action of p applied, `imbalance
+// before|after TOTAL TOTALS STREAMS`, under the broker's measure.
+func imbalanceLines(t *testing.T, snap *Snapshot, cfg BrokerConfig, p Plan) []string {
+	t.Helper()
+	m := MeasureBroker
+	if !cfg.ReplicaBalance || cfg.HandoffOnly { // handoff-only copies nothing: leaders only, as the tool counts
+		m = MeasureLeaders
+	}
+	v, err := snap.View()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	line := func(when string) string {
+		i, err := v.Imbalance(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("imbalance %s %d %d %d", when, i.Total, i.Totals, i.Streams)
+	}
+	out := []string{line("before")}
+	for _, a := range p.Actions {
+		if err := v.Apply(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return append(out, line("after"))
+}
+
 // planLines is a dry run in the shared .plan form: `KIND SHARD FROM TO
 // REASON` per action, "-" for no member, then `status STATUS`.
 func planLines(p Plan) []string {
@@ -175,7 +205,8 @@ func planLines(p Plan) []string {
 }
 
 // TestSharedLayouts: the package's dry run of every tests/bindings layout
-// is the plan placement(1) wrote for it, action for action.
+// is the plan placement(1) wrote for it, action for action, and the
+// imbalance before and after it is placement(1)'s.
 func TestSharedLayouts(t *testing.T) {
 	files, err := filepath.Glob("../../tests/bindings/*.txt")
 	if err != nil {
@@ -201,7 +232,7 @@ func TestSharedLayouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := strings.Join(planLines(p), "\n")
+			got := strings.Join(append(planLines(p), imbalanceLines(t, snap, cfg, p)...), "\n")
 			if got != strings.TrimRight(string(want), "\n") {
 				t.Errorf("dry run of %s:\n%s\nplacement(1) planned:\n%s", f, got, want)
 			}

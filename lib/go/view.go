@@ -276,6 +276,52 @@ func (v *View) StreamTally(stream, member string) (Tally, error) {
 	return tallyOf(&t), nil
 }
 
+// Measure is which policy's counts View.Imbalance measures
+// (PL_IMBALANCE_*).
+type Measure uint32
+
+const (
+	// MeasureBroker is the broker policy with its replica balance on (the
+	// default): leaders and replicas, in total and per stream.
+	MeasureBroker Measure = C.PL_IMBALANCE_BROKER
+	// MeasureLeaders is the broker policy with ReplicaBalance off: leaders
+	// only, in total and per stream.
+	MeasureLeaders Measure = C.PL_IMBALANCE_LEADERS
+	// MeasureOwned is a fleet's: shards owned (override, else ring home),
+	// in total.
+	MeasureOwned Measure = C.PL_IMBALANCE_OWNED
+	// MeasureReplicas is the region policy's: replicas against the fair
+	// share of the live members, in total.
+	MeasureReplicas Measure = C.PL_IMBALANCE_REPLICAS
+)
+
+// Imbalance is how far a view is from balanced (pl_imbalance): 0 when
+// every member is within its bounds, else the count past them. The
+// definition is pl_view_imbalance(3)'s, the number placement(1) prints.
+type Imbalance struct {
+	Total   uint64 // Totals + Streams
+	Totals  uint64 // the part in the members' totals
+	Streams uint64 // the part in the streams (the broker's measures; 0 for the others)
+}
+
+// Imbalance is how far the view, as it is now, is from balanced under a
+// policy's measure (pl_view_imbalance()): the sum over every member of the
+// distance of its count to its floor and ceiling (every count on a member
+// not held to them), in total and, for the broker, in each stream. A
+// measure that is not one of the Measure constants is ErrInval.
+func (v *View) Imbalance(m Measure) (Imbalance, error) {
+	if v.ptr == nil {
+		return Imbalance{}, closedError()
+	}
+	var out C.pl_imbalance
+	rc := C.pl_view_imbalance(v.ptr, C.uint32_t(m), &out)
+	runtime.KeepAlive(v)
+	if rc < 0 {
+		return Imbalance{}, codeError(rc)
+	}
+	return Imbalance{Total: uint64(out.total), Totals: uint64(out.totals), Streams: uint64(out.streams)}, nil
+}
+
 // ShardState is a shard as the view has it now: the snapshot plus the
 // actions applied since (pl_shard_state).
 type ShardState struct {

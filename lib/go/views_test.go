@@ -126,3 +126,73 @@ func BenchmarkViewsNext(b *testing.B) {
 		}
 	}
 }
+
+// TestImbalance: View.Imbalance under each measure, on layouts counted by
+// hand (as tests/view/check_imbalance.c counts them), and a measure that
+// is not one refused.
+func TestImbalance(t *testing.T) {
+	view := func(l placement.Layout) *placement.View {
+		t.Helper()
+		s, err := placement.NewSnapshot(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		v, err := s.View()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(v.Close)
+		return v
+	}
+	get := func(v *placement.View, m placement.Measure) placement.Imbalance {
+		t.Helper()
+		i, err := v.Imbalance(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return i
+	}
+	ms := []placement.Member{{ID: "b0", Zone: "z0"}, {ID: "b1", Zone: "z1"}, {ID: "b2", Zone: "z2"}}
+	var l placement.Layout
+	l.Members = ms
+	for k, r := range [][2]string{{"b0", "b1"}, {"b1", "b2"}, {"b2", "b0"}} {
+		l.Shards = append(l.Shards, placement.Shard{Key: "s/" + string(rune('0'+k)), Stream: "s",
+			Replicas: []string{r[0], r[1]}, Leader: r[0]})
+	}
+	v := view(l)
+	for _, m := range []placement.Measure{placement.MeasureBroker, placement.MeasureLeaders, placement.MeasureReplicas} {
+		if i := get(v, m); i != (placement.Imbalance{}) {
+			t.Errorf("balanced, measure %d: %+v", m, i)
+		}
+	}
+	// b2 draining and b3 down lead one shard each
+	l = placement.Layout{Members: append(append([]placement.Member{}, ms...), placement.Member{ID: "b3", Zone: "z3", Down: true}),
+		Shards: []placement.Shard{{Key: "s/0", Stream: "s", Replicas: []string{"b2", "b0"}, Leader: "b2"},
+			{Key: "s/1", Stream: "s", Replicas: []string{"b3", "b1"}, Leader: "b3"}}}
+	l.Members[2].Draining = true
+	v = view(l)
+	for m, want := range map[placement.Measure]placement.Imbalance{
+		placement.MeasureLeaders:  {Total: 8, Totals: 4, Streams: 4},
+		placement.MeasureBroker:   {Total: 10, Totals: 5, Streams: 5},
+		placement.MeasureReplicas: {},
+	} {
+		if got := get(v, m); got != want {
+			t.Errorf("measure %d: %+v, want %+v", m, got, want)
+		}
+	}
+	// a fleet's overrides: all four shards on b0 of two
+	l = placement.Layout{Members: ms[:2]}
+	for k := 0; k < 4; k++ {
+		key := "k" + string(rune('0'+k))
+		l.Shards = append(l.Shards, placement.Shard{Key: key})
+		l.Overrides = append(l.Overrides, placement.Override{Shard: key, Member: "b0", Origin: placement.OriginCount})
+	}
+	v = view(l)
+	if got := get(v, placement.MeasureOwned); got != (placement.Imbalance{Total: 4, Totals: 4}) {
+		t.Errorf("owned: %+v", got)
+	}
+	if _, err := v.Imbalance(placement.Measure(4)); !errors.Is(err, placement.ErrInval) {
+		t.Errorf("measure 4: %v, want ErrInval", err)
+	}
+}

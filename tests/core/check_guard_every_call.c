@@ -29,7 +29,7 @@ enum {
 	S_BCFG, S_FCFG, S_RCFG, S_REQ, S_KEY, S_TEXT, S_ACTION,
 	/* outputs, each in a place of its own */
 	S_DIAG, S_OUT, S_INFO, S_TICKS, S_BSTALLS, S_TOTAL, S_OWNERS, S_OVR, S_SKIPPED, S_RSTALLS, S_BUF,
-	S_VERDICT, S_ROWNER, S_WORK, S_VOUT, S_MEM, S_COUNTS, S_TALLY, S_STATE, S_TOP,
+	S_VERDICT, S_ROWNER, S_WORK, S_VOUT, S_MEM, S_COUNTS, S_TALLY, S_STATE, S_TOP, S_IMB,
 	N_SLOTS
 };
 
@@ -123,6 +123,10 @@ static int c_view_stream_tally(ptrs p)
 {
 	return pl_view_stream_tally(p[S_VIEW], 0, 0, p[S_TALLY]);
 }
+static int c_view_imbalance(ptrs p)
+{
+	return pl_view_imbalance(p[S_VIEW], PL_IMBALANCE_BROKER, p[S_IMB]);
+}
 static int c_view_shard_state(ptrs p)
 {
 	return pl_view_shard_state(p[S_VIEW], 0, p[S_STATE]);
@@ -187,6 +191,7 @@ static const call calls[] = {
 	{"pl_view_stats", c_view_stats, {VIEW, OUT(S_COUNTS, 2), END}},
 	{"pl_view_member_tally", c_view_member_tally, {VIEW, OUT(S_TALLY, 3), END}},
 	{"pl_view_stream_tally", c_view_stream_tally, {VIEW, OUT(S_TALLY, 4), END}},
+	{"pl_view_imbalance", c_view_imbalance, {VIEW, OUT(S_IMB, 3), END}},
 	{"pl_view_shard_state", c_view_shard_state, {VIEW, OUT(S_STATE, 3), END}},
 	{"pl_view_top", c_view_top, {VIEW, IN(S_KEY, 2), OUT(S_TOP, 4), END}},
 	{"pl_action_explain", c_action_explain, {SNAP_OF(1), IN(S_ACTION, 2), OUT(S_BUF, 3), END}},
@@ -260,6 +265,7 @@ static void arena_new(void)
 	place(S_MEM, A.view_size);
 	place(S_COUNTS, sizeof(pl_view_counts));
 	place(S_TALLY, sizeof(pl_tally));
+	place(S_IMB, sizeof(pl_imbalance));
 	place(S_STATE, sizeof(pl_shard_state));
 	place(S_TOP, 3 * sizeof(uint32_t));
 	A.arena = calloc(1, A.size);

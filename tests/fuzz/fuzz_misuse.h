@@ -103,6 +103,11 @@ static void fm_misuse(in *s, pl_view *v, void *mem, size_t size, const pl_snapsh
 		FM_WANT(pl_view_stream_tally(v, take(s, ns), nm + take(s, 4), &t), PL_E_MEMBER_RANGE);
 	FM_WANT(pl_view_stream_tally(NULL, 0, 0, &t), PL_E_INVAL);
 	FM_WANT(pl_view_stream_tally(v, 0, 0, (pl_tally *)(void *)into), PL_E_OVERLAP);
+	pl_imbalance imb;
+	FM_WANT(pl_view_imbalance(NULL, PL_IMBALANCE_BROKER, &imb), PL_E_INVAL);
+	FM_WANT(pl_view_imbalance(v, PL_IMBALANCE_REPLICAS + 1 + take(s, 4), &imb), PL_E_INVAL);
+	FM_WANT(pl_view_imbalance(v, PL_IMBALANCE_BROKER, NULL), PL_E_INVAL);
+	FM_WANT(pl_view_imbalance(v, PL_IMBALANCE_BROKER, (pl_imbalance *)(void *)into), PL_E_OVERLAP);
 	FM_WANT(pl_view_shard_state(v, nk + take(s, 4), &st), PL_E_SHARD_RANGE);
 	FM_WANT(pl_view_shard_state(v, 0, NULL), PL_E_INVAL);
 	FM_WANT(pl_view_shard_state(v, 0, (pl_shard_state *)(void *)into), PL_E_OVERLAP);

@@ -52,6 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			if (pl_view_find(v, PL_ELEM_MEMBER, m[i].id.ptr, m[i].id.len) != (int)i)
 				abort();
 		}
+		/* every measure: the parts add up, and a known measure is never refused */
+		for (uint32_t q = PL_IMBALANCE_LEADERS; q <= PL_IMBALANCE_REPLICAS; q++) {
+			pl_imbalance imb;
+			if (pl_view_imbalance(v, q, &imb) != 0 || imb.total != imb.totals + imb.streams)
+				abort();
+		}
 		for (uint32_t i = 0; i < nk; i++) {
 			int h = pl_view_home(v, i);
 			if (h >= 0 && (m[h].flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING)))

@@ -39,6 +39,7 @@ def _constants():
     out += [("PL_SCOPE_" + up(w), v) for v, w in _ffi.SCOPES.items()]
     out += [("PL_BROKER_STALL_" + up(w), v) for v, w in _ffi.BROKER_STALLS.items()]
     out += [("PL_REGION_WANT_" + up(w), v) for v, w in _ffi.REGION_WANTS.items()]
+    out += [("PL_IMBALANCE_" + up(w), v) for w, v in _ffi.IMBALANCE_MEASURES.items()]
     out += [("PL_SCORER_XXH3", _ffi.SCORERS["xxh3"]), ("PL_SCORER_LEGACY_FNV1A", _ffi.SCORERS["legacy"])]
     out += [("PL_ROUTE_ANSWER_" + up(w), v) for w, v in _ffi.ROUTE_ANSWERS.items()]
     out += [("PL_ROUTE_BODY_" + up(w), v) for w, v in _ffi.ROUTE_BODIES.items()]
@@ -101,6 +102,8 @@ def test_every_public_struct_is_mirrored(root):
 
 _FAMILIES = {"PL_ELEM_": "ELEM_KINDS", "PL_ORIGIN_": "ORIGINS", "PL_SCOPE_": "SCOPES",
              "PL_BROKER_STALL_": "BROKER_STALLS", "PL_REGION_WANT_": "REGION_WANTS"}
+# families mirrored as {name: value}
+_FAMILIES_BY_NAME = {"PL_IMBALANCE_": "IMBALANCE_MEASURES"}
 
 
 def test_every_constant_of_a_mirrored_family_is_mirrored(root):
@@ -112,6 +115,10 @@ def test_every_constant_of_a_mirrored_family_is_mirrored(root):
         text = open(os.path.join(root, "include", "placement", h)).read()
         for prefix, table in _FAMILIES.items():
             mirrored = {prefix + up(w) for w in getattr(_ffi, table).values()}
+            found = set(re.findall(r"#define (%s[A-Z_]+) " % prefix, text))
+            assert found - mirrored == set(), "%s: %s" % (h, table)
+        for prefix, table in _FAMILIES_BY_NAME.items():
+            mirrored = {prefix + up(w) for w in getattr(_ffi, table)}
             found = set(re.findall(r"#define (%s[A-Z_]+) " % prefix, text))
             assert found - mirrored == set(), "%s: %s" % (h, table)
 

@@ -2,7 +2,9 @@
 tests/bindings/NAME.txt (a placement(5) file), the broker dry run with the
 file's settings gives NAME.plan, the tool's dry run written one action a
 line, `KIND SHARD FROM TO REASON` (`-` for no member, ids escaped as
-placement(5) writes them), then `status STATUS`."""
+placement(5) writes them), then `status STATUS`; then the layout's
+imbalance and that of a view with every action applied, `imbalance
+before|after TOTAL TOTALS STREAMS` (View.imbalance(), the tool's)."""
 
 import glob
 import os
@@ -28,6 +30,18 @@ def plan_lines(plan):
             for a in plan.actions] + ["status %s" % plan.status]
 
 
+def imbalance_lines(cluster, plan):
+    # handoff-only copies nothing: the tool counts leaders only then too
+    cfg = cluster.config()
+    measure = "broker" if cfg.get("replica_balance", 1) and not cfg.get("handoff_only", 0) else "leaders"
+    view = cluster.view()
+    before = view.imbalance(measure)
+    for a in plan.actions:
+        view.apply(a)
+    return ["imbalance %s %d %d %d" % ((when,) + tuple(i)) for when, i in
+            (("before", before), ("after", view.imbalance(measure)))]
+
+
 def test_there_are_shared_layouts():
     assert len(LAYOUTS) >= 3
     for path in LAYOUTS:
@@ -38,20 +52,25 @@ def test_there_are_shared_layouts():
 def test_shared_layout_plans_as_the_tool(path):
     with open(path[:-4] + ".plan", encoding="ascii") as f:
         want = [line.rstrip("\n") for line in f if line.strip()]
-    assert want and want[-1].startswith("status ")
-    got = plan_lines(pl.load(path).plan())
+    assert want and want[-3].startswith("status ")
+    cluster = pl.load(path)
+    plan = cluster.plan()
+    got = plan_lines(plan) + imbalance_lines(cluster, plan)
     assert got == want
 
 
 def test_the_comparison_can_fail():
     # a plan that differs by one member, or by its status, is told apart
     path = LAYOUTS[0]
-    plan = pl.load(path).plan()
+    cluster = pl.load(path)
+    plan = cluster.plan()
     lines = plan_lines(plan)
+    imb = imbalance_lines(cluster, plan)
     with open(path[:-4] + ".plan", encoding="ascii") as f:
         want = [line.rstrip("\n") for line in f if line.strip()]
-    assert lines == want
-    assert lines[:-1] + ["status balanced" if plan.status != "balanced" else "status stalled"] != want
+    assert lines + imb == want
+    assert lines[:-1] + ["status balanced" if plan.status != "balanced" else "status stalled"] + imb != want
+    assert lines + imb[:1] + ["imbalance after 1 0 1"] != want
     assert word("a b,c") == "a%20b%2Cc" and word(None) == "-"
 
 

@@ -40,7 +40,7 @@ from ._fleet import fleet_decide, fleet_doc_format, fleet_doc_read, fleet_owner,
 from ._region import region_check_add_peer, region_effective_rf, region_plan
 from ._route import RouteOwner, Verdict, route_decide, route_lookup
 from ._snapshot import Copy, Member, Override, Shard, Snapshot, Stream
-from ._view import Counts, ShardState, Tally, View
+from ._view import Counts, Imbalance, ShardState, Tally, View
 
 from ._version import __version__
 
@@ -105,7 +105,7 @@ def score_weighted(score, weight):
 
 # hash() is left out of __all__ so that a star import does not shadow the builtin.
 __all__ = [
-    "Action", "ActionList", "Cluster", "Copy", "Counts", "Event", "FormatError", "DrainStall", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
+    "Action", "ActionList", "Cluster", "Copy", "Counts", "Event", "FormatError", "DrainStall", "Imbalance", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
     "Shard", "ShardState", "Snapshot", "Stall", "Stream", "Tally", "Verdict", "View", "broker_drain_stalls",
     "apply", "broker_dry_run", "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
     "fleet_owner", "fleet_owners", "dump", "dumps", "load", "loads", "region_check_add_peer", "region_effective_rf", "region_plan",

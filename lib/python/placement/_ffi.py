@@ -223,6 +223,14 @@ class PlTally(ctypes.Structure):
     _fields_ = [("leaders", u32), ("replicas", u32), ("floor", u32), ("ceiling", u32), ("shards", u32)]
 
 
+class PlImbalance(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_uint64), ("totals", ctypes.c_uint64), ("streams", ctypes.c_uint64)]
+
+
+# pl_view_imbalance()'s measures (PL_IMBALANCE_*), by the names the package takes
+IMBALANCE_MEASURES = {"leaders": 0, "broker": 1, "owned": 2, "replicas": 3}
+
+
 class PlShardState(ctypes.Structure):
     _fields_ = [
         ("leader", u32),
@@ -327,6 +335,7 @@ STRUCTS = {
     "pl_view_options": PlViewOptions,
     "pl_view_counts": PlViewCounts,
     "pl_tally": PlTally,
+    "pl_imbalance": PlImbalance,
     "pl_shard_state": PlShardState,
     "pl_broker_config": PlBrokerConfig,
     "pl_fleet_config": PlFleetConfig,
@@ -439,6 +448,7 @@ _PROTOTYPES = {
     "pl_view_at": (ci, [vp, u32, u32]),
     "pl_view_member_tally": (ci, [vp, u32, P(PlTally)]),
     "pl_view_stream_tally": (ci, [vp, u32, u32, P(PlTally)]),
+    "pl_view_imbalance": (ci, [vp, u32, P(PlImbalance)]),
     "pl_view_shard_state": (ci, [vp, u32, P(PlShardState)]),
     "pl_view_home": (ci, [vp, u32]),
     "pl_view_top": (ci, [vp, vp, sz, P(u32), u32]),

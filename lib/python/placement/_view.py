@@ -22,6 +22,10 @@ is how many replica copies in flight the snapshot lists (their shards count
 as moving)."""
 
 ShardState = namedtuple("ShardState", "leader replicas moving override epoch")
+Imbalance = namedtuple("Imbalance", "total totals streams")
+Imbalance.__doc__ = """How far a view is from balanced (pl_imbalance): 0 when every member is
+within its bounds, else the count past them; total = totals + streams, the
+parts in the members' totals and in the streams (the broker's measures)."""
 ShardState.__doc__ = """A shard as the view has it now (pl_shard_state): the leader's id or
 None, the replicas' ids, whether a move is in flight, the fleet override in
 force as an Override, or None, and the shard's epoch: the snapshot's,
@@ -201,6 +205,33 @@ class View:
         check(_ffi.lib.pl_view_stream_tally(self._v, self._index("stream", stream), self._index("member", member),
                                             ctypes.byref(t)))
         return Tally(t.leaders, t.replicas, t.floor, t.ceiling, t.shards)
+
+    def imbalance(self, measure="broker"):
+        """How far the view, as it is now, is from balanced under a policy's
+        measure (pl_view_imbalance()): the sum over every member of the
+        distance of its count to its floor and ceiling (every count on a
+        member not held to them), in total and, for the broker, in each
+        stream. The number placement(1) prints as the imbalance.
+
+        measure: "broker" (leaders and replicas, the broker's default),
+        "leaders" (the broker with replica_balance=0), "owned" (a fleet's
+        shards owned) or "replicas" (the region policy's fair share).
+        Returns an Imbalance(total, totals, streams). Raises ValueError for
+        another measure.
+
+        >>> import placement as pl
+        >>> v = pl.View(pl.Snapshot([pl.Member("b0"), pl.Member("b1")],
+        ...     [pl.Shard("s/%d" % k, stream="s", replicas=["b0"], leader="b0") for k in range(2)]))
+        >>> v.imbalance()
+        Imbalance(total=8, totals=4, streams=4)
+        >>> v.imbalance("leaders").total
+        4
+        """
+        if measure not in _ffi.IMBALANCE_MEASURES:
+            raise ValueError("measure must be one of %s, not %r" % (", ".join(sorted(_ffi.IMBALANCE_MEASURES)), measure))
+        out = _ffi.PlImbalance()
+        check(_ffi.lib.pl_view_imbalance(self._v, _ffi.IMBALANCE_MEASURES[measure], ctypes.byref(out)))
+        return Imbalance(out.total, out.totals, out.streams)
 
     def leaders(self, stream=None):
         """{member id: leaders} in total, or in one stream."""

@@ -69,7 +69,7 @@ pub use route::{
 };
 pub use parts::{CopyInFlight, Member, Origin, Override, Shard, Stream};
 pub use snapshot::{Snapshot, SnapshotBuilder};
-pub use view::{Counts, Scorer, ShardState, Tally, Ticker, View, ViewOptions};
+pub use view::{Counts, Imbalance, Measure, Scorer, ShardState, Tally, Ticker, View, ViewOptions};
 
 use sys::safe;
 

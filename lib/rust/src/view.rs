@@ -137,6 +137,45 @@ impl Tally {
     }
 }
 
+/// Which policy's counts [`View::imbalance`] measures (`PL_IMBALANCE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Measure {
+    /// The broker policy with its replica balance on (the default):
+    /// leaders and replicas, in total and per stream.
+    Broker,
+    /// The broker policy with `replica_balance` off: leaders only, in total
+    /// and per stream.
+    Leaders,
+    /// A fleet: shards owned (override, else ring home), in total.
+    Owned,
+    /// The region policy: replicas against the fair share of live members.
+    Replicas,
+}
+
+impl Measure {
+    fn to_c(self) -> u32 {
+        match self {
+            Measure::Broker => sys::PL_IMBALANCE_BROKER,
+            Measure::Leaders => sys::PL_IMBALANCE_LEADERS,
+            Measure::Owned => sys::PL_IMBALANCE_OWNED,
+            Measure::Replicas => sys::PL_IMBALANCE_REPLICAS,
+        }
+    }
+}
+
+/// How far a view is from balanced (`pl_imbalance`): 0 when every member is
+/// within its bounds, else the count past them. The definition is
+/// `pl_view_imbalance(3)`'s, the number `placement(1)` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Imbalance {
+    /// `totals + streams`.
+    pub total: u64,
+    /// The part in the members' totals.
+    pub totals: u64,
+    /// The part in the streams (the broker's measures; 0 for the others).
+    pub streams: u64,
+}
+
 /// A shard as the view has it now: the snapshot plus the actions applied
 /// since (`pl_shard_state`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -386,6 +425,37 @@ impl View {
             .stream_tally(s, m)
             .map(Tally::from_c)
             .map_err(Error::code)
+    }
+
+    /// How far the view, as it is now, is from balanced under a policy's
+    /// measure (`pl_view_imbalance()`): the sum over every member of the
+    /// distance of its count to its floor and ceiling (every count on a
+    /// member that is not held to them), in total and, for the broker, in
+    /// each stream.
+    ///
+    /// ```
+    /// use placement::{Measure, Member, Shard, Snapshot, View, ViewOptions};
+    /// # fn main() -> Result<(), placement::Error> {
+    /// let members = vec![Member::new("b0"), Member::new("b1")];
+    /// let shards = (0..2)
+    ///     .map(|i| Shard::new(format!("s/{}", i)).stream("s").replicas(&["b0"]).leader("b0"))
+    ///     .collect();
+    /// let view = View::new(&Snapshot::new(members, shards)?, &ViewOptions::default())?;
+    /// // b0 leads and holds 2, b1 none, against bounds of 1 each: 2 in total,
+    /// // 2 in the stream, for leaders and again for replicas.
+    /// let imb = view.imbalance(Measure::Broker)?;
+    /// assert_eq!((imb.total, imb.totals, imb.streams), (8, 4, 4));
+    /// assert_eq!(view.imbalance(Measure::Leaders)?.total, 4);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn imbalance(&self, measure: Measure) -> Result<Imbalance, Error> {
+        let r = self.raw.imbalance(measure.to_c()).map_err(Error::code)?;
+        Ok(Imbalance {
+            total: r.total,
+            totals: r.totals,
+            streams: r.streams,
+        })
     }
 
     /// A shard as the view has it now (`pl_view_shard_state()`).

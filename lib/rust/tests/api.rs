@@ -279,3 +279,43 @@ fn hand_offs_only_and_replicas_out_of_sync() {
     let plan = snap.view().unwrap().broker_plan(&BrokerConfig::default()).unwrap();
     assert_eq!(plan.actions[0].to_member(), Some("b2"));
 }
+
+/// `View::imbalance` under each measure, on layouts counted by hand (as
+/// tests/view/check_imbalance.c counts them): balanced is 0; a draining and
+/// a down member hold leaders; a fleet's overrides.
+#[test]
+fn imbalance_under_each_measure() {
+    let members = |n: usize| (0..n).map(|i| Member::new(format!("b{}", i)).zone(format!("z{}", i))).collect::<Vec<_>>();
+    let three: Vec<Shard> = (0..3)
+        .map(|k| {
+            let (a, b) = (format!("b{}", k), format!("b{}", (k + 1) % 3));
+            Shard::new(format!("s/{}", k)).stream("s").replicas(&[a.as_str(), b.as_str()]).leader(a.as_str())
+        })
+        .collect();
+    let v = View::new(&Snapshot::new(members(3), three).unwrap(), &ViewOptions::default()).unwrap();
+    for m in [Measure::Broker, Measure::Leaders, Measure::Replicas] {
+        assert_eq!(v.imbalance(m).unwrap(), Imbalance::default(), "{:?}", m);
+    }
+
+    let mut ms = members(4);
+    ms[2] = ms[2].clone().draining();
+    ms[3] = ms[3].clone().down();
+    let shards = vec![
+        Shard::new("s/0").stream("s").replicas(&["b2", "b0"]).leader("b2"),
+        Shard::new("s/1").stream("s").replicas(&["b3", "b1"]).leader("b3"),
+    ];
+    let v = View::new(&Snapshot::new(ms, shards).unwrap(), &ViewOptions::default()).unwrap();
+    let got = |m| {
+        let i = v.imbalance(m).unwrap();
+        (i.total, i.totals, i.streams)
+    };
+    assert_eq!(got(Measure::Leaders), (8, 4, 4));
+    assert_eq!(got(Measure::Broker), (10, 5, 5));
+    assert_eq!(got(Measure::Replicas), (0, 0, 0));
+
+    let shards: Vec<Shard> = (0..4).map(|k| Shard::new(format!("k{}", k))).collect();
+    let ovs = (0..4).map(|k| Override::new(format!("k{}", k), "b0")).collect();
+    let snap = Snapshot::builder(members(2), shards).overrides(ovs).build().unwrap();
+    let v = View::new(&snap, &ViewOptions::default()).unwrap();
+    assert_eq!(v.imbalance(Measure::Owned).unwrap(), Imbalance { total: 4, totals: 4, streams: 0 });
+}

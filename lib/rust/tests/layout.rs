@@ -62,6 +62,7 @@ layouts! {
     pl_view_counts { members, live, eligible, streams, shards, overrides, moving, leaderless, scorer, share, weight,
                      copies }
     pl_tally { leaders, replicas, floor, ceiling, shards }
+    pl_imbalance { total, totals, streams }
     pl_shard_state { leader, replica_count, replicas, moving, override_member, override_origin, override_since,
                      epoch }
     pl_broker_config { version, max_moves, max_moves_in, max_moves_out, paused, replication_factor, stream_balance,
@@ -98,6 +99,7 @@ constants! {
     PL_SNAPSHOT_VERSION,
     PL_MEMBER_DOWN, PL_MEMBER_DRAINING, PL_MEMBER_LAGGING, PL_MEMBER_UNMEASURED, PL_MEMBER_FLAGS_ALL,
     PL_SHARD_NOT_IDEMPOTENT, PL_SHARD_TRANSFER_DEBT, PL_SHARD_FLAGS_ALL, PL_ORIGIN_LAG, PL_ORIGIN_COUNT,
+    PL_IMBALANCE_LEADERS, PL_IMBALANCE_BROKER, PL_IMBALANCE_OWNED, PL_IMBALANCE_REPLICAS,
     PL_ELEM_NONE, PL_ELEM_SNAPSHOT, PL_ELEM_MEMBER, PL_ELEM_STREAM, PL_ELEM_SHARD, PL_ELEM_OVERRIDE,
     PL_ELEM_CONFIG, PL_ELEM_ARGUMENT, PL_ELEM_COPY, PL_SCORER_XXH3, PL_SCORER_LEGACY_FNV1A,
     PL_ACTION_STAGE_FIRST, PL_ACTION_CARRIES_LEADER, PL_STATUS_BALANCED, PL_STATUS_FULL,

@@ -2,7 +2,9 @@
 //! layout: every tests/bindings/NAME.txt (a placement(5) layout, in the
 //! subset below) planned with the crate's broker dry run must give
 //! tests/bindings/NAME.plan, the tool's dry run: one line per action, `KIND
-//! SHARD FROM TO REASON` (`-` for an absent member), then `status STATUS`.
+//! SHARD FROM TO REASON` (`-` for an absent member), then `status STATUS`;
+//! then the layout's imbalance and that of a view with every action applied,
+//! `imbalance before|after TOTAL TOTALS STREAMS`, which must be the tool's.
 //!
 //! The subset read here: `set policy=broker rf=N [max-moves=K]
 //! [max-moves-in=K] [max-moves-out=K] [paused=on|off] [stream-balance=on|off]
@@ -14,7 +16,7 @@
 
 mod common;
 
-use placement::{BrokerConfig, CopyInFlight, Member, Plan, Shard, Snapshot, Stream};
+use placement::{BrokerConfig, CopyInFlight, Imbalance, Measure, Member, Plan, Shard, Snapshot, Stream, View, ViewOptions};
 use std::path::Path;
 
 struct Layout {
@@ -129,8 +131,20 @@ fn read(path: &Path) -> Layout {
     l
 }
 
-/// The plan in the .plan format.
-fn lines(plan: &Plan) -> String {
+fn imbalance_line(when: &str, i: Imbalance) -> String {
+    format!("imbalance {} {} {} {}\n", when, i.total, i.totals, i.streams)
+}
+
+/// The plan in the .plan format, with the imbalance before and after.
+fn lines(plan: &Plan, snap: &Snapshot, cfg: &BrokerConfig) -> String {
+    // handoff-only copies nothing: the tool counts leaders only then too
+    let measure = if cfg.replica_balance && !cfg.handoff_only { Measure::Broker } else { Measure::Leaders };
+    let mut view = View::new(snap, &ViewOptions::default()).unwrap();
+    let before = view.imbalance(measure).unwrap();
+    for a in &plan.actions {
+        view.apply(a).unwrap();
+    }
+    let after = view.imbalance(measure).unwrap();
     let mut out = String::new();
     for a in &plan.actions {
         out += &format!(
@@ -142,7 +156,7 @@ fn lines(plan: &Plan) -> String {
             a.reason
         );
     }
-    out + &format!("status {}\n", plan.status)
+    out + &format!("status {}\n", plan.status) + &imbalance_line("before", before) + &imbalance_line("after", after)
 }
 
 #[test]
@@ -165,7 +179,7 @@ fn every_shared_layout_plans_as_the_tool() {
         let plan = placement::broker_dry_run(&snap, &l.cfg).unwrap_or_else(|e| panic!("{}: {}", txt.display(), e));
         let want_path = txt.with_extension("plan");
         let want = std::fs::read_to_string(&want_path).unwrap_or_else(|e| panic!("{}: {}", want_path.display(), e));
-        let got = lines(&plan);
+        let got = lines(&plan, &snap, &l.cfg);
         for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
             assert_eq!(g, w, "{} line {}", want_path.display(), i + 1);
         }

@@ -127,6 +127,15 @@ pub const PL_ORIGIN_LAG: u32 = 0;
 /// `PL_ORIGIN_COUNT`: an override placed by count balance.
 pub const PL_ORIGIN_COUNT: u32 = 1;
 
+/// `PL_IMBALANCE_LEADERS`: the broker's leaders, in total and per stream.
+pub const PL_IMBALANCE_LEADERS: u32 = 0;
+/// `PL_IMBALANCE_BROKER`: the broker's leaders and replicas, in total and per stream.
+pub const PL_IMBALANCE_BROKER: u32 = 1;
+/// `PL_IMBALANCE_OWNED`: a fleet's shards owned, in total.
+pub const PL_IMBALANCE_OWNED: u32 = 2;
+/// `PL_IMBALANCE_REPLICAS`: the region policy's replicas against the fair share.
+pub const PL_IMBALANCE_REPLICAS: u32 = 3;
+
 /// `PL_ELEM_NONE`.
 pub const PL_ELEM_NONE: u32 = 0;
 /// `PL_ELEM_SNAPSHOT`: an array of the snapshot (index 0..4: members,
@@ -459,6 +468,8 @@ extern "C" {
         member: u32,
         t: *mut pl_tally,
     ) -> c_int;
+    /// `pl_view_imbalance(3)`.
+    pub fn pl_view_imbalance(v: *const pl_view, measure: u32, out: *mut pl_imbalance) -> c_int;
     /// `pl_view_shard_state(3)`.
     pub fn pl_view_shard_state(v: *const pl_view, shard: u32, st: *mut pl_shard_state) -> c_int;
     /// `pl_view_home(3)`.

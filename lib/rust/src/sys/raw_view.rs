@@ -151,6 +151,17 @@ impl RawView {
         }
     }
 
+    pub(crate) fn imbalance(&self, measure: u32) -> Result<pl_imbalance, c_int> {
+        let mut out = pl_imbalance::default();
+        // SAFETY: a live view and a valid out pointer; C checks the measure.
+        let rc = unsafe { pl_view_imbalance(self.v(), measure, &mut out) };
+        if rc < 0 {
+            Err(rc)
+        } else {
+            Ok(out)
+        }
+    }
+
     pub(crate) fn shard_state(&self, shard: u32) -> Result<pl_shard_state, c_int> {
         let mut st = pl_shard_state::default();
         // SAFETY: as above.

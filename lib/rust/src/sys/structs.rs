@@ -277,6 +277,18 @@ pub struct pl_tally {
     pub shards: u32,
 }
 
+/// How far a view is from balanced (`pl_view_imbalance(3)`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pl_imbalance {
+    /// totals + streams.
+    pub total: u64,
+    /// The part in the members' totals.
+    pub totals: u64,
+    /// The part in the streams.
+    pub streams: u64,
+}
+
 /// A shard as the view has it now.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
