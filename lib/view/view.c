@@ -166,6 +166,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		r.st_size = v->st_size;
 		r.room = v->room;
 		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
+		r.scratch_room = need - (size_t)((char *)scratch - (char *)mem);
 		rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 		if (rc) {
 			v->magic = 0;
@@ -207,7 +208,8 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		v->rc_list[i] = i; /* the rows list every member */
 	}
 	v->homes_ready = 0;
-	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
+	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.keyed ? PL__REUSED_KEYED : 0) |
+		    (r.tallies ? PL__REUSED_TALLIES : 0);
 	v->direct = r.tags != NULL;
 	if (pl__reuse_homes(v, &r))
 		v->reused |= PL__REUSED_HOMES;

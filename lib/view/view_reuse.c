@@ -145,3 +145,224 @@ int pl__reuse_homes(pl_view *v, const pl__reuse *r)
 	pl__view_owned(v);
 	return 1;
 }
+
+/* ---- shards matched by key (validation's pass, pl__validate()) ----------- */
+
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, void *scratch, size_t room)
+{
+	memset(kt, 0, sizeof *kt);
+	uint32_t no = old->nk;
+	size_t map_bytes = ALIGN8((size_t)no * sizeof(uint32_t));
+	if (map_bytes >= room)
+		return 0;
+	size_t avail = room - map_bytes;
+	/* The table: a power of two at least 1.5 slots a shard, or at least
+	 * 1.125 when that does not fit. */
+	uint32_t bits = 4;
+	while (bits < 32 && ((uint64_t)1 << bits) < (uint64_t)no + no / 2)
+		bits++;
+	if (((size_t)8 << bits) > avail && ((uint64_t)1 << (bits - 1)) >= (uint64_t)no + no / 8 && bits > 4)
+		bits--;
+	size_t tbytes = (size_t)8 << bits;
+	if (tbytes > avail)
+		return 0;
+	/* The new ones' list, then the table; after the pass the table's room
+	 * and what follows it hold the new ones' sort (68 bytes each). */
+	size_t nu_max = avail / 72;
+	nu_max = nu_max < (avail - tbytes) / 4 ? nu_max : (avail - tbytes) / 4;
+	nu_max = nu_max < n ? nu_max : n;
+	kt->old = old;
+	kt->was = old->snap.shards;
+	kt->no = no;
+	kt->n = n;
+	kt->map = scratch;
+	kt->fresh = (uint32_t *)(void *)((char *)scratch + map_bytes);
+	kt->nu_max = (uint32_t)nu_max;
+	kt->rest = (char *)scratch + map_bytes + ALIGN8(nu_max * sizeof(uint32_t));
+	kt->rest_room = avail - ALIGN8(nu_max * sizeof(uint32_t));
+	kt->bits = bits;
+	for (uint32_t x = 0; x < no; x++)
+		kt->map[x] = x < j ? x : PL_NONE;
+	kt->matched = j;
+	kt->prev = j ? j - 1 : PL_NONE;
+	return 1;
+}
+
+static uint32_t slot_of(uint64_t h, uint32_t bits)
+{
+	return (uint32_t)((h * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - bits));
+}
+
+/* The table of the hint's key hashes, each slot the hash's high half and
+ * the shard's index (linear probing). */
+static void rekey_table(pl__rekey *kt)
+{
+	uint32_t mask = ((uint32_t)1 << kt->bits) - 1;
+	uint64_t *t = (uint64_t *)(void *)kt->rest;
+	const uint64_t *kh = kt->old->k_hash;
+	for (uint32_t x = 0; x <= mask; x++)
+		t[x] = UINT64_MAX;
+	for (uint32_t o = 0; o < kt->no; o++) {
+		uint32_t i = slot_of(kh[o], kt->bits);
+		while (t[i] != UINT64_MAX)
+			i = (i + 1) & mask;
+		t[i] = (kh[o] >> 32) << 32 | o;
+	}
+	kt->table = t;
+}
+
+uint32_t pl__rekey_search(pl__rekey *kt, pl_bytes key)
+{
+	if (kt->searches == PL__REKEY_SEARCHES + 1)
+		return PL_NONE;
+	kt->searches++;
+	if (kt->searches > PL__REKEY_SEARCHES)
+		return PL_NONE;
+	const uint32_t *order = kt->old->k_order;
+	uint32_t lo = 0, hi = kt->no;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		pl_bytes b = kt->was[order[mid]].key;
+		int c = pl__bytes_cmp(b.ptr, b.len, key.ptr, key.len);
+		if (c == 0)
+			return order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return PL_NONE;
+}
+
+void pl__rekey_note(pl__rekey *kt, uint32_t j, uint32_t o)
+{
+	if (o == PL_NONE) {
+		if (kt->nu == kt->nu_max)
+			kt->failed = 1; /* no room for more new ones */
+		else
+			kt->fresh[kt->nu++] = j;
+		return;
+	}
+	if (kt->map[o] != PL_NONE)
+		kt->failed = 1; /* two new shards of one key: sorted as without a hint, which names them */
+	kt->map[o] = j;
+	kt->prev = o;
+	kt->matched++;
+}
+
+/* The hint's shard with key (checked; h its hash) in the table, or PL_NONE. */
+static uint32_t rekey_find(const pl__rekey *kt, pl_bytes key, uint64_t h)
+{
+	uint32_t mask = ((uint32_t)1 << kt->bits) - 1;
+	for (uint32_t i = slot_of(h, kt->bits); kt->table[i] != UINT64_MAX; i = (i + 1) & mask) {
+		uint64_t e = kt->table[i];
+		if (e >> 32 == h >> 32 && pl__same_bytes(key, kt->was[(uint32_t)e].key))
+			return (uint32_t)e;
+	}
+	return PL_NONE;
+}
+
+void pl__rekey_lookup(pl__rekey *kt, const pl_snapshot *s, const uint64_t *kh, const uint32_t *look, uint32_t nl,
+		      uint32_t *tallies)
+{
+	/* The table, its slots and the hint's shards fetched ahead (the walk
+	 * is random in both). */
+	if (nl == 0)
+		return;
+	rekey_table(kt);
+	for (uint32_t x = 0; x < nl && !kt->failed; x++) {
+#if defined(__GNUC__)
+		if (x + 16 < nl)
+			__builtin_prefetch(&kt->table[slot_of(kh[look[x + 16]], kt->bits)]);
+		if (x + 8 < nl) {
+			uint64_t e = kt->table[slot_of(kh[look[x + 8]], kt->bits)];
+			if (e != UINT64_MAX)
+				__builtin_prefetch(&kt->was[(uint32_t)e]);
+		}
+#endif
+		uint32_t j = look[x];
+		const pl_shard *k = &s->shards[j];
+		uint32_t o = rekey_find(kt, k->key, kh[j]);
+		pl__rekey_note(kt, j, o);
+		*tallies = *tallies && o != PL_NONE && k->stream == kt->was[o].stream && pl__same_tallies(k, &kt->was[o]);
+	}
+}
+
+/* A new shard's entry for the sort of the new ones. */
+typedef struct rekey_ent {
+	pl_bytes key;
+	uint32_t index, pad;
+} rekey_ent;
+
+int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, uint32_t *k_order, uint32_t *k_stream)
+{
+	if (kt->failed || kt->matched + kt->nu != s->n_shards)
+		return 1;
+	uint32_t nu = kt->nu, *sorted = NULL, *pos = NULL;
+	if (nu > 0) {
+		/* The new ones alone: entries, their order, their indices in it,
+		 * the sort's scratch, in the table's room (68 bytes each). */
+		rekey_ent *e = (rekey_ent *)(void *)kt->rest;
+		pos = (uint32_t *)(void *)(e + nu);
+		sorted = pos + nu;
+		void *scratch = (char *)kt->rest + ALIGN8((char *)(sorted + nu) - kt->rest);
+		PL_ASSERT((size_t)((char *)scratch - kt->rest) + PL__SORT_SCRATCH(nu) <= kt->rest_room);
+		for (uint32_t u = 0; u < nu; u++) {
+			e[u].key = s->shards[kt->fresh[u]].key;
+			e[u].index = kt->fresh[u];
+			e[u].pad = 0;
+		}
+		pl__byteseq q = {(const char *)e, sizeof *e, offsetof(rekey_ent, key), offsetof(rekey_ent, index)};
+		uint32_t other;
+		if (pl__sort_bytes(&q, nu, pos, sorted, scratch, &other) != PL_NONE)
+			return 1;
+		/* Each one's place in the hint's key order: the first of the
+		 * hint's keys after it (the new ones ascending, so from the last
+		 * place on). */
+		const uint32_t *order = kt->old->k_order;
+		uint32_t lo = 0;
+		for (uint32_t u = 0; u < nu; u++) {
+			pl_bytes key = s->shards[sorted[u]].key;
+			uint32_t hi = kt->no;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				pl_bytes b = kt->was[order[mid]].key;
+				if (pl__bytes_cmp(b.ptr, b.len, key.ptr, key.len) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			pos[u] = lo;
+		}
+	}
+	/* The merge: the hint's order without the ones gone, the new ones at
+	 * their places. */
+	uint32_t rank = 0, u = 0;
+	for (uint32_t x = 0; x <= kt->no; x++) {
+		for (; u < nu && pos[u] == x; u++) {
+			k_order[rank] = sorted[u];
+			if (k_stream)
+				k_stream[rank] = s->shards[sorted[u]].stream;
+			rank++;
+		}
+		if (x == kt->no)
+			break;
+#if defined(__GNUC__)
+		if (x + 32 < kt->no)
+			__builtin_prefetch(&kt->map[kt->old->k_order[x + 32]]);
+		if (x + 16 < kt->no && kt->map[kt->old->k_order[x + 16]] != PL_NONE)
+			__builtin_prefetch(&s->shards[kt->map[kt->old->k_order[x + 16]]]);
+#endif
+		uint32_t j = kt->map[kt->old->k_order[x]];
+		if (j == PL_NONE)
+			continue;
+		k_order[rank] = j;
+		if (k_stream)
+			k_stream[rank] = s->shards[j].stream;
+		rank++;
+	}
+	PL_ASSERT(rank == s->n_shards);
+	return 0;
+}
