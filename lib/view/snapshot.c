@@ -305,6 +305,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	}
 	pl__rekey kt;
 	int keyed = keyable && j < s->n_shards && pl__rekey_start(&kt, r->old, s->n_shards, j, scratch, r->scratch_room);
+	uint32_t hashed = 0; /* kh is written before it */
 	if (keyed) {
 		/* By key from shard j: the hint's hash of each shard matched,
 		 * the rules skipped as above for one equal to its match. */
@@ -313,7 +314,10 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		memcpy(kh, r->old->k_hash, (size_t)j * sizeof *kh);
 		const pl_snapshot *os = &r->old->snap;
 		int same_bounds = s->n_members == os->n_members && s->n_streams == os->n_streams;
-		uint32_t nl = 0; /* shards that are not the guess, listed in k_order (free until the merge) */
+		/* Shards that are not the guess, listed in k_order (free until
+		 * the merge); past an eighth of them, the order has changed so
+		 * much that the sort costs less than the lookups. */
+		uint32_t nl = 0, nl_max = s->n_shards / 8 + PL__REKEY_SEARCHES;
 		for (; j < s->n_shards; j++) {
 			const pl_shard *k = &s->shards[j];
 			uint32_t o = pl__rekey_guess(&kt, k->key);
@@ -325,38 +329,42 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			}
 			if (o == PL_NONE && (o = pl__rekey_search(&kt, k->key)) != PL_NONE)
 				same = k->stream == kt.was[o].stream && pl__same_tallies(k, &kt.was[o]);
+			max_count = k->replica_count > max_count ? k->replica_count : max_count;
 			if (o != PL_NONE) {
 				pl__rekey_note(&kt, j, o);
 				kh[j] = r->old->k_hash[o];
 				tallies = tallies && same;
-			} else if (kt.searches <= PL__REKEY_SEARCHES) {
-				pl__rekey_note(&kt, j, PL_NONE); /* new */
-				kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-			} else {
-				kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-				k_order[nl++] = j; /* looked up after the pass */
+				continue;
 			}
-			max_count = k->replica_count > max_count ? k->replica_count : max_count;
+			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+			if (kt.searches <= PL__REKEY_SEARCHES) {
+				pl__rekey_note(&kt, j, PL_NONE); /* new */
+			} else if (nl < nl_max) {
+				k_order[nl++] = j; /* looked up after the pass */
+			} else {
+				keyed = 0; /* sorted as without a hint, from shard j + 1 on */
+				j++;
+				break;
+			}
 		}
-		pl__rekey_lookup(&kt, s, kh, k_order, nl, &tallies);
-		/* The hint's tallies hold when its shards are all here, each
-		 * with its stream (the same streams) and its replicas. */
-		tallies = tallies && kt.nu == 0 && kt.no == s->n_shards && r->streams;
-		if (pl__rekey_order(&kt, s, k_order, k_stream) != 0) {
-			/* a duplicate, or no room: sorted as without a hint */
-			keyed = 0;
-			tallies = 0;
-			pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
-			for (uint32_t x = 0; x < s->n_shards && feed.live; x++)
-				pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
+		hashed = j;
+		if (keyed) {
+			pl__rekey_lookup(&kt, s, kh, k_order, nl, &tallies);
+			/* The hint's tallies hold when its shards are all here,
+			 * each with its stream (the same streams) and replicas. */
+			tallies = tallies && kt.nu == 0 && kt.no == s->n_shards && r->streams;
+			keyed = pl__rekey_order(&kt, s, k_order, k_stream) == 0; /* else a duplicate, or no room */
 		}
-	} else if (!fresh && j < s->n_shards) { /* shard j does not match: as without a hint from here */
+	}
+	if (!fresh && !keyed && (was == NULL || j < s->n_shards)) {
+		/* shard j does not match (or the match by key gave way): as
+		 * without a hint from here */
 		was = NULL;
 		st = NULL;
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
 		for (uint32_t x = 0; x < j && feed.live; x++) /* once: not inline */
 			pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
-		for (uint32_t x = 0; x < j && kh && !rehash; x++)
+		for (uint32_t x = hashed; x < j && kh && !rehash; x++)
 			kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr, s->shards[x].key.len);
 	}
 	for (; j < s->n_shards; j++) {

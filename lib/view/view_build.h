@@ -134,12 +134,16 @@ int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, v
  * replicas (pl__same_tallies()). */
 void pl__rekey_lookup(pl__rekey *kt, const pl_snapshot *s, const uint64_t *kh, const uint32_t *look, uint32_t nl,
 		      uint32_t *tallies);
-/* The guess: the hint's shard after the last matched, when it has this
- * key (validated or not: a range of the hint's length compares). */
+/* The guess: the hint's shard after the last matched, or before it (an
+ * array in the other order), when it has this key (validated or not: a
+ * range of the hint's length compares). */
 static inline uint32_t pl__rekey_guess(const pl__rekey *kt, pl_bytes key)
 {
 	uint32_t g = kt->prev + 1; /* PL_NONE + 1 is 0 */
-	return g < kt->no && pl__same_bytes(key, kt->was[g].key) ? g : PL_NONE;
+	if (g < kt->no && pl__same_bytes(key, kt->was[g].key))
+		return g;
+	g = kt->prev - 1;
+	return g + 2 > 1 && g < kt->no && pl__same_bytes(key, kt->was[g].key) ? g : PL_NONE;
 }
 /* Binary searches of the hint's key order validation's pass makes, for
  * shards that are not the guess; those after them are looked up in the
