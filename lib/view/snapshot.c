@@ -301,16 +301,21 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (st) {
 			pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
 			moving += k->moving_to != PL_NONE;
+			if (r->ktags)
+				r->ktags[j] = k->stream; /* for a match by key from a later shard */
 		}
 	}
 	pl__rekey kt;
-	int keyed = keyable && j < s->n_shards && pl__rekey_start(&kt, r->old, s->n_shards, j, scratch, r->scratch_room);
+	int keyed = keyable && j < s->n_shards &&
+		    pl__rekey_start(&kt, r->old, s->n_shards, j, scratch, r->scratch_room, r->ktags ? r->keep : 0);
 	uint32_t hashed = 0; /* kh is written before it */
 	if (keyed) {
 		/* By key from shard j: the hint's hash of each shard matched,
 		 * the rules skipped as above for one equal to its match. */
+		/* The states and streams by index go on while the match stays
+		 * low (pl__rekey): those of the shards before j are written. */
+		st = r->ktags && kt.low && (j == 0 || st != NULL) ? r->st : NULL;
 		was = NULL;
-		st = NULL;
 		memcpy(kh, r->old->k_hash, (size_t)j * sizeof *kh);
 		const pl_snapshot *os = &r->old->snap;
 		int same_bounds = s->n_members == os->n_members && s->n_streams == os->n_streams;
@@ -330,6 +335,13 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			if (o == PL_NONE && (o = pl__rekey_search(&kt, k->key)) != PL_NONE)
 				same = k->stream == kt.was[o].stream && pl__same_tallies(k, &kt.was[o]);
 			max_count = k->replica_count > max_count ? k->replica_count : max_count;
+			if (st && k->replica_count > r->room)
+				st = NULL; /* past the room: the view is built again with more */
+			if (st) {
+				pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
+				moving += k->moving_to != PL_NONE;
+				r->ktags[j] = k->stream;
+			}
 			if (o != PL_NONE) {
 				pl__rekey_note(&kt, j, o);
 				kh[j] = r->old->k_hash[o];
@@ -339,6 +351,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 			if (kt.searches <= PL__REKEY_SEARCHES) {
 				pl__rekey_note(&kt, j, PL_NONE); /* new */
+				st = kt.low ? st : NULL; /* the list outgrew its low room */
 			} else if (nl < nl_max) {
 				k_order[nl++] = j; /* looked up after the pass */
 			} else {
@@ -353,7 +366,10 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 			/* The hint's tallies hold when its shards are all here,
 			 * each with its stream (the same streams) and replicas. */
 			tallies = tallies && kt.nu == 0 && kt.no == s->n_shards && r->streams;
-			keyed = pl__rekey_order(&kt, s, k_order, k_stream) == 0; /* else a duplicate, or no room */
+			st = kt.low ? st : NULL; /* a table, a list past keep: the states are lost */
+			/* else a duplicate, or no room */
+			keyed = pl__rekey_order(&kt, s, st ? r->ktags : NULL, k_order, k_stream) == 0;
+			st = keyed ? st : NULL;
 		}
 	}
 	if (!fresh && !keyed && (was == NULL || j < s->n_shards)) {
@@ -388,8 +404,8 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		r->keyed = (uint32_t)keyed;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		r->tallies = (r->shards || keyed) && tallies;
-		r->states = st != NULL && (r->shards || fresh);
-		r->tags = st != NULL && fresh ? feed.tags : NULL;
+		r->states = st != NULL && (r->shards || fresh || keyed);
+		r->tags = st == NULL ? NULL : fresh ? feed.tags : keyed ? r->ktags : NULL;
 		r->moving = moving;
 	}
 	if (r && r->shards)

@@ -163,6 +163,15 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			zscratch = scratch;
 			r.st = v->st;
 		}
+		/* With a hint, the same room: a build that matches the shards
+		 * by key (pl__rekey) writes the states and the streams by index
+		 * as it matches, while its match stays below the cells. */
+		if (old != NULL && (r.zones || PL__SORT_SCRATCH(nm) <= (size_t)8 * nk)) {
+			zscratch = scratch;
+			r.st = v->st;
+			r.ktags = (uint32_t *)(void *)v->cells;
+			r.keep = (size_t)((char *)v->cells - (char *)scratch);
+		}
 		r.st_size = v->st_size;
 		r.room = v->room;
 		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
@@ -210,7 +219,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.keyed ? PL__REUSED_KEYED : 0) |
 		    (r.tallies ? PL__REUSED_TALLIES : 0);
-	v->direct = r.tags != NULL;
+	v->direct = r.tags != NULL && !r.keyed;
 	if (pl__reuse_homes(v, &r))
 		v->reused |= PL__REUSED_HOMES;
 	else

@@ -68,6 +68,12 @@ typedef struct pl__reuse {
 	 * says the key order was so merged from the hint's. */
 	size_t scratch_room;
 	uint32_t keyed;
+	/* With ktags (from `keep` bytes into the scratch on: the cells'
+	 * room), a keyed build writes the states as it matches, and each
+	 * shard's stream by index to ktags, while the match needs no room
+	 * past keep: `states` then, and `tags` is ktags. */
+	uint32_t *ktags;
+	size_t keep;
 } pl__reuse;
 
 /* The same bytes: the same range, or equal contents. */
@@ -119,15 +125,24 @@ typedef struct pl__rekey {
 	uint32_t *fresh, nu, nu_max; /* new shards matching none, in index order */
 	uint64_t *table;     /* 1 << bits slots (hash >> 32 << 32 | index), or NULL before it is built */
 	uint32_t bits, searches;
-	char *rest;          /* the table's room: the sort of the new ones after the pass */
-	size_t rest_room;
+	/* Where the table and the new ones' sort go: spread (the list may
+	 * take nu_spread), or low (the list and the sort below keep: nu_max
+	 * smaller, what the caller keeps from keep on lasts while `low`
+	 * holds; the table goes there and ends it, and so does a list that
+	 * outgrows it, becoming spread). */
+	char *spread_at, *low_at, *keep_at;
+	size_t spread_room, low_room, keep_room;
+	uint32_t nu_spread, low;
 	uint32_t prev;       /* the hint's shard matched last, or PL_NONE */
 	uint32_t matched, failed;
 } pl__rekey;
 
 /* Start matching n new shards to old's, where the first j are old's first j
- * at the same index; 0 when the scratch (room bytes) cannot hold it. */
-int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, void *scratch, size_t room);
+ * at the same index; 0 when the scratch (room bytes) cannot hold it. With
+ * keep, the bytes of the scratch from keep on are left as they are while
+ * kt->low holds (pl__rekey). */
+int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, void *scratch, size_t room,
+		    size_t keep);
 /* Match the new shards look[0..nl) (their keys checked, kh their hashes
  * under the hint's scorer) to the hint's, each noted with its match or as
  * new; *tallies becomes 0 unless each matched one with its stream and
@@ -155,9 +170,10 @@ static inline uint32_t pl__rekey_guess(const pl__rekey *kt, pl_bytes key)
 uint32_t pl__rekey_search(pl__rekey *kt, pl_bytes key);
 /* Note new shard j as matching the hint's shard o (from the guess). */
 void pl__rekey_note(pl__rekey *kt, uint32_t j, uint32_t o);
-/* The key order of s's shards (and the stream at each rank in k_stream)
- * from the matches; 0, or 1 when it failed (a duplicate, no room). */
-int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, uint32_t *k_order, uint32_t *k_stream);
+/* The key order of s's shards (and the stream at each rank in k_stream,
+ * from tags, each shard's stream by index, when not NULL) from the
+ * matches; 0, or 1 when it failed (a duplicate, no room). */
+int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, const uint32_t *tags, uint32_t *k_order, uint32_t *k_stream);
 /* Ring homes from old's, for a view built up to its shard states; fills the
  * owned counts and returns 1, or returns 0 (nothing written) when old has no
  * homes to offer. */

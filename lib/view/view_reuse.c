@@ -150,7 +150,8 @@ int pl__reuse_homes(pl_view *v, const pl__reuse *r)
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 
-int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, void *scratch, size_t room)
+int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, void *scratch, size_t room,
+		    size_t keep)
 {
 	memset(kt, 0, sizeof *kt);
 	uint32_t no = old->nk;
@@ -168,11 +169,26 @@ int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, v
 	size_t tbytes = (size_t)8 << bits;
 	if (tbytes > avail)
 		return 0;
-	/* The new ones' list, then the table; after the pass the table's room
-	 * and what follows it hold the new ones' sort (68 bytes each). */
+	/* Spread: the new ones' list, then the table; after the pass the
+	 * table's room holds the new ones' sort (68 bytes each). */
 	size_t nu_max = avail / 72;
 	nu_max = nu_max < (avail - tbytes) / 4 ? nu_max : (avail - tbytes) / 4;
 	nu_max = nu_max < n ? nu_max : n;
+	kt->nu_spread = (uint32_t)nu_max;
+	kt->spread_at = (char *)scratch + map_bytes + ALIGN8(nu_max * sizeof(uint32_t));
+	kt->spread_room = avail - ALIGN8(nu_max * sizeof(uint32_t));
+	/* Low: the list and the sort below `keep`, the table (if any) from
+	 * it on, so that what the caller keeps there lasts while no table
+	 * is built. */
+	kt->low = keep >= map_bytes + 32 && room >= keep + tbytes;
+	if (kt->low) {
+		size_t nu_low = (keep - map_bytes - 32) / 72;
+		nu_max = nu_low < n ? nu_low : n;
+		kt->low_at = (char *)scratch + map_bytes + ALIGN8(nu_max * sizeof(uint32_t));
+		kt->low_room = keep - map_bytes - ALIGN8(nu_max * sizeof(uint32_t));
+		kt->keep_at = (char *)scratch + keep;
+		kt->keep_room = room - keep;
+	}
 	kt->old = old;
 	kt->was = old->snap.shards;
 	kt->no = no;
@@ -180,8 +196,6 @@ int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, v
 	kt->map = scratch;
 	kt->fresh = (uint32_t *)(void *)((char *)scratch + map_bytes);
 	kt->nu_max = (uint32_t)nu_max;
-	kt->rest = (char *)scratch + map_bytes + ALIGN8(nu_max * sizeof(uint32_t));
-	kt->rest_room = avail - ALIGN8(nu_max * sizeof(uint32_t));
 	kt->bits = bits;
 	for (uint32_t x = 0; x < no; x++)
 		kt->map[x] = x < j ? x : PL_NONE;
@@ -200,7 +214,9 @@ static uint32_t slot_of(uint64_t h, uint32_t bits)
 static void rekey_table(pl__rekey *kt)
 {
 	uint32_t mask = ((uint32_t)1 << kt->bits) - 1;
-	uint64_t *t = (uint64_t *)(void *)kt->rest;
+	/* low: from keep on (what is kept is lost); else after the list */
+	uint64_t *t = (uint64_t *)(void *)(kt->low ? kt->keep_at : kt->spread_at);
+	kt->low = 0;
 	const uint64_t *kh = kt->old->k_hash;
 	for (uint32_t x = 0; x <= mask; x++)
 		t[x] = UINT64_MAX;
@@ -239,6 +255,10 @@ uint32_t pl__rekey_search(pl__rekey *kt, pl_bytes key)
 void pl__rekey_note(pl__rekey *kt, uint32_t j, uint32_t o)
 {
 	if (o == PL_NONE) {
+		if (kt->nu == kt->nu_max && kt->low && kt->nu_spread > kt->nu_max) {
+			kt->low = 0; /* the list grows past keep */
+			kt->nu_max = kt->nu_spread;
+		}
 		if (kt->nu == kt->nu_max)
 			kt->failed = 1; /* no room for more new ones */
 		else
@@ -296,7 +316,7 @@ typedef struct rekey_ent {
 	uint32_t index, pad;
 } rekey_ent;
 
-int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, uint32_t *k_order, uint32_t *k_stream)
+int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, const uint32_t *tags, uint32_t *k_order, uint32_t *k_stream)
 {
 	if (kt->failed || kt->matched + kt->nu != s->n_shards)
 		return 1;
@@ -304,11 +324,18 @@ int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, uint32_t *k_order, uint
 	if (nu > 0) {
 		/* The new ones alone: entries, their order, their indices in it,
 		 * the sort's scratch, in the table's room (68 bytes each). */
-		rekey_ent *e = (rekey_ent *)(void *)kt->rest;
+		/* low and no table: below keep; else where the table is or
+		 * would be (low: from keep on, losing what is kept) */
+		char *at = kt->low ? kt->low_at : kt->table ? (char *)kt->table : kt->spread_at;
+		size_t at_room = kt->low		     ? kt->low_room
+				 : at == kt->spread_at ? kt->spread_room
+						       : kt->keep_room;
+		rekey_ent *e = (rekey_ent *)(void *)at;
 		pos = (uint32_t *)(void *)(e + nu);
 		sorted = pos + nu;
-		void *scratch = (char *)kt->rest + ALIGN8((char *)(sorted + nu) - kt->rest);
-		PL_ASSERT((size_t)((char *)scratch - kt->rest) + PL__SORT_SCRATCH(nu) <= kt->rest_room);
+		void *scratch = at + ALIGN8((size_t)((char *)(sorted + nu) - at));
+		if ((size_t)((char *)scratch - at) + PL__SORT_SCRATCH(nu) > at_room)
+			return 1;
 		for (uint32_t u = 0; u < nu; u++) {
 			e[u].key = s->shards[kt->fresh[u]].key;
 			e[u].index = kt->fresh[u];
@@ -352,7 +379,7 @@ int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, uint32_t *k_order, uint
 #if defined(__GNUC__)
 		if (x + 32 < kt->no)
 			__builtin_prefetch(&kt->map[kt->old->k_order[x + 32]]);
-		if (x + 16 < kt->no && kt->map[kt->old->k_order[x + 16]] != PL_NONE)
+		if (!tags && x + 16 < kt->no && kt->map[kt->old->k_order[x + 16]] != PL_NONE)
 			__builtin_prefetch(&s->shards[kt->map[kt->old->k_order[x + 16]]]);
 #endif
 		uint32_t j = kt->map[kt->old->k_order[x]];
@@ -360,7 +387,7 @@ int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, uint32_t *k_order, uint
 			continue;
 		k_order[rank] = j;
 		if (k_stream)
-			k_stream[rank] = s->shards[j].stream;
+			k_stream[rank] = tags ? tags[j] : s->shards[j].stream;
 		rank++;
 	}
 	PL_ASSERT(rank == s->n_shards);
