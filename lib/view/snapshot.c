@@ -405,7 +405,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		r->tallies = (r->shards || keyed) && tallies;
 		r->states = st != NULL && (r->shards || fresh || keyed);
-		r->tags = st == NULL ? NULL : fresh ? feed.tags : keyed ? r->ktags : NULL;
+		r->tags = st == NULL ? NULL : fresh ? feed.tags : r->ktags;
 		r->moving = moving;
 	}
 	if (r && r->shards)
