@@ -16,6 +16,34 @@
  *     hashes. A shard equal to the earlier one in every field the shard
  *     rules read, under the same member count, passed those rules when the
  *     earlier view was built: validation does not apply them again.
+ *  1b. Matching by key (pl__rekey, below; validation's pass from the first
+ *     shard that is not the earlier one at its index, under the same
+ *     scorer). Each shard is looked up among the earlier ones: the one
+ *     after the last matched (or before it: an array in the other order),
+ *     else a binary search of the earlier key order for the first
+ *     PL__REKEY_SEARCHES, else, after the pass, a table of the earlier key
+ *     hashes (1.5 to 3 slots of 8 bytes a shard, open addressing, each
+ *     candidate's key compared byte for byte; its slots and shards fetched
+ *     ahead). A shard matched keeps the earlier key hash and needs no
+ *     hashing; the earlier shard's map entry says where it went. The shards
+ *     matching none are sorted alone (pl__sort_bytes) and each placed in
+ *     the earlier key order by a binary search; the key order is then a
+ *     merge: the earlier order without the shards gone, with the new ones
+ *     at their places. Everything lives in the sorts' scratch (the view's
+ *     room from k_rank to the end of the states, written after
+ *     validation), so pl_view_size() is unchanged: the map (4 bytes an
+ *     earlier shard), the new ones' list and their sort (72 bytes each)
+ *     below the cells' room, where the states and each shard's stream by
+ *     index are written in the same pass as in a direct feed (so the
+ *     tallies are counted in one pass over the states); the table, when
+ *     needed, takes the cells' and the states' room, and the states are
+ *     written after validation then. Past an eighth of the shards to look
+ *     up in the table (most of the order changed: the sort of every key
+ *     costs less than as many random lookups), two shards of one key (the
+ *     sort names the duplicate as without a hint), or no room, validation
+ *     sorts as without a hint. The earlier tallies hold when every earlier
+ *     shard is matched with its stream and replicas, in any order, and the
+ *     streams and member count are the same.
  *  2. Ring homes (pl__reuse_homes), when the earlier view had them. Members
  *     are matched by id (a merge of the two id orders) and shards by key (the
  *     identity when all matched, else a merge of the two key orders). A
