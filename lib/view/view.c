@@ -17,6 +17,9 @@
  * feed is direct (a table of the range, 12 bytes a shard of the scratch):
  * validation then writes the states in its one pass over the snapshot, and
  * the tallies are counted from them and the streams it left by index.
+ * With a hint, validation does the same while the shards match the hint's,
+ * at their index or by key (view_reuse.c), and the zones' sort, when one
+ * follows, stays below the cells' room where it leaves the streams.
  * Replicas per stream are counted when asked (tally.c), one stream at a
  * time, so they take no room per shard; a small view (streams x members at
  * most a quarter of its shards) counts them all with the tallies instead,

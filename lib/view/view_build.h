@@ -37,10 +37,13 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 /* `tallies`: old's tallies are its snapshot's (no leader or replica action
  * applied to it), neither snapshot has copies in flight, the member count
  * is the same and (validation's pass) so is every shard's leader, move and
- * replica list, so old's tallies and cells hold. With `st` set, validation
- * writes each shard's state there (pl__state_from_shard()) while the shards
- * match old's, and `states` says it wrote them all (`moving` of them with a
- * leader move): the sort that would reuse that memory is not needed then. */
+ * replica list, so old's tallies and cells hold (or, `keyed`, those of the
+ * shard each matched by key, all of old's matched, the streams the same).
+ * With `st` set, validation writes each shard's state there
+ * (pl__state_from_shard()) while the shards match old's, at their index or
+ * by key without a table (pl__rekey), and `states` says it wrote them all
+ * (`moving` of them with a leader move): the sort that would reuse that
+ * memory is not needed then. */
 typedef struct pl__reuse {
 	const pl_view *old;
 	uint32_t members, zones, streams, shards, hashes;
