@@ -312,7 +312,7 @@ void bench_reuse_keys(void)
 		memset(fmem, 0, size);
 		double fresh = 1e30, reused = 1e30;
 		int ok = 1;
-		for (int r = 0; r < 3; r++) {
+		for (int r = 0; r < 5; r++) {
 			pl_view *prev = build(&b, NULL, bmem, bsize);
 			uint64_t t0 = bench_now();
 			pl_view *vr = build(&x, prev, rmem, size);
