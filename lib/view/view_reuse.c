@@ -95,7 +95,7 @@ static void match_by_order(const pl__byteseq *qa, const uint32_t *order_a, uint3
 		map_a[x] = PL_NONE;
 	while (i < na && j < nb) {
 		pl_bytes a = pl__seq_at(qa, order_a[i]), b = pl__seq_at(qb, order_b[j]);
-		int c = pl__bytes_cmp(a.ptr, a.len, b.ptr, b.len);
+		int c = a.ptr == b.ptr && a.len == b.len ? 0 : pl__bytes_cmp(a.ptr, a.len, b.ptr, b.len);
 		if (c == 0)
 			map_a[order_a[i]] = order_b[j];
 		i += c <= 0;
@@ -257,6 +257,22 @@ static void rekey_table(pl__rekey *kt)
 	kt->table = t;
 }
 
+/* The first rank from lo on whose key in the hint's order is not below key. */
+static uint32_t rank_of(const pl__rekey *kt, pl_bytes key, uint32_t lo)
+{
+	const uint32_t *order = kt->old->k_order;
+	uint32_t hi = kt->no;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		pl_bytes b = kt->was[order[mid]].key;
+		if (pl__bytes_cmp(b.ptr, b.len, key.ptr, key.len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint32_t pl__rekey_search(pl__rekey *kt, pl_bytes key)
 {
 	if (kt->searches == PL__REKEY_SEARCHES + 1)
@@ -264,20 +280,10 @@ uint32_t pl__rekey_search(pl__rekey *kt, pl_bytes key)
 	kt->searches++;
 	if (kt->searches > PL__REKEY_SEARCHES)
 		return PL_NONE;
-	const uint32_t *order = kt->old->k_order;
-	uint32_t lo = 0, hi = kt->no;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		pl_bytes b = kt->was[order[mid]].key;
-		int c = pl__bytes_cmp(b.ptr, b.len, key.ptr, key.len);
-		if (c == 0)
-			return order[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return PL_NONE;
+	uint32_t x = rank_of(kt, key, 0);
+	if (x == kt->no || !pl__same_bytes(kt->was[kt->old->k_order[x]].key, key))
+		return PL_NONE;
+	return kt->old->k_order[x];
 }
 
 void pl__rekey_note(pl__rekey *kt, uint32_t j, uint32_t o)
@@ -376,21 +382,8 @@ int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, const uint32_t *tags, u
 		/* Each one's place in the hint's key order: the first of the
 		 * hint's keys after it (the new ones ascending, so from the last
 		 * place on). */
-		const uint32_t *order = kt->old->k_order;
-		uint32_t lo = 0;
-		for (uint32_t u = 0; u < nu; u++) {
-			pl_bytes key = s->shards[sorted[u]].key;
-			uint32_t hi = kt->no;
-			while (lo < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-				pl_bytes b = kt->was[order[mid]].key;
-				if (pl__bytes_cmp(b.ptr, b.len, key.ptr, key.len) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			pos[u] = lo;
-		}
+		for (uint32_t u = 0, lo = 0; u < nu; u++)
+			lo = pos[u] = rank_of(kt, s->shards[sorted[u]].key, lo);
 	}
 	/* The merge: the hint's order without the ones gone, the new ones at
 	 * their places. */
