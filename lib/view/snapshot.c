@@ -174,19 +174,6 @@ static int check_copy(const pl_snapshot *s, const pl_copy *c)
 	return 0;
 }
 
-/* The same leader, leader move and replica list. */
-static int same_tallies(const pl_shard *a, const pl_shard *b)
-{
-	if (a->leader != b->leader || a->moving_to != b->moving_to || a->replica_count != b->replica_count)
-		return 0;
-	if (memcmp(a->replicas, b->replicas, sizeof a->replicas) == 0)
-		return 1; /* every slot the same: a fixed-size compare, no loop */
-	for (uint32_t r = 0; r < a->replica_count; r++)
-		if (a->replicas[r] != b->replicas[r])
-			return 0;
-	return 1;
-}
-
 /* Two elements naming one shard (a uint32 at `offset` in each of n records
  * of `stride` bytes): (shard, index) as one integer, radix-sorted, so equal
  * shards end up adjacent in index order. *best gets the smallest index
@@ -268,22 +255,27 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	 * does not, after the ones before it. */
 	uint64_t *kh = r ? r->k_hash : NULL;
 	int rehash = kh && was && r->scorer != r->old->scorer; /* while they match */
+	/* From the first shard that is not the hint's at its index, the
+	 * shards are matched to the hint's by key (pl__rekey) when the hint
+	 * has shards under the same scorer (its key hashes are then the new
+	 * ones'). */
+	int keyable = kh && r->old && r->scorer == r->old->scorer && r->old->nk > 0;
 	/* The keys go to the sort's first level in the same pass (the sort
 	 * then reads no shard), unless they may match the hint's: from the
 	 * first that does not, after the ones before it. The scratch is free
 	 * now; the states written there while the shards matched are not kept
 	 * once one does not. */
-	uint32_t tallies = was && r->tallies, moving = 0, max_count = 0;
+	uint32_t tallies = r && r->old && r->tallies, moving = 0, max_count = 0;
 	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
 			  offsetof(pl_shard, stream)};
 	pl__keyfeed feed;
-	if (was == NULL) {
+	int fresh = was == NULL && !keyable;
+	if (fresh) {
 		/* Without a hint, a direct feed leaves the states' room free:
 		 * validation writes them in its pass too, while it stays so. */
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, r ? r->direct_room : 0);
 		st = feed.direct ? r->st : NULL; /* direct only with a room: r is set */
 	}
-	int fresh = was == NULL;
 	/* While the shards match the hint's. A shard equal to the hint's in
 	 * every field the rules read, under the same bounds (the same member
 	 * count; the streams matched), was valid when the hint was built from
@@ -294,7 +286,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		const pl_shard *k = &s->shards[j], *o = &was[j];
 		if (k->stream != o->stream || k->key.ptr == NULL || !pl__same_bytes(k->key, o->key))
 			break;
-		int same = same_tallies(k, o);
+		int same = pl__same_tallies(k, o);
 		if (!(same && bounds && k->flags == o->flags)) {
 			int rc = check_shard(s, k);
 			if (rc)
@@ -309,15 +301,86 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 		if (st) {
 			pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
 			moving += k->moving_to != PL_NONE;
+			if (r->ktags)
+				r->ktags[j] = k->stream; /* for a match by key from a later shard */
 		}
 	}
-	if (was && j < s->n_shards) { /* shard j does not match: as without a hint from here */
+	pl__rekey kt;
+	int keyed = keyable && j < s->n_shards &&
+		    pl__rekey_start(&kt, r->old, s->n_shards, j, scratch, r->scratch_room, r->ktags ? r->keep : 0);
+	uint32_t hashed = 0; /* kh is written before it */
+	if (keyed) {
+		/* By key from shard j: the hint's hash of each shard matched,
+		 * the rules skipped as above for one equal to its match. */
+		/* The states and streams by index go on while the match stays
+		 * low (pl__rekey): those of the shards before j are written. */
+		st = r->ktags && kt.low && (j == 0 || st != NULL) ? r->st : NULL;
+		was = NULL;
+		memcpy(kh, r->old->k_hash, (size_t)j * sizeof *kh);
+		const pl_snapshot *os = &r->old->snap;
+		int same_bounds = s->n_members == os->n_members && s->n_streams == os->n_streams;
+		/* Shards that are not the guess, listed in k_order (free until
+		 * the merge); past an eighth of them, the order has changed so
+		 * much that the sort costs less than the lookups. */
+		uint32_t nl = 0, nl_max = s->n_shards / 8 + PL__REKEY_SEARCHES;
+		for (; j < s->n_shards; j++) {
+			const pl_shard *k = &s->shards[j];
+			uint32_t o = pl__rekey_guess(&kt, k->key);
+			int same = o != PL_NONE && k->stream == kt.was[o].stream && pl__same_tallies(k, &kt.was[o]);
+			if (!(same && same_bounds && k->flags == kt.was[o].flags)) {
+				int rc = check_shard(s, k);
+				if (rc)
+					return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
+			}
+			if (o == PL_NONE && (o = pl__rekey_search(&kt, k->key)) != PL_NONE)
+				same = k->stream == kt.was[o].stream && pl__same_tallies(k, &kt.was[o]);
+			max_count = k->replica_count > max_count ? k->replica_count : max_count;
+			if (st && k->replica_count > r->room)
+				st = NULL; /* past the room: the view is built again with more */
+			if (st) {
+				pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
+				moving += k->moving_to != PL_NONE;
+				r->ktags[j] = k->stream;
+			}
+			if (o != PL_NONE) {
+				pl__rekey_note(&kt, j, o);
+				kh[j] = r->old->k_hash[o];
+				tallies = tallies && same;
+				continue;
+			}
+			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
+			if (kt.searches <= PL__REKEY_SEARCHES) {
+				pl__rekey_note(&kt, j, PL_NONE); /* new */
+				st = kt.low ? st : NULL; /* the list outgrew its low room */
+			} else if (nl < nl_max) {
+				k_order[nl++] = j; /* looked up after the pass */
+			} else {
+				keyed = 0; /* sorted as without a hint, from shard j + 1 on */
+				j++;
+				break;
+			}
+		}
+		hashed = j;
+		if (keyed) {
+			pl__rekey_lookup(&kt, s, kh, k_order, nl, &tallies);
+			/* The hint's tallies hold when its shards are all here,
+			 * each with its stream (the same streams) and replicas. */
+			tallies = tallies && kt.nu == 0 && kt.no == s->n_shards && r->streams;
+			st = kt.low ? st : NULL; /* a table, a list past keep: the states are lost */
+			/* else a duplicate, or no room */
+			keyed = pl__rekey_order(&kt, s, st ? r->ktags : NULL, k_order, k_stream) == 0;
+			st = keyed ? st : NULL;
+		}
+	}
+	if (!fresh && !keyed && (was == NULL || j < s->n_shards)) {
+		/* shard j does not match (or the match by key gave way): as
+		 * without a hint from here */
 		was = NULL;
 		st = NULL;
 		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
 		for (uint32_t x = 0; x < j && feed.live; x++) /* once: not inline */
 			pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
-		for (uint32_t x = 0; x < j && kh && !rehash; x++)
+		for (uint32_t x = hashed; x < j && kh && !rehash; x++)
 			kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr, s->shards[x].key.len);
 	}
 	for (; j < s->n_shards; j++) {
@@ -338,15 +401,16 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	}
 	if (r) {
 		r->shards = was != NULL;
+		r->keyed = (uint32_t)keyed;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
-		r->tallies = r->shards && tallies;
-		r->states = st != NULL && (r->shards || fresh);
-		r->tags = st != NULL && fresh ? feed.tags : NULL;
+		r->tallies = (r->shards || keyed) && tallies;
+		r->states = st != NULL && (r->shards || fresh || keyed);
+		r->tags = st == NULL ? NULL : fresh ? feed.tags : r->ktags;
 		r->moving = moving;
 	}
 	if (r && r->shards)
 		memcpy(k_order, r->old->k_order, (size_t)s->n_shards * sizeof *k_order);
-	else
+	else if (!keyed)
 		dup = pl__sort_fed(&q, s->n_shards, &feed, k_order, k_stream, scratch, &other);
 	if (dup != PL_NONE)
 		return pl__fail(d, PL_E_DUP_SHARD, PL_ELEM_SHARD, dup, other);

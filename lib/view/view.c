@@ -17,6 +17,9 @@
  * feed is direct (a table of the range, 12 bytes a shard of the scratch):
  * validation then writes the states in its one pass over the snapshot, and
  * the tallies are counted from them and the streams it left by index.
+ * With a hint, validation does the same while the shards match the hint's,
+ * at their index or by key (view_reuse.c), and the zones' sort, when one
+ * follows, stays below the cells' room where it leaves the streams.
  * Replicas per stream are counted when asked (tally.c), one stream at a
  * time, so they take no room per shard; a small view (streams x members at
  * most a quarter of its shards) counts them all with the tallies instead,
@@ -163,9 +166,19 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			zscratch = scratch;
 			r.st = v->st;
 		}
+		/* With a hint, the same room: a build that matches the shards
+		 * by key (pl__rekey) writes the states and the streams by index
+		 * as it matches, while its match stays below the cells. */
+		if (old != NULL && (r.zones || PL__SORT_SCRATCH(nm) <= (size_t)8 * nk)) {
+			zscratch = scratch;
+			r.st = v->st;
+			r.ktags = (uint32_t *)(void *)v->cells;
+			r.keep = (size_t)((char *)v->cells - (char *)scratch);
+		}
 		r.st_size = v->st_size;
 		r.room = v->room;
 		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
+		r.scratch_room = need - (size_t)((char *)scratch - (char *)mem);
 		rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 		if (rc) {
 			v->magic = 0;
@@ -208,8 +221,9 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		v->rc_list[i] = i; /* the rows list every member */
 	}
 	v->homes_ready = 0;
-	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.tallies ? PL__REUSED_TALLIES : 0);
-	v->direct = r.tags != NULL;
+	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.keyed ? PL__REUSED_KEYED : 0) |
+		    (r.tallies ? PL__REUSED_TALLIES : 0);
+	v->direct = r.tags != NULL && !r.keyed;
 	if (pl__reuse_homes(v, &r))
 		v->reused |= PL__REUSED_HOMES;
 	else

@@ -33,13 +33,17 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 #define PL__REUSED_ORDERS 1u /* the shard order (and so the shards of each stream) */
 #define PL__REUSED_HOMES 2u  /* the ring homes */
 #define PL__REUSED_TALLIES 4u /* the leader and replica tallies and cells */
+#define PL__REUSED_KEYED 8u  /* the shard order, merged from the hint's by key (pl__rekey) */
 /* `tallies`: old's tallies are its snapshot's (no leader or replica action
  * applied to it), neither snapshot has copies in flight, the member count
  * is the same and (validation's pass) so is every shard's leader, move and
- * replica list, so old's tallies and cells hold. With `st` set, validation
- * writes each shard's state there (pl__state_from_shard()) while the shards
- * match old's, and `states` says it wrote them all (`moving` of them with a
- * leader move): the sort that would reuse that memory is not needed then. */
+ * replica list, so old's tallies and cells hold (or, `keyed`, those of the
+ * shard each matched by key, all of old's matched, the streams the same).
+ * With `st` set, validation writes each shard's state there
+ * (pl__state_from_shard()) while the shards match old's, at their index or
+ * by key without a table (pl__rekey), and `states` says it wrote them all
+ * (`moving` of them with a leader move): the sort that would reuse that
+ * memory is not needed then. */
 typedef struct pl__reuse {
 	const pl_view *old;
 	uint32_t members, zones, streams, shards, hashes;
@@ -62,6 +66,17 @@ typedef struct pl__reuse {
 	 * order, in the scratch: valid until the cells are counted. */
 	size_t direct_room;
 	const uint32_t *tags;
+	/* With a hint: the scratch's bytes, for matching the shards by key
+	 * (pl__rekey) when they are not the same at the same index; `keyed`
+	 * says the key order was so merged from the hint's. */
+	size_t scratch_room;
+	uint32_t keyed;
+	/* With ktags (from `keep` bytes into the scratch on: the cells'
+	 * room), a keyed build writes the states as it matches, and each
+	 * shard's stream by index to ktags, while the match needs no room
+	 * past keep: `states` then, and `tags` is ktags. */
+	uint32_t *ktags;
+	size_t keep;
 } pl__reuse;
 
 /* The same bytes: the same range, or equal contents. */
@@ -75,6 +90,18 @@ static inline int pl__same_bytes(pl_bytes a, pl_bytes b)
 		return 0; /* not read: validation refuses the new one (PL_E_NULL) */
 	return memcmp(a.ptr, b.ptr, (size_t)a.len) == 0;
 }
+/* The same leader, leader move and replica list. */
+static inline int pl__same_tallies(const pl_shard *a, const pl_shard *b)
+{
+	if (a->leader != b->leader || a->moving_to != b->moving_to || a->replica_count != b->replica_count)
+		return 0;
+	if (memcmp(a->replicas, b->replicas, sizeof a->replicas) == 0)
+		return 1; /* every slot the same: a fixed-size compare, no loop */
+	for (uint32_t r = 0; r < a->replica_count; r++)
+		if (a->replicas[r] != b->replicas[r])
+			return 0;
+	return 1;
+}
 /* The state of shard i in a hint's st. */
 static inline pl__shard_state *pl__reuse_st(const pl__reuse *r, uint32_t i)
 {
@@ -82,6 +109,74 @@ static inline pl__shard_state *pl__reuse_st(const pl__reuse *r, uint32_t i)
 }
 
 void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint32_t scorer);
+
+/* The shards matched to a hint's by key (view_reuse.c), for validation's
+ * pass when they are not all the same at the same index: each new shard is
+ * looked up among the hint's (the one after the last matched first, in
+ * validation's pass; then those that were not it by a binary search of the
+ * hint's key order when they are few, else in a table of the hint's key
+ * hashes), the ones matching none are sorted
+ * alone and merged into the hint's key order, the hint's that match none
+ * drop out. All in the sort's scratch: `map` (the hint's shard -> the new
+ * one), the list of new ones, the table. `failed`: a duplicate or no room;
+ * the order is then sorted as without a hint. */
+typedef struct pl__rekey {
+	const pl_view *old;
+	const pl_shard *was; /* the hint's shards */
+	uint32_t no, n;      /* the hint's shards, the new ones */
+	uint32_t *map;       /* [no]: the new index of each of the hint's, or PL_NONE */
+	uint32_t *fresh, nu, nu_max; /* new shards matching none, in index order */
+	uint64_t *table;     /* 1 << bits slots (hash >> 32 << 32 | index), or NULL before it is built */
+	uint32_t bits, searches;
+	/* Where the table and the new ones' sort go: spread (the list may
+	 * take nu_spread), or low (the list and the sort below keep: nu_max
+	 * smaller, what the caller keeps from keep on lasts while `low`
+	 * holds; the table goes there and ends it, and so does a list that
+	 * outgrows it, becoming spread). */
+	char *spread_at, *low_at, *keep_at;
+	size_t spread_room, low_room, keep_room;
+	uint32_t nu_spread, low;
+	uint32_t prev;       /* the hint's shard matched last, or PL_NONE */
+	uint32_t matched, failed;
+} pl__rekey;
+
+/* Start matching n new shards to old's, where the first j are old's first j
+ * at the same index; 0 when the scratch (room bytes) cannot hold it. With
+ * keep, the bytes of the scratch from keep on are left as they are while
+ * kt->low holds (pl__rekey). */
+int pl__rekey_start(pl__rekey *kt, const pl_view *old, uint32_t n, uint32_t j, void *scratch, size_t room,
+		    size_t keep);
+/* Match the new shards look[0..nl) (their keys checked, kh their hashes
+ * under the hint's scorer) to the hint's, each noted with its match or as
+ * new; *tallies becomes 0 unless each matched one with its stream and
+ * replicas (pl__same_tallies()). */
+void pl__rekey_lookup(pl__rekey *kt, const pl_snapshot *s, const uint64_t *kh, const uint32_t *look, uint32_t nl,
+		      uint32_t *tallies);
+/* The guess: the hint's shard after the last matched, or before it (an
+ * array in the other order), when it has this key (validated or not: a
+ * range of the hint's length compares). */
+static inline uint32_t pl__rekey_guess(const pl__rekey *kt, pl_bytes key)
+{
+	uint32_t g = kt->prev + 1; /* PL_NONE + 1 is 0 */
+	if (g < kt->no && pl__same_bytes(key, kt->was[g].key))
+		return g;
+	g = kt->prev - 1;
+	return g + 2 > 1 && g < kt->no && pl__same_bytes(key, kt->was[g].key) ? g : PL_NONE;
+}
+/* Binary searches of the hint's key order validation's pass makes, for
+ * shards that are not the guess; those after them are looked up in the
+ * table after the pass (pl__rekey_lookup()). */
+#define PL__REKEY_SEARCHES 64u
+/* The hint's shard with this key (checked) by a binary search, or PL_NONE;
+ * PL_NONE without a search after PL__REKEY_SEARCHES of them (counted in
+ * searches, to one past it). */
+uint32_t pl__rekey_search(pl__rekey *kt, pl_bytes key);
+/* Note new shard j as matching the hint's shard o (from the guess). */
+void pl__rekey_note(pl__rekey *kt, uint32_t j, uint32_t o);
+/* The key order of s's shards (and the stream at each rank in k_stream,
+ * from tags, each shard's stream by index, when not NULL) from the
+ * matches; 0, or 1 when it failed (a duplicate, no room). */
+int pl__rekey_order(pl__rekey *kt, const pl_snapshot *s, const uint32_t *tags, uint32_t *k_order, uint32_t *k_stream);
 /* Ring homes from old's, for a view built up to its shard states; fills the
  * owned counts and returns 1, or returns 0 (nothing written) when old has no
  * homes to offer. */

@@ -85,6 +85,7 @@ void bench_broker_replica(void);
 void bench_broker_dry(void);
 void bench_region(void);
 void bench_reuse(void);
+void bench_reuse_keys(void);
 void bench_tool(void);
 
 #endif

@@ -1,6 +1,6 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
  * only the named ones (hash, view, broker, broker-replica, broker-dry, fleet,
- * region, reuse, tool). */
+ * region, reuse, reuse-keys, tool). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -41,6 +41,7 @@ static const struct {
 	{"broker-dry", bench_broker_dry},
 	{"region", bench_region},
 	{"reuse", bench_reuse},
+	{"reuse-keys", bench_reuse_keys},
 	{"tool", bench_tool},
 };
 
