@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		pt_run_free(&r);
 	}
 	pt_stats st;
-	pt_stats_compute(&st, v1, PT_POLICY_FLEET);
+	pt_stats_compute(&st, v1, PT_POLICY_FLEET, &d1);
 	pt_buf out = {0};
 	pt_stats_text(&out, &st, v1, 1);
 	pt_stats_json(&out, &st, v1);
