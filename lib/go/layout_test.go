@@ -204,6 +204,22 @@ func planLines(p Plan) []string {
 	return append(out, "status "+p.Status.String())
 }
 
+// dryRunLayout reads a shared layout and dry-runs it; the caller closes
+// the snapshot.
+func dryRunLayout(t *testing.T, path string) (*Snapshot, BrokerConfig, Plan) {
+	l, cfg := readLayout(t, path)
+	snap, err := NewSnapshot(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := BrokerDryRun(snap, cfg)
+	if err != nil {
+		snap.Close()
+		t.Fatal(err)
+	}
+	return snap, cfg, p
+}
+
 // TestSharedLayouts: the package's dry run of every tests/bindings layout
 // is the plan placement(1) wrote for it, action for action, and the
 // imbalance before and after it is placement(1)'s.
@@ -222,16 +238,8 @@ func TestSharedLayouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, cfg := readLayout(t, f)
-			snap, err := NewSnapshot(l)
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap, cfg, p := dryRunLayout(t, f)
 			defer snap.Close()
-			p, err := BrokerDryRun(snap, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
 			got := strings.Join(append(planLines(p), imbalanceLines(t, snap, cfg, p)...), "\n")
 			if got != strings.TrimRight(string(want), "\n") {
 				t.Errorf("dry run of %s:\n%s\nplacement(1) planned:\n%s", f, got, want)
@@ -245,16 +253,8 @@ func TestSharedLayouts(t *testing.T) {
 // paired step flags both of its actions.
 func TestStagedAndPairedFlags(t *testing.T) {
 	plan := func(name string) Plan {
-		l, cfg := readLayout(t, "../../tests/bindings/"+name)
-		snap, err := NewSnapshot(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		p, err := BrokerDryRun(snap, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap, _, p := dryRunLayout(t, "../../tests/bindings/"+name)
+		snap.Close()
 		return p
 	}
 	p := plan("staged-handoff.txt")
