@@ -370,12 +370,12 @@ extern "C" {
 #endif
 
 /**
- * The config's layout: 2 added handoff_only at the end. A config of
- * version 1 (the eight fields before it) is read as it was, with
- * handoff_only 0; the library never reads past the fields of the version
- * the caller set.
+ * The config's layout: 2 added handoff_only at the end, 3 the bytes fields
+ * after it. A config of version 1 (the eight fields before handoff_only) or
+ * 2 is read as it was, with the later fields at their defaults; the library
+ * never reads past the fields of the version the caller set.
  */
-#define PL_BROKER_CONFIG_VERSION 2u
+#define PL_BROKER_CONFIG_VERSION 3u
 
 /** Most concurrent moves a config may allow (max_moves). */
 #define PL_BROKER_MAX_MOVES 256u
@@ -399,7 +399,22 @@ typedef struct pl_broker_config {
 	uint32_t replica_balance;    /**< 7: 1 = balance replicas per stream and in total (default); 0 = leaders only */
 	uint32_t handoff_only;       /**< 8 (version 2): 1 = move leaderships by hand-offs to in-sync followers only,
 				      *  copy nothing; 0 (default) */
+	/* Version 3: bytes. They act only on a snapshot that gives sizes
+	 * (snapshot version 3); see "Bytes" above. */
+	uint32_t bytes_balance;      /**< 9: 1 = even each member's bytes within bytes_tolerance (default); 0 = not */
+	uint32_t bytes_first;        /**< 10: 1 = the bytes band before the counts; 0 = counts first (default) */
+	uint32_t full_ratio;         /**< 11: percent of a member's capacity no copy may fill it past, and past
+				      *  which it sheds first; 1..100, 0 = none (default 90) */
+	uint32_t bytes_tolerance;    /**< 12: percent of its capacity-proportional share a member's bytes may
+				      *  stray from it; 0..PL_BROKER_MAX_TOLERANCE (default 10) */
+	uint32_t reserved;           /**< 13: must be 0 */
+	uint64_t max_bytes_in_flight; /**< 14: bytes of copies in flight, counting those listed; 0 = no limit */
+	uint64_t max_bytes_in;       /**< 15: bytes of copies in flight into one member; 0 = no limit */
+	uint64_t max_bytes_out;      /**< 16: bytes of copies in flight out of one member; 0 = no limit */
 } pl_broker_config;
+
+/** Most a config's bytes_tolerance may be, in percent. */
+#define PL_BROKER_MAX_TOLERANCE 1000u
 
 /**
  * The defaults. replica_balance 0 balances leaders only (drains and zone
@@ -408,14 +423,14 @@ typedef struct pl_broker_config {
  * moves any shard. It exists to show (and test) what the per-stream rules fix:
  * beside totals of 21/21/19 a 12-shard stream led 1/1/10 stays lopsided.
  */
-#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u, 0u}
+#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u, 0u, 1u, 0u, 90u, 10u, 0u, 0u, 0u, 0u}
 
 /**
  * pl_broker_config_init_version - set a config of the given layout version
  * to its defaults: the fields that version has, and no byte past them.
  *
  * @param cfg      the config to fill.
- * @param version  1 or 2 (PL_BROKER_CONFIG_VERSION).
+ * @param version  1, 2 or 3 (PL_BROKER_CONFIG_VERSION).
  * @return 0, or PL_E_INVAL for NULL, PL_E_VERSION for another version.
  */
 PL_API int pl_broker_config_init_version(pl_broker_config *cfg, uint32_t version);

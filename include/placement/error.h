@@ -78,6 +78,8 @@ extern "C" {
 	X(E_COPY_FULL, -76, "copy in flight adds a replica to a full replica set")        \
 	X(E_DUP_COPY, -77, "two copies in flight for one shard")                          \
 	X(E_REPLICA_ROOM, -36, "replica set at the view's max_replicas")                 \
+	X(E_BYTES, -37, "shard size, member capacity or their sum past PL_MAX_BYTES")     \
+	X(E_CAPACITY, -38, "member capacity of 0 bytes")                                  \
 	X(E_MOVE_IN_FLIGHT, -63, "region has a move in flight: a copy staged and not committed, or a primary move")
 
 /** Error codes. Values are fixed; see PL_ERROR_LIST for the messages. */

@@ -25,8 +25,8 @@ extern "C" {
 
 /* Values in these lists are fixed forever. New values go in the owning
  * concern's range: kinds 1-6 shared, broker 7-8, fleet 9-10, region 11-12;
- * reasons 1-15 shared, broker 16-19, fleet 20-24, region 25-29; statuses
- * 0-11 shared, broker 12-15, fleet 16-19, region 20-23; scopes 0-6 shared,
+ * reasons 1-15 shared, broker 16-19 and 30-34, fleet 20-24, region 25-29;
+ * statuses 0-11 shared, broker 12-15, fleet 16-19, region 20-23; scopes 0-6 shared,
  * broker 7-9, fleet 10-12, region 13-15. */
 
 /* X(NAME, value, name string) — action kinds. */
@@ -60,7 +60,9 @@ extern "C" {
 	X(ZONE_REPAIR, 16, "zone-repair")  /* broker: replicas span fewer zones than they could */ \
 	X(REPLICA_DRAIN, 17, "replica-drain") /* broker: a replica on a draining member */  \
 	X(REPLICA_STREAM_SKEW, 18, "replica-stream-skew") /* broker: a stream's replicas uneven */ \
-	X(REPLICA_CLUSTER_SKEW, 19, "replica-cluster-skew") /* broker: replicas in total uneven */
+	X(REPLICA_CLUSTER_SKEW, 19, "replica-cluster-skew") /* broker: replicas in total uneven */ \
+	X(FULL_RATIO, 30, "full-ratio")    /* broker: a member past its full ratio sheds bytes */ \
+	X(BYTES_SKEW, 31, "bytes-skew")    /* broker: a member's bytes outside its tolerance */
 
 /* X(NAME, value, name string) — why a call stopped emitting. */
 #define PL_STATUS_LIST(X)                                                               \
@@ -79,6 +81,7 @@ extern "C" {
 	X(IN_FLIGHT, 12, "in-flight")        /* broker: wanted moves wait on moves in flight */ \
 	X(DRAIN_STALLED, 13, "drain-stalled") /* broker: a draining member's replica has nowhere to go */ \
 	X(BLOCKED_HANDOFF, 14, "blocked-handoff") /* broker, hand-offs only: a bound only a copy would meet */ \
+	X(BLOCKED_FULL, 15, "blocked-full")  /* broker: wanted moves would pass a full ratio */ \
 	X(RETURNING_HOME, 16, "returning-home") /* fleet: lag overrides wait to go home */  \
 	X(LAGGING, 17, "lagging")            /* fleet: an eligible member lags */          \
 	X(MOVING, 18, "moving")              /* fleet: count, spread or keep moves are wanted */ \
@@ -130,6 +133,7 @@ enum pl_status {
 #define PL_SCOPE_PEERS 6u   /**< peers of the shard (to_count = peers before, total = target RF) */
 #define PL_SCOPE_STREAM_REPLICAS 7u /**< replicas of the action's stream */
 #define PL_SCOPE_ZONES 8u   /**< zones the shard spans: from_count before, to_count after, total it could span */
+#define PL_SCOPE_BYTES 9u   /**< bytes held: from_bytes, to_bytes and bytes_limit say what decided it */
 
 /**
  * One action. Indices name elements of the snapshot the view was built from.
@@ -155,6 +159,15 @@ typedef struct pl_action {
 	uint32_t total;      /**< how many were counted in scope (shards, or target RF) */
 	uint64_t at;         /**< override actions: the caller's `now`; override age for drops */
 	uint64_t load;       /**< lag and load moves: the load that decided it */
+	/* Bytes (snapshot version 3 sizes). */
+	uint64_t bytes;       /**< bytes the action copies: the shard's size when it copies
+			       *  (PL_ACTION_STAGE_FIRST), PL_BYTES_UNKNOWN when that size is
+			       *  unknown; 0 when it copies nothing */
+	uint64_t from_bytes;  /**< from's known bytes before the action (broker copies; else 0) */
+	uint64_t to_bytes;    /**< to's known bytes before the action (broker copies; else 0) */
+	uint64_t bytes_limit; /**< PL_SCOPE_BYTES: the bound that decided it (FULL_RATIO: from's
+			       *  full bytes; BYTES_SKEW: the band's edge from passed or to was
+			       *  under); else 0 */
 } pl_action;
 
 /** What a policy call did, and why it stopped. */

@@ -53,6 +53,13 @@ extern "C" {
 #define PL_MAX_REPLICAS 8u                  /**< replicas of one shard */
 #define PL_MAX_WEIGHT 65536u                /**< a member's relative weight */
 #define PL_MAX_COPIES PL_MAX_SHARDS         /**< copies in flight: at most one per shard */
+/** Most a member's capacity may be, in bytes (2^62); the known sizes of all
+ * shards together may be at most PL_MAX_BYTES / PL_MAX_REPLICAS (2^59, 512
+ * PiB), so no member's bytes can pass it. */
+#define PL_MAX_BYTES (UINT64_C(1) << 62)
+/** A size or capacity the caller does not know: not zero (the seed's
+ * "unmeasured is not empty"). */
+#define PL_BYTES_UNKNOWN UINT64_MAX
 
 /** A byte range. It need not be NUL-terminated; len 0 means empty. */
 typedef struct pl_bytes {
@@ -154,13 +161,16 @@ typedef struct pl_copy {
 	uint32_t reserved; /**< must be 0 */
 } pl_copy;
 
-/** The layout of pl_snapshot a caller fills: odd, as every version of it will be. */
-#define PL_SNAPSHOT_VERSION 1u
+/** The layout of pl_snapshot a caller fills: odd, as every version of it
+ * will be. 3 added shard_bytes and member_capacity at the end; a version 1
+ * snapshot (which ends before them) is read as it was, with every size and
+ * capacity unknown. */
+#define PL_SNAPSHOT_VERSION 3u
 
 /**
  * Everything one tick knows. Arrays may be NULL only when their count is 0.
  *
- * version comes first and must be PL_SNAPSHOT_VERSION: start from
+ * version comes first and must be 1 or PL_SNAPSHOT_VERSION (3): start from
  * PL_SNAPSHOT_INIT, then set the fields. Fields are only ever added at the
  * end, with a new version, and a function reads only the fields of the
  * version its caller set. Any other version is refused with PL_E_VERSION
@@ -180,12 +190,16 @@ typedef struct pl_snapshot {
 	uint32_t n_shards;
 	uint32_t n_overrides;
 	uint32_t n_copies;
+	/* Version 3. Sizes in bytes, parallel to the arrays they describe, so
+	 * pl_shard and pl_member keep their layout; NULL = all unknown. */
+	const uint64_t *shard_bytes;     /**< n_shards sizes: each shard's data on one replica, or PL_BYTES_UNKNOWN */
+	const uint64_t *member_capacity; /**< n_members capacities: bytes a member can hold, or PL_BYTES_UNKNOWN */
 } pl_snapshot;
 
 /** A snapshot with its version set, no arrays and zero counts: start from
  * it, then set the fields. Positional, so C and C++ both take it, and every
  * field is named, so -Wextra (missing-field-initializers) takes it too. */
-#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0}
+#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
@@ -227,7 +241,7 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * pl_snapshot_validate - check a snapshot against every rule the library needs.
  *
  * Checks, in this order, and stops at the first failure:
- *  0. the version: not PL_SNAPSHOT_VERSION is PL_E_VERSION (PL_ELEM_ARGUMENT,
+ *  0. the version: neither 1 nor PL_SNAPSHOT_VERSION is PL_E_VERSION (PL_ELEM_ARGUMENT,
  *     index 1), before anything else of the snapshot is read;
  *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
  *     index 0..4 for members, streams, shards, overrides, copies); a count
@@ -248,7 +262,13 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *  5. each override: shard index (PL_E_OVERRIDE_SHARD), member index
  *     (PL_E_OVERRIDE_MEMBER), origin (PL_E_ORIGIN); two on one shard
  *     (PL_E_DUP_OVERRIDE);
- *  6. each copy in flight (PL_ELEM_COPY): shard index (PL_E_COPY_SHARD), `to`
+ *  6. sizes (version 3): a member_capacity of 0 (PL_E_CAPACITY,
+ *     PL_ELEM_MEMBER; a member that holds nothing is PL_MEMBER_DOWN), a
+ *     capacity past PL_MAX_BYTES (PL_E_BYTES, PL_ELEM_MEMBER), and the
+ *     first shard at which the running sum of the known sizes passes
+ *     PL_MAX_BYTES / PL_MAX_REPLICAS (PL_E_BYTES, PL_ELEM_SHARD);
+ *     PL_BYTES_UNKNOWN is never past a limit;
+ *  7. each copy in flight (PL_ELEM_COPY): shard index (PL_E_COPY_SHARD), `to`
  *     index (PL_E_COPY_TO), `from` index or PL_NONE (PL_E_COPY_FROM),
  *     reserved not 0 (PL_E_COPY_RESERVED); `to` already holds a replica
  *     (PL_E_COPY_TARGET), `from` holds none (PL_E_COPY_SOURCE), both read

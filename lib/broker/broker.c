@@ -31,11 +31,13 @@
  */
 #include "broker/broker_int.h"
 
-/* The bytes of each layout version: 1 ends before handoff_only. */
+/* The bytes of each layout version: 1 ends before handoff_only, 2 before
+ * the bytes fields. */
 static size_t config_size(uint32_t version)
 {
-	return version == 1	  ? offsetof(pl_broker_config, handoff_only)
-	       : version == 2 ? sizeof(pl_broker_config)
+	return version == 1   ? offsetof(pl_broker_config, handoff_only)
+	       : version == 2 ? offsetof(pl_broker_config, bytes_balance)
+	       : version == 3 ? sizeof(pl_broker_config)
 			      : 0;
 }
 
@@ -91,6 +93,16 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 7, PL_NONE);
 	if (cfg->version >= 2 && cfg->handoff_only > 1)
 		return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, 8, PL_NONE);
+	if (cfg->version >= 3) {
+		uint32_t bad = cfg->bytes_balance > 1			      ? 9
+			       : cfg->bytes_first > 1			      ? 10
+			       : cfg->full_ratio > 100			      ? 11
+			       : cfg->bytes_tolerance > PL_BROKER_MAX_TOLERANCE ? 12
+			       : cfg->reserved != 0			      ? 13
+									      : 0;
+		if (bad)
+			return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, bad, PL_NONE);
+	}
 	if (v->n_elig == 0 && v->nk > 0)
 		return pl__fail(diag, PL_E_NO_ELIGIBLE, PL_ELEM_ARGUMENT, 1, PL_NONE);
 	const pl_broker_config def = PL_BROKER_CONFIG_INIT;

@@ -62,17 +62,23 @@ void pl__bk_wait_limit(pl__bk *b, uint32_t member)
 	b->want_limit = 1;
 }
 
-int pl__bk_emit(pl__bk *b, const pl_action *a)
+int pl__bk_emit(pl__bk *b, const pl_action *act)
 {
 	if (b->n >= b->cap) {
 		b->full = 1;
 		return 1;
 	}
-	int rc = pl__view_apply(b->v, a);
+	pl_action a = *act;
+	if (a.flags & PL_ACTION_STAGE_FIRST) { /* what it copies, and the members' bytes before */
+		a.bytes = pl__size(b->v, a.shard);
+		a.from_bytes = a.from != PL_NONE ? b->v->m_bytes[a.from] : 0;
+		a.to_bytes = b->v->m_bytes[a.to];
+	}
+	int rc = pl__view_apply(b->v, &a);
 	PL_ASSERT(rc == 0); /* every action is built from the view it applies to */
 	if (rc)
 		return rc;
-	b->out[b->n++] = *a;
+	b->out[b->n++] = a;
 	return 0;
 }
 

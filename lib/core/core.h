@@ -235,7 +235,21 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
  * version is read, and the call refuses it with PL_E_VERSION. */
 static inline int pl__snapshot_known(const pl_snapshot *s)
 {
-	return s != NULL && s->version == PL_SNAPSHOT_VERSION;
+	return s != NULL && (s->version == 1u || s->version == PL_SNAPSHOT_VERSION);
+}
+
+/* The bytes of a known snapshot's layout: version 1 ends before the sizes. */
+static inline size_t pl__snapshot_size(const pl_snapshot *s)
+{
+	return s->version == 1u ? offsetof(pl_snapshot, shard_bytes) : sizeof(pl_snapshot);
+}
+
+/* A known snapshot as the current layout: the caller's version's bytes, the
+ * fields after them NULL (a version 1 snapshot gives no sizes). */
+static inline void pl__snapshot_read(const pl_snapshot *s, pl_snapshot *out)
+{
+	memset(out, 0, sizeof *out);
+	memcpy(out, s, pl__snapshot_size(s));
 }
 
 /* The first array of the snapshot (0..4: members, streams, shards,

@@ -61,7 +61,12 @@ int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 	const uint32_t lim[5] = {PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_SHARDS, PL_MAX_COPIES};
 	const size_t size[5] = {sizeof(pl_member), sizeof(pl_stream), sizeof(pl_shard), sizeof(pl_override),
 				sizeof(pl_copy)};
-	if (pl__overlap(p, n, s, sizeof *s))
+	if (pl__overlap(p, n, s, pl__snapshot_size(s)))
+		return 1;
+	if (s->version >= 3u && ((s->n_shards <= PL_MAX_SHARDS &&
+				  pl__overlap(p, n, s->shard_bytes, pl__span(s->n_shards, sizeof(uint64_t)))) ||
+				 (s->n_members <= PL_MAX_MEMBERS &&
+				  pl__overlap(p, n, s->member_capacity, pl__span(s->n_members, sizeof(uint64_t))))))
 		return 1;
 	/* An array whose count passes its limit is refused before it is read
 	 * (pl__check_arrays()): its claimed extent is not compared either. */

@@ -200,6 +200,35 @@ static int first_dup(void *scratch, uint32_t n, const char *base, size_t stride,
 	return *best != PL_NONE;
 }
 
+/* Step 6: capacities, then sizes and their running sum: at most
+ * PL_MAX_BYTES / PL_MAX_REPLICAS, so no member's bytes (each shard at most
+ * once on it) nor any replica set's can pass PL_MAX_BYTES. */
+static int check_sizes(const pl_snapshot *caller, pl_diag *d)
+{
+	pl_snapshot s;
+	pl__snapshot_read(caller, &s); /* a version 1 snapshot has no sizes */
+	if (s.member_capacity)
+		for (uint32_t i = 0; i < s.n_members; i++) {
+			uint64_t c = s.member_capacity[i];
+			if (c == 0)
+				return pl__fail(d, PL_E_CAPACITY, PL_ELEM_MEMBER, i, PL_NONE);
+			if (c != PL_BYTES_UNKNOWN && c > PL_MAX_BYTES)
+				return pl__fail(d, PL_E_BYTES, PL_ELEM_MEMBER, i, PL_NONE);
+		}
+	if (s.shard_bytes) {
+		uint64_t sum = 0;
+		for (uint32_t i = 0; i < s.n_shards; i++) {
+			uint64_t b = s.shard_bytes[i];
+			if (b == PL_BYTES_UNKNOWN)
+				continue;
+			if (b > PL_MAX_BYTES / PL_MAX_REPLICAS - sum)
+				return pl__fail(d, PL_E_BYTES, PL_ELEM_SHARD, i, PL_NONE);
+			sum += b;
+		}
+	}
+	return 0;
+}
+
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
 		 uint32_t *k_stream, void *scratch, pl__reuse *r, pl_diag *d)
 {
@@ -428,7 +457,12 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	if (ov_dup)
 		return pl__fail(d, PL_E_DUP_OVERRIDE, PL_ELEM_OVERRIDE, ov_best, ov_other);
 
-	/* 6. copies in flight */
+	/* 6. sizes (version 3) */
+	int sz = check_sizes(s, d);
+	if (sz)
+		return sz;
+
+	/* 7. copies in flight */
 	for (uint32_t i = 0; i < s->n_copies; i++) {
 		int rc = check_copy(s, &s->copies[i]);
 		if (rc)

@@ -260,6 +260,11 @@ static void set_leader(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 static void replica_moved(pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 {
 	uint32_t s = v->snap.shards[k].stream;
+	uint64_t b = pl__size0(v, k);
+	if (from != PL_NONE)
+		v->m_bytes[from] -= b;
+	if (to != PL_NONE)
+		v->m_bytes[to] += b;
 	if (from != PL_NONE) {
 		v->m_replicas[from]--;
 		if (s != PL_NONE)
@@ -422,4 +427,20 @@ int pl_view_settle(pl_view *v)
 	/* The next tick knows no earlier move, as a fresh view would not. */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
 	return n;
+}
+
+void pl__view_count_bytes(pl_view *v)
+{
+	memset(v->m_bytes, 0, (size_t)v->nm * sizeof *v->m_bytes);
+	v->sized = v->snap.shard_bytes != NULL;
+	if (!v->sized)
+		return;
+	for (uint32_t k = 0; k < v->nk; k++) {
+		uint64_t b = pl__size0(v, k);
+		if (b == 0)
+			continue;
+		const pl__shard_state *st = pl__st(v, k);
+		for (uint32_t j = 0; j < st->nrep; j++)
+			v->m_bytes[pl__rep(st, j)] += b;
+	}
 }

@@ -188,7 +188,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			break;
 		room = r.max_count; /* validation refused a count past PL_MAX_REPLICAS */
 	}
-	v->snap = *snap;
+	pl__snapshot_read(snap, &v->snap);
 	v->scorer = opt->scorer;
 	v->nm = nm;
 	v->ns = ns;
@@ -220,6 +220,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		v->rc_count[i] = 0;
 		v->rc_list[i] = i; /* the rows list every member */
 	}
+	pl__view_count_bytes(v);
 	v->homes_ready = 0;
 	v->reused = (r.shards ? PL__REUSED_ORDERS : 0) | (r.keyed ? PL__REUSED_KEYED : 0) |
 		    (r.tallies ? PL__REUSED_TALLIES : 0);

@@ -24,6 +24,7 @@ struct pl_view {
 	uint32_t n_lag;           /* of those, of origin lag (fleet scans skip them when 0) */
 	uint32_t weighted;        /* eligible weights are not all equal */
 	uint64_t weight_elig;     /* sum of eligible weights */
+	uint32_t sized;           /* the snapshot gives shard sizes (shard_bytes) */
 
 	/* members */
 	uint64_t *m_hash;     /* XXH3 of the id (both scorers, for the records) */
@@ -33,6 +34,8 @@ struct pl_view {
 	uint32_t *m_zone;     /* zone id: members with equal zone bytes share it */
 	uint32_t *m_leaders;  /* leaders in total */
 	uint32_t *m_replicas; /* replicas in total */
+	uint64_t *m_bytes;    /* the known sizes of the replicas it holds (snapshot
+			       * shard_bytes; all 0 when the snapshot gives none) */
 	uint32_t *m_owned;    /* fleet: shards owned (valid when homes_ready) */
 	uint32_t *m_lagged;   /* fleet: of those, owned through a lag override off the
 			       * ring home (valid when homes_ready) */
@@ -150,6 +153,28 @@ static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 	uint32_t cap = v->snap.members[m].max_shards;
 	return cap == 0 || pl__holds(pl__st(v, k), m) || v->m_replicas[m] < cap;
 }
+
+/* Shard k's size in bytes, PL_BYTES_UNKNOWN when the snapshot does not say. */
+static inline uint64_t pl__size(const pl_view *v, uint32_t k)
+{
+	return v->snap.shard_bytes ? v->snap.shard_bytes[k] : PL_BYTES_UNKNOWN;
+}
+
+/* Shard k's size as member sums count it: unknown as 0. */
+static inline uint64_t pl__size0(const pl_view *v, uint32_t k)
+{
+	uint64_t b = pl__size(v, k);
+	return b == PL_BYTES_UNKNOWN ? 0 : b;
+}
+
+/* Member m's capacity in bytes, PL_BYTES_UNKNOWN when the snapshot does not say. */
+static inline uint64_t pl__capacity(const pl_view *v, uint32_t m)
+{
+	return v->snap.member_capacity ? v->snap.member_capacity[m] : PL_BYTES_UNKNOWN;
+}
+
+/* m_bytes from the shards' states (tally.c); all 0 without sizes. */
+void pl__view_count_bytes(pl_view *v);
 
 /* Scoring hash of any key bytes under the view's scorer. */
 uint64_t pl__key_hash(const pl_view *v, const char *key, uint64_t len);

@@ -38,6 +38,7 @@ size_t pl__view_layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_
 		off = ALIGN8(off + (size_t)(count) * sizeof(type)); \
 	} while (0)
 	TAKE(m_hash, uint64_t, nm);
+	TAKE(m_bytes, uint64_t, nm);
 	TAKE(elig_hash, uint64_t, nm);
 	TAKE(m_weight, uint32_t, nm);
 	TAKE(m_order, uint32_t, nm);

@@ -191,6 +191,10 @@ class PlAction(ctypes.Structure):
         ("total", u32),
         ("at", u64),
         ("load", u64),
+        ("bytes", u64),
+        ("from_bytes", u64),
+        ("to_bytes", u64),
+        ("bytes_limit", u64),
     ]
 
 

@@ -178,6 +178,14 @@ pub struct pl_action {
     pub at: u64,
     /// Lag and load moves: the load that decided it.
     pub load: u64,
+    /// Bytes the action copies (`PL_BYTES_UNKNOWN` when the size is unknown; 0 when it copies nothing).
+    pub bytes: u64,
+    /// From's known bytes before the action (broker copies).
+    pub from_bytes: u64,
+    /// To's known bytes before the action (broker copies).
+    pub to_bytes: u64,
+    /// `PL_SCOPE_BYTES`: the bound that decided it.
+    pub bytes_limit: u64,
 }
 
 /// What a policy call did, and why it stopped.
