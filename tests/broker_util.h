@@ -249,4 +249,74 @@ static inline pl_action *bu_dry_shown(tl *t, const pl_broker_config *cfg, uint32
 	return a;
 }
 
+/* The most actions bu_loop_differs() compares. */
+#define BU_LOOP_CAP 4096u
+
+/* A control plane's tick loop against the dry run: every tick a fresh
+ * view of the layout the last tick left, one pl_broker_plan(), its moves
+ * carried out.
+ *
+ * The layout after a tick: every shard as the view holds it, moves done. */
+static inline void bu_read_back(tl *t, const pl_view *v)
+{
+	for (uint32_t k = 0; k < t->nk; k++) {
+		pl_shard_state st;
+		ck_assert_int_eq(pl_view_shard_state(v, k, &st), 0);
+		pl_shard *s = &t->k[k];
+		s->leader = st.leader;
+		s->replica_count = st.replica_count;
+		memcpy(s->replicas, st.replicas, sizeof s->replicas);
+		s->moving_to = PL_NONE;
+		s->epoch = st.epoch;
+	}
+}
+
+/* The loop on t (changed: it ends as the loop leaves it), into out. */
+static inline uint32_t bu_tick_loop(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap, uint32_t *status)
+{
+	uint32_t n = 0;
+	for (uint32_t tick = 0; tick < cap; tick++) {
+		void *mem;
+		pl_view *v = tl_view_fresh(t, &mem);
+		pl_plan_info info;
+		int got = pl_broker_plan(v, cfg, out + n, cap - n, &info, NULL);
+		ck_assert_int_ge(got, 0);
+		*status = info.status;
+		uint32_t moving = (uint32_t)pl_view_settle(v);
+		bu_read_back(t, v);
+		free(mem);
+		n += (uint32_t)got;
+		if (got == 0 && moving == 0)
+			break;
+	}
+	return n;
+}
+
+/* The dry run of t as it is, into out. */
+static inline uint32_t bu_dry_run(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap, uint32_t *status)
+{
+	void *mem;
+	pl_view *v = tl_view_fresh(t, &mem);
+	pl_plan_info info;
+	int got = pl_broker_dry_run(v, cfg, out, cap, &info, NULL, NULL);
+	ck_assert_int_ge(got, 0);
+	*status = info.status;
+	free(mem);
+	return (uint32_t)got;
+}
+
+/* The first action where the loop and the dry run differ, or -1. */
+static inline int bu_loop_differs(tl *t, const pl_broker_config *cfg, uint32_t *len)
+{
+	static pl_action a[BU_LOOP_CAP], b[BU_LOOP_CAP]; /* one suite thread */
+	uint32_t sa, sb;
+	uint32_t na = bu_dry_run(t, cfg, a, BU_LOOP_CAP, &sa);
+	uint32_t nb = bu_tick_loop(t, cfg, b, BU_LOOP_CAP, &sb);
+	*len = na;
+	for (uint32_t i = 0; i < na && i < nb; i++)
+		if (memcmp(&a[i], &b[i], sizeof a[i]) != 0)
+			return (int)i;
+	return na != nb || sa != sb ? (int)(na < nb ? na : nb) : -1;
+}
+
 #endif

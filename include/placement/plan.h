@@ -122,6 +122,12 @@ enum pl_status {
  * `to` the leadership (a later MOVE_LEADER, no copy), so no leadership
  * moves twice. The copy also evens the replicas. */
 #define PL_ACTION_FOR_HANDOFF 0x8u
+/** One of the two MOVE_REPLICAs of an exchange the bytes band makes: shards
+ * of one stream, of the same role on both members (both led by the member
+ * they leave, or neither), swap members, so every count stays as it was and
+ * the larger one's bytes even the two. Both carry the flag; each is a move
+ * of its own against the limits. */
+#define PL_ACTION_EXCHANGE 0x10u
 
 /* pl_action.scope: where from_count/to_count/floor/ceiling were counted. */
 #define PL_SCOPE_NONE 0u
@@ -166,8 +172,8 @@ typedef struct pl_action {
 	uint64_t from_bytes;  /**< from's known bytes before the action (broker copies; else 0) */
 	uint64_t to_bytes;    /**< to's known bytes before the action (broker copies; else 0) */
 	uint64_t bytes_limit; /**< PL_SCOPE_BYTES: the bound that decided it (FULL_RATIO: from's
-			       *  full bytes; BYTES_SKEW: the band's edge from passed or to was
-			       *  under); else 0 */
+			       *  full bytes; BYTES_SKEW: the top of from's bytes band; 0 on an
+			       *  exchange's return half); else 0 */
 } pl_action;
 
 /** What a policy call did, and why it stopped. */

@@ -112,6 +112,15 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 	return 0;
 }
 
+/* Did the snapshot list m among shard sh's replicas? */
+static int in_snapshot(const pl_shard *sh, uint32_t m)
+{
+	for (uint32_t i = 0; i < sh->replica_count; i++)
+		if (sh->replicas[i] == m)
+			return 1;
+	return 0;
+}
+
 static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap)
 {
 	memset(b, 0, offsetof(pl__bk, fl_from));
@@ -119,11 +128,12 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 	b->cfg = cfg;
 	b->out = out;
 	b->cap = cap;
-	b->stalled_shard = b->limit_member = b->block_scope = b->drain_shard = PL_NONE;
+	b->stalled_shard = b->limit_member = b->block_scope = b->drain_shard = b->full_member = PL_NONE;
 	for (uint32_t m = 0; m < v->nm; m++)
 		b->rep_total += v->m_replicas[m];
 	b->budget = v->n_moving < cfg->max_moves ? cfg->max_moves - v->n_moving : 0;
-	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0;
+	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0 || cfg->max_bytes_in != 0 ||
+		    cfg->max_bytes_out != 0 || cfg->max_bytes_in_flight != 0;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		if (v->m_weight[v->elig[e]] > b->w_max)
 			b->w_max = v->m_weight[v->elig[e]];
@@ -156,9 +166,13 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 			}
 			b->fl_from[b->n_flight] = from;
 			b->fl_to[b->n_flight] = to;
+			/* A leader move copies when its destination held no replica. */
+			b->fl_bytes[b->n_flight] = in_snapshot(sh, to) ? 0 : pl__size0(v, k);
+			b->bytes_flight += b->fl_bytes[b->n_flight];
 			b->n_flight++;
 		}
 	}
+	pl__bk_band_init(b);
 }
 
 static void finish(const pl__bk *b, pl_plan_info *info)
@@ -189,11 +203,23 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	} else if (b->block_zones) {
 		status = PL_STATUS_BLOCKED_ZONES;
 		detail = b->block_scope;
+	} else if (b->block_full) {
+		status = PL_STATUS_BLOCKED_FULL;
+		detail = b->full_member != PL_NONE ? b->full_member : b->block_scope;
 	} else if (b->block_handoff) {
 		status = PL_STATUS_BLOCKED_HANDOFF;
 		detail = b->block_scope;
 	}
 	pl__plan_info(info, b->n, more, status, detail, b->blocked);
+}
+
+/* The bytes band after the counts: in a tick where nothing else moved or
+ * waits (counts first; bytes_first ran it before them). */
+static void bytes_last(pl__bk *b)
+{
+	if (b->cfg->bytes_first || b->full || b->n > 0 || b->want_flight || b->want_limit || b->rep_hold)
+		return;
+	pl__bk_bbalance(b);
 }
 
 /* One tick, in the order of placement/broker.h: placing and leader drains;
@@ -207,6 +233,13 @@ static void tick(pl__bk *b)
 		pl__bk_drain_replicas(b);
 	if (!b->full && copies)
 		pl__bk_zone_repair(b);
+	if (!b->full && copies)
+		pl__bk_shed(b);
+	if (!b->full && copies && b->cfg->bytes_first && !b->rep_hold && !b->want_limit) {
+		pl__bk_bbalance(b); /* the band before the counts */
+		if (b->bytes_moved || b->want_limit || b->want_paused)
+			return;
+	}
 	if (b->full)
 		return;
 	if (b->cfg->paused || b->budget == 0) {
@@ -219,14 +252,20 @@ static void tick(pl__bk *b)
 		return;
 	}
 	int held = pl__bk_balance(b);
-	if (b->full || !b->cfg->replica_balance || !copies)
+	if (b->full || !copies)
 		return;
+	if (!b->cfg->replica_balance) {
+		if (!held)
+			bytes_last(b);
+		return;
+	}
 	if (held || b->rep_hold) {
 		if (pl__bk_replicas_wanted(b))
 			b->want_flight = 1; /* after the leaders, drains and repairs settle */
 		return;
 	}
 	pl__bk_rbalance(b);
+	bytes_last(b);
 }
 
 int pl_broker_plan(pl_view *v, const pl_broker_config *cfg, pl_action *out, uint32_t cap, pl_plan_info *info,

@@ -119,10 +119,8 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 			w->copy_seen = 1; /* only a copy: hand-offs only, so none */
 			break;
 		}
-		if (!pl__bk_zones_ok(v, k, a, d)) {
-			w->zones = 1;
+		if (!pl__bk_copy_seen(b, k, a, d, w))
 			continue;
-		}
 		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, settled(b, k, a, d, R), k);
 		break;
 	}
@@ -317,7 +315,7 @@ static int emit_or_handoff(pl__bk *b, const pl__scope *sc, const pl__best *x, co
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	uint32_t R = b->cfg->replica_balance ? pl__bk_stream_replicas(v, sc->s) : 0;
@@ -350,7 +348,7 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	uint32_t a = PL_NONE, ka = 0;
@@ -394,7 +392,7 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 	const pl__shard_state *st = pl__st(v, k);
 	if (x == a || !pl__eligible(v, x) || st->moving || st->touched || (pl__holds(st, x) && !pl__in_sync(v, k, x)))
 		return 0;
-	if (!pl__holds(st, x) && (b->cfg->handoff_only || !pl__bk_room_new(v, x) || !pl__bk_zones_ok(v, k, a, x)))
+	if (!pl__holds(st, x) && (b->cfg->handoff_only || !pl__bk_room_new(v, x) || !pl__bk_copy_ok(b, k, a, x)))
 		return 0;
 	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
@@ -504,7 +502,7 @@ static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint
 			uint32_t R = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_replicas(v, s) : 0;
 			for (uint32_t r = 0; r < st->nrep; r++) {
 				uint32_t x = pl__rep(st, r);
-				if (x == a || !pl__eligible(v, x) || !pl__bk_out_ok(b, x) || !pl__bk_zones_ok(v, k, x, d) ||
+				if (x == a || !pl__eligible(v, x) || !pl__bk_out_ok(b, x) || !pl__bk_copy_ok(b, k, x, d) ||
 				    !pl__bk_serves(b, k, x, d, R) || (best != PL_NONE && v->m_rank[x] > v->m_rank[best]))
 					continue;
 				best = x;
@@ -589,7 +587,7 @@ static int cluster_first(pl__bk *b, const pl__scope *sc)
 static int narrow(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search)
 {
 	int rc = pl__bk_search_all(b, sc, search, 0, relay);
-	if (rc != PL__BK_BLOCK_CAPS && rc != PL__BK_BLOCK_ZONES && rc != PL__BK_BLOCK_HANDOFF && rc != PL__BK_SETTLED)
+	if (!PL__BK_BLOCKED(rc) && rc != PL__BK_SETTLED)
 		return rc;
 	pl__scope w = *sc;
 	w.level = 3;

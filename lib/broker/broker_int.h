@@ -29,6 +29,16 @@
 /* The longest chain of leadership hand-offs a leader search looks for. */
 #define PL__BK_CHAIN 8u
 
+/* The band the bytes passes keep each eligible member's bytes in
+ * (pl__bk_band_init()): on when the snapshot gives sizes and bytes_balance
+ * is set. A member's share is total * its weight / weights. */
+typedef struct pl__band {
+	uint32_t on;
+	uint32_t cap;     /* shares by capacity (every eligible member's is known); else by weight */
+	uint64_t total;   /* known bytes on eligible members */
+	uint64_t weights; /* sum of eligible members' capacities (or weights) */
+} pl__band;
+
 /* One call's state: the output, the move budget, and why it stopped. */
 typedef struct pl__bk {
 	pl_view *v;
@@ -57,9 +67,15 @@ typedef struct pl__bk {
 	uint32_t rep_settled;             /* and no replica on any other member */
 	uint32_t projected;               /* pl__bk_project() has run in this call */
 	uint32_t tgt_on;                  /* tgt holds the leader targets (pl__bk_targets()) */
+	/* Bytes (snapshot sizes). */
+	uint32_t block_full, full_member; /* a member past its full ratio with no move to shed by */
+	uint32_t bytes_moved;             /* the bytes passes made a move in this call */
+	uint64_t bytes_flight;            /* bytes of the copies in flight (counted when a bytes limit is set) */
+	pl__band band;                    /* as of the last pl__bk_band_init() */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
+	uint64_t fl_bytes[PL_BROKER_MAX_MOVES];
 	uint64_t tgt[PL__BK_FLOW]; /* per stream: the members whose target is its ceiling */
 } pl__bk;
 
@@ -97,6 +113,38 @@ static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64
  * zones they span? (Always, when `to` already holds one.) */
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to);
 
+/* Member m's full bytes: full_ratio percent of its capacity, UINT64_MAX when
+ * either is not set. */
+uint64_t pl__bk_full(const pl__bk *b, uint32_t m);
+/* May shard k be copied from `from` (PL_NONE: added) to `to`: zones kept
+ * (pl__bk_zones_ok()), `to` not filled past its full bytes (a shard of
+ * unknown size only onto a member below them), the bytes limits in flight
+ * kept, and with bytes_first the bytes band's distance not rising. Always,
+ * when `to` holds a replica of k already (nothing is copied). */
+int pl__bk_copy_ok(const pl__bk *b, uint32_t k, uint32_t from, uint32_t to);
+/* pl__bk_copy_ok() but the zones. */
+int pl__bk_room_bytes(const pl__bk *b, uint32_t k, uint32_t from, uint32_t to);
+/* Why not (pl__bk_copy_ok()): */
+#define PL__BK_COPY_OK 0
+#define PL__BK_COPY_ZONES 1 /* it would lose a zone */
+#define PL__BK_COPY_FULL 2  /* past a full ratio, or (bytes first) further from the band */
+#define PL__BK_COPY_LIMIT 3 /* past a bytes limit in flight: it waits */
+int pl__bk_copy_why(const pl__bk *b, uint32_t k, uint32_t from, uint32_t to);
+/* The bytes in flight limits alone, for a copy of k from `from` to `to`. */
+int pl__bk_bytes_ok(const pl__bk *b, uint32_t k, uint32_t from, uint32_t to);
+/* a * b < c * d, in 128 bits. */
+int pl__bk_mul_lt(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+/* floor(a * b / c) for c > 0, UINT64_MAX when it does not fit. */
+uint64_t pl__bk_muldiv(uint64_t a, uint64_t b, uint64_t c);
+/* Count the band over the eligible members' bytes now. */
+void pl__bk_band_init(pl__bk *b);
+/* Member m's band [lo, hi] (0, UINT64_MAX when it is off). */
+void pl__bk_band_of(const pl__bk *b, uint32_t m, uint64_t *lo, uint64_t *hi);
+/* How far member m's bytes would be outside its band with `bytes` (bytes
+ * passes' band: bytes_tolerance percent around its share); 0 inside, and
+ * always 0 when the band is off. */
+uint64_t pl__bk_band_out(const pl__bk *b, uint32_t m, uint64_t bytes);
+
 /* Moves in flight into / out of m (only kept when per-member limits are set). */
 uint32_t pl__bk_in(const pl__bk *b, uint32_t m);
 uint32_t pl__bk_out(const pl__bk *b, uint32_t m);
@@ -108,6 +156,14 @@ int pl__bk_out_ok(const pl__bk *b, uint32_t m);
 int pl__bk_emit(pl__bk *b, const pl_action *a);
 /* Write and apply a move (MOVE_LEADER), spending the budget. */
 int pl__bk_emit_move(pl__bk *b, const pl_action *a);
+
+/* ---- 2. bytes (broker_bytes.c) ------------------------------------------- */
+
+/* A member past its full bytes sheds: replicas move off it (FULL_RATIO). */
+void pl__bk_shed(pl__bk *b);
+/* The bytes band: moves and exchanges that bring members' bytes within it
+ * (BYTES_SKEW). */
+void pl__bk_bbalance(pl__bk *b);
 
 /* Note why a wanted move waits. */
 void pl__bk_wait_limit(pl__bk *b, uint32_t member);
@@ -171,6 +227,10 @@ void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_i
 #define PL__BK_BLOCK_ZONES 4
 #define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
 #define PL__BK_BLOCK_HANDOFF 6 /* handoff_only: only a copy would move it */
+#define PL__BK_BLOCK_FULL 7 /* a copy would pass a full ratio (or, bytes first, leave the band further) */
+#define PL__BK_BLOCKED(rc)                                                                    \
+	((rc) == PL__BK_BLOCK_CAPS || (rc) == PL__BK_BLOCK_ZONES || (rc) == PL__BK_BLOCK_HANDOFF || \
+	 (rc) == PL__BK_BLOCK_FULL)
 
 /* A scope: one stream's leaders (s = the stream) or all leaders (PL_NONE);
  * with rep, the replicas held instead of the leaders. */
@@ -204,7 +264,12 @@ typedef struct pl__seen {
 	int flight_fresh; /* a shard passed over for being in flight could have
 			   * moved without moving a leadership that moved already */
 	int copy_seen;    /* handoff_only: a move that copies was passed over */
+	int full;         /* a copy was passed over for a full ratio or the bytes band */
 } pl__seen;
+
+/* pl__bk_copy_why() of a candidate, noted in w when it is refused; 1 when
+ * the copy may be made. */
+int pl__bk_copy_seen(const pl__bk *b, uint32_t k, uint32_t from, uint32_t to, pl__seen *w);
 
 /* A candidate move, and the best so far. */
 typedef struct pl__best {

@@ -130,10 +130,8 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 				continue;
 			if (R && !pl__bk_no_rise(v, R, a, pl__rcell_get(v, s, a), d, pl__rcell_get(v, s, d)))
 				continue;
-			if (!pl__bk_zones_ok(v, k, a, d)) {
-				w->zones = 1;
+			if (!pl__bk_copy_seen(b, k, a, d, w))
 				continue;
-			}
 			if (!lead) {
 				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 2, 0, k);
 				break;
@@ -164,7 +162,7 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 static int stream_search(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_MAX_REPLICAS, 1, &w);
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
@@ -213,7 +211,7 @@ static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 
 static int cluster_search(pl__bk *b, const pl__scope *sc)
 {
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
 	int rc = walk_sources(b, sc, &l, &w, 0);
@@ -229,7 +227,7 @@ static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
 	for (uint32_t r = 0; r < v->nk; r++) {
 		uint32_t k = v->k_order[r], s = v->snap.shards[k].stream;
 		const pl__shard_state *st = pl__st(v, k);
-		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || !pl__bk_zones_ok(v, k, x, d))
+		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || !pl__bk_copy_ok(b, k, x, d))
 			continue;
 		if (s != PL_NONE && b->cfg->stream_balance &&
 		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), x, pl__rcell_get(v, s, x), d, pl__rcell_get(v, s, d)))
@@ -279,7 +277,7 @@ static int relay(pl__bk *b, const pl__scope *sc)
 	}
 	if (l.n == 0)
 		return PL__BK_SETTLED;
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	int rc = walk_sources(b, sc, &l, &w, 1);
 	return rc >= 0 ? rc : PL__BK_SETTLED;
 }

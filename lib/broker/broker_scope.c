@@ -646,7 +646,21 @@ int pl__bk_outcome(pl__bk *b, const pl__seen *w)
 		return PL__BK_BLOCK_ZONES;
 	if (w->caps)
 		return PL__BK_BLOCK_CAPS;
+	if (w->full)
+		return PL__BK_BLOCK_FULL;
 	if (w->copy_seen)
 		return PL__BK_BLOCK_HANDOFF;
 	return PL__BK_SETTLED;
+}
+
+int pl__bk_copy_seen(const pl__bk *b, uint32_t k, uint32_t from, uint32_t to, pl__seen *w)
+{
+	int why = pl__bk_copy_why(b, k, from, to);
+	if (why == PL__BK_COPY_ZONES)
+		w->zones = 1;
+	else if (why == PL__BK_COPY_FULL)
+		w->full = 1;
+	else if (why == PL__BK_COPY_LIMIT)
+		pl__bk_seen_limit(w, to);
+	return why == PL__BK_COPY_OK;
 }

@@ -52,7 +52,7 @@ static int ends(int rc)
 int pl__bk_search_all(pl__bk *b, const pl__scope *sc, pl__bk_search_fn search, int even, pl__bk_search_fn relay)
 {
 	int rc = search(b, sc);
-	if (rc != PL__BK_BLOCK_CAPS && rc != PL__BK_BLOCK_ZONES && rc != PL__BK_BLOCK_HANDOFF && rc != PL__BK_SETTLED)
+	if (!PL__BK_BLOCKED(rc) && rc != PL__BK_SETTLED)
 		return rc;
 	pl__scope w = *sc;
 	for (int level = 1; level <= (even ? 3 : 2); level++) {
@@ -91,7 +91,7 @@ int pl__bk_drive(pl__bk *b, uint32_t s, pl__bk_fill_fn fill, pl__bk_search_fn mo
 			return 1;
 		if (rc == PL__BK_WAIT)
 			*held = 1;
-		else if (rc == PL__BK_BLOCK_CAPS || rc == PL__BK_BLOCK_ZONES || rc == PL__BK_BLOCK_HANDOFF)
+		else if (PL__BK_BLOCKED(rc))
 			pl__bk_block(b, rc, s);
 		return 0;
 	}

@@ -162,6 +162,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 				continue; /* holds data, may not lead it */
 			if (set == PL__BK_KEEP_ZONES && !pl__bk_zones_ok(v, k, from, m))
 				continue;
+			if (!pl__bk_room_bytes(b, k, from, m)) /* a copy past a full ratio or a bytes limit */
+				continue;
 			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m))
 				continue;
 			consider(b, k, m, how, st_total, &best, &have);

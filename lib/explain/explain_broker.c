@@ -148,10 +148,76 @@ static void copy_note(out *o, const names *n)
 	put(o, " holds no replica, so a copy is staged first");
 }
 
+static int explain(out *o, const names *n);
+
+/* A byte count, in the largest binary unit that divides it exactly. */
+static void put_size(out *o, uint64_t b)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	uint32_t u = 0;
+	while (u < 5 && b >= 1024 && b % 1024 == 0) {
+		b /= 1024;
+		u++;
+	}
+	put(o, "%llu %s", (unsigned long long)b, u == 0 && b == 1 ? "byte" : unit[u]);
+}
+
+/* The bytes passes' sentences: a member past its full ratio sheds, or the
+ * bytes band evens two members (alone or by an exchange). */
+static void bytes_move(out *o, const names *n)
+{
+	const pl_action *a = n->a;
+	shard_from_to(o, n, "move replica of ", " to ");
+	if ((a->flags & PL_ACTION_EXCHANGE) && a->bytes_limit == 0) {
+		put(o, ", staging a copy first: the return half of the exchange before it, a smaller shard of the "
+		       "same stream and role, so every count stays as it is");
+		carry_note(o, n);
+		return;
+	}
+	put(o, ", staging a copy first: ");
+	member(o, n, a->from);
+	put(o, " holds ");
+	put_size(o, a->from_bytes);
+	if (a->reason == PL_REASON_FULL_RATIO) {
+		put(o, ", past its full ratio at ");
+		put_size(o, a->bytes_limit);
+		put(o, ", so it sheds");
+	} else if (a->from_bytes > a->bytes_limit) {
+		put(o, ", above the top of its bytes band, ");
+		put_size(o, a->bytes_limit);
+	} else {
+		put(o, " (the top of its bytes band: ");
+		put_size(o, a->bytes_limit);
+		put(o, "), and a member is below its band");
+	}
+	put(o, "; ");
+	member(o, n, a->to);
+	put(o, " holds ");
+	put_size(o, a->to_bytes);
+	if (a->flags & PL_ACTION_EXCHANGE)
+		put(o, "; the first half of an exchange with a smaller shard of the stream, so every count stays as it is");
+	carry_note(o, n);
+}
+
 int pl__explain_broker(out *o, const names *n)
+{
+	int rc = explain(o, n);
+	const pl_action *a = n->a;
+	if (rc && (a->flags & PL_ACTION_STAGE_FIRST) && a->bytes != PL_BYTES_UNKNOWN && a->bytes != 0) {
+		put(o, "; it copies ");
+		put_size(o, a->bytes);
+	}
+	return rc;
+}
+
+static int explain(out *o, const names *n)
 {
 	const pl_action *a = n->a;
 	switch (a->kind * 100 + a->reason) {
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_FULL_RATIO:
+	case PL_ACTION_MOVE_REPLICA * 100 + PL_REASON_BYTES_SKEW:
+		bytes_move(o, n);
+		return 1;
 	case PL_ACTION_SET_LEADER * 100 + PL_REASON_NEW:
 		shard_on(o, n, "place leader of ");
 		put(o, ": new shard");

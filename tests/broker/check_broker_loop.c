@@ -8,71 +8,6 @@
  * printed: PL_TEST_SEED replays it). */
 #include "broker_util.h"
 
-#define LOOP_CAP 4096u
-
-/* The layout after a tick: every shard as the view holds it, moves done. */
-static void read_back(tl *t, const pl_view *v)
-{
-	for (uint32_t k = 0; k < t->nk; k++) {
-		pl_shard_state st;
-		ck_assert_int_eq(pl_view_shard_state(v, k, &st), 0);
-		pl_shard *s = &t->k[k];
-		s->leader = st.leader;
-		s->replica_count = st.replica_count;
-		memcpy(s->replicas, st.replicas, sizeof s->replicas);
-		s->moving_to = PL_NONE;
-		s->epoch = st.epoch;
-	}
-}
-
-/* The loop on t (changed: it ends as the loop leaves it), into out. */
-static uint32_t tick_loop(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap, uint32_t *status)
-{
-	uint32_t n = 0;
-	for (uint32_t tick = 0; tick < cap; tick++) {
-		void *mem;
-		pl_view *v = tl_view_fresh(t, &mem);
-		pl_plan_info info;
-		int got = pl_broker_plan(v, cfg, out + n, cap - n, &info, NULL);
-		ck_assert_int_ge(got, 0);
-		*status = info.status;
-		uint32_t moving = (uint32_t)pl_view_settle(v);
-		read_back(t, v);
-		free(mem);
-		n += (uint32_t)got;
-		if (got == 0 && moving == 0)
-			break;
-	}
-	return n;
-}
-
-/* The dry run of t as it is, into out. */
-static uint32_t dry_run(tl *t, const pl_broker_config *cfg, pl_action *out, uint32_t cap, uint32_t *status)
-{
-	void *mem;
-	pl_view *v = tl_view_fresh(t, &mem);
-	pl_plan_info info;
-	int got = pl_broker_dry_run(v, cfg, out, cap, &info, NULL, NULL);
-	ck_assert_int_ge(got, 0);
-	*status = info.status;
-	free(mem);
-	return (uint32_t)got;
-}
-
-/* The first action where the loop and the dry run differ, or -1. */
-static int loop_differs(tl *t, const pl_broker_config *cfg, uint32_t *len)
-{
-	static pl_action a[LOOP_CAP], b[LOOP_CAP];
-	uint32_t sa, sb;
-	uint32_t na = dry_run(t, cfg, a, LOOP_CAP, &sa);
-	uint32_t nb = tick_loop(t, cfg, b, LOOP_CAP, &sb);
-	*len = na;
-	for (uint32_t i = 0; i < na && i < nb; i++)
-		if (memcmp(&a[i], &b[i], sizeof a[i]) != 0)
-			return (int)i;
-	return na != nb || sa != sb ? (int)(na < nb ? na : nb) : -1;
-}
-
 /* Six members in three zones, replicas even, m0 leading 4 of 12 and m1
  * none: four hand-offs to followers even the leaders; nothing is copied. */
 static tl *six_members(void)
@@ -95,7 +30,7 @@ START_TEST(six_members_even_their_leaders_by_four_hand_offs)
 	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
 	pl_action out[64];
 	uint32_t status;
-	uint32_t n = dry_run(t, &cfg, out, 64, &status);
+	uint32_t n = bu_dry_run(t, &cfg, out, 64, &status);
 	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
 	ck_assert_uint_eq(n, 4);
 	for (uint32_t i = 0; i < n; i++) {
@@ -103,7 +38,7 @@ START_TEST(six_members_even_their_leaders_by_four_hand_offs)
 		ck_assert_msg(!(out[i].flags & PL_ACTION_STAGE_FIRST), "action %u copies: %s", i, tl_say(t, &out[i]));
 	}
 	uint32_t len;
-	ck_assert_int_eq(loop_differs(t, &cfg, &len), -1);
+	ck_assert_int_eq(bu_loop_differs(t, &cfg, &len), -1);
 	for (uint32_t m = 0; m < 6; m++)
 		ck_assert_uint_eq(tl_member_tally(tl_view(t, 0), m).leaders, 2);
 	tl_free(t);
@@ -129,7 +64,7 @@ START_TEST(a_leadership_zones_keep_from_a_member_is_staged_not_moved_twice)
 	cfg.max_moves = PL_BROKER_MAX_MOVES;
 	pl_action out[256];
 	uint32_t status, changed[30] = {0}, copies = 0, changes = 0;
-	uint32_t n = dry_run(t, &cfg, out, 256, &status);
+	uint32_t n = bu_dry_run(t, &cfg, out, 256, &status);
 	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
 	for (uint32_t i = 0; i < n; i++) {
 		copies += (out[i].flags & PL_ACTION_STAGE_FIRST) != 0;
@@ -157,7 +92,7 @@ START_TEST(a_leadership_zones_keep_from_a_member_is_staged_not_moved_twice)
 	}
 	ck_assert_uint_eq(staged, 10);
 	uint32_t len;
-	ck_assert_int_eq(loop_differs(t, &cfg, &len), -1);
+	ck_assert_int_eq(bu_loop_differs(t, &cfg, &len), -1);
 	for (uint32_t m = 0; m < 6; m++)
 		ck_assert_uint_eq(tl_member_tally(tl_view(t, 0), m).leaders, 5);
 	tl_free(t);
@@ -180,7 +115,7 @@ START_TEST(a_chain_of_hand_offs_comes_before_a_copy)
 	cfg.replica_balance = 0;
 	pl_action out[64];
 	uint32_t status;
-	uint32_t n = dry_run(t, &cfg, out, 64, &status);
+	uint32_t n = bu_dry_run(t, &cfg, out, 64, &status);
 	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
 	ck_assert_uint_eq(n, 4);
 	for (uint32_t i = 0; i < n; i++)
@@ -250,7 +185,7 @@ START_TEST(the_tick_loop_gives_the_dry_run_on_random_layouts)
 		cfg.max_moves = 1 + tl_below(&r, 3);
 		cfg.replica_balance = tl_below(&r, 4) != 0;
 		uint32_t len;
-		int at = loop_differs(t, &cfg, &len);
+		int at = bu_loop_differs(t, &cfg, &len);
 		ck_assert_msg(at < 0, "seed %llu (layout %u, PL_TEST_SEED replays): the loop and the dry run differ at action %d",
 			      (unsigned long long)seed, it, at);
 		actions += len;
