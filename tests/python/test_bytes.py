@@ -174,7 +174,11 @@ def test_json_round_trip():
     doc = json.loads(pl.dumps(c, json=True))
     assert [m.get("capacity") for m in doc["members"]] == [100 * G, 1 << 40, None]
     assert [k.get("size") for k in doc["shards"]] == [512 << 20, 1536, None, 0]
-    assert "size" not in doc["shards"][2] and "capacity" not in doc["members"][2]
+    # as the tool writes them: every shard and member, null when unknown
+    assert doc["shards"][2]["size"] is None and doc["members"][2]["capacity"] is None
+    assert doc["events"][0]["joiner"]["capacity"] == 2 << 40
+    plain = json.loads(pl.dumps(pl.loads("member a\nshard k replicas=a leader=a\n"), json=True))
+    assert "capacity" not in plain["members"][0] and "size" not in plain["shards"][0]
     assert doc["settings"]["max-bytes-in-flight"] == 20 * G
     j = pl.loads(json.dumps(doc))
     assert [m.capacity for m in j.members] == [m.capacity for m in c.members]
@@ -192,6 +196,7 @@ def test_json_round_trip():
     ("member a\nshard k size=10g\n", 2, "bad size '10g' for size="),
     ("member a\nshard k size=\n", 2, "needs a value"),
     ("member a\nshard k size=4097P\n", 2, "past the limit"),
+    ("member a\nshard k size=513P\n", 2, "past the limit of 512P"),
     ("member a capacity=99999999999999999999999\n", 1, "past the limit"),
     ("member a capacity=1.5T\n", 1, "bad size"),
     ("set max-bytes-in=1X\nmember a\n", 1, "bad size"),
@@ -200,6 +205,7 @@ def test_json_round_trip():
     ("set bytes-balance=2\nmember a\n", 1, "on or off"),
     ("member a\nat 2 join b capacity=0\n", 2, "capacity=0"),
     ("member a\nshard k size=1P\nshard q size=511P\nshard z size=1\n", 4, "E_BYTES"),
+    ("member a capacity=4096P\nmember b capacity=4097P\n", 2, "past the limit of 4096P"),
 ])
 def test_bad_sizes_are_refused_by_their_line(text, line, match):
     with pytest.raises(pl.FormatError, match=match) as e:

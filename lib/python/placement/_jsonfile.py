@@ -2,7 +2,9 @@
 `placement --json import kafka`): read into a Cluster and written back.
 
 Sizes are integers of bytes: a shard's "size" and a member's "capacity",
-absent or null when unknown (the writer leaves them out then).
+absent or null when unknown. The writer writes them as the tool does: for
+every shard and member (null when unknown) when the cluster gives any
+size or capacity, else not at all.
 """
 
 import json as _json
@@ -68,6 +70,10 @@ def _parse_json(text, path):
                                 need(o, "member", "an event"), joiner, lm))
     except TypeError as e:
         raise FormatError(path, None, "a field of the wrong type: %s" % e) from None
+    for e in events:
+        if e.joiner is not None and e.joiner.capacity == 0:
+            raise FormatError(path, None, "a join of %r has capacity 0: a member holds some bytes (leave capacity "
+                                          "out when it is not known)" % (e.member,))
     cluster = Cluster(members, shards, streams, overrides, copies, settings, last_move, events)
     _validate(cluster, path)
     return cluster
@@ -78,11 +84,15 @@ def _sorted(items, key):
 
 
 def _dump_json(c):
+    joiners = [e.joiner for e in c.events if e.event == "join" and e.joiner is not None]
+    sized = any(m.capacity is not None for m in list(c.members) + joiners) or any(
+        k.size is not None for k in c.shards)
+
     def member(m, lm):
         d = {"id": m.id, "zone": "" if m.zone is None else m.zone, "weight": m.weight or 1,
              "cap": m.max_shards, "joined": m.joined_at or 0, "load": m.load, "map": m.map_version,
              "state": [w for w in ("down", "draining", "lagging") if getattr(m, w)], "last_move": lm}
-        if m.capacity is not None:
+        if sized:
             d["capacity"] = m.capacity
         return d
 
@@ -100,7 +110,7 @@ def _dump_json(c):
                        if on]}
         if k.out_of_sync:
             d["out_of_sync"] = [r for r in k.replicas if r in k.out_of_sync]
-        if k.size is not None:
+        if sized:
             d["size"] = k.size
         shards.append(d)
     doc["shards"] = shards

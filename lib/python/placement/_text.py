@@ -267,7 +267,9 @@ def _parse_text(data, path):
             if "load" in a:
                 s.load = rd.number(no, a["load"], "load", _U64)
             if "size" in a:
-                s.size = rd.size(no, a["size"], "size", _ffi.PL_MAX_BYTES)
+                # one shard at most what all of them together may be (the
+                # library checks the sum)
+                s.size = rd.size(no, a["size"], "size", _ffi.PL_MAX_BYTES // _ffi.PL_MAX_REPLICAS)
             s.not_idempotent = "not-idempotent" in a
             s.transfer_debt = "transfer-debt" in a
             if "out-of-sync" in a:
