@@ -37,6 +37,16 @@ type Action struct {
 	At        uint64 // override actions: the caller's now; for drops, the override's age
 	Load      uint64 // lag and load moves: the load that decided it
 
+	// Bytes is what the action copies: the shard's size when it copies
+	// (StageFirst), 0 when it copies nothing (a hand-off, an override).
+	// BytesKnown is false when the shard's size is unknown
+	// (PL_BYTES_UNKNOWN): unknown is not zero.
+	Bytes      uint64
+	BytesKnown bool
+	FromBytes  uint64 // a broker copy: From's known bytes before it; else 0
+	ToBytes    uint64 // a broker copy: To's known bytes before it; else 0
+	BytesLimit uint64 // ScopeBytes: the bound that decided it (From's full bytes, or the band's edge); else 0
+
 	// Explanation is the sentence pl_action_explain() wrote; String
 	// returns it.
 	Explanation string
@@ -78,6 +88,8 @@ func actionOf(s *Snapshot, a *C.pl_action) (Action, error) {
 		FromCount: uint32(a.from_count), ToCount: uint32(a.to_count),
 		Floor: uint32(a.floor), Ceiling: uint32(a.ceiling), Share: uint32(a.share), Total: uint32(a.total),
 		At: uint64(a.at), Load: uint64(a.load),
+		Bytes: uint64(a.bytes), BytesKnown: a.bytes != C.PL_BYTES_UNKNOWN,
+		FromBytes: uint64(a.from_bytes), ToBytes: uint64(a.to_bytes), BytesLimit: uint64(a.bytes_limit),
 		Explanation: text,
 	}, nil
 }
@@ -88,7 +100,11 @@ func (v *View) rawAction(a *Action) (C.pl_action, error) {
 		from: C.PL_NONE, to: C.PL_NONE, origin: C.uint32_t(a.Origin), scope: C.uint32_t(a.Scope),
 		tier: C.uint32_t(a.Tier), from_count: C.uint32_t(a.FromCount), to_count: C.uint32_t(a.ToCount),
 		floor: C.uint32_t(a.Floor), ceiling: C.uint32_t(a.Ceiling), share: C.uint32_t(a.Share),
-		total: C.uint32_t(a.Total), at: C.uint64_t(a.At), load: C.uint64_t(a.Load)}
+		total: C.uint32_t(a.Total), at: C.uint64_t(a.At), load: C.uint64_t(a.Load), bytes: C.PL_BYTES_UNKNOWN,
+		from_bytes: C.uint64_t(a.FromBytes), to_bytes: C.uint64_t(a.ToBytes), bytes_limit: C.uint64_t(a.BytesLimit)}
+	if a.BytesKnown {
+		r.bytes = C.uint64_t(a.Bytes)
+	}
 	var err error
 	if r.shard, err = v.find(ElemShard, a.Shard); err != nil {
 		return r, err

@@ -20,17 +20,40 @@ type BrokerConfig struct {
 	// only, copying nothing; a bound only a copy would meet ends the plan
 	// StatusBlockedHandoff.
 	HandoffOnly bool
+
+	// The bytes settings act only on a snapshot that gives sizes
+	// (Shard.SizeKnown, Member.CapacityKnown). A value the library refuses
+	// is ErrConfig with Index the field's place: 9 BytesBalance, 10
+	// BytesFirst, 11 FullRatio, 12 BytesTolerance, 14..16 the byte limits.
+
+	BytesBalance bool   // keep each member's bytes within BytesTolerance of its capacity-proportional share (default on)
+	BytesFirst   bool   // even the bytes before the counts (default off: counts first)
+	FullRatio    uint32 // percent of a member's capacity no copy may fill it past, 1..100; 0 = none (default 90)
+	// BytesTolerance is the percent of its share a member's bytes may
+	// stray from it, 0..MaxTolerance (default 10).
+	BytesTolerance   uint32
+	MaxBytesInFlight uint64 // bytes of copies in flight, counting those listed; 0 = no limit
+	MaxBytesIn       uint64 // bytes of copies in flight into one member; 0 = no limit
+	MaxBytesOut      uint64 // bytes of copies in flight out of one member; 0 = no limit
 }
 
+// MaxTolerance is the most a BrokerConfig's BytesTolerance may be, in
+// percent (PL_BROKER_MAX_TOLERANCE).
+const MaxTolerance = C.PL_BROKER_MAX_TOLERANCE
+
 // DefaultBrokerConfig is pl_broker_config_init(): one move at a time,
-// replication factor 3, stream balance and replica balance on.
+// replication factor 3, stream balance and replica balance on; bytes
+// balance on within 10%, a full ratio of 90%, no byte limits.
 func DefaultBrokerConfig() BrokerConfig {
 	var c C.pl_broker_config
 	C.pl_broker_config_init_version(&c, C.PL_BROKER_CONFIG_VERSION)
 	return BrokerConfig{MaxMoves: uint32(c.max_moves), MaxMovesIn: uint32(c.max_moves_in),
 		MaxMovesOut: uint32(c.max_moves_out), Paused: c.paused != 0,
 		ReplicationFactor: uint32(c.replication_factor), StreamBalance: c.stream_balance != 0,
-		ReplicaBalance: c.replica_balance != 0, HandoffOnly: c.handoff_only != 0}
+		ReplicaBalance: c.replica_balance != 0, HandoffOnly: c.handoff_only != 0,
+		BytesBalance: c.bytes_balance != 0, BytesFirst: c.bytes_first != 0, FullRatio: uint32(c.full_ratio),
+		BytesTolerance: uint32(c.bytes_tolerance), MaxBytesInFlight: uint64(c.max_bytes_in_flight),
+		MaxBytesIn: uint64(c.max_bytes_in), MaxBytesOut: uint64(c.max_bytes_out)}
 }
 
 func flag(b bool) C.uint32_t {
@@ -46,6 +69,9 @@ func (c *BrokerConfig) c() C.pl_broker_config {
 	r.max_moves, r.max_moves_in, r.max_moves_out = C.uint32_t(c.MaxMoves), C.uint32_t(c.MaxMovesIn), C.uint32_t(c.MaxMovesOut)
 	r.paused, r.replication_factor = flag(c.Paused), C.uint32_t(c.ReplicationFactor)
 	r.stream_balance, r.replica_balance, r.handoff_only = flag(c.StreamBalance), flag(c.ReplicaBalance), flag(c.HandoffOnly)
+	r.bytes_balance, r.bytes_first = flag(c.BytesBalance), flag(c.BytesFirst)
+	r.full_ratio, r.bytes_tolerance = C.uint32_t(c.FullRatio), C.uint32_t(c.BytesTolerance)
+	r.max_bytes_in_flight, r.max_bytes_in, r.max_bytes_out = C.uint64_t(c.MaxBytesInFlight), C.uint64_t(c.MaxBytesIn), C.uint64_t(c.MaxBytesOut)
 	return r
 }
 

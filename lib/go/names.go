@@ -116,6 +116,10 @@ const (
 	ErrDupCopy Code = C.PL_E_DUP_COPY
 	// ErrReplicaRoom is PL_E_REPLICA_ROOM: replica set at the view's max_replicas.
 	ErrReplicaRoom Code = C.PL_E_REPLICA_ROOM
+	// ErrBytes is PL_E_BYTES: shard size, member capacity or their sum past PL_MAX_BYTES.
+	ErrBytes Code = C.PL_E_BYTES
+	// ErrCapacity is PL_E_CAPACITY: member capacity of 0 bytes.
+	ErrCapacity Code = C.PL_E_CAPACITY
 	// ErrMoveInFlight is PL_E_MOVE_IN_FLIGHT: region has a move in flight: a copy staged and not committed, or a primary move.
 	ErrMoveInFlight Code = C.PL_E_MOVE_IN_FLIGHT
 )
@@ -180,6 +184,10 @@ const (
 	ReasonReplicaStreamSkew Reason = C.PL_REASON_REPLICA_STREAM_SKEW
 	// ReasonReplicaClusterSkew is "replica-cluster-skew": broker: replicas in total uneven.
 	ReasonReplicaClusterSkew Reason = C.PL_REASON_REPLICA_CLUSTER_SKEW
+	// ReasonFullRatio is "full-ratio": broker: a member past its full ratio sheds bytes.
+	ReasonFullRatio Reason = C.PL_REASON_FULL_RATIO
+	// ReasonBytesSkew is "bytes-skew": broker: a member's bytes outside its tolerance.
+	ReasonBytesSkew Reason = C.PL_REASON_BYTES_SKEW
 )
 
 // Why a policy call stopped emitting (PL_STATUS_*); String gives
@@ -215,6 +223,8 @@ const (
 	StatusDrainStalled Status = C.PL_STATUS_DRAIN_STALLED
 	// StatusBlockedHandoff is "blocked-handoff": broker, hand-offs only: a bound only a copy would meet.
 	StatusBlockedHandoff Status = C.PL_STATUS_BLOCKED_HANDOFF
+	// StatusBlockedFull is "blocked-full": broker: wanted moves would pass a full ratio.
+	StatusBlockedFull Status = C.PL_STATUS_BLOCKED_FULL
 	// StatusReturningHome is "returning-home": fleet: lag overrides wait to go home.
 	StatusReturningHome Status = C.PL_STATUS_RETURNING_HOME
 	// StatusLagging is "lagging": fleet: an eligible member lags.

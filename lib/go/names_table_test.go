@@ -56,6 +56,8 @@ var codeNames = map[Code]string{
 	ErrCopyFull:          "E_COPY_FULL",
 	ErrDupCopy:           "E_DUP_COPY",
 	ErrReplicaRoom:       "E_REPLICA_ROOM",
+	ErrBytes:             "E_BYTES",
+	ErrCapacity:          "E_CAPACITY",
 	ErrMoveInFlight:      "E_MOVE_IN_FLIGHT",
 }
 
@@ -90,6 +92,8 @@ var reasonNames = map[Reason]string{
 	ReasonReplicaDrain:       "replica-drain",
 	ReasonReplicaStreamSkew:  "replica-stream-skew",
 	ReasonReplicaClusterSkew: "replica-cluster-skew",
+	ReasonFullRatio:          "full-ratio",
+	ReasonBytesSkew:          "bytes-skew",
 }
 
 var statusNames = map[Status]string{
@@ -108,6 +112,7 @@ var statusNames = map[Status]string{
 	StatusInFlight:       "in-flight",
 	StatusDrainStalled:   "drain-stalled",
 	StatusBlockedHandoff: "blocked-handoff",
+	StatusBlockedFull:    "blocked-full",
 	StatusReturningHome:  "returning-home",
 	StatusLagging:        "lagging",
 	StatusMoving:         "moving",

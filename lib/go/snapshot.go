@@ -14,7 +14,14 @@ import (
 )
 
 // Member is a process that can own, lead or replicate shards. The zero
-// value but for its ID is a live member of weight 1, no cap, load 0.
+// value but for its ID is a live member of weight 1, no cap, load 0, and
+// an unknown capacity.
+//
+// Capacity is the bytes it can hold, read only when CapacityKnown is set:
+// an unknown capacity is not zero. A known capacity of 0 is refused
+// (ErrCapacity naming the member: a member that can hold nothing is Down),
+// one past MaxBytes too (ErrBytes). The broker's full ratio and bytes band
+// read it (BrokerConfig.FullRatio, BytesBalance).
 type Member struct {
 	ID         string // unique, non-empty; ties break on these bytes
 	Zone       string // failure domain; "" is a zone of its own
@@ -27,6 +34,9 @@ type Member struct {
 	Load       uint64 // the caller's measure of its load
 	JoinedAt   uint64 // the caller's clock when it joined; greater is newer
 	MapVersion uint64 // the version of the shard map it has installed
+
+	Capacity      uint64 // bytes it can hold, 1..MaxBytes, when CapacityKnown
+	CapacityKnown bool   // Capacity is known; false (the zero value) is unknown, not zero
 }
 
 // Stream is a set of shards whose spread matters together. A snapshot
@@ -38,6 +48,13 @@ type Stream struct {
 
 // Shard is the unit that is placed. A shard with no replicas and no leader
 // is new. Member ids name members of the same snapshot; "" is none.
+//
+// Size is its data on one replica, in bytes, read only when SizeKnown is
+// set: an unknown size is not zero (a known Size of 0 holds nothing). The
+// known sizes of all shards together may be at most MaxBytes /
+// PL_MAX_REPLICAS (2^59): past it the snapshot is refused (ErrBytes naming
+// the shard at which the sum passes it). A copy of the shard reports it as
+// Action.Bytes.
 type Shard struct {
 	Key           string   // unique, non-empty
 	Stream        string   // the stream it belongs to, or ""
@@ -49,6 +66,8 @@ type Shard struct {
 	Load          uint64   // the caller's measure of its load
 	NotIdempotent bool     // its destination is not idempotent (a rollup): never placed
 	TransferDebt  bool     // it carries transfer debt: no peer is added or moved
+	Size          uint64   // its bytes on one replica, when SizeKnown
+	SizeKnown     bool     // Size is known; false (the zero value) is unknown, not zero
 }
 
 // Override is a fleet's record that a shard lives on a member off its ring
@@ -268,7 +287,17 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 		s.cpShard[i], cpTo[i], cpFrom[i] = k, to, from
 	}
 
-	// One C allocation: the struct, the five arrays, then the id bytes.
+	// Sizes and capacities: their arrays only when one is known.
+	sized, capped := false, false
+	for i := range l.Shards {
+		sized = sized || l.Shards[i].SizeKnown
+	}
+	for i := range l.Members {
+		capped = capped || l.Members[i].CapacityKnown
+	}
+
+	// One C allocation: the struct, the five arrays, the sizes and
+	// capacities, then the id bytes.
 	nm, ns, nk, no, nc := len(l.Members), len(s.streamIDs), len(l.Shards), len(l.Overrides), len(l.Copies)
 	off := align8(unsafe.Sizeof(C.pl_snapshot{}))
 	offM := off
@@ -281,6 +310,14 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 	off = align8(off + uintptr(no)*unsafe.Sizeof(C.pl_override{}))
 	offC := off
 	off = align8(off + uintptr(nc)*unsafe.Sizeof(C.pl_copy{}))
+	offSz := off
+	if sized {
+		off += uintptr(nk) * 8
+	}
+	offCap := off
+	if capped {
+		off += uintptr(nm) * 8
+	}
 	offB := off
 	for _, m := range l.Members {
 		off += uintptr(len(m.ID) + len(m.Zone))
@@ -375,6 +412,26 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 		for i, o := range l.Overrides {
 			co[i] = C.pl_override{since: C.uint64_t(o.Since), shard: C.uint32_t(s.ovShard[i]),
 				member: C.uint32_t(ovMember[i]), origin: C.uint32_t(o.Origin)}
+		}
+	}
+	if sized && nk > 0 {
+		snap.shard_bytes = (*C.uint64_t)(at(offSz))
+		cb := unsafe.Slice(snap.shard_bytes, nk)
+		for i := range l.Shards {
+			cb[i] = C.PL_BYTES_UNKNOWN
+			if l.Shards[i].SizeKnown {
+				cb[i] = C.uint64_t(l.Shards[i].Size)
+			}
+		}
+	}
+	if capped && nm > 0 {
+		snap.member_capacity = (*C.uint64_t)(at(offCap))
+		cc := unsafe.Slice(snap.member_capacity, nm)
+		for i := range l.Members {
+			cc[i] = C.PL_BYTES_UNKNOWN
+			if l.Members[i].CapacityKnown {
+				cc[i] = C.uint64_t(l.Members[i].Capacity)
+			}
 		}
 	}
 	if nc > 0 {

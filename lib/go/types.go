@@ -56,10 +56,11 @@ const (
 	ScopePeers          Scope = C.PL_SCOPE_PEERS           // peers of the shard (ToCount = peers before, Total = target RF)
 	ScopeStreamReplicas Scope = C.PL_SCOPE_STREAM_REPLICAS // replicas of the action's stream
 	ScopeZones          Scope = C.PL_SCOPE_ZONES           // zones the shard spans: FromCount before, ToCount after, Total it could span
+	ScopeBytes          Scope = C.PL_SCOPE_BYTES           // bytes held: FromBytes, ToBytes and BytesLimit say what decided it
 )
 
 var scopeNames = [...]string{"none", "stream", "cluster", "owned", "replicas", "primaries", "peers",
-	"stream-replicas", "zones"}
+	"stream-replicas", "zones", "bytes"}
 
 // String is the scope in the words of plan.h ("stream-replicas"), or
 // "scope(N)" for a value this package does not know.
@@ -125,6 +126,15 @@ type Scorer uint32
 const (
 	ScorerXXH3        Scorer = C.PL_SCORER_XXH3         // XXH3-64 hashes of id and key, mixed by pl_score() (the default)
 	ScorerLegacyFNV1A Scorer = C.PL_SCORER_LEGACY_FNV1A // FNV-1a 64 over "<key> <member id>", for fleets already on it
+)
+
+// Bytes (snapshot.h): MaxBytes is the most a member's capacity may be
+// (2^62); the known sizes of all shards together may be at most MaxBytes /
+// 8 (PL_MAX_REPLICAS). BytesUnknown is the C value of a size or capacity
+// not known (UINT64_MAX); the package's types say it with a Known flag.
+const (
+	MaxBytes     uint64 = C.PL_MAX_BYTES
+	BytesUnknown uint64 = C.PL_BYTES_UNKNOWN
 )
 
 // Version is the version of the headers the package was built against

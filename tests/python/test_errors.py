@@ -108,6 +108,9 @@ TRIGGERS = {
     "E_COPY_SOURCE": (lambda: _copies(pl.Copy("k", "b", from_member="c")), "copy", "k"),
     "E_COPY_FULL": (_full_copy, "copy", "k"),
     "E_DUP_COPY": (lambda: _copies(pl.Copy("k", "b"), pl.Copy("k", "c")), "copy", "k"),
+    "E_CAPACITY": (lambda: snap(["a", M("b", capacity=0)]), "member", "b"),
+    "E_BYTES": (lambda: snap(shards=[pl.Shard("k", size=1 << 58), pl.Shard("q", size=1 << 58),
+                                     pl.Shard("z", size=1)]), "shard", "z"),
     "E_REPLICA_ROOM": (lambda: pl.broker_plan(pl.View(snap(shards=[pl.Shard("k", replicas=["a"], leader="a")]),
                                                       max_replicas=1)), "config", "replication_factor"),
 }

@@ -33,6 +33,7 @@ system's library path. Its version must have the package's MAJOR.MINOR
 from . import _ffi
 from ._actions import Action, ActionList, DrainStall, Plan, Stall
 from ._broker import broker_drain_stalls, broker_dry_run, broker_plan
+from ._cluster import format_size, parse_size
 from ._config import defaults
 from ._errors import PlacementError
 from ._file import Cluster, Event, FormatError, apply, dump, dumps, load, loads
@@ -108,6 +109,6 @@ __all__ = [
     "Action", "ActionList", "Cluster", "Copy", "Counts", "Event", "FormatError", "DrainStall", "Imbalance", "Member", "Override", "PlacementError", "Plan", "RouteOwner",
     "Shard", "ShardState", "Snapshot", "Stall", "Stream", "Tally", "Verdict", "View", "broker_drain_stalls",
     "apply", "broker_dry_run", "broker_plan", "defaults", "error_codes", "error_name", "fleet_decide", "fleet_doc_format", "fleet_doc_read",
-    "fleet_owner", "fleet_owners", "dump", "dumps", "load", "loads", "region_check_add_peer", "region_effective_rf", "region_plan",
+    "fleet_owner", "fleet_owners", "format_size", "dump", "dumps", "load", "loads", "parse_size", "region_check_add_peer", "region_effective_rf", "region_plan",
     "route_decide", "route_lookup", "score", "score_legacy", "score_weighted", "strerror",
 ]

@@ -33,9 +33,18 @@ class Action:
         origin: override actions: "lag" or "count"; None for other kinds.
         scope: where the counts were counted ("stream", "cluster", "owned",
             "replicas", "primaries", "peers", "stream-replicas", "zones",
-            "none").
+            "bytes", "none").
         tier, from_count, to_count, floor, ceiling, share, total, at, load:
             the numbers that decided it (see placement/plan.h).
+        bytes: the bytes it copies: the shard's size when it copies
+            (stage_first), None when that size is unknown (PL_BYTES_UNKNOWN);
+            0 when it copies nothing (a hand-off, an override).
+        from_bytes, to_bytes: a broker copy's from_member's and to_member's
+            known bytes before it (0 otherwise, and for a member whose
+            shards' sizes are unknown).
+        bytes_limit: scope "bytes" (reasons "full-ratio", "bytes-skew"): the
+            bound that decided it (from_member's full bytes, or the band's
+            edge); else 0.
         flags: the raw PL_ACTION_* flags.
 
     str(action) and action.explain() give pl_action_explain()'s sentence.
@@ -71,7 +80,8 @@ class Action:
 
     __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "carries_leader",
                  "paired", "for_handoff", "origin", "scope",
-                 "tier", "from_count", "to_count", "floor", "ceiling", "share", "total", "at", "load", "flags",
+                 "tier", "from_count", "to_count", "floor", "ceiling", "share", "total", "at", "load", "bytes",
+                 "from_bytes", "to_bytes", "bytes_limit", "flags",
                  "_raw", "_snap")
 
     def __init__(self, raw, snapshot):
@@ -100,6 +110,10 @@ class Action:
         self.total = raw.total
         self.at = raw.at
         self.load = raw.load
+        self.bytes = None if raw.bytes == _ffi.PL_BYTES_UNKNOWN else raw.bytes
+        self.from_bytes = raw.from_bytes
+        self.to_bytes = raw.to_bytes
+        self.bytes_limit = raw.bytes_limit
 
     def explain(self):
         """One English sentence that says what the action does and which

@@ -30,7 +30,7 @@ def _applied(snap, actions, scorer="xxh3"):
         oos = tuple(r for r in k.out_of_sync if r in st.replicas and r != st.leader)
         shards.append(Shard(k.key, stream=k.stream, replicas=st.replicas, leader=st.leader, moving_to=None,
                             epoch=st.epoch, load=k.load, not_idempotent=k.not_idempotent,
-                            transfer_debt=k.transfer_debt, out_of_sync=oos))
+                            transfer_debt=k.transfer_debt, out_of_sync=oos, size=k.size))
         if st.override is not None:
             overrides.append(st.override)
     return shards, overrides

@@ -37,7 +37,17 @@ def broker_plan(target, scorer="xxh3", **config):
             replicas), handoff_only (False, the default; True: leaderships
             move by hand-offs to in-sync followers only and nothing is
             copied; a bound only a copy would meet ends the plan
-            "blocked-handoff").
+            "blocked-handoff"), and the bytes settings, which act only on
+            a Snapshot that gives sizes (Shard(size=...),
+            Member(capacity=...)): bytes_balance (True, the default: each
+            member's bytes kept within bytes_tolerance of its share),
+            bytes_first (False, the default: the counts before the bytes
+            band), full_ratio (percent of a member's capacity no copy fills
+            it past, 0..100, 0 none; default 90; a plan held by it ends
+            "blocked-full"), bytes_tolerance (percent, 0..1000, default 10),
+            max_bytes_in_flight, max_bytes_in, max_bytes_out (bytes of
+            copies in flight in all, into one member, out of one member; 0,
+            the default, is no limit).
 
     Returns:
         a Plan: its actions, in the order to carry them out, and its status.

@@ -14,7 +14,8 @@ _U32 = (1 << 32) - 1
 _U64 = (1 << 64) - 1
 
 # placement(5)'s settings, in the order the tool writes them: (name, type,
-# largest value). Types: num, bool, policy, scorer, member.
+# largest value). Types: num, bool, policy, scorer, member, size (bytes,
+# written with a K, M, G, T or P suffix: parse_size()).
 SETTINGS = (
     ("policy", "policy", 0), ("scorer", "scorer", 0), ("now", "num", _U64), ("tick", "num", _U64),
     ("ticks", "num", _MAX_TICK), ("self", "member", 0), ("rf", "num", _U32), ("max-moves", "num", _U32),
@@ -23,6 +24,9 @@ SETTINGS = (
     ("cooldown", "num", _U64), ("moves-per-decision", "num", _U32), ("spread", "bool", 1),
     ("return-home-age", "num", _U64), ("count-balance", "bool", 1), ("add-peer-proposals", "bool", 1),
     ("load-balance", "bool", 1), ("load-threshold", "num", _U32), ("max-actions", "num", _U32),
+    ("bytes-balance", "bool", 1), ("bytes-first", "bool", 1), ("full-ratio", "num", _U32),
+    ("bytes-tolerance", "num", _U32), ("max-bytes-in-flight", "size", _U64), ("max-bytes-in", "size", _U64),
+    ("max-bytes-out", "size", _U64),
 )
 _SETTING = {n: (t, m) for n, t, m in SETTINGS}
 
@@ -30,12 +34,47 @@ _SETTING = {n: (t, m) for n, t, m in SETTINGS}
 _CONFIG = {
     "broker": {"rf": "replication_factor", "max-moves": "max_moves", "max-moves-in": "max_moves_in",
                "max-moves-out": "max_moves_out", "paused": "paused", "stream-balance": "stream_balance",
-               "replica-balance": "replica_balance", "handoff-only": "handoff_only"},
+               "replica-balance": "replica_balance", "handoff-only": "handoff_only",
+               "bytes-balance": "bytes_balance", "bytes-first": "bytes_first", "full-ratio": "full_ratio",
+               "bytes-tolerance": "bytes_tolerance", "max-bytes-in-flight": "max_bytes_in_flight",
+               "max-bytes-in": "max_bytes_in", "max-bytes-out": "max_bytes_out"},
     "fleet": {"now": "now", "cooldown": "cooldown", "moves-per-decision": "moves_per_decision",
               "spread": "spread", "return-home-age": "return_home_age", "count-balance": "count_balance"},
     "region": {"rf": "replication_factor", "add-peer-proposals": "add_peer_proposals",
                "load-balance": "load_balance", "load-threshold": "load_threshold", "max-actions": "max_actions"},
 }
+
+
+_SUFFIXES = "KMGTP"
+
+
+def parse_size(text):
+    """A size as placement(5) writes it (SIZES): a decimal number of bytes
+    with an optional K, M, G, T or P, powers of 1024 ("10G" is 10 * 2^30,
+    "1536" is 1536 bytes). Returns the int; ValueError for anything else
+    (a sign, a space, a fraction, a lower-case suffix, no digit). The
+    caller checks its limit."""
+    if isinstance(text, bytes):
+        text = text.decode("latin-1")
+    shift = 0
+    if text and text[-1] in _SUFFIXES:
+        shift = 10 * (_SUFFIXES.index(text[-1]) + 1)
+        text = text[:-1]
+    if not text or not text.isascii() or not text.isdigit():
+        raise ValueError("not a size: write a decimal number of bytes, with K, M, G, T or P for powers of 1024 "
+                         "(512M, 10G, 1536)")
+    return int(text) << shift
+
+
+def format_size(n):
+    """A size as placement(5) writes it: with the largest suffix that is
+    exact (10737418240 is "10G", 2048 is "2K"), else as plain bytes (1536
+    is "1536"); 0 is "0"."""
+    k = 0
+    while k < len(_SUFFIXES) and n and n % 1024 == 0:
+        n //= 1024
+        k += 1
+    return "%d%s" % (n, _SUFFIXES[k - 1] if k else "")
 
 
 class FormatError(ValueError):

@@ -34,8 +34,16 @@ PL_MAX_ID_LEN = 1024
 PL_MAX_REPLICAS = 8
 PL_MAX_WEIGHT = 65536
 PL_MAX_COPIES = PL_MAX_SHARDS
-#: pl_snapshot.version, its first field: any other is refused with E_VERSION.
-PL_SNAPSHOT_VERSION = 1
+#: pl_snapshot.version, its first field: 3 has shard sizes and member
+#: capacities (1 is read too); any other is refused with E_VERSION.
+PL_SNAPSHOT_VERSION = 3
+#: Most a member's capacity may be, in bytes (2^62); the known sizes of all
+#: shards together may be at most PL_MAX_BYTES // PL_MAX_REPLICAS.
+PL_MAX_BYTES = 1 << 62
+#: A size or capacity the caller does not know (not zero): UINT64_MAX.
+PL_BYTES_UNKNOWN = 0xFFFFFFFFFFFFFFFF
+#: Most a broker config's bytes_tolerance may be, in percent.
+PL_BROKER_MAX_TOLERANCE = 1000
 PL_VIEW_ALIGN = 8
 
 PL_MEMBER_DOWN = 0x1
@@ -84,6 +92,7 @@ SCOPES = {
     6: "peers",
     7: "stream-replicas",
     8: "zones",
+    9: "bytes",
 }
 
 #: PL_BROKER_STALL_*: why a draining member's replica cannot leave it
@@ -164,6 +173,8 @@ class PlSnapshot(ctypes.Structure):
         ("n_shards", u32),
         ("n_overrides", u32),
         ("n_copies", u32),
+        ("shard_bytes", ctypes.c_void_p),
+        ("member_capacity", ctypes.c_void_p),
     ]
 
 
@@ -259,6 +270,14 @@ class PlBrokerConfig(ctypes.Structure):
         ("stream_balance", u32),
         ("replica_balance", u32),
         ("handoff_only", u32),
+        ("bytes_balance", u32),
+        ("bytes_first", u32),
+        ("full_ratio", u32),
+        ("bytes_tolerance", u32),
+        ("reserved", u32),
+        ("max_bytes_in_flight", u64),
+        ("max_bytes_in", u64),
+        ("max_bytes_out", u64),
     ]
 
 

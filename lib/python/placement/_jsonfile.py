@@ -1,5 +1,10 @@
 """The tool's JSON of a cluster description (`placement --json format`,
 `placement --json import kafka`): read into a Cluster and written back.
+
+Sizes are integers of bytes: a shard's "size" and a member's "capacity",
+absent or null when unknown. The writer writes them as the tool does: for
+every shard and member (null when unknown) when the cluster gives any
+size or capacity, else not at all.
 """
 
 import json as _json
@@ -27,7 +32,7 @@ def _parse_json(text, path):
         m = Member(need(o, "id", where), zone=need(o, "zone", where) or None, weight=need(o, "weight", where),
                    max_shards=need(o, "cap", where), load=need(o, "load", where), joined_at=need(o, "joined", where),
                    map_version=need(o, "map", where), down="down" in state, draining="draining" in state,
-                   lagging="lagging" in state)
+                   lagging="lagging" in state, capacity=o.get("capacity"))
         return m, o.get("last_move")
 
     try:
@@ -50,7 +55,7 @@ def _parse_json(text, path):
                                 leader=need(o, "leader", w), moving_to=need(o, "moving_to", w),
                                 epoch=need(o, "epoch", w), load=need(o, "load", w),
                                 not_idempotent="not-idempotent" in flags, transfer_debt="transfer-debt" in flags,
-                                out_of_sync=o.get("out_of_sync", ())))
+                                out_of_sync=o.get("out_of_sync", ()), size=o.get("size")))
         overrides = [Override(need(o, "shard", "override"), need(o, "member", "override"),
                               origin=need(o, "origin", "override"), since=need(o, "since", "override"))
                      for o in doc.get("overrides", [])]
@@ -65,6 +70,10 @@ def _parse_json(text, path):
                                 need(o, "member", "an event"), joiner, lm))
     except TypeError as e:
         raise FormatError(path, None, "a field of the wrong type: %s" % e) from None
+    for e in events:
+        if e.joiner is not None and e.joiner.capacity == 0:
+            raise FormatError(path, None, "a join of %r has capacity 0: a member holds some bytes (leave capacity "
+                                          "out when it is not known)" % (e.member,))
     cluster = Cluster(members, shards, streams, overrides, copies, settings, last_move, events)
     _validate(cluster, path)
     return cluster
@@ -75,10 +84,17 @@ def _sorted(items, key):
 
 
 def _dump_json(c):
+    joiners = [e.joiner for e in c.events if e.event == "join" and e.joiner is not None]
+    sized = any(m.capacity is not None for m in list(c.members) + joiners) or any(
+        k.size is not None for k in c.shards)
+
     def member(m, lm):
-        return {"id": m.id, "zone": "" if m.zone is None else m.zone, "weight": m.weight or 1,
-                "cap": m.max_shards, "joined": m.joined_at or 0, "load": m.load, "map": m.map_version,
-                "state": [w for w in ("down", "draining", "lagging") if getattr(m, w)], "last_move": lm}
+        d = {"id": m.id, "zone": "" if m.zone is None else m.zone, "weight": m.weight or 1,
+             "cap": m.max_shards, "joined": m.joined_at or 0, "load": m.load, "map": m.map_version,
+             "state": [w for w in ("down", "draining", "lagging") if getattr(m, w)], "last_move": lm}
+        if sized:
+            d["capacity"] = m.capacity
+        return d
 
     for x in [m.id for m in c.members] + [s.id for s in c.streams] + [k.key for k in c.shards]:
         if not isinstance(x, str):
@@ -94,6 +110,8 @@ def _dump_json(c):
                        if on]}
         if k.out_of_sync:
             d["out_of_sync"] = [r for r in k.replicas if r in k.out_of_sync]
+        if sized:
+            d["size"] = k.size
         shards.append(d)
     doc["shards"] = shards
     doc["overrides"] = [{"shard": o.shard, "member": o.member, "origin": o.origin, "since": o.since}

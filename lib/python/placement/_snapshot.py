@@ -63,13 +63,18 @@ class Member:
             wins a load comparison on missing data), not zero.
         joined_at: the caller's clock when it joined; greater is newer.
         map_version: the version of the shard map it has installed.
+        capacity: the bytes it can hold (1..PL_MAX_BYTES, 2^62); None (the
+            default) is unknown, not zero. A capacity of 0 is refused
+            (E_CAPACITY naming the member): a member that can hold nothing
+            is down. The broker's full ratio and bytes band read it
+            (placement/snapshot.h, version 3).
     """
 
     __slots__ = ("id", "zone", "weight", "max_shards", "down", "draining", "lagging", "load", "joined_at",
-                 "map_version")
+                 "map_version", "capacity")
 
     def __init__(self, id, zone=None, weight=1, max_shards=0, down=False, draining=False, lagging=False,
-                 load=None, joined_at=0, map_version=0):
+                 load=None, joined_at=0, map_version=0, capacity=None):
         self.id = id
         self.zone = zone
         self.weight = weight
@@ -80,6 +85,7 @@ class Member:
         self.load = load
         self.joined_at = joined_at
         self.map_version = map_version
+        self.capacity = capacity
 
     def _key(self):
         return tuple(getattr(self, f) for f in self.__slots__)
@@ -93,7 +99,7 @@ class Member:
         return "Member(%r%s)" % (self.id, extra)
 
 
-_MEMBER_DEFAULTS = (None, 1, 0, False, False, False, None, 0, 0)
+_MEMBER_DEFAULTS = (None, 1, 0, False, False, False, None, 0, 0, None)
 
 
 class Stream:
@@ -139,15 +145,21 @@ class Shard:
         out_of_sync: ids of replicas that are not in sync (Kafka's ISR,
             Redpanda's healthy replicas): they hold data, but no leadership
             goes to them (PL_SHARD_OUT_OF_SYNC). Never the leader.
+        size: its data on one replica, in bytes; None (the default) is
+            unknown, not zero (0 is a shard that holds nothing). The known
+            sizes of all shards together may be at most PL_MAX_BYTES /
+            PL_MAX_REPLICAS (2^59); past it the snapshot is refused
+            (E_BYTES naming the shard where the sum passes it). A copy of
+            the shard reports it as Action.bytes.
 
     A shard with no replicas and no leader is new.
     """
 
     __slots__ = ("key", "stream", "replicas", "leader", "moving_to", "epoch", "load", "not_idempotent",
-                 "transfer_debt", "out_of_sync")
+                 "transfer_debt", "out_of_sync", "size")
 
     def __init__(self, key, stream=None, replicas=(), leader=None, moving_to=None, epoch=0, load=0,
-                 not_idempotent=False, transfer_debt=False, out_of_sync=()):
+                 not_idempotent=False, transfer_debt=False, out_of_sync=(), size=None):
         self.key = key
         self.stream = stream
         self.replicas = id_list(replicas, "Shard(replicas=...)")
@@ -158,6 +170,7 @@ class Shard:
         self.not_idempotent = not_idempotent
         self.transfer_debt = transfer_debt
         self.out_of_sync = id_list(out_of_sync, "Shard(out_of_sync=...)")
+        self.size = size
 
     def _key(self):
         return tuple(getattr(self, f) for f in self.__slots__)
@@ -171,7 +184,7 @@ class Shard:
         return "Shard(%r%s)" % (self.key, extra)
 
 
-_SHARD_DEFAULTS = (None, (), None, None, 0, 0, False, False, ())
+_SHARD_DEFAULTS = (None, (), None, None, 0, 0, False, False, (), None)
 
 
 class Override:
@@ -472,6 +485,11 @@ class Snapshot:
         c.copies = ctypes.addressof(self._copies) if copies else None
         c.n_members, c.n_streams, c.n_shards = nm, ns, nk
         c.n_overrides, c.n_copies = len(overrides), len(copies)
+        # sizes and capacities (version 3): arrays only when one is known
+        self._sizes = _bytes_array(shards, "size", "shard", lambda s: s.key)
+        self._caps = _bytes_array(members, "capacity", "member", lambda m: m.id)
+        c.shard_bytes = ctypes.addressof(self._sizes) if self._sizes is not None else None
+        c.member_capacity = ctypes.addressof(self._caps) if self._caps is not None else None
         self._c = c
 
         size = _ffi.lib.pl_snapshot_work_size(ctypes.byref(c))
@@ -558,6 +576,27 @@ class Snapshot:
     def __repr__(self):
         return "Snapshot(%d members, %d streams, %d shards, %d overrides, %d copies)" % (
             len(self.members), len(self.streams), len(self.shards), len(self.overrides), len(self.copies))
+
+
+def _bytes_array(items, attr, kind, ident):
+    """A uint64_t array of each item's size or capacity (None is
+    PL_BYTES_UNKNOWN), or None when none is known: the snapshot then gives
+    the library no array (all unknown)."""
+    vals = [getattr(x, attr) for x in items]
+    if all(v is None for v in vals):
+        return None
+    arr = (ctypes.c_uint64 * len(vals))()
+    for i, v in enumerate(vals):
+        if v is None:
+            v = _ffi.PL_BYTES_UNKNOWN
+        elif not isinstance(v, int):
+            raise TypeError("%s %r: %s must be an int or None, not %s" % (kind, ident(items[i]), attr,
+                                                                           type(v).__name__))
+        elif not 0 <= v <= _U64:
+            raise PlacementError(_ffi.lib_code("E_INVAL"), kind, i, ident(items[i]),
+                                 detail="%s=%d does not fit its C field (0..%d)" % (attr, v, _U64))
+        arr[i] = v
+    return arr
 
 
 def new_diag():

@@ -5,7 +5,7 @@ makes, named by line) and written back as the tool writes it.
 from . import _ffi
 from ._broker import broker_plan
 from ._cluster import (_CONFIG, _MAX_TICK, _SETTING, _U32, _U64, SETTINGS, Cluster, Event, FormatError, _escape,
-                       _id_out, _ref_id, _validate)
+                       _id_out, _ref_id, _validate, format_size, parse_size)
 from ._errors import PlacementError
 from ._fleet import fleet_decide
 from ._region import region_plan
@@ -16,9 +16,9 @@ _KEYWORDS = ("member", "stream", "shard", "override", "copy", "set", "at")
 _EVENTS = ("join", "drain", "down", "lag", "up")
 
 _MEMBER_ATTRS = ("zone", "weight", "cap", "joined", "load", "map", "last-move", "down", "draining", "lagging",
-                 "unmeasured")
+                 "unmeasured", "capacity")
 _SHARD_ATTRS = ("stream", "replicas", "leader", "moving-to", "epoch", "load", "not-idempotent", "transfer-debt",
-                "out-of-sync")
+                "out-of-sync", "size")
 
 
 # ---- reading placement(5) -------------------------------------------------------------
@@ -74,6 +74,19 @@ class _Reader:
             self.fail(line, "number %s for %s is past the limit of %d" % (v.decode("ascii"), name, top))
         return n
 
+    def size(self, line, v, name, top):
+        """A size (placement(5), SIZES): decimal bytes with an optional K,
+        M, G, T or P (powers of 1024), at most top."""
+        try:
+            n = parse_size(v)
+        except ValueError:
+            self.fail(line, "bad size '%s' for %s=: write a decimal number of bytes, with K, M, G, T or P for "
+                            "powers of 1024 (512M, 10G, 1536)" % (self.show(v), name))
+        if n > top:
+            self.fail(line, "size %s for %s= is past the limit of %s (%d bytes)" % (
+                v.decode("ascii"), name, format_size(top), top))
+        return n
+
     def attrs(self, line, words, allowed, kind):
         """{name: value or None (a bare word)}; each once, each known."""
         out = {}
@@ -125,6 +138,11 @@ class _Reader:
             m.load = None
         if "map" in a:
             m.map_version = self.number(line, a["map"], "map", _U64)
+        if "capacity" in a:
+            m.capacity = self.size(line, a["capacity"], "capacity", _ffi.PL_MAX_BYTES)
+            if m.capacity == 0:
+                self.fail(line, "capacity=0: a member that can hold nothing is down (leave capacity= out when "
+                                "it is unknown)")
         m.down, m.draining, m.lagging = "down" in a, "draining" in a, "lagging" in a
         last = self.number(line, a["last-move"], "last-move", _U64) if "last-move" in a else None
         return m, last
@@ -248,6 +266,10 @@ def _parse_text(data, path):
                 s.epoch = rd.number(no, a["epoch"], "epoch", _U64)
             if "load" in a:
                 s.load = rd.number(no, a["load"], "load", _U64)
+            if "size" in a:
+                # one shard at most what all of them together may be (the
+                # library checks the sum)
+                s.size = rd.size(no, a["size"], "size", _ffi.PL_MAX_BYTES // _ffi.PL_MAX_REPLICAS)
             s.not_idempotent = "not-idempotent" in a
             s.transfer_debt = "transfer-debt" in a
             if "out-of-sync" in a:
@@ -371,6 +393,8 @@ def _setting(rd, no, n, val):
     kind, top = _SETTING[n]
     if kind == "num":
         return rd.number(no, val, n, top)
+    if kind == "size":
+        return rd.size(no, val, n, top)
     if kind == "bool":
         if val not in (b"on", b"off"):
             rd.fail(no, "set %s must be on or off, not '%s'" % (n, rd.show(val)))
@@ -403,6 +427,8 @@ def _member_attrs(m, last_move):
         out.append("load=%d" % m.load)
     if m.map_version:
         out.append("map=%d" % m.map_version)
+    if m.capacity is not None:
+        out.append("capacity=" + format_size(m.capacity))
     if last_move is not None:
         out.append("last-move=%d" % last_move)
     out += [w for w in ("down", "draining", "lagging") if getattr(m, w)]
@@ -417,6 +443,8 @@ def _setting_text(n, v):
         return "on" if v else "off"
     if kind == "member":
         return _escape(v)
+    if kind == "size":
+        return format_size(v)
     return str(v)
 
 
@@ -455,6 +483,8 @@ def _dump_text(c):
             w.append("transfer-debt")
         if k.out_of_sync:
             w.append("out-of-sync=" + ",".join(_escape(_ref_id(r, Member, "id")) for r in k.out_of_sync))
+        if k.size is not None:
+            w.append("size=" + format_size(k.size))
         out.append(" ".join(w))
     for o in c.overrides:
         w = ["override", _escape(_ref_id(o.shard, Shard, "key")), "member=" + _escape(_ref_id(o.member, Member, "id")),
@@ -472,7 +502,7 @@ def _dump_text(c):
         if ev.event == "join" and ev.joiner is not None:
             j = ev.joiner
             w += _member_attrs(Member(j.id, j.zone, j.weight, j.max_shards, j.down, j.draining, j.lagging, j.load,
-                                      j.joined_at or 0, j.map_version), ev.last_move)
+                                      j.joined_at or 0, j.map_version, j.capacity), ev.last_move)
             if j.joined_at == 0:
                 w.append("joined=0")
         out.append(" ".join(w))

@@ -132,6 +132,8 @@ fn c_run(c: &CLayout, cfg: &sys::pl_broker_config) -> (Duration, usize) {
         n_shards: c.shards.len() as u32,
         n_overrides: 0,
         n_copies: 0,
+        shard_bytes: std::ptr::null(),
+        member_capacity: std::ptr::null(),
     };
     let t0 = Instant::now();
     // SAFETY: the arrays outlive the view; the buffers are as long as said.

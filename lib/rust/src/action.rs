@@ -63,6 +63,19 @@ pub struct Action {
     pub at: u64,
     /// Lag and load moves: the load that decided it.
     pub load: u64,
+    /// The bytes it copies: the shard's size when it copies
+    /// ([`Action::stage_first`]), `None` when that size is unknown
+    /// (`PL_BYTES_UNKNOWN`); `Some(0)` when it copies nothing (a hand-off,
+    /// an override).
+    pub bytes: Option<u64>,
+    /// A broker copy's giving member's known bytes before it (0 otherwise,
+    /// and for a member whose shards' sizes are unknown).
+    pub from_bytes: u64,
+    /// A broker copy's receiving member's known bytes before it.
+    pub to_bytes: u64,
+    /// [`Scope::Bytes`] (reasons `full-ratio`, `bytes-skew`): the bound that
+    /// decided it (the giving member's full bytes, or the band's edge); else 0.
+    pub bytes_limit: u64,
     explanation: String,
     raw: sys::pl_action,
 }
@@ -112,6 +125,10 @@ impl Action {
             total: a.total,
             at: a.at,
             load: a.load,
+            bytes: if a.bytes == sys::PL_BYTES_UNKNOWN { None } else { Some(a.bytes) },
+            from_bytes: a.from_bytes,
+            to_bytes: a.to_bytes,
+            bytes_limit: a.bytes_limit,
             explanation,
             raw: *a,
         })

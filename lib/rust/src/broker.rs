@@ -9,7 +9,13 @@ use crate::sys::safe;
 use crate::view::View;
 
 /// The broker policy's configuration; `Default` is `pl_broker_config_init()`
-/// (one move at a time, RF 3, per-stream balance and replica balance on).
+/// (one move at a time, RF 3, per-stream balance and replica balance on;
+/// bytes balance on, within 10%, and a full ratio of 90%).
+///
+/// The bytes fields act only on a snapshot that gives sizes
+/// ([`Shard::size`](crate::Shard::size),
+/// [`Member::capacity`](crate::Member::capacity)); a value the library
+/// refuses is `E_CONFIG` naming the field ([`Error::id`](crate::Error::id)).
 ///
 /// ```
 /// use placement::BrokerConfig;
@@ -17,6 +23,7 @@ use crate::view::View;
 /// assert_eq!(cfg.max_moves, 4);
 /// assert!(cfg.stream_balance && cfg.replica_balance);
 /// assert!(!cfg.replica_balance(false).replica_balance);
+/// assert_eq!((cfg.full_ratio, cfg.bytes_tolerance, cfg.max_bytes_in_flight), (90, 10, 0));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BrokerConfig {
@@ -39,6 +46,24 @@ pub struct BrokerConfig {
     /// nothing (Kafka's preferred elections, Redpanda's leader balancer); a
     /// bound only a copy would meet ends the plan `blocked-handoff`.
     pub handoff_only: bool,
+    /// Keep each member's bytes within `bytes_tolerance` of its
+    /// capacity-proportional share (default on).
+    pub bytes_balance: bool,
+    /// Even the bytes before the counts (default off: counts first).
+    pub bytes_first: bool,
+    /// Percent of a member's capacity no copy may fill it past, and past
+    /// which it sheds first; 1..=100, 0 = none (default 90). A plan held by
+    /// it ends `blocked-full`.
+    pub full_ratio: u32,
+    /// Percent of its share a member's bytes may stray from it,
+    /// 0..=`PL_BROKER_MAX_TOLERANCE` (1000; default 10).
+    pub bytes_tolerance: u32,
+    /// Bytes of copies in flight, counting those listed; 0 = no limit.
+    pub max_bytes_in_flight: u64,
+    /// Bytes of copies in flight into one member; 0 = no limit.
+    pub max_bytes_in: u64,
+    /// Bytes of copies in flight out of one member; 0 = no limit.
+    pub max_bytes_out: u64,
     version: u32,
 }
 
@@ -54,6 +79,13 @@ impl Default for BrokerConfig {
             stream_balance: c.stream_balance != 0,
             replica_balance: c.replica_balance != 0,
             handoff_only: c.handoff_only != 0,
+            bytes_balance: c.bytes_balance != 0,
+            bytes_first: c.bytes_first != 0,
+            full_ratio: c.full_ratio,
+            bytes_tolerance: c.bytes_tolerance,
+            max_bytes_in_flight: c.max_bytes_in_flight,
+            max_bytes_in: c.max_bytes_in,
+            max_bytes_out: c.max_bytes_out,
             version: c.version,
         }
     }
@@ -100,6 +132,41 @@ impl BrokerConfig {
         self.handoff_only = on;
         self
     }
+    /// Sets `bytes_balance`.
+    pub fn bytes_balance(mut self, on: bool) -> BrokerConfig {
+        self.bytes_balance = on;
+        self
+    }
+    /// Sets `bytes_first`.
+    pub fn bytes_first(mut self, on: bool) -> BrokerConfig {
+        self.bytes_first = on;
+        self
+    }
+    /// Sets `full_ratio` (percent; 0 = none).
+    pub fn full_ratio(mut self, percent: u32) -> BrokerConfig {
+        self.full_ratio = percent;
+        self
+    }
+    /// Sets `bytes_tolerance` (percent).
+    pub fn bytes_tolerance(mut self, percent: u32) -> BrokerConfig {
+        self.bytes_tolerance = percent;
+        self
+    }
+    /// Sets `max_bytes_in_flight` (0 = no limit).
+    pub fn max_bytes_in_flight(mut self, bytes: u64) -> BrokerConfig {
+        self.max_bytes_in_flight = bytes;
+        self
+    }
+    /// Sets `max_bytes_in` (0 = no limit).
+    pub fn max_bytes_in(mut self, bytes: u64) -> BrokerConfig {
+        self.max_bytes_in = bytes;
+        self
+    }
+    /// Sets `max_bytes_out` (0 = no limit).
+    pub fn max_bytes_out(mut self, bytes: u64) -> BrokerConfig {
+        self.max_bytes_out = bytes;
+        self
+    }
     /// The C struct.
     pub fn to_raw(&self) -> sys::pl_broker_config {
         sys::pl_broker_config {
@@ -112,6 +179,14 @@ impl BrokerConfig {
             stream_balance: self.stream_balance as u32,
             replica_balance: self.replica_balance as u32,
             handoff_only: self.handoff_only as u32,
+            bytes_balance: self.bytes_balance as u32,
+            bytes_first: self.bytes_first as u32,
+            full_ratio: self.full_ratio,
+            bytes_tolerance: self.bytes_tolerance,
+            reserved: 0,
+            max_bytes_in_flight: self.max_bytes_in_flight,
+            max_bytes_in: self.max_bytes_in,
+            max_bytes_out: self.max_bytes_out,
         }
     }
 }

@@ -30,6 +30,10 @@ pub enum Scope {
     /// Zones the shard spans (`PL_SCOPE_ZONES`): from_count before,
     /// to_count after, total the zones it could span.
     Zones,
+    /// Bytes held (`PL_SCOPE_BYTES`): [`Action::from_bytes`](crate::Action::from_bytes),
+    /// [`Action::to_bytes`](crate::Action::to_bytes) and
+    /// [`Action::bytes_limit`](crate::Action::bytes_limit) say what decided it.
+    Bytes,
     /// A scope this crate does not know yet.
     Other(u32),
 }
@@ -46,6 +50,7 @@ impl Scope {
             sys::PL_SCOPE_PEERS => Scope::Peers,
             sys::PL_SCOPE_STREAM_REPLICAS => Scope::StreamReplicas,
             sys::PL_SCOPE_ZONES => Scope::Zones,
+            sys::PL_SCOPE_BYTES => Scope::Bytes,
             other => Scope::Other(other),
         }
     }
@@ -250,13 +255,17 @@ pub enum Reason {
     ReplicaStreamSkew,
     /// "replica-cluster-skew" (`PL_REASON_REPLICA_CLUSTER_SKEW`): broker: replicas in total uneven.
     ReplicaClusterSkew,
+    /// "full-ratio" (`PL_REASON_FULL_RATIO`): broker: a member past its full ratio sheds bytes.
+    FullRatio,
+    /// "bytes-skew" (`PL_REASON_BYTES_SKEW`): broker: a member's bytes outside its tolerance.
+    BytesSkew,
     /// A `PL_REASON_*` value this crate does not know yet.
     Other(u32),
 }
 
 impl Reason {
     /// Every value the crate knows, in the order of the C list.
-    pub const ALL: &'static [Reason] = &[Reason::New, Reason::Failover, Reason::Drain, Reason::StreamSkew, Reason::ClusterSkew, Reason::Count, Reason::Spread, Reason::Lag, Reason::ReturnHome, Reason::VoidOverride, Reason::RedundantOverride, Reason::UnderRf, Reason::IdleMember, Reason::NewestPeer, Reason::Load, Reason::NoPrimary, Reason::PrimarySkew, Reason::ZoneRepair, Reason::ReplicaDrain, Reason::ReplicaStreamSkew, Reason::ReplicaClusterSkew];
+    pub const ALL: &'static [Reason] = &[Reason::New, Reason::Failover, Reason::Drain, Reason::StreamSkew, Reason::ClusterSkew, Reason::Count, Reason::Spread, Reason::Lag, Reason::ReturnHome, Reason::VoidOverride, Reason::RedundantOverride, Reason::UnderRf, Reason::IdleMember, Reason::NewestPeer, Reason::Load, Reason::NoPrimary, Reason::PrimarySkew, Reason::ZoneRepair, Reason::ReplicaDrain, Reason::ReplicaStreamSkew, Reason::ReplicaClusterSkew, Reason::FullRatio, Reason::BytesSkew];
 
     /// The `PL_REASON_*` value.
     pub fn code(self) -> u32 {
@@ -282,6 +291,8 @@ impl Reason {
             Reason::ReplicaDrain => sys::PL_REASON_REPLICA_DRAIN,
             Reason::ReplicaStreamSkew => sys::PL_REASON_REPLICA_STREAM_SKEW,
             Reason::ReplicaClusterSkew => sys::PL_REASON_REPLICA_CLUSTER_SKEW,
+            Reason::FullRatio => sys::PL_REASON_FULL_RATIO,
+            Reason::BytesSkew => sys::PL_REASON_BYTES_SKEW,
             Reason::Other(c) => c,
         }
     }
@@ -310,6 +321,8 @@ impl Reason {
             sys::PL_REASON_REPLICA_DRAIN => Reason::ReplicaDrain,
             sys::PL_REASON_REPLICA_STREAM_SKEW => Reason::ReplicaStreamSkew,
             sys::PL_REASON_REPLICA_CLUSTER_SKEW => Reason::ReplicaClusterSkew,
+            sys::PL_REASON_FULL_RATIO => Reason::FullRatio,
+            sys::PL_REASON_BYTES_SKEW => Reason::BytesSkew,
             other => Reason::Other(other),
         }
     }
@@ -378,6 +391,8 @@ pub enum Status {
     DrainStalled,
     /// "blocked-handoff" (`PL_STATUS_BLOCKED_HANDOFF`): broker, hand-offs only: a bound only a copy would meet.
     BlockedHandoff,
+    /// "blocked-full" (`PL_STATUS_BLOCKED_FULL`): broker: wanted moves would pass a full ratio.
+    BlockedFull,
     /// "returning-home" (`PL_STATUS_RETURNING_HOME`): fleet: lag overrides wait to go home.
     ReturningHome,
     /// "lagging" (`PL_STATUS_LAGGING`): fleet: an eligible member lags.
@@ -392,7 +407,7 @@ pub enum Status {
 
 impl Status {
     /// Every value the crate knows, in the order of the C list.
-    pub const ALL: &'static [Status] = &[Status::Balanced, Status::Paused, Status::MoveLimit, Status::BlockedZones, Status::BlockedCaps, Status::Full, Status::Cooldown, Status::Waiting, Status::NotLive, Status::ProposalsOff, Status::Stalled, Status::ActionCap, Status::InFlight, Status::DrainStalled, Status::BlockedHandoff, Status::ReturningHome, Status::Lagging, Status::Moving, Status::Uneven];
+    pub const ALL: &'static [Status] = &[Status::Balanced, Status::Paused, Status::MoveLimit, Status::BlockedZones, Status::BlockedCaps, Status::Full, Status::Cooldown, Status::Waiting, Status::NotLive, Status::ProposalsOff, Status::Stalled, Status::ActionCap, Status::InFlight, Status::DrainStalled, Status::BlockedHandoff, Status::BlockedFull, Status::ReturningHome, Status::Lagging, Status::Moving, Status::Uneven];
 
     /// The `PL_STATUS_*` value.
     pub fn code(self) -> u32 {
@@ -412,6 +427,7 @@ impl Status {
             Status::InFlight => sys::PL_STATUS_IN_FLIGHT,
             Status::DrainStalled => sys::PL_STATUS_DRAIN_STALLED,
             Status::BlockedHandoff => sys::PL_STATUS_BLOCKED_HANDOFF,
+            Status::BlockedFull => sys::PL_STATUS_BLOCKED_FULL,
             Status::ReturningHome => sys::PL_STATUS_RETURNING_HOME,
             Status::Lagging => sys::PL_STATUS_LAGGING,
             Status::Moving => sys::PL_STATUS_MOVING,
@@ -438,6 +454,7 @@ impl Status {
             sys::PL_STATUS_IN_FLIGHT => Status::InFlight,
             sys::PL_STATUS_DRAIN_STALLED => Status::DrainStalled,
             sys::PL_STATUS_BLOCKED_HANDOFF => Status::BlockedHandoff,
+            sys::PL_STATUS_BLOCKED_FULL => Status::BlockedFull,
             sys::PL_STATUS_RETURNING_HOME => Status::ReturningHome,
             sys::PL_STATUS_LAGGING => Status::Lagging,
             sys::PL_STATUS_MOVING => Status::Moving,

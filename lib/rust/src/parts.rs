@@ -39,6 +39,11 @@ pub struct Member {
     pub joined_at: u64,
     /// The version of the shard map it has installed.
     pub map_version: u64,
+    /// The bytes it can hold, 1..=`PL_MAX_BYTES` (2^62); `None` (the
+    /// default) is unknown, which is not zero. `Some(0)` is refused
+    /// (`E_CAPACITY` naming the member): a member that can hold nothing is
+    /// down. The broker's full ratio and bytes band read it.
+    pub capacity: Option<u64>,
 }
 
 impl Member {
@@ -55,6 +60,7 @@ impl Member {
             load: Some(0),
             joined_at: 0,
             map_version: 0,
+            capacity: None,
         }
     }
     /// Sets the zone.
@@ -105,6 +111,18 @@ impl Member {
     /// Sets the shard map version it has installed.
     pub fn map_version(mut self, v: u64) -> Member {
         self.map_version = v;
+        self
+    }
+    /// Sets the bytes it can hold (`None`: unknown).
+    ///
+    /// ```
+    /// use placement::Member;
+    /// let m = Member::new("b0").capacity(Some(10 << 30));
+    /// assert_eq!(m.capacity, Some(10 << 30));
+    /// assert_eq!(Member::new("b1").capacity, None);
+    /// ```
+    pub fn capacity(mut self, bytes: Option<u64>) -> Member {
+        self.capacity = bytes;
         self
     }
 
@@ -180,6 +198,13 @@ pub struct Shard {
     /// Replicas (member ids) that are not in sync: they hold data, but no
     /// leadership goes to them (`PL_SHARD_OUT_OF_SYNC`). Never the leader.
     pub out_of_sync: Vec<String>,
+    /// Its data on one replica, in bytes; `None` (the default) is unknown,
+    /// which is not zero (`Some(0)` holds nothing). The known sizes of all
+    /// shards together may be at most `PL_MAX_BYTES / PL_MAX_REPLICAS`
+    /// (2^59): past it the snapshot is refused (`E_BYTES` naming the shard
+    /// where the sum passes it). A copy of the shard reports it as
+    /// [`Action::bytes`](crate::Action::bytes).
+    pub size: Option<u64>,
 }
 
 impl Shard {
@@ -196,6 +221,7 @@ impl Shard {
             not_idempotent: false,
             transfer_debt: false,
             out_of_sync: Vec::new(),
+            size: None,
         }
     }
     /// Sets its stream.
@@ -250,6 +276,18 @@ impl Shard {
         S: AsRef<str>,
     {
         self.out_of_sync = ids.into_iter().map(|s| s.as_ref().to_owned()).collect();
+        self
+    }
+    /// Sets its size in bytes (`None`: unknown).
+    ///
+    /// ```
+    /// use placement::Shard;
+    /// let k = Shard::new("k").size(Some(512 << 20));
+    /// assert_eq!(k.size, Some(512 << 20));
+    /// assert_eq!(Shard::new("q").size, None);
+    /// ```
+    pub fn size(mut self, bytes: Option<u64>) -> Shard {
+        self.size = bytes;
         self
     }
 }

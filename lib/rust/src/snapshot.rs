@@ -254,6 +254,17 @@ impl Snapshot {
             });
         }
 
+        // sizes and capacities: an array only when one is known
+        let shard_bytes = if b.shards.iter().any(|k| k.size.is_some()) {
+            Some(b.shards.iter().map(|k| k.size.unwrap_or(sys::PL_BYTES_UNKNOWN)).collect())
+        } else {
+            None
+        };
+        let member_capacity = if b.members.iter().any(|m| m.capacity.is_some()) {
+            Some(b.members.iter().map(|m| m.capacity.unwrap_or(sys::PL_BYTES_UNKNOWN)).collect())
+        } else {
+            None
+        };
         let parts = SnapParts {
             member_ids: b.members.iter().map(|m| m.id.clone()).collect(),
             zones: b.members.iter().map(|m| m.zone.clone()).collect(),
@@ -263,6 +274,8 @@ impl Snapshot {
             shards,
             overrides,
             copies,
+            shard_bytes,
+            member_capacity,
         };
         drop(member_index);
         drop(stream_index);

@@ -186,7 +186,12 @@ fn configs_default_from_c() {
         unsafe { sys::pl_broker_config_init_version(&mut c, sys::PL_BROKER_CONFIG_VERSION) };
         c
     });
-    assert!(!b.handoff_only && b.to_raw().version == 2);
+    assert!(!b.handoff_only && b.to_raw().version == 3);
+    // The version 2 init: nothing past handoff_only.
+    let mut v2 = sys::pl_broker_config { full_ratio: 7, max_bytes_out: 9, ..Default::default() };
+    // SAFETY: a valid pointer.
+    unsafe { sys::pl_broker_config_init_version(&mut v2, 2) };
+    assert_eq!((v2.version, v2.handoff_only, v2.full_ratio, v2.max_bytes_out), (2, 0, 7, 9));
     // The version 1 init: version 1, and nothing past its eight fields.
     let mut v1 = sys::pl_broker_config { handoff_only: 7, ..Default::default() };
     // SAFETY: a valid pointer.

@@ -57,6 +57,18 @@ fn reached() -> Vec<(&'static str, Error, Option<ElementKind>, Option<String>)> 
     push("E_REPLICAS", ok(snap(members(9), vec![Shard::new("k").replicas(&nine)])), Some(ElementKind::Shard), Some("k"));
     push("E_WEIGHT", ok(snap(vec![Member::new("a").weight(65537)], vec![])), Some(ElementKind::Member), Some("a"));
     push(
+        "E_CAPACITY",
+        ok(snap(vec![Member::new("a"), Member::new("b").capacity(Some(0))], vec![])),
+        Some(ElementKind::Member),
+        Some("b"),
+    );
+    push(
+        "E_BYTES",
+        ok(snap(members(1), vec![Shard::new("x").size(Some(1 << 59)), Shard::new("y").size(Some(1))])),
+        Some(ElementKind::Shard),
+        Some("y"),
+    );
+    push(
         "E_MOVE_TARGET",
         ok(snap(members(2), vec![Shard::new("k").replicas(&["m0"]).moving_to("m1")])),
         Some(ElementKind::Shard),

@@ -53,10 +53,10 @@ layouts! {
     pl_override { since, shard, member, origin }
     pl_copy { shard, to, from, reserved }
     pl_snapshot { version, members, streams, shards, overrides, copies, n_members, n_streams, n_shards, n_overrides,
-                  n_copies }
+                  n_copies, shard_bytes, member_capacity }
     pl_diag { code, kind, index, other }
     pl_action { kind, reason, shard, stream, from, to, flags, origin, scope, tier, from_count, to_count,
-                floor, ceiling, share, total, at, load }
+                floor, ceiling, share, total, at, load, bytes, from_bytes, to_bytes, bytes_limit }
     pl_plan_info { written, wanted, status, detail, blocked }
     pl_view_options { version, scorer, reuse, max_replicas, reserved }
     pl_view_counts { members, live, eligible, streams, shards, overrides, moving, leaderless, scorer, share, weight,
@@ -66,7 +66,8 @@ layouts! {
     pl_shard_state { leader, replica_count, replicas, moving, override_member, override_origin, override_since,
                      epoch }
     pl_broker_config { version, max_moves, max_moves_in, max_moves_out, paused, replication_factor, stream_balance,
-                       replica_balance, handoff_only }
+                       replica_balance, handoff_only, bytes_balance, bytes_first, full_ratio, bytes_tolerance,
+                       reserved, max_bytes_in_flight, max_bytes_in, max_bytes_out }
     pl_broker_stall { shard, member, reason, reserved }
     pl_fleet_config { version, self_, now, last_move, cooldown, moves_per_decision, spread, return_home_age,
                       count_balance, reserved }
@@ -94,9 +95,9 @@ constants! {
     PL_VERSION_MAJOR, PL_VERSION_MINOR, PL_VERSION_PATCH, PL_VERSION_NUMBER,
     PL_OK, PL_E_INVAL, PL_E_NULL, PL_E_LIMIT, PL_E_LENGTH, PL_E_STREAM_RANGE, PL_E_MEMBER_RANGE,
     PL_E_OVERRIDE_SHARD, PL_E_OVERRIDE_MEMBER, PL_E_NOSPACE, PL_E_VERSION, PL_E_NOT_FOUND, PL_E_ACTION,
-    PL_E_SHARD_RANGE, PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM, PL_E_NO_ELIGIBLE,
+    PL_E_SHARD_RANGE, PL_E_BYTES, PL_E_CAPACITY, PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM, PL_E_NO_ELIGIBLE,
     PL_NONE, PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_ID_LEN, PL_MAX_REPLICAS, PL_MAX_WEIGHT, PL_MAX_COPIES,
-    PL_SNAPSHOT_VERSION,
+    PL_SNAPSHOT_VERSION, PL_MAX_BYTES, PL_BYTES_UNKNOWN,
     PL_MEMBER_DOWN, PL_MEMBER_DRAINING, PL_MEMBER_LAGGING, PL_MEMBER_UNMEASURED, PL_MEMBER_FLAGS_ALL,
     PL_SHARD_NOT_IDEMPOTENT, PL_SHARD_TRANSFER_DEBT, PL_SHARD_FLAGS_ALL, PL_ORIGIN_LAG, PL_ORIGIN_COUNT,
     PL_IMBALANCE_LEADERS, PL_IMBALANCE_BROKER, PL_IMBALANCE_OWNED, PL_IMBALANCE_REPLICAS,
@@ -104,7 +105,7 @@ constants! {
     PL_ELEM_CONFIG, PL_ELEM_ARGUMENT, PL_ELEM_COPY, PL_SCORER_XXH3, PL_SCORER_LEGACY_FNV1A,
     PL_ACTION_STAGE_FIRST, PL_ACTION_CARRIES_LEADER, PL_STATUS_BALANCED, PL_STATUS_FULL,
     PL_SCOPE_NONE, PL_SCOPE_STREAM, PL_SCOPE_CLUSTER, PL_SCOPE_OWNED, PL_SCOPE_REPLICAS, PL_SCOPE_PRIMARIES,
-    PL_SCOPE_PEERS, PL_SCOPE_STREAM_REPLICAS, PL_SCOPE_ZONES, PL_VIEW_ALIGN, PL_VIEW_OPTIONS_VERSION, PL_BROKER_CONFIG_VERSION, PL_BROKER_MAX_MOVES,
+    PL_SCOPE_PEERS, PL_SCOPE_STREAM_REPLICAS, PL_SCOPE_ZONES, PL_SCOPE_BYTES, PL_VIEW_ALIGN, PL_VIEW_OPTIONS_VERSION, PL_BROKER_CONFIG_VERSION, PL_BROKER_MAX_MOVES, PL_BROKER_MAX_TOLERANCE,
     PL_BROKER_STALL_HELD, PL_BROKER_STALL_ZONES, PL_BROKER_STALL_CAPS, PL_REGION_WANT_PRIMARY, PL_REGION_WANT_PEER,
     PL_FLEET_CONFIG_VERSION, PL_FLEET_NEVER, PL_FLEET_DOC_VERSION,
     PL_FLEET_PICK_HOME, PL_FLEET_PICK_NEXT, PL_FLEET_PICK_OVERRIDE, PL_FLEET_PICK_ANY, PL_FLEET_PICK_KEEP, PL_REGION_CONFIG_VERSION,
@@ -117,9 +118,9 @@ constants! {
     PL_REASON_NEW, PL_REASON_FAILOVER, PL_REASON_DRAIN, PL_REASON_STREAM_SKEW, PL_REASON_CLUSTER_SKEW, PL_REASON_COUNT,
     PL_REASON_SPREAD, PL_REASON_LAG, PL_REASON_RETURN_HOME, PL_REASON_VOID_OVERRIDE, PL_REASON_REDUNDANT_OVERRIDE, PL_REASON_UNDER_RF,
     PL_REASON_IDLE_MEMBER, PL_REASON_NEWEST_PEER, PL_REASON_LOAD, PL_REASON_NO_PRIMARY, PL_REASON_PRIMARY_SKEW, PL_REASON_ZONE_REPAIR,
-    PL_REASON_REPLICA_DRAIN, PL_REASON_REPLICA_STREAM_SKEW, PL_REASON_REPLICA_CLUSTER_SKEW, PL_STATUS_PAUSED, PL_STATUS_MOVE_LIMIT, PL_STATUS_BLOCKED_ZONES,
+    PL_REASON_REPLICA_DRAIN, PL_REASON_REPLICA_STREAM_SKEW, PL_REASON_REPLICA_CLUSTER_SKEW, PL_REASON_FULL_RATIO, PL_REASON_BYTES_SKEW, PL_STATUS_PAUSED, PL_STATUS_MOVE_LIMIT, PL_STATUS_BLOCKED_ZONES,
     PL_STATUS_BLOCKED_CAPS, PL_STATUS_COOLDOWN, PL_STATUS_WAITING, PL_STATUS_NOT_LIVE, PL_STATUS_PROPOSALS_OFF, PL_STATUS_STALLED,
-    PL_STATUS_ACTION_CAP, PL_STATUS_IN_FLIGHT, PL_STATUS_DRAIN_STALLED, PL_STATUS_BLOCKED_HANDOFF, PL_STATUS_RETURNING_HOME, PL_STATUS_LAGGING,
+    PL_STATUS_ACTION_CAP, PL_STATUS_IN_FLIGHT, PL_STATUS_DRAIN_STALLED, PL_STATUS_BLOCKED_HANDOFF, PL_STATUS_BLOCKED_FULL, PL_STATUS_RETURNING_HOME, PL_STATUS_LAGGING,
     PL_STATUS_MOVING, PL_STATUS_UNEVEN,
 }
 

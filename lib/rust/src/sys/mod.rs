@@ -70,6 +70,10 @@ pub const PL_E_ACTION: c_int = -33;
 pub const PL_E_SHARD_RANGE: c_int = -35;
 /// `PL_E_REPLICA_ROOM`: replica set at the view's max_replicas.
 pub const PL_E_REPLICA_ROOM: c_int = -36;
+/// `PL_E_BYTES`: shard size, member capacity or their sum past `PL_MAX_BYTES`.
+pub const PL_E_BYTES: c_int = -37;
+/// `PL_E_CAPACITY`: member capacity of 0 bytes.
+pub const PL_E_CAPACITY: c_int = -38;
 /// `PL_E_COPY_SHARD`: copy in flight names an unknown shard.
 pub const PL_E_COPY_SHARD: c_int = -70;
 /// `PL_E_COPY_TO`: copy in flight onto an unknown member.
@@ -98,8 +102,15 @@ pub const PL_MAX_WEIGHT: u32 = 65536;
 /// `PL_MAX_COPIES`: copies in flight, at most one per shard.
 pub const PL_MAX_COPIES: u32 = PL_MAX_SHARDS;
 /// `PL_SNAPSHOT_VERSION`: the layout of `pl_snapshot` this crate fills (its
-/// `version`, the first field; any other is refused with `PL_E_VERSION`).
-pub const PL_SNAPSHOT_VERSION: u32 = 1;
+/// `version`, the first field; 3 has `shard_bytes` and `member_capacity`, 1
+/// is read too; any other is refused with `PL_E_VERSION`).
+pub const PL_SNAPSHOT_VERSION: u32 = 3;
+/// `PL_MAX_BYTES`: most a member's capacity may be, in bytes (2^62); the
+/// known sizes of all shards together may be at most
+/// `PL_MAX_BYTES / PL_MAX_REPLICAS`.
+pub const PL_MAX_BYTES: u64 = 1 << 62;
+/// `PL_BYTES_UNKNOWN`: a size or capacity the caller does not know (not zero).
+pub const PL_BYTES_UNKNOWN: u64 = u64::MAX;
 
 /// `PL_MEMBER_DOWN`: not live.
 pub const PL_MEMBER_DOWN: u32 = 0x1;
@@ -233,6 +244,10 @@ pub const PL_REASON_REPLICA_DRAIN: u32 = 17;
 pub const PL_REASON_REPLICA_STREAM_SKEW: u32 = 18;
 /// `PL_REASON_REPLICA_CLUSTER_SKEW` ("replica-cluster-skew"): broker: replicas in total uneven.
 pub const PL_REASON_REPLICA_CLUSTER_SKEW: u32 = 19;
+/// `PL_REASON_FULL_RATIO` ("full-ratio"): broker: a member past its full ratio sheds bytes.
+pub const PL_REASON_FULL_RATIO: u32 = 30;
+/// `PL_REASON_BYTES_SKEW` ("bytes-skew"): broker: a member's bytes outside its tolerance.
+pub const PL_REASON_BYTES_SKEW: u32 = 31;
 /// `PL_STATUS_PAUSED` ("paused"): the policy is paused.
 pub const PL_STATUS_PAUSED: u32 = 1;
 /// `PL_STATUS_MOVE_LIMIT` ("move-limit"): concurrent or per-member move limit.
@@ -259,6 +274,8 @@ pub const PL_STATUS_IN_FLIGHT: u32 = 12;
 pub const PL_STATUS_DRAIN_STALLED: u32 = 13;
 /// `PL_STATUS_BLOCKED_HANDOFF` ("blocked-handoff"): broker, hand-offs only: a bound only a copy would meet.
 pub const PL_STATUS_BLOCKED_HANDOFF: u32 = 14;
+/// `PL_STATUS_BLOCKED_FULL` ("blocked-full"): broker: wanted moves would pass a full ratio.
+pub const PL_STATUS_BLOCKED_FULL: u32 = 15;
 /// `PL_STATUS_RETURNING_HOME` ("returning-home"): fleet: lag overrides wait to go home.
 pub const PL_STATUS_RETURNING_HOME: u32 = 16;
 /// `PL_STATUS_LAGGING` ("lagging"): fleet: an eligible member lags.
@@ -286,6 +303,9 @@ pub const PL_SCOPE_STREAM_REPLICAS: u32 = 7;
 /// `PL_SCOPE_ZONES`: zones the shard spans (from_count before, to_count
 /// after, total it could span).
 pub const PL_SCOPE_ZONES: u32 = 8;
+/// `PL_SCOPE_BYTES`: bytes held (`from_bytes`, `to_bytes` and `bytes_limit`
+/// say what decided it).
+pub const PL_SCOPE_BYTES: u32 = 9;
 
 // ---- view.h ----------------------------------------------------------------
 
@@ -297,9 +317,11 @@ pub const PL_VIEW_OPTIONS_VERSION: u32 = 3;
 // ---- broker.h --------------------------------------------------------------
 
 /// `PL_BROKER_CONFIG_VERSION`.
-pub const PL_BROKER_CONFIG_VERSION: u32 = 2;
+pub const PL_BROKER_CONFIG_VERSION: u32 = 3;
 /// `PL_BROKER_MAX_MOVES`.
 pub const PL_BROKER_MAX_MOVES: u32 = 256;
+/// `PL_BROKER_MAX_TOLERANCE`: most a config's `bytes_tolerance` may be, in percent.
+pub const PL_BROKER_MAX_TOLERANCE: u32 = 1000;
 /// `PL_BROKER_STALL_HELD`: every eligible member holds a replica of the shard.
 pub const PL_BROKER_STALL_HELD: u32 = 1;
 /// `PL_BROKER_STALL_ZONES`: every other eligible member would lower the

@@ -186,6 +186,18 @@ pub(crate) struct SnapParts {
     pub shards: Vec<pl_shard>,
     pub overrides: Vec<pl_override>,
     pub copies: Vec<pl_copy>,
+    /// One size per shard, or `None`: no size known (NULL to C).
+    pub shard_bytes: Option<Vec<u64>>,
+    /// One capacity per member, or `None`: no capacity known (NULL to C).
+    pub member_capacity: Option<Vec<u64>>,
+}
+
+/// The pointer C is given for an optional parallel array: NULL for none.
+fn ptr_or_null(v: &Option<Vec<u64>>) -> *const u64 {
+    match v {
+        Some(v) => v.as_ptr(),
+        None => ptr::null(),
+    }
 }
 
 impl pl_member {
@@ -234,6 +246,10 @@ pub(crate) struct RawSnap {
     shards: Vec<pl_shard>,
     overrides: Vec<pl_override>,
     copies: Vec<pl_copy>,
+    #[allow(dead_code)] // read by C only, through snap.shard_bytes
+    shard_bytes: Option<Vec<u64>>,
+    #[allow(dead_code)] // read by C only, through snap.member_capacity
+    member_capacity: Option<Vec<u64>>,
     snap: pl_snapshot,
 }
 
@@ -256,6 +272,8 @@ impl RawSnap {
             mut shards,
             overrides,
             copies,
+            mut shard_bytes,
+            mut member_capacity,
         } = p;
         for ((m, id), zone) in members.iter_mut().zip(&member_ids).zip(&zones) {
             m.id = bytes_of(id);
@@ -270,6 +288,13 @@ impl RawSnap {
             k.key = bytes_of(key);
         }
         shards.truncate(shard_keys.len());
+        // a parallel array as long as its elements, so C reads no further
+        if let Some(b) = &mut shard_bytes {
+            b.resize(shards.len(), PL_BYTES_UNKNOWN);
+        }
+        if let Some(c) = &mut member_capacity {
+            c.resize(members.len(), PL_BYTES_UNKNOWN);
+        }
         let snap = pl_snapshot {
             version: PL_SNAPSHOT_VERSION,
             members: members.as_ptr(),
@@ -282,6 +307,8 @@ impl RawSnap {
             n_shards: cap32(shards.len()),
             n_overrides: cap32(overrides.len()),
             n_copies: cap32(copies.len()),
+            shard_bytes: ptr_or_null(&shard_bytes),
+            member_capacity: ptr_or_null(&member_capacity),
         };
         RawSnap {
             member_ids,
@@ -293,6 +320,8 @@ impl RawSnap {
             shards,
             overrides,
             copies,
+            shard_bytes,
+            member_capacity,
             snap,
         }
     }

@@ -122,6 +122,12 @@ pub struct pl_snapshot {
     pub n_overrides: u32,
     /// Copies.
     pub n_copies: u32,
+    /// Version 3: `n_shards` sizes in bytes (`PL_BYTES_UNKNOWN` for one not
+    /// known), or null: all unknown.
+    pub shard_bytes: *const u64,
+    /// Version 3: `n_members` capacities in bytes (`PL_BYTES_UNKNOWN` for one
+    /// not known), or null: all unknown.
+    pub member_capacity: *const u64,
 }
 
 /// Which element of the input was bad.
@@ -343,6 +349,24 @@ pub struct pl_broker_config {
     /// 1 = leaderships move by hand-offs to in-sync followers only; nothing
     /// is copied (version 2).
     pub handoff_only: u32,
+    /// Version 3: 1 = even each member's bytes within `bytes_tolerance`.
+    pub bytes_balance: u32,
+    /// Version 3: 1 = the bytes band before the counts.
+    pub bytes_first: u32,
+    /// Version 3: percent of a member's capacity no copy may fill it past;
+    /// 0 = none.
+    pub full_ratio: u32,
+    /// Version 3: percent a member's bytes may stray from its share,
+    /// 0..=`PL_BROKER_MAX_TOLERANCE`.
+    pub bytes_tolerance: u32,
+    /// Version 3: must be 0.
+    pub reserved: u32,
+    /// Version 3: bytes of copies in flight; 0 = no limit.
+    pub max_bytes_in_flight: u64,
+    /// Version 3: bytes of copies in flight into one member; 0 = no limit.
+    pub max_bytes_in: u64,
+    /// Version 3: bytes of copies in flight out of one member; 0 = no limit.
+    pub max_bytes_out: u64,
 }
 
 /// A replica on a draining member with no member it may go to.
