@@ -24,6 +24,7 @@ type Action struct {
 	CarriesLeader bool // a move-replica of the leader's replica: To leads after it (PL_ACTION_CARRIES_LEADER)
 	Paired        bool // one step of two actions, to be carried out together (PL_ACTION_PAIRED)
 	ForHandoff    bool // a follower's replica copied so that the leader hands To the leadership after it (PL_ACTION_FOR_HANDOFF)
+	Exchange      bool // one of the two replica moves of a bytes exchange: every count stays as it was (PL_ACTION_EXCHANGE)
 
 	Origin    Origin // override actions: the origin written or dropped
 	Scope     Scope  // where the counts below were taken
@@ -84,6 +85,7 @@ func actionOf(s *Snapshot, a *C.pl_action) (Action, error) {
 		CarriesLeader: a.flags&C.PL_ACTION_CARRIES_LEADER != 0,
 		Paired:        a.flags&C.PL_ACTION_PAIRED != 0,
 		ForHandoff:    a.flags&C.PL_ACTION_FOR_HANDOFF != 0,
+		Exchange:      a.flags&C.PL_ACTION_EXCHANGE != 0,
 		Origin:        Origin(a.origin), Scope: Scope(a.scope), Tier: uint32(a.tier),
 		FromCount: uint32(a.from_count), ToCount: uint32(a.to_count),
 		Floor: uint32(a.floor), Ceiling: uint32(a.ceiling), Share: uint32(a.share), Total: uint32(a.total),
@@ -137,6 +139,9 @@ func (v *View) rawAction(a *Action) (C.pl_action, error) {
 	}
 	if a.ForHandoff {
 		r.flags |= C.PL_ACTION_FOR_HANDOFF
+	}
+	if a.Exchange {
+		r.flags |= C.PL_ACTION_EXCHANGE
 	}
 	return r, nil
 }

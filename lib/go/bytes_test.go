@@ -203,3 +203,41 @@ func TestBytesUnknownIsNotZero(t *testing.T) {
 		t.Error(ScopeBytes, StatusBlockedFull, ReasonFullRatio)
 	}
 }
+
+// TestBytesExchange: twelve leaders (RF 1) 4/4/4 by count, 120G/80G/40G by
+// bytes: two exchanges of a 30G and a 10G shard between b0 and b2 even the
+// bytes and keep the leaders as they were.
+func TestBytesExchange(t *testing.T) {
+	l := Layout{Members: []Member{{ID: "b0"}, {ID: "b1"}, {ID: "b2"}}}
+	for i := 0; i < 12; i++ {
+		m := fmt.Sprintf("b%d", i/4)
+		size := uint64(10)
+		if i < 6 {
+			size = 30
+		}
+		l.Shards = append(l.Shards, Shard{Key: fmt.Sprintf("q/%02d", i), Stream: "q", Replicas: []string{m}, Leader: m,
+			Size: size * gib, SizeKnown: true})
+	}
+	s, err := NewSnapshot(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cfg := DefaultBrokerConfig()
+	cfg.MaxMoves = 2
+	p, err := BrokerDryRun(s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]uint64{"b0": 120 * gib, "b1": 80 * gib, "b2": 40 * gib}
+	for _, a := range p.Actions {
+		if a.Reason != ReasonBytesSkew || !a.Exchange || !a.CarriesLeader {
+			t.Errorf("%s: not an exchange for bytes", a)
+		}
+		held[a.From] -= a.Bytes
+		held[a.To] += a.Bytes
+	}
+	if len(p.Actions) != 4 || held["b0"] != 80*gib || held["b1"] != 80*gib || held["b2"] != 80*gib {
+		t.Errorf("%d actions, held %v", len(p.Actions), held)
+	}
+}

@@ -211,3 +211,23 @@ def test_bad_sizes_are_refused_by_their_line(text, line, match):
     with pytest.raises(pl.FormatError, match=match) as e:
         pl.loads(text)
     assert e.value.line == line, str(e.value)
+
+
+def test_a_stream_lopsided_by_size_is_evened_by_exchanges():
+    """Twelve leaders (RF 1) 4/4/4 by count, 120G/80G/40G by bytes: two
+    exchanges of a 30G and a 10G shard between b0 and b2 even the bytes and
+    keep the leaders 4/4/4."""
+    members = [M("b%d" % i) for i in range(3)]
+    owner = [0] * 4 + [1] * 4 + [2] * 4
+    shards = [K("q/%02d" % i, stream="q", replicas=["b%d" % owner[i]], leader="b%d" % owner[i],
+                size=(30 if i < 6 else 10) * G) for i in range(12)]
+    plan = pl.broker_dry_run(pl.Snapshot(members, shards), max_moves=2)
+    assert plan.status == "balanced"
+    assert [a.reason for a in plan.actions] == ["bytes-skew"] * 4
+    assert all(a.exchange and a.carries_leader and a.scope == "bytes" for a in plan.actions)
+    assert [a.bytes for a in plan.actions] == [30 * G, 10 * G, 30 * G, 10 * G]
+    held = {"b0": 120 * G, "b1": 80 * G, "b2": 40 * G}
+    for a in plan.actions:
+        held[a.from_member] -= a.bytes
+        held[a.to_member] += a.bytes
+    assert held == {"b0": 80 * G, "b1": 80 * G, "b2": 80 * G}

@@ -30,6 +30,9 @@ class Action:
         for_handoff: True for a MOVE_REPLICA of a follower's replica that the
             leader passes make so that the shard's leader can hand to_member
             the leadership once the copy is in (PL_ACTION_FOR_HANDOFF).
+        exchange: True for each of the two MOVE_REPLICAs of an exchange the
+            bytes band makes: shards of one stream and the same role swap
+            members, so every count stays as it was (PL_ACTION_EXCHANGE).
         origin: override actions: "lag" or "count"; None for other kinds.
         scope: where the counts were counted ("stream", "cluster", "owned",
             "replicas", "primaries", "peers", "stream-replicas", "zones",
@@ -79,7 +82,7 @@ class Action:
     """
 
     __slots__ = ("kind", "reason", "shard", "stream", "from_member", "to_member", "stage_first", "carries_leader",
-                 "paired", "for_handoff", "origin", "scope",
+                 "paired", "for_handoff", "exchange", "origin", "scope",
                  "tier", "from_count", "to_count", "floor", "ceiling", "share", "total", "at", "load", "bytes",
                  "from_bytes", "to_bytes", "bytes_limit", "flags",
                  "_raw", "_snap")
@@ -99,6 +102,7 @@ class Action:
         self.carries_leader = bool(raw.flags & _ffi.PL_ACTION_CARRIES_LEADER)
         self.paired = bool(raw.flags & _ffi.PL_ACTION_PAIRED)
         self.for_handoff = bool(raw.flags & _ffi.PL_ACTION_FOR_HANDOFF)
+        self.exchange = bool(raw.flags & _ffi.PL_ACTION_EXCHANGE)
         self.origin = _ffi.ORIGINS.get(raw.origin, "unknown") if self.kind in _OVERRIDE_KINDS else None
         self.scope = _ffi.SCOPES.get(raw.scope, "unknown")
         self.tier = raw.tier

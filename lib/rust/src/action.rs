@@ -40,6 +40,10 @@ pub struct Action {
     /// leader can hand the receiving member the leadership once the copy is
     /// in (`PL_ACTION_FOR_HANDOFF`): no leadership moves twice.
     pub for_handoff: bool,
+    /// Each of the two `move-replica`s of an exchange the bytes band makes:
+    /// shards of one stream and the same role swap members, so every count
+    /// stays as it was (`PL_ACTION_EXCHANGE`).
+    pub exchange: bool,
     /// Override actions: the origin written or dropped.
     pub origin: Origin,
     /// Where the counts below were taken.
@@ -114,6 +118,7 @@ impl Action {
             carries_leader: a.flags & sys::PL_ACTION_CARRIES_LEADER != 0,
             paired: a.flags & sys::PL_ACTION_PAIRED != 0,
             for_handoff: a.flags & sys::PL_ACTION_FOR_HANDOFF != 0,
+            exchange: a.flags & sys::PL_ACTION_EXCHANGE != 0,
             origin: Origin::from_c(a.origin).unwrap_or(Origin::Lag),
             scope: Scope::from_c(a.scope),
             tier: a.tier,

@@ -190,3 +190,39 @@ fn the_bytes_names_are_the_librarys() {
     assert_eq!(Reason::from_code(sys::PL_REASON_FULL_RATIO), Reason::FullRatio);
     assert_eq!(sys::PL_SCOPE_BYTES, 9);
 }
+
+/// Twelve leaders (RF 1) 4/4/4 by count, 120G/80G/40G by bytes: two
+/// exchanges of a 30G and a 10G shard between b0 and b2 even the bytes and
+/// keep the leaders as they were.
+#[test]
+fn a_stream_lopsided_by_size_is_evened_by_exchanges() {
+    let members = vec![Member::new("b0"), Member::new("b1"), Member::new("b2")];
+    let shards: Vec<Shard> = (0..12u64)
+        .map(|i| {
+            let m = format!("b{}", i / 4);
+            Shard::new(format!("q/{:02}", i))
+                .stream("q")
+                .replicas(&[m.as_str()])
+                .leader(m.as_str())
+                .size(Some(if i < 6 { 30 * G } else { 10 * G }))
+        })
+        .collect();
+    let snap = Snapshot::new(members, shards).unwrap();
+    let mut cfg = BrokerConfig::default();
+    cfg.max_moves = 2;
+    let plan = snap.view().unwrap().broker_dry_run(&cfg).unwrap();
+    assert_eq!(plan.actions.len(), 4);
+    let mut held: HashMap<String, u64> =
+        [("b0", 120 * G), ("b1", 80 * G), ("b2", 40 * G)].iter().map(|&(m, b)| (m.to_string(), b)).collect();
+    for a in &plan.actions {
+        assert!(a.exchange && a.carries_leader, "{:?}", a);
+        let bytes = a.bytes.unwrap();
+        if let ActionKind::MoveReplica { from, to } = &a.kind {
+            *held.get_mut(from.as_str()).unwrap() -= bytes;
+            *held.get_mut(to.as_str()).unwrap() += bytes;
+        } else {
+            panic!("not a replica move: {:?}", a);
+        }
+    }
+    assert!(held.values().all(|&b| b == 80 * G), "{:?}", held);
+}

@@ -186,6 +186,8 @@ pub const PL_ACTION_PAIRED: u32 = 0x4;
 /// `PL_ACTION_FOR_HANDOFF`: a follower's replica copied so that the leader
 /// can hand `to` the leadership after it.
 pub const PL_ACTION_FOR_HANDOFF: u32 = 0x8;
+/// `PL_ACTION_EXCHANGE`: one of the two replica moves of a bytes exchange.
+pub const PL_ACTION_EXCHANGE: u32 = 0x10;
 /// `PL_STATUS_BALANCED`: nothing more is wanted.
 pub const PL_STATUS_BALANCED: u32 = 0;
 /// `PL_STATUS_FULL`: the output array filled first.
