@@ -333,8 +333,71 @@
  * follower for a replica move, is followed by the move that lowers it), and
  * no move of one kind can undo one of the other.
  *
- * Limits. It counts shards, not bytes: a stream whose traffic is lopsided
- * across its own shards stays lopsided. The stream pass is exact: a stream it
+ * Bytes (snapshot version 3 with shard_bytes; config version 3). A shard's
+ * size is its data on one replica; a member's bytes are the known sizes of
+ * the replicas it holds (copies in flight counted as finished, as every
+ * count is); a size the caller does not know counts 0 in every sum and is
+ * never moved for bytes (unknown is not zero, so nothing is concluded from
+ * it). Four rules, each acting only when the snapshot gives what it needs:
+ *  - The full ratio (full_ratio percent of a member's capacity, when the
+ *    capacity is known): no copy, of any pass, fills a member past it (a
+ *    shard of unknown size goes only to a member below it); a candidate
+ *    refused for it counts as blocked (PL_STATUS_BLOCKED_FULL, detail: the
+ *    member that cannot shed, else the blocked stream or PL_NONE).
+ *  - Shedding: after drains and zone repair, an eligible member past its full
+ *    bytes moves replicas off (MOVE_REPLICA, STAGE_FIRST, reason FULL_RATIO,
+ *    scope PL_SCOPE_BYTES, bytes_limit its full bytes; CARRIES_LEADER when it
+ *    leads the shard) to the eligible members with the most room under
+ *    theirs that take them by the copy rules (zones, caps, full ratio,
+ *    limits): first a move that keeps every count's potential, then the
+ *    fewest bytes that bring it under, else the largest shard. With no such
+ *    move the tick says PL_STATUS_BLOCKED_FULL naming the member.
+ *  - The bytes band (bytes_balance): each eligible member's share of the
+ *    bytes eligible members hold is proportional to its capacity when every
+ *    eligible capacity is known, else to its weight; its band is that share
+ *    plus or minus bytes_tolerance percent of it. While a member is outside
+ *    its band, the fullest members (bytes per share) give to the emptiest:
+ *    by a single MOVE_REPLICA that keeps every count's potential (the
+ *    stream's and total replicas, and when the leader's replica moves, the
+ *    stream's and total leaders), or by an exchange (PL_ACTION_EXCHANGE: two
+ *    MOVE_REPLICAs, a larger shard one way and a smaller one of the same
+ *    stream and the same role, led or followed, the other), which keeps every
+ *    count exactly. Reason BYTES_SKEW, scope PL_SCOPE_BYTES. Among those that
+ *    bring both members within their bands, the fewest bytes copied; else the
+ *    transfer nearest the one that evens the two. Counts first (the default):
+ *    it runs in a tick where nothing else moved or waits. bytes_first: it runs
+ *    before the leader and replica passes (after shedding), needs only lower
+ *    the band's distance (the sum over members of how far each is outside its
+ *    band), and every copy of the count passes must keep that distance from
+ *    rising (a refused one counts as blocked-full).
+ *  - Limits in flight: max_bytes_in_flight, max_bytes_in and max_bytes_out
+ *    count the copies in flight in the view (the snapshot's and this tick's)
+ *    as max_moves does moves; a copy that would pass one waits
+ *    (PL_STATUS_MOVE_LIMIT), except that a copy starts when nothing is in
+ *    flight where it counts, so a shard larger than a limit is not stuck.
+ * Every action that copies says what: bytes (the shard's size, or
+ * PL_BYTES_UNKNOWN), from_bytes and to_bytes (the members' bytes before it).
+ * Why it still ends: the potentials gain two places. Before the leaders', the
+ * sum over members of their bytes past their full bytes: shedding lowers it
+ * (a shard of size s > 0 leaves a member past it and no member passes its
+ * own), and no other move raises it (the full ratio). Last (counts first),
+ * the sum over eligible members of bytes^2/weight: a band move keeps every
+ * count's potential (a single move by the rule above; an exchange keeps every
+ * count) and moves t bytes from a to d only when (2 b_d + t) w_a < (2 b_a - t)
+ * w_d, which is exactly that sum falling. With bytes_first the band's
+ * distance sits right after the full-ratio place: band moves lower it, and no
+ * count move raises it. So every move still lowers the whole,
+ * lexicographically, and nothing thrashes between the counts and the bytes.
+ * What is best effort: how close bytes come to even. Indivisible shards (one
+ * larger than a band), counts at their bounds with no exchange of the same
+ * stream and role, zones and caps can leave a member outside its band; the
+ * pass then stops (as even as the rules allow: status balanced). The search
+ * tries the 4 fullest members against the 16 emptiest, each pair with one
+ * walk of the shards, and weighs at most 64 shards of one stream on each
+ * side of an exchange.
+ *
+ * Limits. Without sizes it counts shards, not bytes: a stream whose traffic
+ * is lopsided across its own shards stays lopsided. The stream pass is exact: a stream it
  * reports blocked has no move the rules allow. The cluster pass ranks at most
  * PL_BROKER_SEARCH sources and, for each shard, its followers and the
  * PL_BROKER_SEARCH best destinations with room: on a cluster larger than that
