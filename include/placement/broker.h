@@ -361,8 +361,9 @@
  *    stream's and total replicas, and when the leader's replica moves, the
  *    stream's and total leaders), or by an exchange (PL_ACTION_EXCHANGE: two
  *    MOVE_REPLICAs, a larger shard one way and a smaller one of the same
- *    stream and the same role, led or followed, the other), which keeps every
- *    count exactly. Reason BYTES_SKEW, scope PL_SCOPE_BYTES. Among those that
+ *    role, led or followed, the other, one move against max_moves), which
+ *    keeps the totals and raises neither stream's potentials (with one
+ *    stream, keeps every count). Reason BYTES_SKEW, scope PL_SCOPE_BYTES. Among those that
  *    bring both members within their bands, the fewest bytes copied; else the
  *    transfer nearest the one that evens the two. Counts first (the default):
  *    it runs in a tick where nothing else moved or waits. bytes_first: it runs
@@ -382,19 +383,21 @@
  * (a shard of size s > 0 leaves a member past it and no member passes its
  * own), and no other move raises it (the full ratio). Last (counts first),
  * the sum over eligible members of bytes^2/weight: a band move keeps every
- * count's potential (a single move by the rule above; an exchange keeps every
- * count) and moves t bytes from a to d only when (2 b_d + t) w_a < (2 b_a - t)
+ * count's potential (a single move by the rule above; an exchange keeps the
+ * totals and each leg's stream's potentials from rising) and moves t bytes from a to d only when (2 b_d + t) w_a < (2 b_a - t)
  * w_d, which is exactly that sum falling. With bytes_first the band's
  * distance sits right after the full-ratio place: band moves lower it, and no
  * count move raises it. So every move still lowers the whole,
  * lexicographically, and nothing thrashes between the counts and the bytes.
  * What is best effort: how close bytes come to even. Indivisible shards (one
  * larger than a band), counts at their bounds with no exchange of the same
- * stream and role, zones and caps can leave a member outside its band; the
- * pass then stops (as even as the rules allow: status balanced). The search
- * tries the 4 fullest members against the 16 emptiest, each pair with one
- * walk of the shards, and weighs at most 64 shards of one stream on each
- * side of an exchange.
+ * role, zones and caps can leave a member outside its band; the pass then
+ * stops (as even as the rules allow: status balanced). The search is
+ * bounded: the 4 fullest members against the 16 emptiest, the first 4,096
+ * movable shards of a source and 256 of a destination (in key order), for
+ * each shard of the source 16 of the destination's (its smallest, and those
+ * nearest the even split), about 2^21 shards weighed a move, one walk of the
+ * shards a source and one for the destinations.
  *
  * Limits. Without sizes it counts shards, not bytes: a stream whose traffic
  * is lopsided across its own shards stays lopsided. The stream pass is exact: a stream it

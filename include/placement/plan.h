@@ -122,11 +122,13 @@ enum pl_status {
  * `to` the leadership (a later MOVE_LEADER, no copy), so no leadership
  * moves twice. The copy also evens the replicas. */
 #define PL_ACTION_FOR_HANDOFF 0x8u
-/** One of the two MOVE_REPLICAs of an exchange the bytes band makes: shards
- * of one stream, of the same role on both members (both led by the member
- * they leave, or neither), swap members, so every count stays as it was and
- * the larger one's bytes even the two. Both carry the flag; each is a move
- * of its own against the limits. */
+/** One of the two MOVE_REPLICAs of an exchange the bytes band makes: a
+ * larger shard from a to d, then a smaller one from d to a, of the same
+ * role on both members (both led by the member they leave, or neither), so
+ * the totals stay as they were and neither shard's stream's counts move
+ * further from even (with one stream, every count stays). Both carry the
+ * flag; carry them out together. The two count as one move against
+ * max_moves (each member sends one copy and takes one). */
 #define PL_ACTION_EXCHANGE 0x10u
 
 /* pl_action.scope: where from_count/to_count/floor/ceiling were counted. */

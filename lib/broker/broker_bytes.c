@@ -25,9 +25,14 @@
  */
 #include "broker/broker_int.h"
 
+#include <stdlib.h>
+
 #define PL__BY_SRC 4u  /* fullest members tried as sources */
 #define PL__BY_DST 16u /* emptiest members tried as destinations */
-#define PL__BY_SIDE 64u /* shards of one stream on each side an exchange weighs */
+#define PL__BY_HELD 4096u /* shards of the source weighed */
+#define PL__BY_DHELD 256u /* shards of each destination weighed for exchanges */
+#define PL__BY_TRIES 8u   /* of those, tried against each shard of the source */
+#define PL__BY_WORK (UINT64_C(1) << 21) /* shards weighed for one move, at most (about) */
 
 /* Member m's weight in the band: its capacity, or its weight. */
 static uint64_t wt(const pl__bk *b, uint32_t m)
@@ -290,39 +295,137 @@ static int can_go(const pl__bk *b, uint32_t x, uint32_t a, uint32_t d)
 	return pl__holds(st, a) && !pl__holds(st, d) && movable(b->v, x) && pl__bk_copy_ok(b, x, a, d);
 }
 
-/* The best move or exchange between a and d into *best. */
-static void search_pair(const pl__bk *b, const by_pair *p, by_cand *best)
+/* The shards a holds that may move, in key order: at most PL__BY_HELD of
+ * them (the first), into S; returns how many. One walk of the shards. */
+static uint32_t held_by(const pl_view *v, uint32_t a, uint32_t *S)
+{
+	uint32_t n = 0;
+	for (uint32_t r = 0; r < v->nk && n < PL__BY_HELD; r++) {
+		uint32_t k = v->k_order[r];
+		if (pl__holds(pl__st(v, k), a) && movable(v, k))
+			S[n++] = k;
+	}
+	return n;
+}
+
+/* What the destinations hold: for each of dst[0..nd), at most PL__BY_DHELD
+ * of its movable shards (the first in key order), sorted by size. One walk
+ * of the shards for all of them. */
+typedef struct by_dheld {
+	uint32_t n[PL__BY_DST];
+	uint32_t k[PL__BY_DST][PL__BY_DHELD];
+} by_dheld;
+
+static void sort_by_size(const pl_view *v, uint32_t *k, uint32_t n)
+{
+	/* insertion sort, by size then key rank: n <= PL__BY_DHELD */
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = k[i], j = i;
+		while (j > 0 && (pl__size(v, k[j - 1]) > pl__size(v, x) ||
+				 (pl__size(v, k[j - 1]) == pl__size(v, x) && v->k_rank[k[j - 1]] > v->k_rank[x]))) {
+			k[j] = k[j - 1];
+			j--;
+		}
+		k[j] = x;
+	}
+}
+
+static void dests_hold(const pl_view *v, const uint32_t *dst, uint32_t nd, by_dheld *h)
+{
+	uint64_t seen[64] = {0}; /* a filter over member indices mod 4096 */
+	for (uint32_t j = 0; j < nd; j++) {
+		h->n[j] = 0;
+		seen[(dst[j] & 4095) >> 6] |= UINT64_C(1) << (dst[j] & 63);
+	}
+	for (uint32_t r = 0; r < v->nk; r++) {
+		uint32_t k = v->k_order[r];
+		const pl__shard_state *st = pl__st(v, k);
+		for (uint32_t q = 0; q < st->nrep; q++) {
+			uint32_t m = pl__rep(st, q);
+			if (!(seen[(m & 4095) >> 6] >> (m & 63) & 1))
+				continue;
+			for (uint32_t j = 0; j < nd; j++)
+				if (dst[j] == m && h->n[j] < PL__BY_DHELD && movable(v, k))
+					h->k[j][h->n[j]++] = k;
+		}
+	}
+	for (uint32_t j = 0; j < nd; j++)
+		sort_by_size(v, h->k[j], h->n[j]);
+}
+
+/* May x go a -> d and y d -> a as one exchange: the same role on both sides
+ * (the cluster's leader and replica totals stay as they are), each leg by
+ * the copy rules, and when their streams differ, neither stream's count
+ * potentials rising (replicas, and leaders when they lead)? */
+static int exchange_ok(const pl__bk *b, uint32_t x, uint32_t y, uint32_t a, uint32_t d)
+{
+	const pl_view *v = b->v;
+	int lx = pl__leader(pl__st(v, x)) == a, ly = pl__leader(pl__st(v, y)) == d;
+	if (lx != ly || !can_go(b, y, d, a))
+		return 0;
+	uint32_t sx = v->snap.shards[x].stream, sy = v->snap.shards[y].stream;
+	if (sx == sy || !b->cfg->stream_balance)
+		return 1;
+	if (sx != PL_NONE) {
+		if (b->cfg->replica_balance && !pl__bk_no_rise(v, pl__bk_stream_replicas(v, sx), a, pl__rcell_get(v, sx, a),
+							      d, pl__rcell_get(v, sx, d)))
+			return 0;
+		if (lx && !pl__bk_no_rise(v, pl__bk_stream_leaders(v, sx), a, pl__cell_get(v, sx, a), d,
+					  pl__cell_get(v, sx, d)))
+			return 0;
+	}
+	if (sy != PL_NONE) {
+		if (b->cfg->replica_balance && !pl__bk_no_rise(v, pl__bk_stream_replicas(v, sy), d, pl__rcell_get(v, sy, d),
+							      a, pl__rcell_get(v, sy, a)))
+			return 0;
+		if (ly && !pl__bk_no_rise(v, pl__bk_stream_leaders(v, sy), d, pl__cell_get(v, sy, d), a,
+					  pl__cell_get(v, sy, a)))
+			return 0;
+	}
+	return 1;
+}
+
+/* The best move or exchange between a and d into *best, from a's shards
+ * S[0..n) and d's T[0..nt) (by size); *work counts the pairs weighed. */
+static void search_pair(const pl__bk *b, const by_pair *p, const uint32_t *S, uint32_t n, const uint32_t *T,
+			uint32_t nt, by_cand *best, uint64_t *work)
 {
 	const pl_view *v = b->v;
 	best->x = PL_NONE;
 	/* single moves, any shard (a stream-less one too) */
 	if (pl__bk_room_new(v, p->d))
-		for (uint32_t r = 0; r < v->nk; r++) {
-			uint32_t k = v->k_order[r];
-			if (can_go(b, k, p->a, p->d) && (p->first || counts_keep(b, k, p->a, p->d)))
-				consider(b, p, k, PL_NONE, best);
-		}
+		for (uint32_t i = 0; i < n; i++)
+			if (can_go(b, S[i], p->a, p->d) && (p->first || counts_keep(b, S[i], p->a, p->d)))
+				consider(b, p, S[i], PL_NONE, best);
+	*work += n;
 	if (best->x != PL_NONE && best->fix)
 		return; /* a single copy does it: no exchange copies less */
-	if (b->budget < 2 || !pl__bk_in_ok(b, p->a) || !pl__bk_out_ok(b, p->d))
+	if (!pl__bk_in_ok(b, p->a) || !pl__bk_out_ok(b, p->d))
 		return;
-	/* exchanges within a stream: the same role on both sides, so every
-	 * count stays as it is */
-	for (uint32_t s = 0; s < v->ns; s++) {
-		uint32_t X[PL__BY_SIDE], Y[PL__BY_SIDE], nx = 0, ny = 0;
-		for (uint32_t i = v->s_first[s]; i < v->s_first[s + 1]; i++) {
-			uint32_t k = v->by_stream[i];
-			if (nx < PL__BY_SIDE && can_go(b, k, p->a, p->d))
-				X[nx++] = k;
-			else if (ny < PL__BY_SIDE && can_go(b, k, p->d, p->a))
-				Y[ny++] = k;
+	/* exchanges: for each x, the smallest shards of d (the fewest bytes),
+	 * and those nearest the even split, a few of each */
+	for (uint32_t i = 0; i < n && *work < PL__BY_WORK; i++) {
+		uint32_t x = S[i];
+		if (!can_go(b, x, p->a, p->d))
+			continue;
+		uint64_t sx = pl__size(v, x), want = sx > p->even ? sx - p->even : 0;
+		uint32_t lo = 0, hi = nt;
+		while (lo < hi) { /* the first of T at least `want` */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (pl__size(v, T[mid]) < want)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		for (uint32_t i = 0; i < nx; i++)
-			for (uint32_t j = 0; j < ny; j++) {
-				int lx = pl__leader(pl__st(v, X[i])) == p->a, ly = pl__leader(pl__st(v, Y[j])) == p->d;
-				if (lx == ly)
-					consider(b, p, X[i], Y[j], best);
-			}
+		uint32_t tries = 0;
+		for (uint32_t j = 0; j < nt && j < PL__BY_TRIES; j++, tries++)
+			if (pl__size(v, T[j]) < sx && exchange_ok(b, x, T[j], p->a, p->d))
+				consider(b, p, x, T[j], best);
+		for (uint32_t j = lo > PL__BY_TRIES / 2 ? lo - PL__BY_TRIES / 2 : 0; j < nt && j < lo + PL__BY_TRIES / 2;
+		     j++, tries++)
+			if (pl__size(v, T[j]) < sx && exchange_ok(b, x, T[j], p->a, p->d))
+				consider(b, p, x, T[j], best);
+		*work += tries;
 	}
 }
 
@@ -375,8 +478,15 @@ void pl__bk_bbalance(pl__bk *b)
 		by_cand best = {PL_NONE, PL_NONE, 0, 0, 0, 0};
 		by_pair p;
 		int waits = 0;
-		for (uint32_t i = 0; i < ns && best.x == PL_NONE; i++)
-			for (uint32_t j = 0; j < nd && best.x == PL_NONE; j++) {
+		uint64_t work = 0;
+		uint32_t S[PL__BY_HELD];
+		by_dheld T;
+		dests_hold(v, dst, nd, &T);
+		work += v->nk;
+		for (uint32_t i = 0; i < ns && best.x == PL_NONE && work < PL__BY_WORK; i++) {
+			uint32_t n = held_by(v, src[i], S);
+			work += v->nk;
+			for (uint32_t j = 0; j < nd && best.x == PL_NONE && work < PL__BY_WORK; j++) {
 				if (src[i] == dst[j] || !fuller(b, src[i], dst[j]))
 					continue;
 				if (!pl__bk_out_ok(b, src[i]) || !pl__bk_in_ok(b, dst[j])) {
@@ -386,8 +496,9 @@ void pl__bk_bbalance(pl__bk *b)
 				pair_of(b, src[i], dst[j], &p);
 				if (p.first && pl__bk_band_out(b, p.a, p.ba) + pl__bk_band_out(b, p.d, p.bd) == 0)
 					continue; /* bytes first lowers the band's distance: nothing to lower here */
-				search_pair(b, &p, &best);
+				search_pair(b, &p, S, n, T.k[j], T.n[j], &best, &work);
 			}
+		}
 		if (best.x == PL_NONE) {
 			if (waits)
 				pl__bk_wait_limit(b, PL_NONE);
@@ -402,7 +513,10 @@ void pl__bk_bbalance(pl__bk *b)
 		}
 		if (emit(b, best.x, p.a, p.d, PL_REASON_BYTES_SKEW, hi, flags))
 			return;
-		if (best.y != PL_NONE && emit(b, best.y, p.d, p.a, PL_REASON_BYTES_SKEW, 0, flags))
-			return;
+		if (best.y != PL_NONE) {
+			b->budget++; /* an exchange is one move against max_moves: each member sends one, takes one */
+			if (emit(b, best.y, p.d, p.a, PL_REASON_BYTES_SKEW, 0, flags))
+				return;
+		}
 	}
 }

@@ -150,16 +150,24 @@ static void copy_note(out *o, const names *n)
 
 static int explain(out *o, const names *n);
 
-/* A byte count, in the largest binary unit that divides it exactly. */
+/* A byte count, in the largest binary unit that divides it exactly; when
+ * none above bytes does, the bytes and the count in whole units beside. */
 static void put_size(out *o, uint64_t b)
 {
 	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	uint32_t u = 0;
-	while (u < 5 && b >= 1024 && b % 1024 == 0) {
-		b /= 1024;
+	uint32_t u = 0, w = 0;
+	uint64_t x = b, whole = b;
+	while (u < 5 && x >= 1024 && x % 1024 == 0) {
+		x /= 1024;
 		u++;
 	}
-	put(o, "%llu %s", (unsigned long long)b, u == 0 && b == 1 ? "byte" : unit[u]);
+	while (w < 5 && whole >= 1024) {
+		whole /= 1024;
+		w++;
+	}
+	put(o, "%llu %s", (unsigned long long)x, u == 0 && x == 1 ? "byte" : unit[u]);
+	if (u == 0 && w > 0)
+		put(o, " (%llu %s)", (unsigned long long)whole, unit[w]);
 }
 
 /* The bytes passes' sentences: a member past its full ratio sheds, or the
@@ -170,7 +178,7 @@ static void bytes_move(out *o, const names *n)
 	shard_from_to(o, n, "move replica of ", " to ");
 	if ((a->flags & PL_ACTION_EXCHANGE) && a->bytes_limit == 0) {
 		put(o, ", staging a copy first: the return half of the exchange before it, a smaller shard of the "
-		       "same stream and role, so every count stays as it is");
+		       "same role, so no count's potential rises");
 		carry_note(o, n);
 		return;
 	}
@@ -195,7 +203,8 @@ static void bytes_move(out *o, const names *n)
 	put(o, " holds ");
 	put_size(o, a->to_bytes);
 	if (a->flags & PL_ACTION_EXCHANGE)
-		put(o, "; the first half of an exchange with a smaller shard of the stream, so every count stays as it is");
+		put(o, "; the first half of an exchange with a smaller shard of the same role, so no count's potential "
+		       "rises");
 	carry_note(o, n);
 }
 

@@ -186,6 +186,46 @@ static void report(const char *name, const bench_big *b, const timing *t)
 	       t->allocs, pl_status_name(t->status), t->written > 0 ? say : "no move");
 }
 
+/* The same cluster with sizes (1..100 MiB) and every capacity known: the
+ * bytes rules' cost against the counts alone, on the balanced layout (plain:
+ * its timing without sizes), with every member within its band (the rules'
+ * checks alone); then one shard in 1,000 a thousand times the median, so
+ * members leave their bands and the band acts (a search for an exchange). */
+static void sized(bench_big *b, const timing *plain)
+{
+	uint64_t *size = malloc((size_t)b->nk * sizeof *size), *cap = malloc((size_t)b->nm * sizeof *cap);
+	if (!size || !cap) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	uint64_t rng = 0x5eed, total = 0;
+	for (uint32_t x = 0; x < b->nk; x++) {
+		rng = rng * 6364136223846793005u + 1442695040888963407u;
+		size[x] = ((rng >> 33) % 100 + 1) << 20;
+		total += size[x] * b->k[x].replica_count;
+	}
+	for (uint32_t m = 0; m < b->nm; m++)
+		cap[m] = total / b->nm * 4; /* a quarter full on average */
+	b->snap.shard_bytes = size;
+	b->snap.member_capacity = cap;
+	timing t = measure(b, 5);
+	report("sized", b, &t);
+	printf("sizes against counts alone, the same layout, every member in its band: view %.2fx, decision "
+	       "%.2fx, total %.2fx (target: at most 1.5x)\n",
+	       t.view_ms / plain->view_ms, t.plan_ms / plain->plan_ms,
+	       (t.view_ms + t.plan_ms) / (plain->view_ms + plain->plan_ms));
+	for (uint32_t x = 0; x < b->nk; x += 1000)
+		size[x] = (uint64_t)50000 << 20;
+	t = measure(b, 5);
+	report("heavy", b, &t);
+	printf("heavy-tailed sizes, the band acting, against counts alone: total %.2fx\n",
+	       (t.view_ms + t.plan_ms) / (plain->view_ms + plain->plan_ms));
+	b->snap.shard_bytes = NULL;
+	b->snap.member_capacity = NULL;
+	free(size);
+	free(cap);
+}
+
 void bench_broker(void)
 {
 	printf("\n== broker: one rebalance decision, view build included (best of 5)\n");
@@ -197,6 +237,7 @@ void bench_broker(void)
 	bench_big_build(&b, 1000, 10000, 100, 3);
 	timing t = measure(&b, 5);
 	report("balanced", &b, &t);
+	sized(&b, &t);
 	/* The last stream led 5 on broker-0000: a stream move at the end of the scan. */
 	uint32_t last = (b.ns - 1) * 100;
 	for (uint32_t j = 0; j < 5; j++)
