@@ -38,7 +38,11 @@
  *     move, loads already handed to a member in this call count as its
  *     own): an override of origin lag (reason LAG), or a drop of self's
  *     override when that member is the shard's ring home. No such member:
- *     STALLED.
+ *     STALLED. Load is not size: the fleet reads pl_shard.load and
+ *     pl_member.load (a rate such as lag or traffic, work per unit time)
+ *     and never the snapshot's shard_bytes or member_capacity (data at
+ *     rest, the bytes a move copies), which only the broker policy reads;
+ *     one snapshot can carry both.
  *  4. Not lagging: count balance (count_balance on).
  *     What a member counts. A lag override is over when neither the member
  *     holding it nor the shard's ring home lags: the shard is on its way
