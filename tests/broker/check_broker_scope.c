@@ -204,7 +204,7 @@ START_TEST(the_zone_list_keeps_the_best_destination_with_room_of_each_zone)
 	pl__scope sc;
 	pl__bk_scope_cluster(&b, &sc);
 	ck_assert(sc.over && sc.under);
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__dlist l = {0, PL_MAX_REPLICAS, 1, {0}, {0}};
 	pl__bk_dests(&b, &sc, &l, &w);
 	/* z1: b1 (3 under); z2: b2 (2) before b3 (1); z3: b5 (2) before b4 (1);

@@ -213,7 +213,7 @@ START_TEST(a_destination_list_is_filled_afresh_in_rank_order_within_its_limits)
 	pl__bk_scope_cluster(&b, &sc);
 	pl__dlist l;
 	memset(&l, 0xff, sizeof l); /* filled afresh, whatever it held */
-	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__bk_dlist_fill(&b, &sc, &l, PL_BROKER_SEARCH, 0, &w);
 	ck_assert_uint_eq(l.n, 3);
 	ck_assert_uint_eq(l.m[0], 1);
@@ -272,7 +272,7 @@ START_TEST(property_a_destination_list_holds_the_best_with_room_per_zone_within_
 		}
 		pl__dlist l;
 		memset(&l, 0xa5, sizeof l);
-		pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0};
+		pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 		pl__bk_dlist_fill(&b, &sc, &l, max, per_zone, &w);
 		ck_assert_msg(l.n == n, "seed %llu (PL_TEST_SEED=%llu PL_TEST_ITERS=1): %u listed, want %u (max %u, per zone %u)",
 			      (unsigned long long)seed, (unsigned long long)seed, l.n, n, max, per_zone);
