@@ -490,6 +490,20 @@ static uint32_t repeats(const pl_view *v, const pl__scope *sc, uint32_t k, uint3
  * destination keys are equal (they lower the scope's potential alike), the
  * one that repeats less of the moves already made wins first: so a shard
  * that moved is not chosen again while another candidate does as well. */
+/* How uneven a and d's bytes would be after a copy of shard k from a to d,
+ * |(b_a - s) - (b_d + s)|: the shard that evens them best is the one a count
+ * move copies, among shards that serve the counts alike. A shard of unknown
+ * size last. */
+static uint64_t evens(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
+{
+	uint64_t s = pl__size(v, k);
+	if (s == PL_BYTES_UNKNOWN)
+		return UINT64_MAX;
+	/* bytes <= 2^62, 2 s <= 2^60: the difference fits in an int64_t */
+	int64_t e = (int64_t)v->m_bytes[a] - (int64_t)v->m_bytes[d] - 2 * (int64_t)s;
+	return e < 0 ? (uint64_t)-e : (uint64_t)e;
+}
+
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
 		 uint32_t follower, uint32_t settled, uint32_t k)
 {
@@ -511,6 +525,11 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 			c = follower > x->follower ? 1 : -1;
 		if (c == 0 && settled != x->settled)
 			c = settled > x->settled ? 1 : -1;
+		if (c == 0 && v->sized && (sc->rep || follower != 1)) { /* a copy: the shard that evens the bytes */
+			uint64_t e = evens(v, k, a, d), ex = evens(v, x->k, x->a, x->d);
+			if (e != ex)
+				c = e < ex ? 1 : -1;
+		}
 		if (c == 0)
 			c = g > x->gain || (g == x->gain && v->k_rank[k] < v->k_rank[x->k]) ? 1 : -1;
 		if (c < 0)

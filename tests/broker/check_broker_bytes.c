@@ -106,6 +106,42 @@ START_TEST(a_stream_lopsided_by_size_is_evened_by_exchanges)
 }
 END_TEST
 
+/* Among moves that serve the counts alike, the shard that evens the bytes:
+ * b0 leads six shards (RF 1), three of 10G and three of 1G, in each of the
+ * 20 ways to give the keys those sizes, b1 none; three move, and with the
+ * bytes band off the two end 21G and 12G, the evenest split there is (the
+ * draw alone moves all three of one size in some: 30G against 3G). */
+START_TEST(a_count_move_takes_the_shard_that_evens_the_bytes)
+{
+	for (uint32_t set = 0; set < 64; set++) {
+		uint32_t ones = 0;
+		for (uint32_t x = set; x; x &= x - 1)
+			ones++;
+		if (ones != 3)
+			continue;
+		tl *t = bu_new(2, NULL);
+		static const uint32_t lead[] = {6, 0};
+		uint32_t s = bu_stream(t, "s", lead, 2, 1);
+		static sizes z;
+		for (uint32_t k = 0; k < 6; k++)
+			z.k[k] = (set >> k & 1 ? 10 : 1) * G;
+		hang(t, &z, 0);
+		pl_broker_config cfg = bu_cfg();
+		cfg.bytes_balance = 0;
+		uint32_t n, ticks;
+		pl_plan_info info;
+		pl_action *a = bu_dry_shown(t, &cfg, &n, &info, &ticks);
+		ck_assert_uint_eq(n, 3);
+		ck_assert_uint_eq(bu_lead(t->view, s, 0), 3);
+		uint64_t b0 = held_bytes(t, t->view, 0), b1 = held_bytes(t, t->view, 1);
+		ck_assert_msg((b0 > b1 ? b0 - b1 : b1 - b0) == 9 * G, "sizes %#x: b0 %llu G, b1 %llu G", set,
+			      (unsigned long long)(b0 / G), (unsigned long long)(b1 / G));
+		free(a);
+		tl_free(t);
+	}
+}
+END_TEST
+
 /* Without sizes the same layout is balanced: counts only, as before. */
 START_TEST(without_sizes_counts_only)
 {
@@ -427,6 +463,7 @@ int main(void)
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, a_stream_lopsided_by_size_is_evened_by_exchanges);
 	tcase_add_test(c, without_sizes_counts_only);
+	tcase_add_test(c, a_count_move_takes_the_shard_that_evens_the_bytes);
 	tcase_add_test(c, a_member_past_its_full_ratio_sheds_first);
 	tcase_add_test(c, a_count_move_past_a_full_ratio_is_blocked);
 	tcase_add_test(c, bytes_in_flight_limit_what_a_tick_starts);
