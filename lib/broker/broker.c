@@ -243,7 +243,8 @@ static void tick(pl__bk *b)
 	if (b->full)
 		return;
 	if (b->cfg->paused || b->budget == 0) {
-		if (pl__bk_any_wanted(b) || (copies && !b->rep_hold && pl__bk_replicas_wanted(b))) {
+		if (pl__bk_any_wanted(b) || (copies && !b->rep_hold && pl__bk_replicas_wanted(b)) ||
+		    (copies && pl__bk_bytes_wanted(b))) {
 			if (b->cfg->paused)
 				b->want_paused = 1;
 			else

@@ -452,6 +452,17 @@ static void pair_of(const pl__bk *b, uint32_t a, uint32_t d, by_pair *p)
 	p->even = x > y ? x - y : 0;
 }
 
+int pl__bk_bytes_wanted(const pl__bk *b)
+{
+	const pl_view *v = b->v;
+	if (!b->band.on || b->band.weights == 0)
+		return 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		if (pl__bk_band_out(b, v->elig[e], v->m_bytes[v->elig[e]]))
+			return 1;
+	return 0;
+}
+
 void pl__bk_bbalance(pl__bk *b)
 {
 	const pl_view *v = b->v;

@@ -164,6 +164,8 @@ void pl__bk_shed(pl__bk *b);
 /* The bytes band: moves and exchanges that bring members' bytes within it
  * (BYTES_SKEW). */
 void pl__bk_bbalance(pl__bk *b);
+/* Is an eligible member outside its band (the band may want a move)? */
+int pl__bk_bytes_wanted(const pl__bk *b);
 
 /* Note why a wanted move waits. */
 void pl__bk_wait_limit(pl__bk *b, uint32_t member);

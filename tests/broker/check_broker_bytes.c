@@ -265,6 +265,76 @@ START_TEST(bytes_in_flight_limit_what_a_tick_starts)
 }
 END_TEST
 
+/* The bytes passes wait as every move does: paused, on a member's move
+ * limit, on the output's room (an exchange is both actions or neither), and
+ * shed onto members of unknown capacity by bytes per weight. */
+START_TEST(the_bytes_passes_wait_on_pause_limits_and_room)
+{
+	/* b0: nineteen shards of 5G (95G of 100G, full at 80G: three must go);
+	 * b1 and b2 of unknown capacity */
+	tl *t = bu_new(3, NULL);
+	static sizes z;
+	uint32_t s = tl_stream(t, "s");
+	for (uint32_t i = 0; i < 19; i++)
+		z.k[tl_shard(t, tl_str(t, "s/%02u", i), s, 0, 1, 0u)] = 5 * G;
+	z.m[0] = 100 * G;
+	z.m[1] = z.m[2] = PL_BYTES_UNKNOWN;
+	hang(t, &z, 1);
+	pl_broker_config cfg = bu_cfg();
+	cfg.full_ratio = 80;
+	cfg.bytes_balance = 0;
+	cfg.replica_balance = 0;
+	cfg.paused = 1;
+	int n;
+	pl_plan_info info;
+	bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_PAUSED);
+	cfg.paused = 0;
+	cfg.max_moves = 3;
+	cfg.max_moves_out = 1;
+	tl_view(t, 0);
+	pl_action *a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_FULL_RATIO);
+	ck_assert_uint_eq(info.status, PL_STATUS_MOVE_LIMIT);
+	ck_assert_uint_eq(info.detail, 0);
+	cfg.max_moves_out = 0;
+	tl_view(t, 0);
+	a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 3); /* 95G - 15G: at its full bytes, not past */
+	for (int i = 0; i < n; i++)
+		ck_assert_uint_eq(a[i].reason, PL_REASON_FULL_RATIO);
+	tl_free(t);
+
+	/* the stream lopsided by size: paused, one action of room, one move in */
+	t = bu_new(3, NULL);
+	static const uint32_t lead[] = {4, 4, 4};
+	bu_stream(t, "q", lead, 3, 1);
+	for (uint32_t k = 0; k < 12; k++)
+		z.k[k] = (k < 6 ? 30 : 10) * G;
+	hang(t, &z, 0);
+	cfg = bu_cfg();
+	cfg.paused = 1;
+	bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(info.status, PL_STATUS_PAUSED);
+	cfg.paused = 0;
+	tl_view(t, 0);
+	static pl_action one[1];
+	n = pl_broker_plan(t->view, &cfg, one, 1, &info, NULL);
+	ck_assert_int_eq(n, 0); /* an exchange fits whole or not at all */
+	ck_assert_uint_eq(info.status, PL_STATUS_FULL);
+	cfg.max_moves = 4;
+	cfg.max_moves_in = 1;
+	tl_view(t, 0);
+	a = bu_plan(t, &cfg, &n, &info);
+	ck_assert_int_eq(n, 2); /* one exchange: b2 (and b0) take no second copy */
+	ck_assert_uint_eq(info.status, PL_STATUS_MOVE_LIMIT);
+	tl_free(t);
+}
+END_TEST
+
 /* Each malformed size or capacity gets its own code and the index, and a
  * refused view writes nothing to the caller's output. */
 START_TEST(bad_sizes_are_refused_by_index)
@@ -467,6 +537,7 @@ int main(void)
 	tcase_add_test(c, a_member_past_its_full_ratio_sheds_first);
 	tcase_add_test(c, a_count_move_past_a_full_ratio_is_blocked);
 	tcase_add_test(c, bytes_in_flight_limit_what_a_tick_starts);
+	tcase_add_test(c, the_bytes_passes_wait_on_pause_limits_and_room);
 	tcase_add_test(c, bad_sizes_are_refused_by_index);
 	tcase_add_test(c, bad_bytes_settings_are_refused_by_place);
 	tcase_add_test(c, random_layouts_keep_the_bytes_rules);
