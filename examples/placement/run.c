@@ -121,6 +121,10 @@ static int build_view(pt_run *r, pt_err *e)
 			.shards = r->shards, .overrides = r->ov, .copies = r->nc ? r->d->copies : NULL,
 			.n_members = r->nm, .n_streams = r->d->ns, .n_shards = r->d->nk, .n_overrides = r->no,
 			.n_copies = r->nc};
+	if (r->d->has_bytes) { /* sizes given: the snapshot carries them (version 3) */
+		r->snap.shard_bytes = r->d->nk ? r->d->k_bytes : NULL;
+		r->snap.member_capacity = r->nm ? r->capacity : NULL;
+	}
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }
@@ -135,9 +139,11 @@ int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member,
 	r->m_cap = (size_t)d->nm + d->nev + 1;
 	r->members = pt_alloc(r->m_cap * sizeof *r->members);
 	r->last_move = pt_alloc(r->m_cap * sizeof *r->last_move);
+	r->capacity = pt_alloc(r->m_cap * sizeof *r->capacity);
 	if (d->nm) {
 		memcpy(r->members, d->members, (size_t)d->nm * sizeof *r->members);
 		memcpy(r->last_move, d->m_last_move, (size_t)d->nm * sizeof *r->last_move);
+		memcpy(r->capacity, d->m_capacity, (size_t)d->nm * sizeof *r->capacity);
 	}
 	r->shards = pt_alloc(((size_t)d->nk + 1) * sizeof *r->shards);
 	if (d->nk)
@@ -185,6 +191,7 @@ void pt_run_free(pt_run *r)
 		r->ops->done(r);
 	free(r->members);
 	free(r->last_move);
+	free(r->capacity);
 	free(r->shards);
 	free(r->ov);
 	free(r->mem);

@@ -100,10 +100,18 @@ enum pt_setting {
 	PT_SET_LOAD_BALANCE,
 	PT_SET_LOAD_THRESHOLD,
 	PT_SET_MAX_ACTIONS,
+	PT_SET_BYTES_BALANCE,
+	PT_SET_BYTES_FIRST,
+	PT_SET_FULL_RATIO,
+	PT_SET_BYTES_TOLERANCE,
+	PT_SET_MAX_BYTES_IN_FLIGHT,
+	PT_SET_MAX_BYTES_IN,
+	PT_SET_MAX_BYTES_OUT,
 	PT_SET_COUNT
 };
 
-enum pt_setting_type { PT_T_NUM, PT_T_BOOL, PT_T_POLICY, PT_T_SCORER, PT_T_MEMBER };
+/* PT_T_SIZE: a size in bytes (placement(5), SIZES), at most max. */
+enum pt_setting_type { PT_T_NUM, PT_T_BOOL, PT_T_POLICY, PT_T_SCORER, PT_T_MEMBER, PT_T_SIZE };
 
 typedef struct pt_setting_info {
 	const char *name;
@@ -140,6 +148,7 @@ typedef struct pt_event {
 	pl_member joiner;   /* PT_EV_JOIN: the member that joins */
 	uint64_t last_move; /* PT_EV_JOIN: its last-move= */
 	int joined_given;   /* PT_EV_JOIN: joined= was written (else: the clock at its tick) */
+	uint64_t capacity;  /* PT_EV_JOIN: its capacity=, or PL_BYTES_UNKNOWN */
 } pt_event;
 
 #define PT_JOINER UINT32_C(0x80000000)
@@ -209,6 +218,7 @@ typedef struct pt_doc {
 	pl_member *members;
 	uint64_t *m_line;
 	uint64_t *m_last_move; /* fleet: the member's last move, PL_FLEET_NEVER-like ~0 */
+	uint64_t *m_capacity;  /* each member's capacity=, or PL_BYTES_UNKNOWN */
 	uint32_t nm;
 	size_t m_cap;
 
@@ -219,6 +229,7 @@ typedef struct pt_doc {
 
 	pl_shard *shards;
 	uint64_t *k_line;
+	uint64_t *k_bytes; /* each shard's size=, or PL_BYTES_UNKNOWN */
 	uint32_t nk;
 	size_t k_cap;
 
@@ -238,6 +249,8 @@ typedef struct pt_doc {
 
 	pt_set set[PT_SET_COUNT];
 	uint64_t lines;   /* lines read */
+	int has_bytes;    /* some size= or capacity= was given (a join's too): the
+			   * snapshot carries k_bytes and m_capacity */
 
 	pt_table tm, ts, tk; /* members, streams, shards by id */
 } pt_doc;
@@ -278,6 +291,21 @@ int64_t pt_find_member(const pt_doc *d, const char *id, size_t len);
 /* Decode %XX escapes of a command-line argument into a new string. */
 int pt_decode_arg(const char *arg, char **out, size_t *len, pt_err *e);
 
+/* ---- sizes in bytes (size.c) ------------------------------------------------ */
+
+/* A size: decimal bytes with an optional K, M, G, T or P (powers of 1024).
+ * 0 with *out; -1 not a size; 1 past UINT64_MAX. */
+int pt_size_parse(const char *p, size_t n, uint64_t *out);
+/* The same for attribute or setting `name` (with its '='), at most max:
+ * 0, or -1 with e naming line. */
+int pt_size_word(const char *p, size_t n, uint64_t max, uint64_t line, const char *name, uint64_t *out, pt_err *e);
+/* A size as placement(5) writes it: the largest exact suffix (10G), else bytes. */
+void pt_size_text(char *buf, size_t cap, uint64_t v);
+void pt_put_size(pt_buf *b, uint64_t v);
+/* A size for a reader: one decimal at most (1.5G, 512M, 900); "?" unknown. */
+void pt_size_human(char *buf, size_t cap, uint64_t v);
+void pt_put_size_human(pt_buf *b, uint64_t v);
+
 /* ---- text and JSON output (format.c) --------------------------------------- */
 
 /* An id as written in a snapshot file: bytes outside '!'..'~' and the bytes
@@ -294,7 +322,13 @@ void pt_put_json_bytes(pt_buf *b, pl_bytes id);
 void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *snap, const uint64_t *last_move,
 		    const pl_view *v, int with_events);
 void pt_format_json(pt_buf *b, const pt_doc *d, const pl_snapshot *snap, const uint64_t *last_move,
-		    const pl_view *v, int with_events);
+		    const pl_view *v, int with_events); /* format_json.c */
+/* A setting's value as the file writes it (format.c). */
+void pt_put_setting_value(pt_buf *b, const pt_doc *d, uint32_t i);
+/* Overrides in their shards' order (indices); the copies in flight by the
+ * rank of their shard (PL_NONE for none). Both from malloc. */
+uint32_t *pt_override_order(const pl_view *v, const pl_snapshot *s);
+uint32_t *pt_copy_of_rank(const pl_view *v, const pl_snapshot *s);
 /* The canonical order of a view: ranks[i] for element i of a kind. */
 uint32_t *pt_ranks(const pl_view *v, uint32_t kind, uint32_t n);
 /* Indices 0..n-1 in canonical order. */
@@ -594,6 +628,7 @@ struct pt_run {
 	/* the snapshot the view reads: the tool's own copy, changed by events */
 	pl_member *members;
 	uint64_t *last_move;
+	uint64_t *capacity;       /* each member's capacity, or PL_BYTES_UNKNOWN */
 	uint32_t nm;
 	size_t m_cap;
 	pl_shard *shards;
