@@ -444,6 +444,9 @@ void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *afte
 			 const struct pt_tick *why);
 /* Not down and not draining: held to the bounds and may receive. */
 int pt_eligible(const pl_member *m);
+/* The floor and ceiling of count over members of total weight total_w for
+ * one of weight weight (0 and 0 when not elig). */
+void pt_bounds(uint64_t count, uint32_t weight, uint64_t total_w, int elig, uint32_t *fl, uint32_t *ce);
 /* Whether a member is held to the bounds of the chart's measure (the region
  * policy's fair share counts a draining member). */
 int pt_held(const pt_stats *st, const pl_member *m);
