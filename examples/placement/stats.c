@@ -305,12 +305,14 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_
 	st->imbalance = imb.total;
 	st->imbalance_streams = imb.streams;
 	under_spread(st, v);
+	pt_bytes_compute(st, v);
 	if (policy != PT_POLICY_FLEET) /* a fleet shard has owners, not replicas in sync */
 		pt_health_compute(&st->health, v);
 }
 
 void pt_stats_free(pt_stats *st)
 {
+	pt_bytes_free(st);
 	free(st->m);
 	free(st->s);
 	free(st->cells);

@@ -173,6 +173,7 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 		}
 	}
 	pt_put(b, "; imbalance %llu", (unsigned long long)st->imbalance);
+	pt_bytes_line(b, st, v);
 }
 
 /* What the imbalance counts, in words (and in the JSON). */
@@ -235,6 +236,7 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 		pt_total_measure(st, s, row, &val, &fl, &ce);
 		pt_put(b, " %5u %7u\n", fl, ce);
 	}
+	pt_bytes_text(b, st, v, w);
 	/* the chart */
 	uint32_t scale = 1;
 	for (uint32_t r = 0; r < st->nm; r++) {
@@ -325,6 +327,10 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 	}
 	pt_put(b, "]},\n ");
 	pt_health_json(b, &st->health, v);
+	if (st->by.sized) {
+		pt_put(b, ",\n ");
+		pt_bytes_json(b, st, v);
+	}
 	pt_put(b, ",\n \"cluster\": [");
 	for (uint32_t r = 0; r < st->nm; r++) {
 		const pt_member_row *row = &st->m[r];
@@ -341,7 +347,9 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 			pt_put(b, ", \"owned\": %u", row->owned);
 		uint32_t val, fl, ce;
 		pt_total_measure(st, s, row, &val, &fl, &ce);
-		pt_put(b, ", \"measure\": {\"value\": %u, \"floor\": %u, \"ceiling\": %u}}", val, fl, ce);
+		pt_put(b, ", \"measure\": {\"value\": %u, \"floor\": %u, \"ceiling\": %u}", val, fl, ce);
+		pt_bytes_member_json(b, st, v, r);
+		pt_putc(b, '}');
 	}
 	pt_put(b, "],\n \"streams\": [");
 	for (uint32_t r = 0; r < st->ns; r++) {

@@ -393,6 +393,29 @@ void pt_health_short_rf(pt_health *h, const pl_view *v, uint32_t rf, const pt_do
 void pt_health_short_text(pt_buf *b, const pt_health *h, const pl_view *v, uint32_t eligible);
 void pt_health_short_json(pt_buf *b, const pt_health *h, const pl_view *v);
 
+/* Bytes per member (stats_bytes.c), where the layout gives sizes; rows in
+ * the members' canonical order, as pt_stats's. Percentages in tenths
+ * (625 = 62.5%), UINT64_MAX unknown. */
+typedef struct pt_bytes_row {
+	uint64_t bytes;    /* the known sizes of the replicas it holds */
+	uint64_t capacity; /* or PL_BYTES_UNKNOWN */
+	uint64_t used;     /* bytes of capacity, in tenths of a percent */
+	uint64_t share;    /* eligible: its part of the bytes on live members */
+	uint64_t of_share; /* bytes of share, in tenths of a percent */
+	uint32_t unknown;  /* replicas it holds of unknown size */
+} pt_bytes_row;
+typedef struct pt_bytes_stats {
+	int sized;           /* the snapshot gives sizes or capacities */
+	int by_capacity;     /* shares in proportion to capacity (else weight) */
+	pt_bytes_row *row;
+	uint64_t total;      /* known bytes on live members */
+	uint64_t unknown;    /* replicas of unknown size on live members */
+	uint64_t capacity;   /* known capacity of live members */
+	uint32_t shards_known;
+	uint32_t eligible;
+	uint32_t max, min, used_max, used_min, used_n; /* rows, over eligible members */
+} pt_bytes_stats;
+
 typedef struct pt_stats {
 	pl_view_counts c;
 	uint32_t policy;          /* whose measure the chart shows */
@@ -414,7 +437,22 @@ typedef struct pt_stats {
 	uint32_t measure;           /* PL_IMBALANCE_* */
 	uint64_t imbalance;
 	uint64_t imbalance_streams; /* of it, the streams' part */
+	pt_bytes_stats by;          /* bytes per member (stats_bytes.c) */
 } pt_stats;
+
+/* floor(a * b / c) without overflow (UINT64_MAX when it does not fit; 0 for c 0). */
+uint64_t pt_mul_div(uint64_t a, uint64_t b, uint64_t c);
+/* st->by from the view (after st's member rows); nothing when no sizes. */
+void pt_bytes_compute(pt_stats *st, const pl_view *v);
+void pt_bytes_free(pt_stats *st);
+/* The table ("bytes per member: ..."), w the members' column; nothing
+ * when no sizes. */
+void pt_bytes_text(pt_buf *b, const pt_stats *st, const pl_view *v, size_t w);
+/* "; bytes max 50G (b0, 125% of its share), min ..." for pt_stats_line(). */
+void pt_bytes_line(pt_buf *b, const pt_stats *st, const pl_view *v);
+/* "bytes": {...} or null; a cluster row's bytes fields (row r). */
+void pt_bytes_json(pt_buf *b, const pt_stats *st, const pl_view *v);
+void pt_bytes_member_json(pt_buf *b, const pt_stats *st, const pl_view *v, uint32_t r);
 
 /* The library's imbalance measure for a policy: the broker's counts
  * replicas too unless d sets replica-balance off or handoff-only on. */
