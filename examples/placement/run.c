@@ -145,6 +145,15 @@ int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member,
 		memcpy(r->last_move, d->m_last_move, (size_t)d->nm * sizeof *r->last_move);
 		memcpy(r->capacity, d->m_capacity, (size_t)d->nm * sizeof *r->capacity);
 	}
+	if (d->has_bytes) {
+		pt_copied *c = &r->copied;
+		c->in = calloc(r->m_cap, sizeof *c->in);
+		c->out = calloc(r->m_cap, sizeof *c->out);
+		c->unknown_in = calloc(r->m_cap, sizeof *c->unknown_in);
+		c->unknown_out = calloc(r->m_cap, sizeof *c->unknown_out);
+		if (!c->in || !c->out || !c->unknown_in || !c->unknown_out)
+			pt_oom();
+	}
 	r->shards = pt_alloc(((size_t)d->nk + 1) * sizeof *r->shards);
 	if (d->nk)
 		memcpy(r->shards, d->shards, (size_t)d->nk * sizeof *r->shards);
@@ -192,11 +201,22 @@ void pt_run_free(pt_run *r)
 	free(r->members);
 	free(r->last_move);
 	free(r->capacity);
+	free(r->copied.in);
+	free(r->copied.out);
+	free(r->copied.unknown_in);
+	free(r->copied.unknown_out);
 	free(r->shards);
 	free(r->ov);
 	free(r->mem);
 	free(r->acts);
 	memset(r, 0, sizeof *r);
+}
+
+/* A sum of bytes that stops at UINT64_MAX (a plan may copy a shard again
+ * and again). */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
 }
 
 void pt_run_add(pt_run *r, const pl_action *a, uint32_t member)
@@ -209,6 +229,22 @@ void pt_run_add(pt_run *r, const pl_action *a, uint32_t member)
 	x->tick = r->tickno;
 	x->member = member;
 	x->pad_ = 0;
+	pt_copied *c = &r->copied;
+	if (c->in && (a->flags & PL_ACTION_STAGE_FIRST) && a->to < r->nm) {
+		uint64_t size = pt_act_bytes(&r->snap, a);
+		c->copies++;
+		if (size == PL_BYTES_UNKNOWN) {
+			c->unknown++;
+			c->unknown_in[a->to]++;
+			if (a->from < r->nm)
+				c->unknown_out[a->from]++;
+		} else {
+			c->bytes = sat_add(c->bytes, size);
+			c->in[a->to] = sat_add(c->in[a->to], size);
+			if (a->from < r->nm)
+				c->out[a->from] = sat_add(c->out[a->from], size);
+		}
+	}
 }
 
 int pt_run_rebuild(pt_run *r, pt_err *e)

@@ -637,6 +637,22 @@ void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t strea
 
 typedef struct pt_run pt_run;
 
+/* The bytes a run's copies move (where the layout gives sizes): known bytes
+ * in total and per member (m_cap entries, by member index), and the copies
+ * of unknown size, counted apart. */
+typedef struct pt_copied {
+	uint64_t bytes, copies, unknown;
+	uint64_t *in, *out;
+	uint32_t *unknown_in, *unknown_out;
+} pt_copied;
+/* The bytes an action copies: 0 when it copies nothing (no
+ * PL_ACTION_STAGE_FIRST), the shard's size, or PL_BYTES_UNKNOWN. */
+uint64_t pt_act_bytes(const pl_snapshot *s, const pl_action *a);
+/* The totals at the end of a plan: "to copy: 50.5G in 4 copies (1 of
+ * unknown size); in: b2 20G, ...; out: ..." (a line), or "bytes": {...}. */
+void pt_copied_text(pt_buf *b, const pt_run *r);
+void pt_copied_json(pt_buf *b, const pt_run *r);
+
 /* How a plan ended (pt_plan_run). */
 typedef struct pt_plan_end {
 	uint32_t status;   /* PL_STATUS_* of the last tick */
@@ -688,6 +704,7 @@ struct pt_run {
 	void *scratch;            /* the adapter's */
 	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
 	uint32_t nc;              /* the file's copies in flight, until the first capture counts them done */
+	pt_copied copied;         /* the bytes the actions copy (in, out NULL without sizes) */
 };
 
 /* The regions a region plan leaves below the effective RF, counted by why
