@@ -522,6 +522,7 @@ typedef struct pt_opts {
 	const char *kafka_unclean;      /* plan: --kafka-unclean-election OUT.json */
 	const char *kafka_rollback;     /* plan: --kafka-rollback OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
+	const char *log_dirs; /* import kafka: --log-dirs FILE (kafka-log-dirs.sh --describe) */
 	const char *topic;    /* import rpk: --topic NAME (rpk topic describe -p names none) */
 	const struct pt_change *changes; /* plan: --add-member, --drain, --down, in order */
 	int nchanges;
