@@ -247,9 +247,9 @@ static void json_permille(pt_buf *b, uint64_t pm)
 
 void pt_bytes_member_json(pt_buf *b, const pt_stats *st, const pl_view *v, uint32_t r)
 {
-	const pt_bytes_row *br = &st->by.row[r];
 	if (!st->by.sized)
 		return;
+	const pt_bytes_row *br = &st->by.row[r];
 	pt_put(b, ", \"bytes\": %llu, \"unknown_replicas\": %u, \"capacity\": ", (unsigned long long)br->bytes,
 	       br->unknown);
 	if (br->capacity == PL_BYTES_UNKNOWN)
