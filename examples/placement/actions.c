@@ -49,6 +49,20 @@ void pt_json_member(pt_buf *b, const pl_snapshot *s, uint32_t m)
 		pt_put_json_bytes(b, s->members[m].id);
 }
 
+uint64_t pt_act_bytes(const pl_snapshot *s, const pl_action *a)
+{
+	if (!(a->flags & PL_ACTION_STAGE_FIRST))
+		return 0;
+	/* the snapshot's size (what the broker writes into a->bytes, and the
+	 * same for a policy that does not) */
+	return s->shard_bytes && a->shard < s->n_shards ? s->shard_bytes[a->shard] : PL_BYTES_UNKNOWN;
+}
+
+static int sized(const pl_snapshot *s)
+{
+	return s->shard_bytes != NULL || s->member_capacity != NULL;
+}
+
 void pt_act_json(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n)
 {
 	const pl_action *a = &x->a;
@@ -79,6 +93,17 @@ void pt_act_json(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n)
 	explain(&t, s, a);
 	pt_put_json_str(b, t.p ? t.p : "", t.len);
 	pt_buf_free(&t);
+	if (sized(s)) { /* the layout gives sizes */
+		uint64_t by = pt_act_bytes(s, a);
+		if (by == PL_BYTES_UNKNOWN)
+			pt_put(b, ", \"bytes\": null");
+		else
+			pt_put(b, ", \"bytes\": %llu", (unsigned long long)by);
+		if (a->scope == PL_SCOPE_BYTES)
+			pt_put(b, ", \"from_bytes\": %llu, \"to_bytes\": %llu, \"bytes_limit\": %llu",
+			       (unsigned long long)a->from_bytes, (unsigned long long)a->to_bytes,
+			       (unsigned long long)a->bytes_limit);
+	}
 	pt_putc(b, '}');
 }
 
@@ -91,7 +116,85 @@ void pt_act_text(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n)
 		pt_put(b, "] ");
 	}
 	explain(b, s, &x->a);
+	uint64_t by = pt_act_bytes(s, &x->a);
+	if (sized(s) && (x->a.flags & PL_ACTION_STAGE_FIRST)) {
+		pt_put(b, " [copies ");
+		if (by == PL_BYTES_UNKNOWN)
+			pt_put(b, "? bytes: size unknown]");
+		else
+			pt_put_size_human(b, by), pt_putc(b, ']');
+	}
 	pt_putc(b, '\n');
+}
+
+/* ---- the bytes a plan copies ------------------------------------------------------- */
+
+/* "b2 20G, b3 30.5G (1 of unknown size)": the members with some, in id order. */
+static void members_words(pt_buf *b, const pt_run *r, const uint64_t *by, const uint32_t *unk)
+{
+	const pl_snapshot *s = &r->snap;
+	uint32_t shown = 0, more = 0;
+	for (uint32_t q = 0; q < s->n_members; q++) {
+		uint32_t m = (uint32_t)pl_view_at(r->v, PL_ELEM_MEMBER, q);
+		if (!by[m] && !unk[m])
+			continue;
+		if (shown == 16) {
+			more++;
+			continue;
+		}
+		pt_put(b, shown++ ? ", " : " ");
+		pt_put_name(b, s->members[m].id);
+		pt_putc(b, ' ');
+		pt_put_size_human(b, by[m]);
+		if (unk[m])
+			pt_put(b, " (+%u of unknown size)", unk[m]);
+	}
+	if (more)
+		pt_put(b, ", and %u more", more);
+	if (!shown)
+		pt_put(b, " -");
+}
+
+void pt_copied_text(pt_buf *b, const pt_run *r)
+{
+	const pt_copied *c = &r->copied;
+	if (!c->in)
+		return;
+	pt_put(b, "bytes to copy: ");
+	pt_put_size_human(b, c->bytes);
+	pt_put(b, " in %llu cop%s", (unsigned long long)c->copies, c->copies == 1 ? "y" : "ies");
+	if (c->unknown)
+		pt_put(b, " (%llu of unknown size, not counted)", (unsigned long long)c->unknown);
+	if (c->copies) {
+		pt_put(b, "; in:");
+		members_words(b, r, c->in, c->unknown_in);
+		pt_put(b, "; out:");
+		members_words(b, r, c->out, c->unknown_out);
+	}
+	pt_putc(b, '\n');
+}
+
+void pt_copied_json(pt_buf *b, const pt_run *r)
+{
+	const pt_copied *c = &r->copied;
+	const pl_snapshot *s = &r->snap;
+	if (!c->in) {
+		pt_put(b, "\"bytes\": null");
+		return;
+	}
+	pt_put(b, "\"bytes\": {\"copies\": %llu, \"total\": %llu, \"unknown_copies\": %llu, \"members\": [",
+	       (unsigned long long)c->copies, (unsigned long long)c->bytes, (unsigned long long)c->unknown);
+	uint32_t n = 0;
+	for (uint32_t q = 0; q < s->n_members; q++) {
+		uint32_t m = (uint32_t)pl_view_at(r->v, PL_ELEM_MEMBER, q);
+		if (!c->in[m] && !c->out[m] && !c->unknown_in[m] && !c->unknown_out[m])
+			continue;
+		pt_put(b, "%s{\"member\": ", n++ ? ", " : "");
+		pt_put_json_bytes(b, s->members[m].id);
+		pt_put(b, ", \"in\": %llu, \"out\": %llu, \"unknown_in\": %u, \"unknown_out\": %u}",
+		       (unsigned long long)c->in[m], (unsigned long long)c->out[m], c->unknown_in[m], c->unknown_out[m]);
+	}
+	pt_put(b, "]}");
 }
 
 /* "move-leader pq/03 b2->b0" */

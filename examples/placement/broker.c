@@ -24,7 +24,10 @@
 /* The setting of each config field, by its place in pl_broker_config. */
 static const uint32_t fields[] = {PT_SET_COUNT,		PT_SET_MAX_MOVES,	 PT_SET_MAX_MOVES_IN,
 				  PT_SET_MAX_MOVES_OUT, PT_SET_PAUSED,		 PT_SET_RF,
-				  PT_SET_STREAM_BALANCE, PT_SET_REPLICA_BALANCE, PT_SET_HANDOFF_ONLY};
+				  PT_SET_STREAM_BALANCE, PT_SET_REPLICA_BALANCE, PT_SET_HANDOFF_ONLY,
+				  PT_SET_BYTES_BALANCE, PT_SET_BYTES_FIRST,	 PT_SET_FULL_RATIO,
+				  PT_SET_BYTES_TOLERANCE, PT_SET_COUNT,		 PT_SET_MAX_BYTES_IN_FLIGHT,
+				  PT_SET_MAX_BYTES_IN,	PT_SET_MAX_BYTES_OUT};
 
 static int prepare(pt_run *r, pt_err *e)
 {
@@ -40,6 +43,13 @@ static int prepare(pt_run *r, pt_err *e)
 	c->stream_balance = (uint32_t)pt_setting(d, PT_SET_STREAM_BALANCE, c->stream_balance);
 	c->replica_balance = (uint32_t)pt_setting(d, PT_SET_REPLICA_BALANCE, c->replica_balance);
 	c->handoff_only = (uint32_t)pt_setting(d, PT_SET_HANDOFF_ONLY, c->handoff_only);
+	c->bytes_balance = (uint32_t)pt_setting(d, PT_SET_BYTES_BALANCE, c->bytes_balance);
+	c->bytes_first = (uint32_t)pt_setting(d, PT_SET_BYTES_FIRST, c->bytes_first);
+	c->full_ratio = (uint32_t)pt_setting(d, PT_SET_FULL_RATIO, c->full_ratio);
+	c->bytes_tolerance = (uint32_t)pt_setting(d, PT_SET_BYTES_TOLERANCE, c->bytes_tolerance);
+	c->max_bytes_in_flight = pt_setting(d, PT_SET_MAX_BYTES_IN_FLIGHT, c->max_bytes_in_flight);
+	c->max_bytes_in = pt_setting(d, PT_SET_MAX_BYTES_IN, c->max_bytes_in);
+	c->max_bytes_out = pt_setting(d, PT_SET_MAX_BYTES_OUT, c->max_bytes_out);
 	r->tick_len = pt_setting(d, PT_SET_TICK, 1);
 	/* the config is checked by a call that may write nothing */
 	pl_diag dg;
@@ -117,10 +127,18 @@ static void config_json(const pt_run *r, pt_buf *b)
 {
 	const pl_broker_config *c = r->cfg;
 	pt_put(b, "{\"max-moves\": %u, \"max-moves-in\": %u, \"max-moves-out\": %u, \"paused\": %s, \"rf\": %u, "
-		  "\"stream-balance\": %s, \"replica-balance\": %s, \"handoff-only\": %s}",
+		  "\"stream-balance\": %s, \"replica-balance\": %s, \"handoff-only\": %s",
 	       c->max_moves, c->max_moves_in, c->max_moves_out, c->paused ? "true" : "false", c->replication_factor,
 	       c->stream_balance ? "true" : "false", c->replica_balance ? "true" : "false",
 	       c->handoff_only ? "true" : "false");
+	/* the bytes settings act only where the layout gives sizes */
+	if (r->d->has_bytes)
+		pt_put(b, ", \"bytes-balance\": %s, \"bytes-first\": %s, \"full-ratio\": %u, \"bytes-tolerance\": %u, "
+			  "\"max-bytes-in-flight\": %llu, \"max-bytes-in\": %llu, \"max-bytes-out\": %llu",
+		       c->bytes_balance ? "true" : "false", c->bytes_first ? "true" : "false", c->full_ratio,
+		       c->bytes_tolerance, (unsigned long long)c->max_bytes_in_flight,
+		       (unsigned long long)c->max_bytes_in, (unsigned long long)c->max_bytes_out);
+	pt_putc(b, '}');
 }
 
 static void done(pt_run *r)

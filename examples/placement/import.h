@@ -31,6 +31,13 @@ typedef struct ktopic {
 	uint64_t line;
 } ktopic;
 
+/* A partition's size from --log-dirs: the largest over its replicas. */
+typedef struct ksize {
+	kword topic;
+	uint32_t partition;
+	uint64_t size;
+} ksize;
+
 typedef struct kafka {
 	ktopic *t;
 	size_t nt, t_cap;
@@ -48,6 +55,8 @@ typedef struct kafka {
 	int c_topic, c_part, c_leader, c_reps, c_off, ncols;
 	kword rpk_topic;
 	uint64_t skipped, skip_first[3];
+	ksize *sizes; /* --log-dirs: by topic and partition, one each */
+	size_t nsz, sz_cap;
 } kafka;
 
 #define KWORDS 64 /* words of a line looked at */
@@ -63,6 +72,15 @@ uint32_t pt_kafka_topic_of(kafka *k, kword name, uint64_t line);
 int pt_kafka_among(const kafka *k, uint32_t first, uint32_t n, uint32_t id);
 /* A partition read (Kafka's or rpk's line): its leader checked, then kept. */
 int pt_kafka_add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint64_t line, pt_err *e);
+
+/* kafka_files.c: --racks (every broker's rack, k->racks, the brokers made
+ * unique first) and --log-dirs (k->sizes); 0, or -1 with e naming the file
+ * and its line. */
+void pt_kafka_unique_brokers(kafka *k);
+int pt_kafka_racks(kafka *k, const char *path, pt_err *e);
+int pt_kafka_log_dirs(kafka *k, const char *path, pt_err *e);
+/* A partition's size from --log-dirs, or PL_BYTES_UNKNOWN. */
+uint64_t pt_kafka_size_of(const kafka *k, kword topic, uint32_t partition);
 
 /* rpk.c: one line of rpk's output; 1: not a line of it (skipped, noted). */
 int pt_rpk_line(kafka *k, const char *p, const char *end, uint64_t line, const pt_opts *o, pt_err *e);

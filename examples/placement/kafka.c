@@ -27,7 +27,9 @@
  * a replica out of the ISR is out-of-sync= (it takes no leadership; Kafka's
  * leader is always in its ISR, so the leader is never marked); what the
  * snapshot cannot say (a replica offline, no leader) is a comment on the
- * shard's line: nothing is guessed from it.
+ * shard's line: nothing is guessed from it. With --log-dirs (the output
+ * of kafka-log-dirs.sh --describe, read in kafka_files.c) a partition's
+ * size is its size=.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,106 +301,6 @@ int pt_kafka_add_partition(kafka *k, kpart *xp, kword topic, kword leader, uint6
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int64_t broker_at(const kafka *k, uint32_t id)
-{
-	size_t lo = 0, hi = k->nb;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (k->brokers[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < k->nb && k->brokers[lo] == id ? (int64_t)lo : -1;
-}
-
-static void unique_brokers(kafka *k)
-{
-	if (k->nb)
-		qsort(k->brokers, k->nb, sizeof *k->brokers, cmp_u32);
-	size_t n = 0;
-	for (size_t i = 0; i < k->nb; i++)
-		if (n == 0 || k->brokers[n - 1] != k->brokers[i])
-			k->brokers[n++] = k->brokers[i];
-	k->nb = n;
-}
-
-/* The racks file: "BROKER RACK" a line, '#' comments; a broker only there is
- * a member that holds nothing yet (a new broker). Its lines are read first,
- * each checked as it is read; then each broker's rack is set (and a broker
- * given twice refused) once every broker is known. */
-typedef struct krack {
-	uint32_t id;
-	kword rack;
-	uint64_t line;
-} krack;
-
-static int read_racks(kafka *k, const char *path, pt_err *e)
-{
-	pt_reader r;
-	if (pt_reader_open(&r, path, e)) {
-		char msg[sizeof e->msg];
-		snprintf(msg, sizeof msg, "--racks %s: %.600s", path, e->msg);
-		memcpy(e->msg, msg, sizeof msg);
-		return -1;
-	}
-	krack *rk = NULL;
-	size_t nr = 0, r_cap = 0;
-	int rc;
-	pt_oom_at(path, &r.line);
-	for (;;) {
-		char *p;
-		size_t len;
-		rc = pt_reader_line(&r, &p, &len, e);
-		if (rc < 0) {
-			char msg[sizeof e->msg];
-			snprintf(msg, sizeof msg, "--racks %s:%llu: %.600s", path, (unsigned long long)e->line, e->msg);
-			memcpy(e->msg, msg, sizeof msg);
-			e->line = 0;
-		}
-		if (rc <= 0)
-			break;
-		const char *hash = memchr(p, '#', len);
-		kword w[3];
-		size_t n = pt_kafka_split(p, hash ? hash : p + len, 0, w, 3);
-		if (n == 0)
-			continue;
-		uint64_t id;
-		if (n != 2 || pt_kafka_uint(w[0], INT32_MAX, &id)) {
-			rc = pt_fail(e, 0, "--racks %s:%llu: write BROKER RACK (a broker id and its rack)", path,
-				     (unsigned long long)r.line);
-			break;
-		}
-		pt_kafka_add_broker(k, (uint32_t)id);
-		rk = pt_grow(rk, &r_cap, sizeof *rk, nr + 1);
-		rk[nr++] = (krack){(uint32_t)id, pt_kafka_keep(k, w[1]), r.line};
-	}
-	pt_oom_at(NULL, NULL);
-	pt_reader_close(&r);
-	if (rc == 0) {
-		unique_brokers(k);
-		k->racks = calloc(k->nb ? k->nb : 1, sizeof *k->racks);
-		if (k->racks == NULL)
-			pt_oom();
-		for (size_t i = 0; i < nr && rc == 0; i++) {
-			int64_t b = broker_at(k, rk[i].id);
-			if (k->racks[b].p)
-				rc = pt_fail(e, 0, "--racks %s:%llu: broker %llu is given twice", path,
-					     (unsigned long long)rk[i].line, (unsigned long long)rk[i].id);
-			else
-				k->racks[b] = rk[i].rack;
-		}
-	}
-	free(rk);
-	return rc;
-}
-
 static void put_ids(pt_buf *b, const uint32_t *ids, uint32_t n, char sep)
 {
 	for (uint32_t j = 0; j < n; j++)
@@ -472,9 +374,11 @@ static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *
 		fprintf(stderr, "%s)\n", k.skipped > 3 ? ", ..." : "");
 	}
 	if (rc == 0 && o->racks)
-		rc = read_racks(&k, o->racks, e);
+		rc = pt_kafka_racks(&k, o->racks, e);
+	if (rc == 0 && o->log_dirs)
+		rc = pt_kafka_log_dirs(&k, o->log_dirs, e);
 	if (rc == 0 && !o->racks) {
-		unique_brokers(&k);
+		pt_kafka_unique_brokers(&k);
 		k.racks = calloc(k.nb ? k.nb : 1, sizeof *k.racks);
 		if (k.racks == NULL)
 			pt_oom();
@@ -489,6 +393,14 @@ static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *
 		pt_put_name(out, (pl_bytes){path, (uint64_t)strlen(path)}); /* one line, whatever its bytes */
 		pt_put(out, ": %zu topic%s, %zu partition%s, %zu broker%s\n", k.nt, k.nt == 1 ? "" : "s", k.np,
 		       k.np == 1 ? "" : "s", k.nb, k.nb == 1 ? "" : "s");
+		if (o->log_dirs) {
+			size_t sized = 0;
+			for (size_t i = 0; i < k.np; i++)
+				sized += pt_kafka_size_of(&k, k.t[k.p[i].topic].name, k.p[i].partition) != PL_BYTES_UNKNOWN;
+			pt_put(out, "# sizes from ");
+			pt_put_name(out, (pl_bytes){o->log_dirs, (uint64_t)strlen(o->log_dirs)});
+			pt_put(out, ": %zu of %zu partition%s\n", sized, k.np, k.np == 1 ? "" : "s");
+		}
 		pt_put(out, "set policy=broker rf=%u\n", rf);
 		for (size_t i = 0; i < k.nb; i++) {
 			pt_put(out, "member %u", k.brokers[i]);
@@ -540,6 +452,11 @@ static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *
 			if (nout) {
 				pt_put(out, " out-of-sync=");
 				put_ids(out, out_of, nout, ',');
+			}
+			uint64_t size = pt_kafka_size_of(&k, t, x->partition);
+			if (size != PL_BYTES_UNKNOWN) {
+				pt_put(out, " size=");
+				pt_put_size(out, size);
 			}
 			if (x->noff) {
 				pt_put(&note, "%soffline: ", note.len ? "; " : "");
@@ -597,6 +514,7 @@ static int kafka_import(pt_reader *r, const char *path, int rpk, const pt_opts *
 	free(k.ints);
 	free(k.brokers);
 	free(k.racks);
+	free(k.sizes);
 	pt_arena_free(&k.names);
 	return rc;
 }

@@ -10,7 +10,7 @@
  *   placement [--json] simulate [--policy P] [--member ID] [--ticks N] [--event EV]...
  *                      [--svg OUT] [--out FILE] [--quiet] FILE
  *   placement [--json] format FILE
- *   placement import kafka FILE [--racks FILE]
+ *   placement import kafka FILE [--racks FILE] [--log-dirs FILE]
  *
  * Exit status: 0 success (for plan: the end state is balanced, or --max cut
  * it); 1 bad input (a message naming the file's line) or a failed write; 2 a
@@ -57,6 +57,7 @@ static const char usage_text[] =
 	"  import kafka FILE   kafka-topics.sh --describe output as a snapshot file\n"
 	"  import rpk FILE     rpk topic describe -p or rpk cluster partitions list output, the same way\n"
 	"      --racks FILE    lines BROKER RACK: each broker's zone (and brokers that hold nothing)\n"
+	"      --log-dirs FILE kafka-log-dirs.sh --describe output: each partition's size=\n"
 	"      --topic NAME    import rpk: the topic of rpk topic describe -p, which does not name it\n"
 	"\n"
 	"options: --json (JSON output with the same content), --timing (times on stderr),\n"
@@ -117,7 +118,7 @@ static int allowed(int cmd, const char *opt)
 	if (strcmp(opt, "--kafka-reassignment") == 0 || strcmp(opt, "--kafka-election") == 0 ||
 	    strcmp(opt, "--kafka-unclean-election") == 0 || strcmp(opt, "--kafka-rollback") == 0)
 		return cmd == C_PLAN;
-	if (strcmp(opt, "--racks") == 0 || strcmp(opt, "--topic") == 0)
+	if (strcmp(opt, "--racks") == 0 || strcmp(opt, "--topic") == 0 || strcmp(opt, "--log-dirs") == 0)
 		return cmd == C_IMPORT;
 	if (strcmp(opt, "--set") == 0)
 		return cmd != C_IMPORT;
@@ -190,7 +191,7 @@ static int run(int argc, char **argv, pt_opts *op)
 							     "--event", "--racks", "--kafka-reassignment",
 							     "--kafka-election", "--kafka-unclean-election",
 							     "--kafka-rollback", "--set", "--topic",
-							     "--add-member", "--drain", "--down"};
+							     "--add-member", "--drain", "--down", "--log-dirs"};
 			size_t k = 0;
 			while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
 				k++;
@@ -220,6 +221,8 @@ static int run(int argc, char **argv, pt_opts *op)
 				o.member = val;
 			else if (strcmp(name, "--racks") == 0)
 				o.racks = val;
+			else if (strcmp(name, "--log-dirs") == 0)
+				o.log_dirs = val;
 			else if (strcmp(name, "--kafka-reassignment") == 0)
 				o.kafka_reassignment = val;
 			else if (strcmp(name, "--kafka-election") == 0)
@@ -279,11 +282,11 @@ static int run(int argc, char **argv, pt_opts *op)
 	static const char *const checks[] = {"--svg",   "--policy", "--member", "--out",
 					     "--max",   "--ticks",  "--event",  "--racks",
 					     "--kafka-reassignment", "--kafka-election", "--kafka-unclean-election",
-					     "--kafka-rollback", "--set", "--topic"};
+					     "--kafka-rollback", "--set", "--topic", "--log-dirs"};
 	const int given[] = {o.svg != NULL,   o.policy != NULL, o.member != NULL, o.out != NULL,
 			     o.max_given,     o.ticks_given,    o.nevents > 0,    o.racks != NULL,
 			     o.kafka_reassignment != NULL, o.kafka_election != NULL, o.kafka_unclean != NULL,
-			     o.kafka_rollback != NULL, o.nsets > 0, o.topic != NULL};
+			     o.kafka_rollback != NULL, o.nsets > 0, o.topic != NULL, o.log_dirs != NULL};
 	for (int k = 0; k < (int)(sizeof checks / sizeof checks[0]); k++)
 		if (given[k] && !allowed(cmd, checks[k]))
 			return usage_error(o.json, "this option is not one of the command's: %s", checks[k]);

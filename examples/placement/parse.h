@@ -80,7 +80,8 @@ int pt_word_is(word w, const char *s);
 
 /* parse_elements.c (members, streams, shards, overrides) */
 int pt_limit_fail(pt_err *e, uint64_t line, const char *what, uint64_t lim, const char *macro);
-int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_move, int *joined_given, pt_err *e);
+int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_move, int *joined_given,
+			  uint64_t *capacity, pt_err *e);
 int pt_need_value(int has, word name, uint64_t line, pt_err *e);
 int pt_st_member(parser *ps, cursor *c, pt_err *e);
 int pt_st_override(parser *ps, cursor *c, pt_err *e);

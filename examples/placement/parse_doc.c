@@ -43,10 +43,12 @@ void pt_doc_free(pt_doc *d)
 	free(d->members);
 	free(d->m_line);
 	free(d->m_last_move);
+	free(d->m_capacity);
 	free(d->streams);
 	free(d->s_line);
 	free(d->shards);
 	free(d->k_line);
+	free(d->k_bytes);
 	free(d->overrides);
 	free(d->o_line);
 	free(d->events);
@@ -68,6 +70,10 @@ pl_snapshot pt_doc_snapshot(const pt_doc *d)
 	pl_snapshot s = {.version = PL_SNAPSHOT_VERSION, .members = d->members, .streams = d->streams,
 			.shards = d->shards, .overrides = d->overrides, .copies = d->copies, .n_members = d->nm,
 			.n_streams = d->ns, .n_shards = d->nk, .n_overrides = d->no, .n_copies = d->nc};
+	if (d->has_bytes) { /* else every size is unknown: the arrays stay NULL */
+		s.shard_bytes = d->nk ? d->k_bytes : NULL;
+		s.member_capacity = d->nm ? d->m_capacity : NULL;
+	}
 	return s;
 }
 

@@ -36,10 +36,23 @@ static int no_value(int has, word name, uint64_t line, pt_err *e)
 }
 
 const char pt_member_attrs[] =
-	"zone=, weight=, cap=, joined=, load=, map=, last-move=, down, draining, lagging, unmeasured";
+	"zone=, weight=, cap=, capacity=, joined=, load=, map=, last-move=, down, draining, lagging, unmeasured";
+
+/* A member's capacity=: a size, not 0, at most PL_MAX_BYTES. */
+static int capacity_word(word val, uint64_t line, uint64_t *out, pt_err *e)
+{
+	if (pt_size_word(val.p, val.n, PL_MAX_BYTES, line, "capacity=", out, e))
+		return -1;
+	if (*out == 0)
+		return pt_fail(e, line,
+			       "capacity=0: a member holds some bytes (leave capacity= out when it is not known; a "
+			       "member that holds nothing is down)");
+	return 0;
+}
 
 /* The attributes of a member (a member line, or a join event). */
-int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_move, int *joined_given, pt_err *e)
+int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_move, int *joined_given,
+			  uint64_t *capacity, pt_err *e)
 {
 	word w, name, val;
 	int has;
@@ -82,6 +95,11 @@ int pt_member_attrs_parse(pt_doc *d, cursor *c, pl_member *m, uint64_t *last_mov
 			if (twice(&seen, 6, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
 			    pt_number(val, UINT64_MAX - 1, c->line, "last-move=", last_move, e))
 				return -1;
+		} else if (pt_word_is(name, "capacity")) {
+			if (twice(&seen, 11, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
+			    capacity_word(val, c->line, capacity, e))
+				return -1;
+			d->has_bytes = 1;
 		} else if (pt_word_is(name, "down") || pt_word_is(name, "draining") || pt_word_is(name, "lagging") ||
 			   pt_word_is(name, "unmeasured")) {
 			uint32_t f = pt_word_is(name, "down") ? PL_MEMBER_DOWN
@@ -129,13 +147,16 @@ int pt_st_member(parser *ps, cursor *c, pt_err *e)
 	cap = d->m_cap;
 	d->m_line = pt_grow(d->m_line, &cap, sizeof *d->m_line, (size_t)d->nm + 1);
 	cap = d->m_cap;
+	d->m_capacity = pt_grow(d->m_capacity, &cap, sizeof *d->m_capacity, (size_t)d->nm + 1);
+	cap = d->m_cap;
 	d->m_last_move = pt_grow(d->m_last_move, &d->m_cap, sizeof *d->m_last_move, (size_t)d->nm + 1);
 	pl_member *m = &d->members[d->nm];
 	memset(m, 0, sizeof *m);
 	m->id = pt_keep(d, w);
 	d->m_line[d->nm] = c->line;
 	d->m_last_move[d->nm] = PT_NEVER;
-	if (pt_member_attrs_parse(d, c, m, &d->m_last_move[d->nm], NULL, e))
+	d->m_capacity[d->nm] = PL_BYTES_UNKNOWN;
+	if (pt_member_attrs_parse(d, c, m, &d->m_last_move[d->nm], NULL, &d->m_capacity[d->nm], e))
 		return -1;
 	pt_table_insert(&d->tm, d->nm, h);
 	d->nm++;
@@ -172,7 +193,7 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 }
 
 static const char shard_attrs[] =
-	"stream=, replicas=, leader=, moving-to=, epoch=, load=, not-idempotent, transfer-debt, out-of-sync=";
+	"stream=, replicas=, leader=, moving-to=, epoch=, load=, size=, not-idempotent, transfer-debt, out-of-sync=";
 
 /* out-of-sync=a,b: each id one of the line's replicas= (val), marked
  * PL_SHARD_OUT_OF_SYNC at its place. */
@@ -224,6 +245,8 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 	 * duplicate key, and overrides are resolved at the end. */
 	size_t cap = d->k_cap;
 	d->shards = pt_grow(d->shards, &cap, sizeof *d->shards, (size_t)d->nk + 1);
+	cap = d->k_cap;
+	d->k_bytes = pt_grow(d->k_bytes, &cap, sizeof *d->k_bytes, (size_t)d->nk + 1);
 	d->k_line = pt_grow(d->k_line, &d->k_cap, sizeof *d->k_line, (size_t)d->nk + 1);
 	uint32_t ki = d->nk;
 	pl_shard *k = &d->shards[ki];
@@ -231,6 +254,7 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 	k->key = pt_keep(d, w);
 	k->stream = k->leader = k->moving_to = PL_NONE;
 	d->k_line[ki] = c->line;
+	d->k_bytes[ki] = PL_BYTES_UNKNOWN;
 	uint32_t seen = 0;
 	word reps = {NULL, 0}, oos = {NULL, 0}; /* this line's words: read at its end */
 	while (pt_next_word(c, &w)) {
@@ -299,6 +323,13 @@ int pt_st_shard(parser *ps, cursor *c, pt_err *e)
 			if (twice(&seen, 5, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
 			    pt_number(val, UINT64_MAX, c->line, "load=", &k->load, e))
 				return -1;
+		} else if (pt_word_is(name, "size")) {
+			/* one shard at most PL_MAX_BYTES / PL_MAX_REPLICAS, as
+			 * all of them together (the library checks the sum) */
+			if (twice(&seen, 9, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
+			    pt_size_word(val.p, val.n, PL_MAX_BYTES / PL_MAX_REPLICAS, c->line, "size=", &d->k_bytes[ki], e))
+				return -1;
+			d->has_bytes = 1;
 		} else if (pt_word_is(name, "not-idempotent") || pt_word_is(name, "transfer-debt")) {
 			int ni = pt_word_is(name, "not-idempotent");
 			if (twice(&seen, ni ? 6 : 7, name, c->line, e) || no_value(has, name, c->line, e))

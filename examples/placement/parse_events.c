@@ -30,6 +30,7 @@ int pt_st_at(parser *ps, cursor *c, pt_err *e)
 	memset(&ev, 0, sizeof ev);
 	ev.line = c->line;
 	ev.last_move = PT_NEVER;
+	ev.capacity = PL_BYTES_UNKNOWN;
 	if (!pt_next_word(c, &w))
 		return pt_fail(e, c->line, "at: missing tick (at TICK join|drain|down|lag|up MEMBER ...)");
 	if (pt_number(w, PT_MAX_TICKS, c->line, "the tick of at", &ev.tick, e))
@@ -53,7 +54,7 @@ int pt_st_at(parser *ps, cursor *c, pt_err *e)
 	ev.name = pt_keep(d, w);
 	if (ev.kind == PT_EV_JOIN) {
 		ev.joiner.id = ev.name;
-		if (pt_member_attrs_parse(d, c, &ev.joiner, &ev.last_move, &ev.joined_given, e))
+		if (pt_member_attrs_parse(d, c, &ev.joiner, &ev.last_move, &ev.joined_given, &ev.capacity, e))
 			return -1;
 	} else if (pt_next_word(c, &w)) {
 		return pt_fail(e, c->line, "at %llu %s takes only a member id, not '%s'", (unsigned long long)ev.tick,

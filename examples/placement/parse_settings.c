@@ -40,6 +40,19 @@ const pt_setting_info pt_settings[PT_SET_COUNT] = {
 	[PT_SET_LOAD_THRESHOLD] = {"load-threshold", PT_T_NUM, UINT32_MAX, "region: percent of load difference",
 				   "1 to 99 (percent)"},
 	[PT_SET_MAX_ACTIONS] = {"max-actions", PT_T_NUM, UINT32_MAX, "region: actions per call", "1 or more"},
+	[PT_SET_BYTES_BALANCE] = {"bytes-balance", PT_T_BOOL, 1, "broker: even each member's bytes (sizes given)", NULL},
+	[PT_SET_BYTES_FIRST] = {"bytes-first", PT_T_BOOL, 1, "broker: the bytes band before the counts", NULL},
+	[PT_SET_FULL_RATIO] = {"full-ratio", PT_T_NUM, UINT32_MAX, "broker: percent of capacity no copy fills past, 0 = none",
+			       "0 to 100 (percent)"},
+	[PT_SET_BYTES_TOLERANCE] = {"bytes-tolerance", PT_T_NUM, UINT32_MAX,
+				    "broker: percent a member's bytes may stray from its share",
+				    "0 to 1000 (percent, PL_BROKER_MAX_TOLERANCE)"},
+	[PT_SET_MAX_BYTES_IN_FLIGHT] = {"max-bytes-in-flight", PT_T_SIZE, UINT64_MAX,
+					"broker: bytes of copies in flight, 0 = any", NULL},
+	[PT_SET_MAX_BYTES_IN] = {"max-bytes-in", PT_T_SIZE, UINT64_MAX, "broker: bytes copied into one member, 0 = any",
+				 NULL},
+	[PT_SET_MAX_BYTES_OUT] = {"max-bytes-out", PT_T_SIZE, UINT64_MAX,
+				  "broker: bytes copied out of one member, 0 = any", NULL},
 };
 
 const char *pt_policy_name(uint32_t p)
@@ -87,6 +100,10 @@ int pt_st_set(parser *ps, cursor *c, pt_err *e)
 					       "set ticks=0: simulate runs 1 to %u ticks (leave ticks= out to run until nothing "
 					       "more is done)",
 					       (unsigned)PT_MAX_TICKS);
+			break;
+		case PT_T_SIZE:
+			if (pt_size_word(val.p, val.n, pt_settings[i].max, c->line, nm, &s->value, e))
+				return -1;
 			break;
 		case PT_T_BOOL:
 			if (pt_word_is(val, "on"))

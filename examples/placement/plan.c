@@ -427,6 +427,10 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 		pt_put_json_str(out, note, strlen(note));
 		pt_put(out, ", \"blocked\": %s, \"blockers\": ", blocked ? "true" : "false");
 		pt_blockers_json(out, &last_tick, &after, r.v);
+		if (r.copied.in) {
+			pt_put(out, ",\n ");
+			pt_copied_json(out, &r);
+		}
 		if (policy == PT_POLICY_BROKER) {
 			pt_put(out, ",\n ");
 			pt_health_short_json(out, &after.health, r.v);
@@ -456,6 +460,7 @@ int pt_cmd_plan(const char *path, const pt_opts *o, pt_buf *out, pt_err *e)
 			pt_below_rf_text(out, s, &below);
 			pt_putc(out, '\n');
 		}
+		pt_copied_text(out, &r);
 		pt_health_text(out, &before.health, r.v, "at risk in the file:");
 		pt_health_short_text(out, &after.health, r.v, after.c.eligible);
 		if (blocked)

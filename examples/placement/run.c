@@ -121,6 +121,10 @@ static int build_view(pt_run *r, pt_err *e)
 			.shards = r->shards, .overrides = r->ov, .copies = r->nc ? r->d->copies : NULL,
 			.n_members = r->nm, .n_streams = r->d->ns, .n_shards = r->d->nk, .n_overrides = r->no,
 			.n_copies = r->nc};
+	if (r->d->has_bytes) { /* sizes given: the snapshot carries them (version 3) */
+		r->snap.shard_bytes = r->d->nk ? r->d->k_bytes : NULL;
+		r->snap.member_capacity = r->nm ? r->capacity : NULL;
+	}
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }
@@ -135,9 +139,20 @@ int pt_run_init(pt_run *r, const pt_doc *d, uint32_t policy, const char *member,
 	r->m_cap = (size_t)d->nm + d->nev + 1;
 	r->members = pt_alloc(r->m_cap * sizeof *r->members);
 	r->last_move = pt_alloc(r->m_cap * sizeof *r->last_move);
+	r->capacity = pt_alloc(r->m_cap * sizeof *r->capacity);
 	if (d->nm) {
 		memcpy(r->members, d->members, (size_t)d->nm * sizeof *r->members);
 		memcpy(r->last_move, d->m_last_move, (size_t)d->nm * sizeof *r->last_move);
+		memcpy(r->capacity, d->m_capacity, (size_t)d->nm * sizeof *r->capacity);
+	}
+	if (d->has_bytes) {
+		pt_copied *c = &r->copied;
+		c->in = calloc(r->m_cap, sizeof *c->in);
+		c->out = calloc(r->m_cap, sizeof *c->out);
+		c->unknown_in = calloc(r->m_cap, sizeof *c->unknown_in);
+		c->unknown_out = calloc(r->m_cap, sizeof *c->unknown_out);
+		if (!c->in || !c->out || !c->unknown_in || !c->unknown_out)
+			pt_oom();
 	}
 	r->shards = pt_alloc(((size_t)d->nk + 1) * sizeof *r->shards);
 	if (d->nk)
@@ -185,11 +200,23 @@ void pt_run_free(pt_run *r)
 		r->ops->done(r);
 	free(r->members);
 	free(r->last_move);
+	free(r->capacity);
+	free(r->copied.in);
+	free(r->copied.out);
+	free(r->copied.unknown_in);
+	free(r->copied.unknown_out);
 	free(r->shards);
 	free(r->ov);
 	free(r->mem);
 	free(r->acts);
 	memset(r, 0, sizeof *r);
+}
+
+/* A sum of bytes that stops at UINT64_MAX (a plan may copy a shard again
+ * and again). */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
 }
 
 void pt_run_add(pt_run *r, const pl_action *a, uint32_t member)
@@ -202,6 +229,22 @@ void pt_run_add(pt_run *r, const pl_action *a, uint32_t member)
 	x->tick = r->tickno;
 	x->member = member;
 	x->pad_ = 0;
+	pt_copied *c = &r->copied;
+	if (c->in && (a->flags & PL_ACTION_STAGE_FIRST) && a->to < r->nm) {
+		uint64_t size = pt_act_bytes(&r->snap, a);
+		c->copies++;
+		if (size == PL_BYTES_UNKNOWN) {
+			c->unknown++;
+			c->unknown_in[a->to]++;
+			if (a->from < r->nm)
+				c->unknown_out[a->from]++;
+		} else {
+			c->bytes = sat_add(c->bytes, size);
+			c->in[a->to] = sat_add(c->in[a->to], size);
+			if (a->from < r->nm)
+				c->out[a->from] = sat_add(c->out[a->from], size);
+		}
+	}
 }
 
 int pt_run_rebuild(pt_run *r, pt_err *e)

@@ -26,6 +26,8 @@ void pt_apply_event(pt_run *r, const pt_event *ev, uint32_t *join_idx, uint32_t 
 		if (!ev->joined_given)
 			r->members[m].joined_at = r->now;
 		r->last_move[m] = ev->last_move;
+		if (r->capacity)
+			r->capacity[m] = ev->capacity;
 		join_idx[ev_index] = m;
 		return;
 	}

@@ -78,6 +78,8 @@ typedef struct cell {
 	const pt_blocker *kept; /* what the policy named as keeping it where it is (the last state) */
 	int alone;      /* the only eligible member of its zone, holding every shard (the last state) */
 	pl_bytes zone;
+	int sized;      /* the layout gives sizes: bytes, and the capacity used */
+	uint64_t bytes, capacity, used; /* pt_bytes_row's */
 } cell;
 
 static uint32_t px(uint32_t v, uint32_t scale)
@@ -105,8 +107,11 @@ static void draw_cell(pt_buf *b, const cell *c, uint32_t x0, uint32_t y, uint32_
 		       y + 12);
 		return;
 	}
-	pt_put(b, "\" data-value=\"%u\" data-other=\"%u\" data-floor=\"%u\" data-ceiling=\"%u\">", c->val, c->other,
+	pt_put(b, "\" data-value=\"%u\" data-other=\"%u\" data-floor=\"%u\" data-ceiling=\"%u\"", c->val, c->other,
 	       c->fl, c->ce);
+	if (c->sized)
+		pt_put(b, " data-bytes=\"%llu\"", (unsigned long long)c->bytes);
+	pt_putc(b, '>');
 	uint32_t wv = px(c->val, scale), wo = px(c->other, scale);
 	const char *cls = !c->held ? "x" : c->val > c->ce ? "o" : c->val < c->fl ? "u" : "b";
 	uint32_t right = wv;
@@ -158,6 +163,16 @@ static void draw_cell(pt_buf *b, const cell *c, uint32_t x0, uint32_t y, uint32_
 			pt_svg_name(b, c->zone);
 			pt_put(b, ", it holds every shard</tspan>");
 		}
+		if (c->sized) { /* its bytes, and of its capacity when known */
+			pt_put(b, "<tspan class=\"y\" dx=\"6\">");
+			pt_put_size_human(b, c->bytes);
+			if (c->capacity != PL_BYTES_UNKNOWN) {
+				pt_put(b, " of ");
+				pt_put_size_human(b, c->capacity);
+				pt_put(b, " (%llu%%)", (unsigned long long)(c->used / 10));
+			}
+			pt_put(b, "</tspan>");
+		}
 		pt_put(b, "</text>");
 	}
 	pt_put(b, "</g>\n");
@@ -200,6 +215,12 @@ static int member_cell(const pic *p, uint32_t state, uint32_t member, cell *c)
 		c->held = p->policy == PT_POLICY_REGION ? !(row->flags & PL_MEMBER_DOWN)
 							: !(row->flags & (PL_MEMBER_DOWN | PL_MEMBER_DRAINING));
 		c->present = 1;
+		if (st->by.sized) {
+			c->sized = 1;
+			c->bytes = st->by.row[r].bytes;
+			c->capacity = st->by.row[r].capacity;
+			c->used = st->by.row[r].used;
+		}
 		if (state == p->n - 1) {
 			c->kept = kept_by(p, member);
 			c->alone = p->alone && p->alone[member];
@@ -261,6 +282,7 @@ static void stream_cell(const pic *p, uint32_t state, uint32_t stream, uint32_t 
 
 typedef struct layout {
 	uint32_t label_w; /* the member column */
+	uint32_t col_w;   /* a state's column: COL_W, wider for the bytes' labels */
 	uint32_t width;
 } layout;
 
@@ -284,7 +306,7 @@ static uint32_t panel(pt_buf *b, const pic *p, const layout *lay, uint32_t y, in
 	pt_put(b, "</text>\n");
 	y += 22;
 	for (uint32_t k = 0; k < p->n; k++)
-		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"k\">%s</text>\n", lay->label_w + k * COL_W, y + 10, p->label[k]);
+		pt_put(b, "<text x=\"%u\" y=\"%u\" class=\"k\">%s</text>\n", lay->label_w + k * lay->col_w, y + 10, p->label[k]);
 	y += 16;
 	/* one scale for the panel, so before and after compare by eye */
 	uint32_t scale = 1, nrows = 0;
@@ -325,7 +347,7 @@ static uint32_t panel(pt_buf *b, const pic *p, const layout *lay, uint32_t y, in
 				member_cell(p, k, m, &c);
 			const char *other = stream_panel ? (p->policy == PT_POLICY_FLEET ? NULL : "replicas")
 							 : other_name(p->policy);
-			draw_cell(b, &c, lay->label_w + k * COL_W, y, scale, scope, sid, p->label[k], s->members[m].id, other);
+			draw_cell(b, &c, lay->label_w + k * lay->col_w, y, scale, scope, sid, p->label[k], s->members[m].id, other);
 		}
 		y += ROW_H;
 	}
@@ -470,7 +492,8 @@ static void picture(pt_buf *out, const pic *p_in, const char *title, const pt_se
 	if (longest > 40)
 		longest = 40;
 	lay.label_w = 20 + (uint32_t)(longest > 20 ? longest : 20) * CH;
-	lay.width = lay.label_w + p->n * COL_W + 10;
+	lay.col_w = COL_W + (p->last->by.sized ? 200u : 0u);
+	lay.width = lay.label_w + p->n * lay.col_w + 10;
 	/* room right of the last column for what holds a member there */
 	int marked = p->why && p->why->nwhy;
 	for (uint32_t m = 0; p->alone && m < s->n_members; m++)
@@ -525,7 +548,7 @@ static void picture(pt_buf *out, const pic *p_in, const char *title, const pt_se
 	pt_put(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\">\n"
 		    "<style>text{font:12px monospace;fill:#222}.h{font-weight:bold}.k{font-weight:bold;fill:#555}"
-		    ".l{text-anchor:end}.t{font-size:11px;fill:#a00;font-weight:bold}.s{font-size:10px;fill:#555}"
+		    ".l{text-anchor:end}.t{font-size:11px;fill:#a00;font-weight:bold}.s{font-size:10px;fill:#555}.y{font-size:10px;fill:#036}"
 		    ".n{fill:#888;font-style:italic}.v{fill:#222}.w{font-weight:bold;fill:#c0392b}"
 		    ".b{fill:#4a7ab0}.o{fill:#c0392b}.u{fill:#e69f00}.x{fill:#aaa}.z{fill:#222}.r{fill:#9ecae1}"
 		    ".d{fill:none;stroke:#e69f00;stroke-width:1.5;stroke-dasharray:3,2}"

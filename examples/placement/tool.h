@@ -100,10 +100,18 @@ enum pt_setting {
 	PT_SET_LOAD_BALANCE,
 	PT_SET_LOAD_THRESHOLD,
 	PT_SET_MAX_ACTIONS,
+	PT_SET_BYTES_BALANCE,
+	PT_SET_BYTES_FIRST,
+	PT_SET_FULL_RATIO,
+	PT_SET_BYTES_TOLERANCE,
+	PT_SET_MAX_BYTES_IN_FLIGHT,
+	PT_SET_MAX_BYTES_IN,
+	PT_SET_MAX_BYTES_OUT,
 	PT_SET_COUNT
 };
 
-enum pt_setting_type { PT_T_NUM, PT_T_BOOL, PT_T_POLICY, PT_T_SCORER, PT_T_MEMBER };
+/* PT_T_SIZE: a size in bytes (placement(5), SIZES), at most max. */
+enum pt_setting_type { PT_T_NUM, PT_T_BOOL, PT_T_POLICY, PT_T_SCORER, PT_T_MEMBER, PT_T_SIZE };
 
 typedef struct pt_setting_info {
 	const char *name;
@@ -140,6 +148,7 @@ typedef struct pt_event {
 	pl_member joiner;   /* PT_EV_JOIN: the member that joins */
 	uint64_t last_move; /* PT_EV_JOIN: its last-move= */
 	int joined_given;   /* PT_EV_JOIN: joined= was written (else: the clock at its tick) */
+	uint64_t capacity;  /* PT_EV_JOIN: its capacity=, or PL_BYTES_UNKNOWN */
 } pt_event;
 
 #define PT_JOINER UINT32_C(0x80000000)
@@ -209,6 +218,7 @@ typedef struct pt_doc {
 	pl_member *members;
 	uint64_t *m_line;
 	uint64_t *m_last_move; /* fleet: the member's last move, PL_FLEET_NEVER-like ~0 */
+	uint64_t *m_capacity;  /* each member's capacity=, or PL_BYTES_UNKNOWN */
 	uint32_t nm;
 	size_t m_cap;
 
@@ -219,6 +229,7 @@ typedef struct pt_doc {
 
 	pl_shard *shards;
 	uint64_t *k_line;
+	uint64_t *k_bytes; /* each shard's size=, or PL_BYTES_UNKNOWN */
 	uint32_t nk;
 	size_t k_cap;
 
@@ -238,6 +249,8 @@ typedef struct pt_doc {
 
 	pt_set set[PT_SET_COUNT];
 	uint64_t lines;   /* lines read */
+	int has_bytes;    /* some size= or capacity= was given (a join's too): the
+			   * snapshot carries k_bytes and m_capacity */
 
 	pt_table tm, ts, tk; /* members, streams, shards by id */
 } pt_doc;
@@ -278,6 +291,21 @@ int64_t pt_find_member(const pt_doc *d, const char *id, size_t len);
 /* Decode %XX escapes of a command-line argument into a new string. */
 int pt_decode_arg(const char *arg, char **out, size_t *len, pt_err *e);
 
+/* ---- sizes in bytes (size.c) ------------------------------------------------ */
+
+/* A size: decimal bytes with an optional K, M, G, T or P (powers of 1024).
+ * 0 with *out; -1 not a size; 1 past UINT64_MAX. */
+int pt_size_parse(const char *p, size_t n, uint64_t *out);
+/* The same for attribute or setting `name` (with its '='), at most max:
+ * 0, or -1 with e naming line. */
+int pt_size_word(const char *p, size_t n, uint64_t max, uint64_t line, const char *name, uint64_t *out, pt_err *e);
+/* A size as placement(5) writes it: the largest exact suffix (10G), else bytes. */
+void pt_size_text(char *buf, size_t cap, uint64_t v);
+void pt_put_size(pt_buf *b, uint64_t v);
+/* A size for a reader: one decimal at most (1.5G, 512M, 900); "?" unknown. */
+void pt_size_human(char *buf, size_t cap, uint64_t v);
+void pt_put_size_human(pt_buf *b, uint64_t v);
+
 /* ---- text and JSON output (format.c) --------------------------------------- */
 
 /* An id as written in a snapshot file: bytes outside '!'..'~' and the bytes
@@ -294,7 +322,13 @@ void pt_put_json_bytes(pt_buf *b, pl_bytes id);
 void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *snap, const uint64_t *last_move,
 		    const pl_view *v, int with_events);
 void pt_format_json(pt_buf *b, const pt_doc *d, const pl_snapshot *snap, const uint64_t *last_move,
-		    const pl_view *v, int with_events);
+		    const pl_view *v, int with_events); /* format_json.c */
+/* A setting's value as the file writes it (format.c). */
+void pt_put_setting_value(pt_buf *b, const pt_doc *d, uint32_t i);
+/* Overrides in their shards' order (indices); the copies in flight by the
+ * rank of their shard (PL_NONE for none). Both from malloc. */
+uint32_t *pt_override_order(const pl_view *v, const pl_snapshot *s);
+uint32_t *pt_copy_of_rank(const pl_view *v, const pl_snapshot *s);
 /* The canonical order of a view: ranks[i] for element i of a kind. */
 uint32_t *pt_ranks(const pl_view *v, uint32_t kind, uint32_t n);
 /* Indices 0..n-1 in canonical order. */
@@ -359,6 +393,29 @@ void pt_health_short_rf(pt_health *h, const pl_view *v, uint32_t rf, const pt_do
 void pt_health_short_text(pt_buf *b, const pt_health *h, const pl_view *v, uint32_t eligible);
 void pt_health_short_json(pt_buf *b, const pt_health *h, const pl_view *v);
 
+/* Bytes per member (stats_bytes.c), where the layout gives sizes; rows in
+ * the members' canonical order, as pt_stats's. Percentages in tenths
+ * (625 = 62.5%), UINT64_MAX unknown. */
+typedef struct pt_bytes_row {
+	uint64_t bytes;    /* the known sizes of the replicas it holds */
+	uint64_t capacity; /* or PL_BYTES_UNKNOWN */
+	uint64_t used;     /* bytes of capacity, in tenths of a percent */
+	uint64_t share;    /* eligible: its part of the bytes on live members */
+	uint64_t of_share; /* bytes of share, in tenths of a percent */
+	uint32_t unknown;  /* replicas it holds of unknown size */
+} pt_bytes_row;
+typedef struct pt_bytes_stats {
+	int sized;           /* the snapshot gives sizes or capacities */
+	int by_capacity;     /* shares in proportion to capacity (else weight) */
+	pt_bytes_row *row;
+	uint64_t total;      /* known bytes on live members */
+	uint64_t unknown;    /* replicas of unknown size on live members */
+	uint64_t capacity;   /* known capacity of live members */
+	uint32_t shards_known;
+	uint32_t eligible;
+	uint32_t max, min, used_max, used_min, used_n; /* rows, over eligible members */
+} pt_bytes_stats;
+
 typedef struct pt_stats {
 	pl_view_counts c;
 	uint32_t policy;          /* whose measure the chart shows */
@@ -380,7 +437,22 @@ typedef struct pt_stats {
 	uint32_t measure;           /* PL_IMBALANCE_* */
 	uint64_t imbalance;
 	uint64_t imbalance_streams; /* of it, the streams' part */
+	pt_bytes_stats by;          /* bytes per member (stats_bytes.c) */
 } pt_stats;
+
+/* floor(a * b / c) without overflow (UINT64_MAX when it does not fit; 0 for c 0). */
+uint64_t pt_mul_div(uint64_t a, uint64_t b, uint64_t c);
+/* st->by from the view (after st's member rows); nothing when no sizes. */
+void pt_bytes_compute(pt_stats *st, const pl_view *v);
+void pt_bytes_free(pt_stats *st);
+/* The table ("bytes per member: ..."), w the members' column; nothing
+ * when no sizes. */
+void pt_bytes_text(pt_buf *b, const pt_stats *st, const pl_view *v, size_t w);
+/* "; bytes max 50G (b0, 125% of its share), min ..." for pt_stats_line(). */
+void pt_bytes_line(pt_buf *b, const pt_stats *st, const pl_view *v);
+/* "bytes": {...} or null; a cluster row's bytes fields (row r). */
+void pt_bytes_json(pt_buf *b, const pt_stats *st, const pl_view *v);
+void pt_bytes_member_json(pt_buf *b, const pt_stats *st, const pl_view *v, uint32_t r);
 
 /* The library's imbalance measure for a policy: the broker's counts
  * replicas too unless d sets replica-balance off or handoff-only on. */
@@ -410,6 +482,9 @@ void pt_svg_before_after(pt_buf *b, const pt_stats *before, const pt_stats *afte
 			 const struct pt_tick *why);
 /* Not down and not draining: held to the bounds and may receive. */
 int pt_eligible(const pl_member *m);
+/* The floor and ceiling of count over members of total weight total_w for
+ * one of weight weight (0 and 0 when not elig). */
+void pt_bounds(uint64_t count, uint32_t weight, uint64_t total_w, int elig, uint32_t *fl, uint32_t *ce);
 /* Whether a member is held to the bounds of the chart's measure (the region
  * policy's fair share counts a draining member). */
 int pt_held(const pt_stats *st, const pl_member *m);
@@ -447,6 +522,7 @@ typedef struct pt_opts {
 	const char *kafka_unclean;      /* plan: --kafka-unclean-election OUT.json */
 	const char *kafka_rollback;     /* plan: --kafka-rollback OUT.json */
 	const char *racks;    /* import kafka: --racks FILE */
+	const char *log_dirs; /* import kafka: --log-dirs FILE (kafka-log-dirs.sh --describe) */
 	const char *topic;    /* import rpk: --topic NAME (rpk topic describe -p names none) */
 	const struct pt_change *changes; /* plan: --add-member, --drain, --down, in order */
 	int nchanges;
@@ -562,6 +638,22 @@ void pt_tick_blocker(pt_tick *t, uint32_t status, uint32_t shard, uint32_t strea
 
 typedef struct pt_run pt_run;
 
+/* The bytes a run's copies move (where the layout gives sizes): known bytes
+ * in total and per member (m_cap entries, by member index), and the copies
+ * of unknown size, counted apart. */
+typedef struct pt_copied {
+	uint64_t bytes, copies, unknown;
+	uint64_t *in, *out;
+	uint32_t *unknown_in, *unknown_out;
+} pt_copied;
+/* The bytes an action copies: 0 when it copies nothing (no
+ * PL_ACTION_STAGE_FIRST), the shard's size, or PL_BYTES_UNKNOWN. */
+uint64_t pt_act_bytes(const pl_snapshot *s, const pl_action *a);
+/* The totals at the end of a plan: "to copy: 50.5G in 4 copies (1 of
+ * unknown size); in: b2 20G, ...; out: ..." (a line), or "bytes": {...}. */
+void pt_copied_text(pt_buf *b, const pt_run *r);
+void pt_copied_json(pt_buf *b, const pt_run *r);
+
 /* How a plan ended (pt_plan_run). */
 typedef struct pt_plan_end {
 	uint32_t status;   /* PL_STATUS_* of the last tick */
@@ -594,6 +686,7 @@ struct pt_run {
 	/* the snapshot the view reads: the tool's own copy, changed by events */
 	pl_member *members;
 	uint64_t *last_move;
+	uint64_t *capacity;       /* each member's capacity, or PL_BYTES_UNKNOWN */
 	uint32_t nm;
 	size_t m_cap;
 	pl_shard *shards;
@@ -612,6 +705,7 @@ struct pt_run {
 	void *scratch;            /* the adapter's */
 	size_t acts_base;         /* actions before this one were written and dropped: acts[i - acts_base] */
 	uint32_t nc;              /* the file's copies in flight, until the first capture counts them done */
+	pt_copied copied;         /* the bytes the actions copy (in, out NULL without sizes) */
 };
 
 /* The regions a region plan leaves below the effective RF, counted by why

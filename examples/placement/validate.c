@@ -108,6 +108,13 @@ int pt_diag_error(const pt_doc *d, const pl_snapshot *s, int rc, const pl_diag *
 							    : "names the leader itself: a move goes to another member",
 				       code);
 		break;
+	case PL_E_BYTES:
+		if (k)
+			return pt_fail(e, line,
+				       "shard '%s': the known sizes of the shards up to it add up past 512P "
+				       "(PL_MAX_BYTES / PL_MAX_REPLICAS) [PL_%s]",
+				       bytes_show(k->key, a, sizeof a), code);
+		break;
 	case PL_E_EMPTY_ID:
 		return pt_fail(e, line, "empty id [PL_%s]", code);
 	case PL_E_FLAGS:
