@@ -117,7 +117,9 @@ void pt_act_text(pt_buf *b, const pl_snapshot *s, const pt_act *x, size_t n)
 	}
 	explain(b, s, &x->a);
 	uint64_t by = pt_act_bytes(s, &x->a);
-	if (sized(s) && (x->a.flags & PL_ACTION_STAGE_FIRST)) {
+	/* the broker's sentence ends "it copies N" itself when it knows N */
+	int said = x->a.bytes != 0 && x->a.bytes != PL_BYTES_UNKNOWN;
+	if (sized(s) && (x->a.flags & PL_ACTION_STAGE_FIRST) && !said) {
 		pt_put(b, " [copies ");
 		if (by == PL_BYTES_UNKNOWN)
 			pt_put(b, "? bytes: size unknown]");
