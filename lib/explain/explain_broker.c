@@ -154,7 +154,7 @@ static int explain(out *o, const names *n);
  * none above bytes does, the bytes and the count in whole units beside. */
 static void put_size(out *o, uint64_t b)
 {
-	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	static const char unit[6][6] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	uint32_t u = 0, w = 0;
 	uint64_t x = b, whole = b;
 	while (u < 5 && x >= 1024 && x % 1024 == 0) {
