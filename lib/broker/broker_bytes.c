@@ -97,31 +97,49 @@ static int movable(const pl_view *v, uint32_t k)
 	return !st->moving && !st->touched && s != PL_BYTES_UNKNOWN && s > 0;
 }
 
-/* Does moving k's replica from a to d keep every count's potential from
- * rising: its stream's and the total replicas (replica_balance), and when
- * a leads it, its stream's and the total leaders? */
-static int counts_keep(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
+/* Replicas and leaders on eligible members: the totals' bounds are counted
+ * over them. */
+typedef struct by_totals {
+	uint32_t R, L;
+} by_totals;
+
+static by_totals totals(const pl_view *v)
+{
+	by_totals t = {0, 0};
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		t.R += v->m_replicas[v->elig[e]];
+		t.L += v->m_leaders[v->elig[e]];
+	}
+	return t;
+}
+
+/* Does a move of one of stream s's replicas from a to d (with its
+ * leadership when `lead`) keep the stream's count potentials from rising?
+ * (Always, for no stream or without stream balance.) */
+static int stream_keeps(const pl__bk *b, uint32_t s, uint32_t a, uint32_t d, int lead)
 {
 	const pl_view *v = b->v;
-	uint32_t s = v->snap.shards[k].stream, sb = s != PL_NONE && b->cfg->stream_balance;
-	if (b->cfg->replica_balance) {
-		if (sb && !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), a, pl__rcell_get(v, s, a), d,
-					  pl__rcell_get(v, s, d)))
-			return 0;
-		uint32_t R = 0;
-		for (uint32_t e = 0; e < v->n_elig; e++)
-			R += v->m_replicas[v->elig[e]];
-		if (!pl__bk_no_rise(v, R, a, v->m_replicas[a], d, v->m_replicas[d]))
-			return 0;
-	}
-	if (pl__leader(pl__st(v, k)) != a)
+	if (s == PL_NONE || !b->cfg->stream_balance)
 		return 1;
-	if (sb && !pl__bk_no_rise(v, pl__bk_stream_leaders(v, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d)))
+	if (b->cfg->replica_balance &&
+	    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), a, pl__rcell_get(v, s, a), d, pl__rcell_get(v, s, d)))
 		return 0;
-	uint32_t L = 0;
-	for (uint32_t e = 0; e < v->n_elig; e++)
-		L += v->m_leaders[v->elig[e]];
-	return pl__bk_no_rise(v, L, a, v->m_leaders[a], d, v->m_leaders[d]);
+	return !lead ||
+	       pl__bk_no_rise(v, pl__bk_stream_leaders(v, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
+}
+
+/* Does moving k's replica from a to d keep every count's potential from
+ * rising: its stream's and the total replicas (replica_balance), and when
+ * a leads it, its stream's and the total leaders (t: the totals)? */
+static int counts_keep(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, by_totals t)
+{
+	const pl_view *v = b->v;
+	int lead = pl__leader(pl__st(v, k)) == a;
+	if (!stream_keeps(b, v->snap.shards[k].stream, a, d, lead))
+		return 0;
+	if (b->cfg->replica_balance && !pl__bk_no_rise(v, t.R, a, v->m_replicas[a], d, v->m_replicas[d]))
+		return 0;
+	return !lead || pl__bk_no_rise(v, t.L, a, v->m_leaders[a], d, v->m_leaders[d]);
 }
 
 /* Write shard k's replica's move from a to d. */
@@ -164,6 +182,7 @@ static int shed_one(pl__bk *b, uint32_t m, uint64_t full)
 	const pl_view *v = b->v;
 	uint32_t dst[PL__BY_DST], nd = rank_members(b, ORDER_ROOM, m, dst, PL__BY_DST);
 	uint64_t excess = v->m_bytes[m] - full;
+	by_totals t = totals(v);
 	uint32_t bk = PL_NONE, bd = PL_NONE, bkeep = 0, bfix = 0;
 	uint64_t bsize = 0;
 	for (uint32_t r = 0; r < v->nk; r++) {
@@ -176,7 +195,7 @@ static int shed_one(pl__bk *b, uint32_t m, uint64_t full)
 			uint32_t x = dst[i];
 			if (pl__holds(st, x) || !pl__bk_in_ok(b, x) || !pl__bk_room_new(v, x) || !pl__bk_copy_ok(b, k, m, x))
 				continue;
-			if (counts_keep(b, k, m, x)) {
+			if (counts_keep(b, k, m, x, t)) {
 				d = x, keep = 1;
 				break;
 			}
@@ -247,6 +266,7 @@ typedef struct by_pair {
 	uint64_t lo_a, hi_d;     /* a may not fall below, d not rise above, for `fix` */
 	uint64_t even;           /* the transfer that evens a and d */
 	int first;               /* bytes first: the band's distance decides */
+	by_totals t;             /* the totals' counts, for single moves */
 } by_pair;
 
 /* Does a transfer of t from a to d lower what the pass lowers: the sum of
@@ -356,7 +376,7 @@ static void dests_hold(const pl_view *v, const uint32_t *dst, uint32_t nd, by_dh
 /* May x go a -> d and y d -> a as one exchange: the same role on both sides
  * (the cluster's leader and replica totals stay as they are), each leg by
  * the copy rules, and when their streams differ, neither stream's count
- * potentials rising (replicas, and leaders when they lead)? */
+ * potentials rising? */
 static int exchange_ok(const pl__bk *b, uint32_t x, uint32_t y, uint32_t a, uint32_t d)
 {
 	const pl_view *v = b->v;
@@ -364,25 +384,7 @@ static int exchange_ok(const pl__bk *b, uint32_t x, uint32_t y, uint32_t a, uint
 	if (lx != ly || !can_go(b, y, d, a))
 		return 0;
 	uint32_t sx = v->snap.shards[x].stream, sy = v->snap.shards[y].stream;
-	if (sx == sy || !b->cfg->stream_balance)
-		return 1;
-	if (sx != PL_NONE) {
-		if (b->cfg->replica_balance && !pl__bk_no_rise(v, pl__bk_stream_replicas(v, sx), a, pl__rcell_get(v, sx, a),
-							      d, pl__rcell_get(v, sx, d)))
-			return 0;
-		if (lx && !pl__bk_no_rise(v, pl__bk_stream_leaders(v, sx), a, pl__cell_get(v, sx, a), d,
-					  pl__cell_get(v, sx, d)))
-			return 0;
-	}
-	if (sy != PL_NONE) {
-		if (b->cfg->replica_balance && !pl__bk_no_rise(v, pl__bk_stream_replicas(v, sy), d, pl__rcell_get(v, sy, d),
-							      a, pl__rcell_get(v, sy, a)))
-			return 0;
-		if (ly && !pl__bk_no_rise(v, pl__bk_stream_leaders(v, sy), d, pl__cell_get(v, sy, d), a,
-					  pl__cell_get(v, sy, a)))
-			return 0;
-	}
-	return 1;
+	return sx == sy || (stream_keeps(b, sx, a, d, lx) && stream_keeps(b, sy, d, a, ly));
 }
 
 /* The best move or exchange between a and d into *best, from a's shards
@@ -395,7 +397,7 @@ static void search_pair(const pl__bk *b, const by_pair *p, const uint32_t *S, ui
 	/* single moves, any shard (a stream-less one too) */
 	if (pl__bk_room_new(v, p->d))
 		for (uint32_t i = 0; i < n; i++)
-			if (can_go(b, S[i], p->a, p->d) && (p->first || counts_keep(b, S[i], p->a, p->d)))
+			if (can_go(b, S[i], p->a, p->d) && (p->first || counts_keep(b, S[i], p->a, p->d, p->t)))
 				consider(b, p, S[i], PL_NONE, best);
 	*work += n;
 	if (best->x != PL_NONE && best->fix)
@@ -436,6 +438,7 @@ static void pair_of(const pl__bk *b, uint32_t a, uint32_t d, by_pair *p)
 	uint64_t lo, hi, lo_d, hi_a;
 	p->a = a;
 	p->d = d;
+	p->t = totals(v);
 	p->ba = v->m_bytes[a];
 	p->bd = v->m_bytes[d];
 	p->wa = wt(b, a);
