@@ -157,6 +157,18 @@ static int emit(pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t reason, 
 	return pl__bk_emit_move(b, &x);
 }
 
+/* Paused, or no move left in the budget: note why the wanted move waits. */
+static int waits(pl__bk *b)
+{
+	if (!b->cfg->paused && b->budget > 0)
+		return 0;
+	if (b->cfg->paused)
+		b->want_paused = 1;
+	else
+		pl__bk_wait_limit(b, PL_NONE);
+	return 1;
+}
+
 /* ---- shedding ------------------------------------------------------------- */
 
 /* Is x a better destination to shed onto than y: more room under its full
@@ -227,13 +239,8 @@ void pl__bk_shed(pl__bk *b)
 		uint32_t m = v->elig[e];
 		uint64_t full = pl__bk_full(b, m);
 		while (!b->full && v->m_bytes[m] > full) {
-			if (b->cfg->paused || b->budget == 0) {
-				if (b->cfg->paused)
-					b->want_paused = 1;
-				else
-					pl__bk_wait_limit(b, PL_NONE);
+			if (waits(b))
 				return;
-			}
 			if (!pl__bk_out_ok(b, m)) {
 				pl__bk_wait_limit(b, m);
 				break;
@@ -482,13 +489,8 @@ void pl__bk_bbalance(pl__bk *b)
 					   pl__bk_band_out(b, dst[0], v->m_bytes[dst[0]]) ==
 				       0)
 			return; /* every member within its band */
-		if (b->cfg->paused || b->budget == 0) {
-			if (b->cfg->paused)
-				b->want_paused = 1;
-			else
-				pl__bk_wait_limit(b, PL_NONE);
+		if (waits(b))
 			return;
-		}
 		by_cand best = {PL_NONE, PL_NONE, 0, 0, 0, 0};
 		by_pair p;
 		int waits = 0;
