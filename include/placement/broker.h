@@ -441,7 +441,7 @@ extern "C" {
  * 2 is read as it was, with the later fields at their defaults; the library
  * never reads past the fields of the version the caller set.
  */
-#define PL_BROKER_CONFIG_VERSION 3u
+#define PL_BROKER_CONFIG_VERSION 4u
 
 /** Most concurrent moves a config may allow (max_moves). */
 #define PL_BROKER_MAX_MOVES 256u
@@ -477,6 +477,12 @@ typedef struct pl_broker_config {
 	uint64_t max_bytes_in_flight; /**< 14: bytes of copies in flight, counting those listed; 0 = no limit */
 	uint64_t max_bytes_in;       /**< 15: bytes of copies in flight into one member; 0 = no limit */
 	uint64_t max_bytes_out;      /**< 16: bytes of copies in flight out of one member; 0 = no limit */
+	/* Version 4: tolerances (see "Tolerance" above). */
+	uint32_t tolerance;          /**< 17: shards by which a member's total leaders or replicas may stray
+				      *  past its floor and ceiling before a move is made;
+				      *  0..PL_MAX_TOLERANCE (default 0) */
+	uint32_t stream_tolerance;   /**< 18: the same for each stream's counts, where the snapshot's
+				      *  stream_tolerance does not set it; 0..PL_MAX_TOLERANCE (default 0) */
 } pl_broker_config;
 
 /** Most a config's bytes_tolerance may be, in percent. */
@@ -489,14 +495,14 @@ typedef struct pl_broker_config {
  * moves any shard. It exists to show (and test) what the per-stream rules fix:
  * beside totals of 21/21/19 a 12-shard stream led 1/1/10 stays lopsided.
  */
-#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u, 0u, 1u, 0u, 90u, 10u, 0u, 0u, 0u, 0u}
+#define PL_BROKER_CONFIG_INIT {PL_BROKER_CONFIG_VERSION, 1u, 0u, 0u, 0u, 3u, 1u, 1u, 0u, 1u, 0u, 90u, 10u, 0u, 0u, 0u, 0u, 0u, 0u}
 
 /**
  * pl_broker_config_init_version - set a config of the given layout version
  * to its defaults: the fields that version has, and no byte past them.
  *
  * @param cfg      the config to fill.
- * @param version  1, 2 or 3 (PL_BROKER_CONFIG_VERSION).
+ * @param version  1, 2, 3 or 4 (PL_BROKER_CONFIG_VERSION).
  * @return 0, or PL_E_INVAL for NULL, PL_E_VERSION for another version.
  */
 PL_API int pl_broker_config_init_version(pl_broker_config *cfg, uint32_t version);

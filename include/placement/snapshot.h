@@ -162,15 +162,28 @@ typedef struct pl_copy {
 } pl_copy;
 
 /** The layout of pl_snapshot a caller fills: odd, as every version of it
- * will be. 3 added shard_bytes and member_capacity at the end; a version 1
- * snapshot (which ends before them) is read as it was, with every size and
- * capacity unknown. */
-#define PL_SNAPSHOT_VERSION 3u
+ * will be. 3 added shard_bytes and member_capacity at the end, 5 the
+ * streams' rules (stream_tolerance, stream_zone_rule); an older snapshot
+ * (which ends before them) is read as it was, with every size and capacity
+ * unknown and every stream's rules the defaults. */
+#define PL_SNAPSHOT_VERSION 5u
+
+/* snapshot.stream_zone_rule: how a stream's shards spread over zones (the
+ * broker policy). */
+#define PL_ZONES_SPAN 0u     /**< span as many zones as it can (the default) */
+#define PL_ZONES_MAJORITY 1u /**< that, and no zone holds a majority's worth: at most (replicas - 1) / 2
+			      *  of a shard's replicas in one zone, so losing any zone leaves a majority
+			      *  (Kudu's placement rule); where the zones cannot, as few in one as they allow */
+#define PL_ZONES_RULE_MAX 1u
+/** snapshot.stream_tolerance: the stream takes the config's stream_tolerance. */
+#define PL_TOLERANCE_DEFAULT UINT32_MAX
+/** Most a tolerance may be, in shards (a stream's, or a config's). */
+#define PL_MAX_TOLERANCE PL_MAX_SHARDS
 
 /**
  * Everything one tick knows. Arrays may be NULL only when their count is 0.
  *
- * version comes first and must be 1 or PL_SNAPSHOT_VERSION (3): start from
+ * version comes first and must be 1, 3 or PL_SNAPSHOT_VERSION (5): start from
  * PL_SNAPSHOT_INIT, then set the fields. Fields are only ever added at the
  * end, with a new version, and a function reads only the fields of the
  * version its caller set. Any other version is refused with PL_E_VERSION
@@ -194,12 +207,19 @@ typedef struct pl_snapshot {
 	 * pl_shard and pl_member keep their layout; NULL = all unknown. */
 	const uint64_t *shard_bytes;     /**< n_shards sizes: each shard's data on one replica, or PL_BYTES_UNKNOWN */
 	const uint64_t *member_capacity; /**< n_members capacities: bytes a member can hold, or PL_BYTES_UNKNOWN */
+	/* Version 5. Each stream's rules, parallel to streams; NULL = every
+	 * stream's default. The broker policy reads them (placement/broker.h,
+	 * "Rules"); the other policies do not. */
+	const uint32_t *stream_tolerance; /**< n_streams: shards by which a member's count of the stream may
+					   *  stray past its floor and ceiling before a move is made, at most
+					   *  PL_MAX_TOLERANCE; PL_TOLERANCE_DEFAULT = the config's */
+	const uint32_t *stream_zone_rule; /**< n_streams: PL_ZONES_SPAN (0) or PL_ZONES_MAJORITY */
 } pl_snapshot;
 
 /** A snapshot with its version set, no arrays and zero counts: start from
  * it, then set the fields. Positional, so C and C++ both take it, and every
  * field is named, so -Wextra (missing-field-initializers) takes it too. */
-#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}
+#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL}
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
@@ -241,7 +261,7 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  * pl_snapshot_validate - check a snapshot against every rule the library needs.
  *
  * Checks, in this order, and stops at the first failure:
- *  0. the version: neither 1 nor PL_SNAPSHOT_VERSION is PL_E_VERSION (PL_ELEM_ARGUMENT,
+ *  0. the version: not 1, 3 or PL_SNAPSHOT_VERSION is PL_E_VERSION (PL_ELEM_ARGUMENT,
  *     index 1), before anything else of the snapshot is read;
  *  1. the arrays: NULL with a non-zero count (PL_E_NULL, PL_ELEM_SNAPSHOT,
  *     index 0..4 for members, streams, shards, overrides, copies); a count
@@ -262,12 +282,15 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *  5. each override: shard index (PL_E_OVERRIDE_SHARD), member index
  *     (PL_E_OVERRIDE_MEMBER), origin (PL_E_ORIGIN); two on one shard
  *     (PL_E_DUP_OVERRIDE);
- *  6. sizes (version 3): a member_capacity of 0 (PL_E_CAPACITY,
+ *  6. sizes (version 3 and later): a member_capacity of 0 (PL_E_CAPACITY,
  *     PL_ELEM_MEMBER; a member that holds nothing is PL_MEMBER_DOWN), a
  *     capacity past PL_MAX_BYTES (PL_E_BYTES, PL_ELEM_MEMBER), and the
  *     first shard at which the running sum of the known sizes passes
  *     PL_MAX_BYTES / PL_MAX_REPLICAS (PL_E_BYTES, PL_ELEM_SHARD);
- *     PL_BYTES_UNKNOWN is never past a limit;
+ *     PL_BYTES_UNKNOWN is never past a limit; then (version 5) each
+ *     stream's rules (PL_ELEM_STREAM): a stream_tolerance past
+ *     PL_MAX_TOLERANCE that is not PL_TOLERANCE_DEFAULT (PL_E_TOLERANCE), a
+ *     stream_zone_rule past PL_ZONES_RULE_MAX (PL_E_ZONE_RULE);
  *  7. each copy in flight (PL_ELEM_COPY): shard index (PL_E_COPY_SHARD), `to`
  *     index (PL_E_COPY_TO), `from` index or PL_NONE (PL_E_COPY_FROM),
  *     reserved not 0 (PL_E_COPY_RESERVED); `to` already holds a replica

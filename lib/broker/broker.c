@@ -32,12 +32,13 @@
 #include "broker/broker_int.h"
 
 /* The bytes of each layout version: 1 ends before handoff_only, 2 before
- * the bytes fields. */
+ * the bytes fields, 3 before the tolerances. */
 static size_t config_size(uint32_t version)
 {
 	return version == 1   ? offsetof(pl_broker_config, handoff_only)
 	       : version == 2 ? offsetof(pl_broker_config, bytes_balance)
-	       : version == 3 ? sizeof(pl_broker_config)
+	       : version == 3 ? offsetof(pl_broker_config, tolerance)
+	       : version == 4 ? sizeof(pl_broker_config)
 			      : 0;
 }
 
@@ -100,6 +101,11 @@ static int check_args(const pl_view *v, const pl_broker_config *cfg, const pl_ac
 			       : cfg->bytes_tolerance > PL_BROKER_MAX_TOLERANCE ? 12
 			       : cfg->reserved != 0			      ? 13
 									      : 0;
+		if (bad)
+			return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, bad, PL_NONE);
+	}
+	if (cfg->version >= 4) {
+		uint32_t bad = cfg->tolerance > PL_MAX_TOLERANCE ? 17 : cfg->stream_tolerance > PL_MAX_TOLERANCE ? 18 : 0;
 		if (bad)
 			return pl__fail(diag, PL_E_CONFIG, PL_ELEM_CONFIG, bad, PL_NONE);
 	}

@@ -246,6 +246,7 @@ typedef struct pl__scope {
 	int level;         /* 0 first search; fallbacks: 1 wide, 2 spread, 3 even (replicas) */
 	uint32_t tgt;      /* a stream's leaders with targets: hi says who ends at the ceiling */
 	uint64_t hi;
+	uint32_t tol;      /* the tolerance: the scope's bounds widened by it (pl__bk_widen()) */
 } pl__scope;
 
 /* A mark on a member, kept in the scratch's high bits beside the projection
@@ -298,7 +299,15 @@ static inline uint32_t pl__bk_count(const pl_view *v, const pl__scope *sc, uint3
 	return sc->s == PL_NONE ? v->m_leaders[m] : pl__cell_get(v, sc->s, m);
 }
 
-/* Member m's floor and ceiling in the scope. */
+/* Bounds widened by a tolerance: the floor down (not below 0), the ceiling
+ * up (both at most PL_MAX_SHARDS, so no sum overflows). */
+static inline void pl__bk_widen(uint32_t tol, uint32_t *fl, uint32_t *ce)
+{
+	*fl = *fl > tol ? *fl - tol : 0;
+	*ce += tol;
+}
+
+/* Member m's floor and ceiling in the scope, widened by its tolerance. */
 static inline void pl__bk_bounds(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *fl, uint32_t *ce)
 {
 	if (!v->weighted) {
@@ -307,6 +316,14 @@ static inline void pl__bk_bounds(const pl_view *v, const pl__scope *sc, uint32_t
 		return;
 	}
 	pl__bounds(v, sc->L, m, fl, ce);
+	pl__bk_widen(sc->tol, fl, ce);
+}
+
+/* Stream s's tolerance: the snapshot's, else the config's. */
+static inline uint32_t pl__bk_stream_tol(const pl_view *v, const pl_broker_config *cfg, uint32_t s)
+{
+	const uint32_t *t = v->snap.stream_tolerance;
+	return t != NULL && t[s] != PL_TOLERANCE_DEFAULT ? t[s] : cfg->stream_tolerance;
 }
 
 /* Room for a replica it does not hold yet. */

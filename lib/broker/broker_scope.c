@@ -23,8 +23,10 @@
 static void set_equal_bounds(const pl_view *v, pl__scope *sc)
 {
 	sc->fl = sc->ce = 0;
-	if (v->n_elig > 0)
+	if (v->n_elig > 0) {
 		pl__bounds(v, sc->L, v->elig[0], &sc->fl, &sc->ce);
+		pl__bk_widen(sc->tol, &sc->fl, &sc->ce);
+	}
 }
 
 /* Member i of a stream's counts: the leader cells, or with rep the members
@@ -97,6 +99,7 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 	sc->over = sc->under = sc->level = 0;
 	sc->tgt = !rep && b->tgt_on;
 	sc->hi = sc->tgt ? b->tgt[s] : 0;
+	sc->tol = pl__bk_stream_tol(v, b->cfg, s);
 	if (c.c != NULL) {
 		for (uint32_t i = 0; i < n; i++)
 			if (all || pl__eligible(v, pl__cell_member(c.c, i))) {
@@ -171,6 +174,7 @@ static void scope_cluster(const pl__bk *b, uint32_t rep, pl__scope *sc)
 	sc->over = sc->under = sc->level = 0;
 	sc->tgt = 0;
 	sc->hi = 0;
+	sc->tol = b->cfg->tolerance;
 	for (uint32_t e = 0; e < v->n_elig; e++)
 		sc->L += cnt[v->elig[e]];
 	set_equal_bounds(v, sc);

@@ -235,17 +235,21 @@ static inline int pl__fail(pl_diag *d, int code, uint32_t kind, uint32_t index, 
  * version is read, and the call refuses it with PL_E_VERSION. */
 static inline int pl__snapshot_known(const pl_snapshot *s)
 {
-	return s != NULL && (s->version == 1u || s->version == PL_SNAPSHOT_VERSION);
+	return s != NULL && (s->version == 1u || s->version == 3u || s->version == PL_SNAPSHOT_VERSION);
 }
 
-/* The bytes of a known snapshot's layout: version 1 ends before the sizes. */
+/* The bytes of a known snapshot's layout: version 1 ends before the sizes,
+ * version 3 before the streams' rules. */
 static inline size_t pl__snapshot_size(const pl_snapshot *s)
 {
-	return s->version == 1u ? offsetof(pl_snapshot, shard_bytes) : sizeof(pl_snapshot);
+	return s->version == 1u   ? offsetof(pl_snapshot, shard_bytes)
+	       : s->version == 3u ? offsetof(pl_snapshot, stream_tolerance)
+				  : sizeof(pl_snapshot);
 }
 
 /* A known snapshot as the current layout: the caller's version's bytes, the
- * fields after them NULL (a version 1 snapshot gives no sizes). */
+ * fields after them NULL (a version 1 snapshot gives no sizes, version 3 no
+ * streams' rules). */
 static inline void pl__snapshot_read(const pl_snapshot *s, pl_snapshot *out)
 {
 	memset(out, 0, sizeof *out);

@@ -68,6 +68,10 @@ int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 				 (s->n_members <= PL_MAX_MEMBERS &&
 				  pl__overlap(p, n, s->member_capacity, pl__span(s->n_members, sizeof(uint64_t))))))
 		return 1;
+	if (s->version >= 5u && s->n_streams <= PL_MAX_STREAMS &&
+	    (pl__overlap(p, n, s->stream_tolerance, pl__span(s->n_streams, sizeof(uint32_t))) ||
+	     pl__overlap(p, n, s->stream_zone_rule, pl__span(s->n_streams, sizeof(uint32_t)))))
+		return 1;
 	/* An array whose count passes its limit is refused before it is read
 	 * (pl__check_arrays()): its claimed extent is not compared either. */
 	for (uint32_t a = 0; a < 5; a++)

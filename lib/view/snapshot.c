@@ -202,7 +202,8 @@ static int first_dup(void *scratch, uint32_t n, const char *base, size_t stride,
 
 /* Step 6: capacities, then sizes and their running sum: at most
  * PL_MAX_BYTES / PL_MAX_REPLICAS, so no member's bytes (each shard at most
- * once on it) nor any replica set's can pass PL_MAX_BYTES. */
+ * once on it) nor any replica set's can pass PL_MAX_BYTES; then the
+ * streams' rules (version 5). */
 static int check_sizes(const pl_snapshot *caller, pl_diag *d)
 {
 	pl_snapshot s;
@@ -226,6 +227,13 @@ static int check_sizes(const pl_snapshot *caller, pl_diag *d)
 			sum += b;
 		}
 	}
+	/* the streams' rules (version 5) */
+	for (uint32_t i = 0; s.stream_tolerance && i < s.n_streams; i++)
+		if (s.stream_tolerance[i] > PL_MAX_TOLERANCE && s.stream_tolerance[i] != PL_TOLERANCE_DEFAULT)
+			return pl__fail(d, PL_E_TOLERANCE, PL_ELEM_STREAM, i, PL_NONE);
+	for (uint32_t i = 0; s.stream_zone_rule && i < s.n_streams; i++)
+		if (s.stream_zone_rule[i] > PL_ZONES_RULE_MAX)
+			return pl__fail(d, PL_E_ZONE_RULE, PL_ELEM_STREAM, i, PL_NONE);
 	return 0;
 }
 
