@@ -27,7 +27,8 @@ static const uint32_t fields[] = {PT_SET_COUNT,		PT_SET_MAX_MOVES,	 PT_SET_MAX_M
 				  PT_SET_STREAM_BALANCE, PT_SET_REPLICA_BALANCE, PT_SET_HANDOFF_ONLY,
 				  PT_SET_BYTES_BALANCE, PT_SET_BYTES_FIRST,	 PT_SET_FULL_RATIO,
 				  PT_SET_BYTES_TOLERANCE, PT_SET_COUNT,		 PT_SET_MAX_BYTES_IN_FLIGHT,
-				  PT_SET_MAX_BYTES_IN,	PT_SET_MAX_BYTES_OUT};
+				  PT_SET_MAX_BYTES_IN,	PT_SET_MAX_BYTES_OUT,	 PT_SET_TOLERANCE,
+				  PT_SET_STREAM_TOLERANCE};
 
 static int prepare(pt_run *r, pt_err *e)
 {
@@ -50,6 +51,8 @@ static int prepare(pt_run *r, pt_err *e)
 	c->max_bytes_in_flight = pt_setting(d, PT_SET_MAX_BYTES_IN_FLIGHT, c->max_bytes_in_flight);
 	c->max_bytes_in = pt_setting(d, PT_SET_MAX_BYTES_IN, c->max_bytes_in);
 	c->max_bytes_out = pt_setting(d, PT_SET_MAX_BYTES_OUT, c->max_bytes_out);
+	c->tolerance = (uint32_t)pt_setting(d, PT_SET_TOLERANCE, c->tolerance);
+	c->stream_tolerance = (uint32_t)pt_setting(d, PT_SET_STREAM_TOLERANCE, c->stream_tolerance);
 	r->tick_len = pt_setting(d, PT_SET_TICK, 1);
 	/* the config is checked by a call that may write nothing */
 	pl_diag dg;
@@ -138,6 +141,9 @@ static void config_json(const pt_run *r, pt_buf *b)
 		       c->bytes_balance ? "true" : "false", c->bytes_first ? "true" : "false", c->full_ratio,
 		       c->bytes_tolerance, (unsigned long long)c->max_bytes_in_flight,
 		       (unsigned long long)c->max_bytes_in, (unsigned long long)c->max_bytes_out);
+	/* the tolerances, when set */
+	if (c->tolerance || c->stream_tolerance)
+		pt_put(b, ", \"tolerance\": %u, \"stream-tolerance\": %u", c->tolerance, c->stream_tolerance);
 	pt_putc(b, '}');
 }
 

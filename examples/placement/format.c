@@ -406,6 +406,10 @@ void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint
 		uint32_t i = (uint32_t)pl_view_at(v, PL_ELEM_STREAM, r);
 		pt_put(b, "stream ");
 		pt_put_id(b, s->streams[i].id);
+		if (s->stream_tolerance && s->stream_tolerance[i] != PL_TOLERANCE_DEFAULT)
+			pt_put(b, " tolerance=%u", s->stream_tolerance[i]);
+		if (s->stream_zone_rule && s->stream_zone_rule[i] == PL_ZONES_MAJORITY)
+			pt_put(b, " zones=majority");
 		pt_putc(b, '\n');
 	}
 	for (uint32_t r = 0; r < s->n_shards; r++) {

@@ -46,6 +46,8 @@ void pt_doc_free(pt_doc *d)
 	free(d->m_capacity);
 	free(d->streams);
 	free(d->s_line);
+	free(d->s_tolerance);
+	free(d->s_zone_rule);
 	free(d->shards);
 	free(d->k_line);
 	free(d->k_bytes);
@@ -73,6 +75,10 @@ pl_snapshot pt_doc_snapshot(const pt_doc *d)
 	if (d->has_bytes) { /* else every size is unknown: the arrays stay NULL */
 		s.shard_bytes = d->nk ? d->k_bytes : NULL;
 		s.member_capacity = d->nm ? d->m_capacity : NULL;
+	}
+	if (d->has_rules && d->ns) { /* else every stream takes the defaults */
+		s.stream_tolerance = d->s_tolerance;
+		s.stream_zone_rule = d->s_zone_rule;
 	}
 	return s;
 }

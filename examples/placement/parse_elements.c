@@ -179,13 +179,44 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 	if (dup >= 0)
 		return pt_fail(e, c->line, "stream '%s' is declared twice (first at line %llu)", pt_show(w, sb, sizeof sb),
 			       (unsigned long long)d->s_line[dup]);
-	word extra;
-	if (pt_next_word(c, &extra))
-		return pt_fail(e, c->line, "stream takes only an id, not '%s'", pt_show(extra, sb, sizeof sb));
+	/* its rules (the broker policy's): tolerance=N, zones=span|majority */
+	uint32_t tol = PL_TOLERANCE_DEFAULT, rule = PL_ZONES_SPAN, seen = 0;
+	word a, name, val;
+	int has;
+	while (pt_next_word(c, &a)) {
+		if (pt_split_attr(a, &name, &val, &has, c->line, e))
+			return -1;
+		if (pt_word_is(name, "tolerance")) {
+			uint64_t x;
+			if (twice(&seen, 0, name, c->line, e) || pt_need_value(has, name, c->line, e) ||
+			    pt_number(val, PL_MAX_TOLERANCE, c->line, "tolerance=", &x, e))
+				return -1;
+			tol = (uint32_t)x;
+		} else if (pt_word_is(name, "zones")) {
+			if (twice(&seen, 1, name, c->line, e) || pt_need_value(has, name, c->line, e))
+				return -1;
+			if (pt_word_is(val, "span"))
+				rule = PL_ZONES_SPAN;
+			else if (pt_word_is(val, "majority"))
+				rule = PL_ZONES_MAJORITY;
+			else
+				return pt_fail(e, c->line, "zones= is span or majority, not '%s'", pt_show(val, sb, sizeof sb));
+		} else {
+			return pt_fail(e, c->line, "stream takes an id and tolerance= or zones=, not '%s'",
+				       pt_show(a, sb, sizeof sb));
+		}
+		d->has_rules = 1;
+	}
 	size_t cap = d->s_cap;
 	d->streams = pt_grow(d->streams, &cap, sizeof *d->streams, (size_t)d->ns + 1);
+	cap = d->s_cap;
+	d->s_tolerance = pt_grow(d->s_tolerance, &cap, sizeof *d->s_tolerance, (size_t)d->ns + 1);
+	cap = d->s_cap;
+	d->s_zone_rule = pt_grow(d->s_zone_rule, &cap, sizeof *d->s_zone_rule, (size_t)d->ns + 1);
 	d->s_line = pt_grow(d->s_line, &d->s_cap, sizeof *d->s_line, (size_t)d->ns + 1);
 	d->streams[d->ns].id = pt_keep(d, w);
+	d->s_tolerance[d->ns] = tol;
+	d->s_zone_rule[d->ns] = rule;
 	d->s_line[d->ns] = c->line;
 	pt_table_insert(&d->ts, d->ns, h);
 	d->ns++;

@@ -10,6 +10,7 @@
 
 /* the ranges below name these limits */
 _Static_assert(PL_MAX_REPLICAS == 8, "the range of rf= names PL_MAX_REPLICAS");
+_Static_assert(PL_MAX_TOLERANCE == 67108864, "the range of tolerance= names PL_MAX_TOLERANCE");
 #ifdef PL_BROKER_MAX_MOVES
 _Static_assert(PL_BROKER_MAX_MOVES == 256, "the range of max-moves= names PL_BROKER_MAX_MOVES");
 #endif
@@ -53,6 +54,12 @@ const pt_setting_info pt_settings[PT_SET_COUNT] = {
 				 NULL},
 	[PT_SET_MAX_BYTES_OUT] = {"max-bytes-out", PT_T_SIZE, UINT64_MAX,
 				  "broker: bytes copied out of one member, 0 = any", NULL},
+	[PT_SET_TOLERANCE] = {"tolerance", PT_T_NUM, UINT32_MAX,
+			      "broker: shards a member's totals may stray past their bounds",
+			      "0 to 67108864 (PL_MAX_TOLERANCE)"},
+	[PT_SET_STREAM_TOLERANCE] = {"stream-tolerance", PT_T_NUM, UINT32_MAX,
+				     "broker: the same for each stream's counts (a stream's tolerance= overrides it)",
+				     "0 to 67108864 (PL_MAX_TOLERANCE)"},
 };
 
 const char *pt_policy_name(uint32_t p)

@@ -125,6 +125,10 @@ static int build_view(pt_run *r, pt_err *e)
 		r->snap.shard_bytes = r->d->nk ? r->d->k_bytes : NULL;
 		r->snap.member_capacity = r->nm ? r->capacity : NULL;
 	}
+	if (r->d->has_rules && r->d->ns) { /* streams' rules given (version 5) */
+		r->snap.stream_tolerance = r->d->s_tolerance;
+		r->snap.stream_zone_rule = r->d->s_zone_rule;
+	}
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }

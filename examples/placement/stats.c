@@ -244,11 +244,21 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_
 				co[own[k]]++;
 			}
 		}
-		/* min, max and members outside [floor, ceiling], over the eligible */
+		/* min, max and members outside [floor, ceiling], over the
+		 * eligible; for the broker policy the bounds widened by the
+		 * stream's tolerance (the snapshot's, else stream-tolerance=) */
+		uint32_t tol = 0;
+		if (policy == PT_POLICY_BROKER) {
+			tol = s->stream_tolerance ? s->stream_tolerance[si] : PL_TOLERANCE_DEFAULT;
+			if (tol == PL_TOLERANCE_DEFAULT)
+				tol = d ? (uint32_t)pt_setting(d, PT_SET_STREAM_TOLERANCE, 0) : 0;
+		}
 		sr->min_leaders = nelig ? UINT32_MAX : 0;
 		for (uint32_t e = 0; e < nelig; e++) {
 			uint32_t m = elig[e], fl, ce;
 			pt_bounds(sr->shards, s->members[m].weight, st->c.weight, 1, &fl, &ce);
+			fl = fl > tol ? fl - tol : 0;
+			ce = ce + tol < ce ? UINT32_MAX : ce + tol;
 			uint32_t l = own ? co[m] : cl[m];
 			sr->min_leaders = l < sr->min_leaders ? l : sr->min_leaders;
 			sr->max_leaders = l > sr->max_leaders ? l : sr->max_leaders;

@@ -107,6 +107,8 @@ enum pt_setting {
 	PT_SET_MAX_BYTES_IN_FLIGHT,
 	PT_SET_MAX_BYTES_IN,
 	PT_SET_MAX_BYTES_OUT,
+	PT_SET_TOLERANCE,
+	PT_SET_STREAM_TOLERANCE,
 	PT_SET_COUNT
 };
 
@@ -224,6 +226,8 @@ typedef struct pt_doc {
 
 	pl_stream *streams;
 	uint64_t *s_line;
+	uint32_t *s_tolerance; /* each stream's tolerance=, or PL_TOLERANCE_DEFAULT */
+	uint32_t *s_zone_rule; /* each stream's zones= (PL_ZONES_*) */
 	uint32_t ns;
 	size_t s_cap;
 
@@ -251,6 +255,8 @@ typedef struct pt_doc {
 	uint64_t lines;   /* lines read */
 	int has_bytes;    /* some size= or capacity= was given (a join's too): the
 			   * snapshot carries k_bytes and m_capacity */
+	int has_rules;    /* some stream's tolerance= or zones= was given: the
+			   * snapshot carries s_tolerance and s_zone_rule */
 
 	pt_table tm, ts, tk; /* members, streams, shards by id */
 } pt_doc;
