@@ -18,6 +18,26 @@
  * the leaders on eligible members when rebalancing (the same number once
  * every shard has an eligible leader).
  *
+ * Tolerance (config version 4, snapshot version 5). Ceph's
+ * upmap_max_deviation and Cruise Control's thresholds trade evenness for
+ * fewer moves; so does a tolerance of t shards: the scope's bounds widen to
+ * [floor - t, ceiling + t] (the floor not below 0). The totals' scopes
+ * (leaders and replicas) take the config's tolerance; each stream's scopes
+ * take the snapshot's stream_tolerance for it, or, where that is NULL or
+ * PL_TOLERANCE_DEFAULT, the config's stream_tolerance. Everything this
+ * header says of a scope's bounds is said of the widened ones: a scope
+ * wants a move only when a member is outside them, a move goes from a
+ * member over the widened ceiling (or above the widened floor) to one under
+ * the widened floor (or below the widened ceiling), the actions report the
+ * widened floor and ceiling, and a layout within them is balanced as it
+ * is. A move of one scope still keeps the other scopes' exact bounds, as
+ * without a tolerance. The potentials below are counted against the widened
+ * bounds: each move lowers one and raises none before it, so the plan ends
+ * as without a tolerance (on random layouts it makes fewer moves:
+ * check_broker_tolerance).
+ * Placing new shards and drains use the exact bounds. Default 0: the
+ * seed's bounds.
+ *
  * Hand-offs only (handoff_only, config version 2). Leaderships move only to
  * in-sync followers, as Kafka's preferred elections and Redpanda's leader
  * balancer do; nothing is copied: no replica drain, zone repair or replica
@@ -437,9 +457,10 @@ extern "C" {
 
 /**
  * The config's layout: 2 added handoff_only at the end, 3 the bytes fields
- * after it. A config of version 1 (the eight fields before handoff_only) or
- * 2 is read as it was, with the later fields at their defaults; the library
- * never reads past the fields of the version the caller set.
+ * after it, 4 the tolerances after those. A config of version 1 (the eight
+ * fields before handoff_only), 2 or 3 is read as it was, with the later
+ * fields at their defaults; the library never reads past the fields of the
+ * version the caller set.
  */
 #define PL_BROKER_CONFIG_VERSION 4u
 
