@@ -17,16 +17,19 @@ int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 	if (pl__holds(st, to))
 		return 1;
 	/* With Z = the zones of the other replicas: before spans |Z| plus one
-	 * when from's zone is not in Z, after |Z| plus one when to's is not. */
-	int from_in = 0, to_in = 0;
-	for (uint32_t j = 0; j < st->nrep; j++) {
-		uint32_t r = pl__rep(st, j);
-		if (r == from)
-			continue;
-		from_in |= v->m_zone[r] == v->m_zone[from];
-		to_in |= v->m_zone[r] == v->m_zone[to];
-	}
-	return from_in || !to_in;
+	 * when from's zone is not in Z, after |Z| plus one when to's is not.
+	 * With levels (paths), the domains spanned at each level, the top
+	 * first, compared in that order: the first level where from and to
+	 * differ decides. */
+	uint32_t rep[PL_MAX_REPLICAS];
+	for (uint32_t j = 0; j < st->nrep; j++)
+		rep[j] = pl__rep(st, j);
+	uint32_t lf = pl__zone_new_level(v, rep, st->nrep, from, from);
+	uint32_t lt = pl__zone_new_level(v, rep, st->nrep, from, to);
+	/* from (to) is new at its level and every one past it: the move
+	 * loses (gains) a domain at each of those, so the first change is a
+	 * gain (or there is none) when to is new at a level no deeper */
+	return lt <= lf;
 }
 
 uint32_t pl__bk_in(const pl__bk *b, uint32_t m)

@@ -118,6 +118,8 @@ static void emit_replica(pl__bk *b, uint32_t reason, uint32_t k, uint32_t from, 
 	a.load = p->total;
 	if (reason == PL_REASON_ZONE_REPAIR) {
 		a.scope = PL_SCOPE_ZONES;
+		/* the domains counted: the paths' first `at` parts; 0, whole zones */
+		a.at = b->zone_level + 1 < v->zone_levels ? b->zone_level + 1 : 0;
 		a.from_count = zones;
 		a.to_count = zones + 1;
 		a.total = could;
@@ -248,11 +250,12 @@ uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
 
 /* ---- zone repair ---------------------------------------------------------- */
 
-/* Is replica j of shard k in a zone another of its replicas is in? */
-static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j)
+/* Is replica j of shard k in a domain (at `level`; the whole zone from
+ * zone_levels - 1) another of its replicas is in? */
+static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j, uint32_t level)
 {
 	for (uint32_t i = 0; i < st->nrep; i++)
-		if (i != j && v->m_zone[pl__rep(st, i)] == v->m_zone[pl__rep(st, j)])
+		if (i != j && pl__zone_same(v, pl__rep(st, i), pl__rep(st, j), level))
 			return 1;
 	return 0;
 }
@@ -263,13 +266,13 @@ static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j)
  * with none, a replica on a down member (it serves nothing; the copy comes
  * from a live replica), the smaller id. PL_NONE when neither: the shared
  * zones hold only the leader and draining members (whose drains move them). */
-static uint32_t repair_source(const pl_view *v, uint32_t k)
+static uint32_t repair_source(const pl_view *v, uint32_t k, uint32_t level)
 {
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bs = 0, bt = 0, down = PL_NONE;
 	for (uint32_t j = 0; j < st->nrep; j++) {
 		uint32_t m = pl__rep(st, j);
-		if (m == pl__leader(st) || !zone_shared(v, st, j))
+		if (m == pl__leader(st) || !zone_shared(v, st, j, level))
 			continue;
 		if (!pl__live(v, m)) {
 			if (down == PL_NONE || v->m_rank[m] < v->m_rank[down])
@@ -293,21 +296,73 @@ static uint32_t repair_source(const pl_view *v, uint32_t k)
 	return best != PL_NONE ? best : down;
 }
 
+/* Levels above the zone (paths): up to ROOM_REPS distinct domains at each
+ * level with an eligible member with room, one member of each. As many as
+ * a shard's replicas past the ones it spans are all a count needs. */
+#define ROOM_REPS (2 * PL_MAX_REPLICAS)
+typedef struct room_reps {
+	uint32_t n[PL__ZONE_LEVELS];
+	uint32_t m[PL__ZONE_LEVELS][ROOM_REPS];
+} room_reps;
+
+static void room_domains(const pl_view *v, room_reps *rr)
+{
+	for (uint32_t lv = 0; lv + 1 < v->zone_levels; lv++) {
+		rr->n[lv] = 0;
+		for (uint32_t e = 0; e < v->n_elig && rr->n[lv] < ROOM_REPS; e++) {
+			uint32_t m = v->elig[e], seen = 0;
+			if (!pl__bk_room_new(v, m))
+				continue;
+			for (uint32_t i = 0; i < rr->n[lv] && !seen; i++)
+				seen = pl__zone_same(v, rr->m[lv][i], m, lv);
+			if (!seen)
+				rr->m[lv][rr->n[lv]++] = m;
+		}
+	}
+}
+
+/* Shard k's domains at level lv above the zone, and (could) how many it
+ * could span: min(replicas, those and the room domains it does not span). */
+static uint32_t level_span(const pl_view *v, const room_reps *rr, uint32_t k, uint32_t lv, uint32_t *could)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t rep[PL_MAX_REPLICAS], span = 0, extra = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		rep[j] = pl__rep(st, j);
+		span += pl__zone_new_level(v, rep, j, PL_NONE, rep[j]) <= lv;
+	}
+	for (uint32_t i = 0; i < rr->n[lv]; i++)
+		extra += pl__zone_new_level(v, rep, st->nrep, PL_NONE, rr->m[lv][i]) <= lv;
+	*could = span + extra < st->nrep ? span + extra : st->nrep;
+	return span;
+}
+
 void pl__bk_zone_repair(pl__bk *b)
 {
 	const pl_view *v = b->v;
-	if (!zones_shared(v))
+	if (v->zone_levels == 1 && !zones_shared(v))
 		return; /* every member in a zone of its own: every shard spans all it can */
 	uint32_t room = pl__bk_room_zones(v);
+	room_reps rr;
+	room_domains(v, &rr);
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
-		uint32_t k = v->k_order[r], could;
+		uint32_t k = v->k_order[r], could = 0, zones = 0;
 		const pl__shard_state *st = pl__st(v, k);
 		if (st->nrep < 2 || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue;
-		uint32_t zones = pl__bk_zones(v, k, room, &could);
+		/* the top level first: the first level whose domains it could
+		 * span more of */
+		uint32_t lv = 0;
+		for (; lv + 1 < v->zone_levels; lv++)
+			if ((zones = level_span(v, &rr, k, lv, &could)) < could)
+				break;
+		if (lv + 1 >= v->zone_levels) {
+			lv = v->zone_levels - 1;
+			zones = pl__bk_zones(v, k, room, &could);
+		}
 		if (zones >= could)
 			continue;
-		uint32_t from = repair_source(v, k);
+		uint32_t from = repair_source(v, k, lv);
 		if (from == PL_NONE)
 			continue; /* its shared zones hold only its leader and draining members */
 		b->rep_hold = 1; /* a repair moves or waits: replica balance after it */
@@ -318,9 +373,11 @@ void pl__bk_zone_repair(pl__bk *b)
 		if (!may_move(b, from))
 			continue;
 		pl__pick p;
+		b->zone_level = lv;
 		if (choose(b, k, PL__BK_NEW_ZONE, from, &p) > 0) {
 			emit_replica(b, PL_REASON_ZONE_REPAIR, k, from, &p, zones, could);
 			room = pl__bk_room_zones(v); /* the destination may have filled */
+			room_domains(v, &rr);
 		}
 	}
 	for (uint32_t m = 0; m < v->nm; m++)

@@ -61,6 +61,8 @@ typedef struct pl__bk {
 	uint32_t blocked;                 /* shards stalled + scopes blocked */
 	uint32_t drain_stalled, drain_shard; /* draining members' replicas with nowhere to go */
 	uint32_t rep_hold;                /* a replica drain or zone repair moved or waits */
+	uint32_t zone_level;              /* PL__BK_NEW_ZONE: members new at this level or a higher one
+					   * (pl__zone_new_level()) */
 	uint32_t rep_total;               /* replicas in the view, on every member */
 	uint32_t lead_elig;               /* leaders on eligible members */
 	uint32_t rep_elig;                /* replicas on eligible members (leader passes) */
@@ -83,7 +85,8 @@ typedef struct pl__bk {
 #define PL__BK_ALL 0u       /* every eligible member */
 #define PL__BK_FOLLOWERS 1u /* the shard's eligible replicas other than its leader */
 #define PL__BK_KEEP_ZONES 2u /* eligible members whose taking `from`'s place keeps the zone count */
-#define PL__BK_NEW_ZONE 3u   /* eligible members in a zone none of the shard's replicas is in */
+#define PL__BK_NEW_ZONE 3u   /* eligible members in a domain none of the shard's replicas is in, at
+			      * level b->zone_level or a higher one (the whole zone: zone_levels - 1) */
 #define PL__BK_SET 0xfu      /* the set, of the bits above */
 #define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
 #define PL__BK_NEW 0x20u     /* or'ed in: a new shard's leader; ties within a tier go to the fewest

@@ -124,13 +124,14 @@ static void consider(const pl__bk *b, uint32_t k, uint32_t m, int how, uint32_t 
 	}
 }
 
-/* Is m in a zone none of st's replicas is in? */
-static int new_zone(const pl_view *v, const pl__shard_state *st, uint32_t m)
+/* Is m in a domain none of st's replicas is in, at `level` or a higher
+ * one? (At zone_levels - 1: a zone none of them is in.) */
+static int new_zone(const pl_view *v, const pl__shard_state *st, uint32_t m, uint32_t level)
 {
+	uint32_t rep[PL_MAX_REPLICAS];
 	for (uint32_t j = 0; j < st->nrep; j++)
-		if (v->m_zone[pl__rep(st, j)] == v->m_zone[m])
-			return 0;
-	return 1;
+		rep[j] = pl__rep(st, j);
+	return pl__zone_new_level(v, rep, st->nrep, PL_NONE, m) <= level;
 }
 
 void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int limit_in, pl__pick *p)
@@ -164,7 +165,7 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 				continue;
 			if (!pl__bk_room_bytes(b, k, from, m)) /* a copy past a full ratio or a bytes limit */
 				continue;
-			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m))
+			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m, b->zone_level))
 				continue;
 			consider(b, k, m, how, st_total, &best, &have);
 		}
@@ -188,24 +189,18 @@ static int picked(const uint32_t *pick, uint32_t n, uint32_t m)
 	return 0;
 }
 
-static int zone_picked(const pl_view *v, const uint32_t *pick, uint32_t n, uint32_t m)
-{
-	for (uint32_t j = 0; j < n; j++)
-		if (v->m_zone[pick[j]] == v->m_zone[m])
-			return 1;
-	return 0;
-}
-
 uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total)
 {
 	const pl_view *v = b->v;
-	for (int any_zone = 0; any_zone < 2; any_zone++) {
+	/* a domain none of pick is in at the top level first, then at the
+	 * next; last, any member */
+	for (uint32_t level = 0; level <= v->zone_levels; level++) {
 		cand best;
 		int have = 0;
 		memset(&best, 0, sizeof best);
 		for (uint32_t e = 0; e < v->n_elig; e++) {
 			uint32_t m = v->elig[e];
-			if (picked(pick, n, m) || (!any_zone && zone_picked(v, pick, n, m)))
+			if (picked(pick, n, m) || pl__zone_new_level(v, pick, n, PL_NONE, m) > level)
 				continue;
 			consider(b, k, m, RATE_REPLICAS | RATE_NEW_FOLLOWER, st_total, &best, &have);
 		}

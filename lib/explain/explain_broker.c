@@ -292,15 +292,35 @@ static int explain(out *o, const names *n)
 		shard_from_to(o, n, "move replica of ",
 			      a->from < n->s->n_members && (n->s->members[a->from].flags & PL_MEMBER_DOWN) ? " (down) to "
 													     : " to ");
-		put(o, ", staging a copy first: its replicas span %u %s and could span %u; ", a->from_count,
-		    plural(a->from_count, "zone", "zones"), a->total);
-		member(o, n, a->to);
-		put(o, " is in zone ");
-		if (a->to != PL_NONE)
-			put_bytes(o, n->s->members[a->to].zone);
-		put(o, ", which none of them is in, and ");
-		member(o, n, a->from);
-		put(o, " shares its zone with another replica; ");
+		if (a->at > 0 && a->to < n->s->n_members) {
+			/* a level of the zones' paths: the first `at` parts */
+			pl_bytes z = n->s->members[a->to].zone;
+			uint64_t len = 0, parts = 0;
+			while (len < z.len && !(z.ptr[len] == '/' && ++parts == a->at))
+				len++;
+			put(o, ", staging a copy first: its replicas span %u %s at level %llu of their zones and could "
+			       "span %u; ",
+			    a->from_count, plural(a->from_count, "domain", "domains"), (unsigned long long)a->at,
+			    a->total);
+			member(o, n, a->to);
+			put(o, " is in zone ");
+			put_bytes(o, z);
+			put(o, ", whose ");
+			put_bytes(o, (pl_bytes){z.ptr, len});
+			put(o, " none of them is in, and ");
+			member(o, n, a->from);
+			put(o, " shares its level %llu domain with another replica; ", (unsigned long long)a->at);
+		} else {
+			put(o, ", staging a copy first: its replicas span %u %s and could span %u; ", a->from_count,
+			    plural(a->from_count, "zone", "zones"), a->total);
+			member(o, n, a->to);
+			put(o, " is in zone ");
+			if (a->to != PL_NONE)
+				put_bytes(o, n->s->members[a->to].zone);
+			put(o, ", which none of them is in, and ");
+			member(o, n, a->from);
+			put(o, " shares its zone with another replica; ");
+		}
 		member(o, n, a->to);
 		put(o, " holds %llu%s, replica share %u", (unsigned long long)a->load, unit_of(a->load, " replicas"),
 		    a->share);

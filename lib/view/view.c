@@ -193,9 +193,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	v->nm = nm;
 	v->ns = ns;
 	v->nk = nk;
-	if (r.zones)
+	if (r.zones) {
 		memcpy(v->m_zone, old->m_zone, (size_t)nm * sizeof *v->m_zone);
-	else
+		v->zone_levels = old->zone_levels;
+	} else
 		pl__view_init_zones(v, v->m_leaders, zscratch); /* m_leaders is zeroed by init_members */
 	pl__view_init_members(v);
 	if (r.shards) {

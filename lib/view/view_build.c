@@ -50,6 +50,19 @@ void pl__view_init_zones(pl_view *v, uint32_t *sorted, void *scratch)
 		}
 		v->m_zone[sorted[j]] = id;
 	}
+	pl__view_zone_levels(v);
+}
+
+void pl__view_zone_levels(pl_view *v)
+{
+	v->zone_levels = 1;
+	for (uint32_t m = 0; m < v->nm && v->zone_levels < PL__ZONE_LEVELS; m++) {
+		pl_bytes z = v->snap.members[m].zone;
+		uint32_t lv = 1;
+		for (uint64_t i = 0; i < z.len && lv < PL__ZONE_LEVELS; i++)
+			lv += z.ptr[i] == '/';
+		v->zone_levels = lv > v->zone_levels ? lv : v->zone_levels;
+	}
 }
 
 /* The shards of each stream, in key order: a stable counting sort of the key

@@ -201,6 +201,8 @@ uint32_t pl__options_room(const pl_view_options *opt);
 /* Zone ids, in `scratch` (PL__SORT_SCRATCH(nm) bytes); `sorted` is room
  * for nm indices. Before pl__view_init_members(). */
 void pl__view_init_zones(pl_view *v, uint32_t *sorted, void *scratch);
+/* v->zone_levels from the zones' paths (pl__view_init_zones() calls it). */
+void pl__view_zone_levels(pl_view *v);
 /* Member hashes, weights and eligibility; the member tallies zeroed. */
 void pl__view_init_members(pl_view *v);
 /* The shards of each stream in key order, from k_stream (the stream at

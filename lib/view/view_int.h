@@ -25,6 +25,8 @@ struct pl_view {
 	uint32_t weighted;        /* eligible weights are not all equal */
 	uint64_t weight_elig;     /* sum of eligible weights */
 	uint32_t sized;           /* the snapshot gives shard sizes (shard_bytes) */
+	uint32_t zone_levels;     /* levels of the zones' paths: 1 + the most '/' in a zone, at most
+				   * PL__ZONE_LEVELS (pl__zone_same()) */
 
 	/* members */
 	uint64_t *m_hash;     /* XXH3 of the id (both scorers, for the records) */
@@ -155,6 +157,50 @@ static inline int pl__room(const pl_view *v, uint32_t m, uint32_t k)
 }
 
 /* Shard k's size in bytes, PL_BYTES_UNKNOWN when the snapshot does not say. */
+/* Levels of failure domain a zone's path names ("region/rack/host": three);
+ * a deeper path's tail belongs to its last level. */
+#define PL__ZONE_LEVELS 3u
+
+/* The bytes of zone z's path up to its level `level` (0: the top): up to
+ * its (level + 1)-th '/', or all of it. */
+static inline uint64_t pl__zone_prefix(pl_bytes z, uint32_t level)
+{
+	for (uint64_t i = 0; i < z.len; i++)
+		if (z.ptr[i] == '/' && level-- == 0)
+			return i;
+	return z.len;
+}
+
+/* Do members a and b share their failure domain at `level` (0: the top;
+ * v->zone_levels - 1 and past: the whole zone)? An empty zone is a domain
+ * of its own at every level; equal zones share every level. */
+static inline int pl__zone_same(const pl_view *v, uint32_t a, uint32_t b, uint32_t level)
+{
+	if (v->m_zone[a] == v->m_zone[b])
+		return 1;
+	if (level + 1 >= v->zone_levels)
+		return 0;
+	pl_bytes za = v->snap.members[a].zone, zb = v->snap.members[b].zone;
+	if (za.len == 0 || zb.len == 0)
+		return 0;
+	uint64_t la = pl__zone_prefix(za, level), lb = pl__zone_prefix(zb, level);
+	return la == lb && memcmp(za.ptr, zb.ptr, (size_t)la) == 0;
+}
+
+/* The first level at which m's domain is none of set[0..n)'s, skipping
+ * set members equal to `skip` (0: a top-level domain none of them is in);
+ * v->zone_levels when one of them shares m's whole zone. Domains nest, so
+ * m is new at every level past it too. */
+static inline uint32_t pl__zone_new_level(const pl_view *v, const uint32_t *set, uint32_t n, uint32_t skip,
+					  uint32_t m)
+{
+	uint32_t lv = 0;
+	for (uint32_t j = 0; j < n && lv < v->zone_levels; j++)
+		while (set[j] != skip && lv < v->zone_levels && pl__zone_same(v, set[j], m, lv))
+			lv++;
+	return lv;
+}
+
 static inline uint64_t pl__size(const pl_view *v, uint32_t k)
 {
 	return v->snap.shard_bytes ? v->snap.shard_bytes[k] : PL_BYTES_UNKNOWN;
