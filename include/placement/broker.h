@@ -290,6 +290,20 @@
  * a shard per tick: of a shard's draining followers, the first in id order
  * that has a member to go to (one that cannot move holds up no other).
  *
+ * Levels. A zone may be a path of failure domains, top first: "rack/host",
+ * "region/rack/host" (up to three levels; a deeper path's tail belongs to
+ * the last). A zone without '/' is a one-level path, and plans as it did.
+ * A shard spans as many top-level domains as it can, then within that as
+ * many at the next level, then as many zones: "the zones it spans" below
+ * is that list, compared top first. A move keeps it when the first level
+ * where the move changes the count gains a domain (so no move makes a
+ * shard span fewer racks, even to gain a host); zone repair looks at the
+ * top level first (the action's `at` names the level repaired: the paths'
+ * first `at` parts, 0 for whole zones), and a new shard's followers go to a
+ * top-level domain none of its replicas is in, then to a new domain of the
+ * next level, then to a new zone. An empty zone is a domain of its own at
+ * every level.
+ *
  * Zone repair. A shard spans fewer zones than it could when its replicas'
  * zones number fewer than min(its replicas, the zones of its replicas and of
  * the eligible members with room). Every replica counts, a down member's

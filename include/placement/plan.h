@@ -165,7 +165,9 @@ typedef struct pl_action {
 	uint32_t ceiling;    /**< the ceiling that applied to `to` */
 	uint32_t share;      /**< the cluster share (or fair share) that applied */
 	uint32_t total;      /**< how many were counted in scope (shards, or target RF) */
-	uint64_t at;         /**< override actions: the caller's `now`; override age for drops */
+	uint64_t at;         /**< override actions: the caller's `now`; override age for drops; a
+			      *  broker ZONE_REPAIR: the level repaired (zones' paths' first `at`
+			      *  parts), 0 for whole zones */
 	uint64_t load;       /**< lag and load moves: the load that decided it */
 	/* Bytes (snapshot version 3 sizes). */
 	uint64_t bytes;       /**< bytes the action copies: the shard's size when it copies
