@@ -11,6 +11,8 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import placement as pl
 from placement import _config, _ffi
@@ -181,3 +183,28 @@ def test_bad_stream_attributes_and_settings_are_refused_by_line(text, line, word
     with pytest.raises(pl.FormatError) as e:
         pl.loads(text)
     assert e.value.line == line and words in str(e.value), str(e.value)
+
+
+_RULES = st.tuples(st.one_of(st.none(), st.integers(0, _ffi.PL_MAX_TOLERANCE)), st.sampled_from(["span", "majority"]))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(_RULES, min_size=1, max_size=5), st.integers(0, _ffi.PL_MAX_TOLERANCE),
+       st.integers(0, _ffi.PL_MAX_TOLERANCE))
+def test_any_rules_round_trip_through_the_text(rules_, tol, stol):
+    streams = [S("s%d" % i, tolerance=t, zones=z) for i, (t, z) in enumerate(rules_)]
+    c = pl.Cluster([M("a")], [K("k", stream="s0", replicas=["a"], leader="a")], streams,
+                   settings={"tolerance": tol, "stream-tolerance": stol})
+    back = pl.loads(pl.dumps(c))
+    assert back == c
+    tols, zones = rules(back.snapshot())
+    want_t = [_ffi.PL_TOLERANCE_DEFAULT if t is None else t for t, _ in rules_]
+    assert tols == (want_t if any(t is not None for t, _ in rules_) else None)
+    want_z = [_ffi.ZONE_RULES[z] for _, z in rules_]
+    assert zones == (want_z if any(z != "span" for _, z in rules_) else None)
+    assert back.plan().status == "balanced"
+
+
+def test_a_cluster_takes_its_streams_with_their_rules_from_the_shards():
+    c = pl.Cluster([M("a")], [K("k", stream=S("s", tolerance=1), replicas=["a"], leader="a")])
+    assert c.streams == [S("s", tolerance=1)] and rules(c.snapshot()) == ([1], None)

@@ -153,11 +153,12 @@ class Cluster:
         if streams is not None:
             streams = id_list(streams, "Cluster(streams=...)")
         if streams is None:
-            seen = []
+            seen, ids = [], set()
             for s in self.shards:
                 sid = s.stream.id if isinstance(s.stream, Stream) else s.stream
-                if sid is not None and sid not in seen:
-                    seen.append(sid)
+                if sid is not None and sid not in ids:
+                    ids.add(sid)
+                    seen.append(s.stream)  # a Stream keeps its rules
             streams = seen
         self.streams = [s if isinstance(s, Stream) else Stream(s) for s in streams]
         self.overrides = list(id_list(overrides, "Cluster(overrides=...)", False))
