@@ -35,6 +35,14 @@ type BrokerConfig struct {
 	MaxBytesInFlight uint64 // bytes of copies in flight, counting those listed; 0 = no limit
 	MaxBytesIn       uint64 // bytes of copies in flight into one member; 0 = no limit
 	MaxBytesOut      uint64 // bytes of copies in flight out of one member; 0 = no limit
+
+	// The tolerances (config version 4) widen the bounds a member's counts
+	// are kept within, in shards, 0..MaxShardTolerance (default 0); past it
+	// is ErrConfig with Index 17 (Tolerance) or 18 (StreamTolerance). A
+	// layout within the widened bounds is balanced as it is.
+
+	Tolerance       uint32 // shards a member's total leaders or replicas may stray past its floor and ceiling
+	StreamTolerance uint32 // the same for each stream's counts, where its Stream.ToleranceSet is not set
 }
 
 // MaxTolerance is the most a BrokerConfig's BytesTolerance may be, in
@@ -43,7 +51,8 @@ const MaxTolerance = C.PL_BROKER_MAX_TOLERANCE
 
 // DefaultBrokerConfig is pl_broker_config_init(): one move at a time,
 // replication factor 3, stream balance and replica balance on; bytes
-// balance on within 10%, a full ratio of 90%, no byte limits.
+// balance on within 10%, a full ratio of 90%, no byte limits; no
+// tolerances.
 func DefaultBrokerConfig() BrokerConfig {
 	var c C.pl_broker_config
 	C.pl_broker_config_init_version(&c, C.PL_BROKER_CONFIG_VERSION)
@@ -53,7 +62,8 @@ func DefaultBrokerConfig() BrokerConfig {
 		ReplicaBalance: c.replica_balance != 0, HandoffOnly: c.handoff_only != 0,
 		BytesBalance: c.bytes_balance != 0, BytesFirst: c.bytes_first != 0, FullRatio: uint32(c.full_ratio),
 		BytesTolerance: uint32(c.bytes_tolerance), MaxBytesInFlight: uint64(c.max_bytes_in_flight),
-		MaxBytesIn: uint64(c.max_bytes_in), MaxBytesOut: uint64(c.max_bytes_out)}
+		MaxBytesIn: uint64(c.max_bytes_in), MaxBytesOut: uint64(c.max_bytes_out),
+		Tolerance: uint32(c.tolerance), StreamTolerance: uint32(c.stream_tolerance)}
 }
 
 func flag(b bool) C.uint32_t {
@@ -72,6 +82,7 @@ func (c *BrokerConfig) c() C.pl_broker_config {
 	r.bytes_balance, r.bytes_first = flag(c.BytesBalance), flag(c.BytesFirst)
 	r.full_ratio, r.bytes_tolerance = C.uint32_t(c.FullRatio), C.uint32_t(c.BytesTolerance)
 	r.max_bytes_in_flight, r.max_bytes_in, r.max_bytes_out = C.uint64_t(c.MaxBytesInFlight), C.uint64_t(c.MaxBytesIn), C.uint64_t(c.MaxBytesOut)
+	r.tolerance, r.stream_tolerance = C.uint32_t(c.Tolerance), C.uint32_t(c.StreamTolerance)
 	return r
 }
 

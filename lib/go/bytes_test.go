@@ -33,7 +33,7 @@ func TestBytesArraysOnlyWhenKnown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.c.version != 3 || s.c.shard_bytes != nil || s.c.member_capacity != nil {
+	if s.c.version != 5 || s.c.shard_bytes != nil || s.c.member_capacity != nil {
 		t.Errorf("no size known: version %d, arrays %p %p", s.c.version, s.c.shard_bytes, s.c.member_capacity)
 	}
 	s.Close()
@@ -110,7 +110,7 @@ func TestBytesConfig(t *testing.T) {
 	ok.BytesBalance, ok.BytesFirst, ok.FullRatio, ok.BytesTolerance = false, true, 100, MaxTolerance
 	ok.MaxBytesInFlight, ok.MaxBytesIn, ok.MaxBytesOut = ^uint64(0), gib, 1
 	r := ok.c()
-	if r.version != 3 || r.bytes_balance != 0 || r.bytes_first != 1 || r.full_ratio != 100 || r.bytes_tolerance != MaxTolerance ||
+	if r.version != 4 || r.bytes_balance != 0 || r.bytes_first != 1 || r.full_ratio != 100 || r.bytes_tolerance != MaxTolerance ||
 		r.reserved != 0 || uint64(r.max_bytes_in_flight) != ^uint64(0) || uint64(r.max_bytes_in) != gib || r.max_bytes_out != 1 {
 		t.Errorf("%+v", r)
 	}

@@ -13,8 +13,10 @@ import (
 // readLayout reads the subset of placement(5) the shared layouts of
 // tests/bindings use: `set policy=broker rf=N [max-moves=K]
 // [max-moves-in=K] [max-moves-out=K] [paused=on|off] [stream-balance=on|off]
-// [replica-balance=on|off] [handoff-only=on|off]`, `member ID [zone=Z]
-// [weight=W] [cap=N] [draining] [down]`, `stream ID`, `shard ID stream=S
+// [replica-balance=on|off] [handoff-only=on|off] [tolerance=N]
+// [stream-tolerance=N]`, `member ID [zone=Z]
+// [weight=W] [cap=N] [draining] [down]`, `stream ID [tolerance=N]
+// [zones=span|majority]`, `shard ID stream=S
 // replicas=a,b leader=a [out-of-sync=a,b] [moving-to=M]`, `copy KEY to=M
 // [from=M]` and # comments. Anything else
 // fails the test, so a layout the reader would misread is never compared.
@@ -76,6 +78,10 @@ func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 					cfg.ReplicaBalance = onOff(kv, v)
 				case "handoff-only":
 					cfg.HandoffOnly = onOff(kv, v)
+				case "tolerance":
+					cfg.Tolerance = num(kv, v)
+				case "stream-tolerance":
+					cfg.StreamTolerance = num(kv, v)
 				default:
 					bad(kv)
 				}
@@ -104,10 +110,24 @@ func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 			}
 			l.Members = append(l.Members, m)
 		case "stream":
-			if len(w) != 2 {
+			if len(w) < 2 {
 				bad(line)
 			}
-			l.Streams = append(l.Streams, Stream{ID: w[1]})
+			st := Stream{ID: w[1]}
+			for _, kv := range w[2:] {
+				k, v, _ := strings.Cut(kv, "=")
+				switch {
+				case k == "tolerance":
+					st.Tolerance, st.ToleranceSet = num(kv, v), true
+				case kv == "zones=span":
+					st.Zones = ZonesSpan
+				case kv == "zones=majority":
+					st.Zones = ZonesMajority
+				default:
+					bad(kv)
+				}
+			}
+			l.Streams = append(l.Streams, st)
 		case "shard":
 			if len(w) < 2 {
 				bad(line)

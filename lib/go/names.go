@@ -120,6 +120,11 @@ const (
 	ErrBytes Code = C.PL_E_BYTES
 	// ErrCapacity is PL_E_CAPACITY: member capacity of 0 bytes.
 	ErrCapacity Code = C.PL_E_CAPACITY
+	// ErrTolerance is PL_E_TOLERANCE: stream tolerance past PL_MAX_TOLERANCE
+	// (MaxShardTolerance); it names the stream.
+	ErrTolerance Code = C.PL_E_TOLERANCE
+	// ErrZoneRule is PL_E_ZONE_RULE: unknown stream zone rule; it names the stream.
+	ErrZoneRule Code = C.PL_E_ZONE_RULE
 	// ErrMoveInFlight is PL_E_MOVE_IN_FLIGHT: region has a move in flight: a copy staged and not committed, or a primary move.
 	ErrMoveInFlight Code = C.PL_E_MOVE_IN_FLIGHT
 )

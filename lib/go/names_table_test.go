@@ -58,6 +58,8 @@ var codeNames = map[Code]string{
 	ErrReplicaRoom:       "E_REPLICA_ROOM",
 	ErrBytes:             "E_BYTES",
 	ErrCapacity:          "E_CAPACITY",
+	ErrTolerance:         "E_TOLERANCE",
+	ErrZoneRule:          "E_ZONE_RULE",
 	ErrMoveInFlight:      "E_MOVE_IN_FLIGHT",
 }
 

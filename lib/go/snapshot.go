@@ -8,6 +8,7 @@ import "C"
 import (
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -41,10 +42,55 @@ type Member struct {
 
 // Stream is a set of shards whose spread matters together. A snapshot
 // lists the streams its shards name by itself; list one in Layout.Streams
-// to fix the order or to have a stream with no shard.
+// to fix the order, to have a stream with no shard, or to give it rules.
+//
+// Its rules are the broker policy's (snapshot version 5; the other
+// policies read neither). Tolerance is the shards by which a member's
+// count of the stream (leaders, replicas) may stray past its floor and
+// ceiling before the broker moves anything, read only when ToleranceSet is
+// set: the zero value takes the config's BrokerConfig.StreamTolerance. At
+// most MaxShardTolerance (2^26); past it the snapshot is refused
+// (ErrTolerance naming the stream). Zones is how its shards' replicas
+// spread over zones: ZonesSpan (the zero value) or ZonesMajority; another
+// value is refused (ErrZoneRule naming the stream). The snapshot gives the
+// library each array only when some listed stream sets it.
 type Stream struct {
-	ID string // unique, non-empty
+	ID           string   // unique, non-empty
+	Tolerance    uint32   // shards past its bounds a member's count may stray, when ToleranceSet
+	ToleranceSet bool     // Tolerance is the stream's own; false (the zero value) takes the config's
+	Zones        ZoneRule // how its shards spread over zones; ZonesSpan (the zero value) by default
 }
+
+// ZoneRule is how a stream's shards spread over zones (PL_ZONES_*), for
+// the broker policy.
+type ZoneRule uint32
+
+// The zone rules of snapshot.h.
+const (
+	// ZonesSpan spans as many zones as it can (the default).
+	ZonesSpan ZoneRule = C.PL_ZONES_SPAN
+	// ZonesMajority spans as many, and no zone holds a majority's worth: at
+	// most (replicas - 1) / 2 of a shard's replicas in one zone, so losing
+	// any zone leaves a majority (Kudu's placement rule).
+	ZonesMajority ZoneRule = C.PL_ZONES_MAJORITY
+)
+
+// String is the word placement(5) writes: "span", "majority";
+// "ZoneRule(N)" for a value that is not a rule.
+func (z ZoneRule) String() string {
+	switch z {
+	case ZonesSpan:
+		return "span"
+	case ZonesMajority:
+		return "majority"
+	}
+	return "ZoneRule(" + strconv.FormatUint(uint64(z), 10) + ")"
+}
+
+// MaxShardTolerance is the most a tolerance in shards may be: a stream's
+// (Stream.Tolerance) or a config's (BrokerConfig.Tolerance,
+// StreamTolerance); PL_MAX_TOLERANCE, 2^26.
+const MaxShardTolerance = C.PL_MAX_TOLERANCE
 
 // Shard is the unit that is placed. A shard with no replicas and no leader
 // is new. Member ids name members of the same snapshot; "" is none.
@@ -295,9 +341,15 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 	for i := range l.Members {
 		capped = capped || l.Members[i].CapacityKnown
 	}
+	// Each stream's rules: their arrays only when a listed stream sets one.
+	tolerant, zoned := false, false
+	for i := range l.Streams {
+		tolerant = tolerant || l.Streams[i].ToleranceSet
+		zoned = zoned || l.Streams[i].Zones != ZonesSpan
+	}
 
 	// One C allocation: the struct, the five arrays, the sizes and
-	// capacities, then the id bytes.
+	// capacities, the streams' tolerances and zone rules, then the id bytes.
 	nm, ns, nk, no, nc := len(l.Members), len(s.streamIDs), len(l.Shards), len(l.Overrides), len(l.Copies)
 	off := align8(unsafe.Sizeof(C.pl_snapshot{}))
 	offM := off
@@ -317,6 +369,14 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 	offCap := off
 	if capped {
 		off += uintptr(nm) * 8
+	}
+	offTol := off
+	if tolerant {
+		off += uintptr(ns) * 4
+	}
+	offZone := off
+	if zoned {
+		off += uintptr(ns) * 4
 	}
 	offB := off
 	for _, m := range l.Members {
@@ -431,6 +491,26 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 			cc[i] = C.PL_BYTES_UNKNOWN
 			if l.Members[i].CapacityKnown {
 				cc[i] = C.uint64_t(l.Members[i].Capacity)
+			}
+		}
+	}
+	if tolerant && ns > 0 {
+		snap.stream_tolerance = (*C.uint32_t)(at(offTol))
+		ct := unsafe.Slice(snap.stream_tolerance, ns)
+		for i := range ct {
+			ct[i] = C.PL_TOLERANCE_DEFAULT
+			if i < len(l.Streams) && l.Streams[i].ToleranceSet {
+				ct[i] = C.uint32_t(l.Streams[i].Tolerance)
+			}
+		}
+	}
+	if zoned && ns > 0 {
+		snap.stream_zone_rule = (*C.uint32_t)(at(offZone))
+		cz := unsafe.Slice(snap.stream_zone_rule, ns)
+		for i := range cz {
+			cz[i] = C.PL_ZONES_SPAN
+			if i < len(l.Streams) {
+				cz[i] = C.uint32_t(l.Streams[i].Zones)
 			}
 		}
 	}

@@ -27,7 +27,7 @@ def test_defaults_come_from_the_c_init_calls():
                                      "replication_factor": 3, "stream_balance": 1, "replica_balance": 1,
                                      "handoff_only": 0, "bytes_balance": 1, "bytes_first": 0, "full_ratio": 90,
                                      "bytes_tolerance": 10, "max_bytes_in_flight": 0, "max_bytes_in": 0,
-                                     "max_bytes_out": 0}
+                                     "max_bytes_out": 0, "tolerance": 0, "stream_tolerance": 0}
     assert pl.defaults("fleet") == {"now": 0, "last_move": None, "cooldown": 5, "moves_per_decision": 1,
                                     "spread": 1, "return_home_age": 300, "count_balance": 1}
     assert pl.defaults("region") == {"replication_factor": 3, "add_peer_proposals": 1, "load_balance": 0,

@@ -29,7 +29,7 @@ def drain_layout(sizes=True):
 
 def test_no_size_gives_no_array_and_one_size_gives_both_in_full():
     s = pl.Snapshot([M("a"), M("b")], [K("k", replicas=["a"], leader="a")])
-    assert s._c.version == 3 and not s._c.shard_bytes and not s._c.member_capacity
+    assert s._c.version == _ffi.PL_SNAPSHOT_VERSION and not s._c.shard_bytes and not s._c.member_capacity
     s = pl.Snapshot([M("a"), M("b", capacity=5)], [K("k", replicas=["a"], leader="a"), K("q", size=0)])
     caps = ctypes.cast(s._c.member_capacity, ctypes.POINTER(ctypes.c_uint64))
     sizes = ctypes.cast(s._c.shard_bytes, ctypes.POINTER(ctypes.c_uint64))

@@ -113,6 +113,9 @@ TRIGGERS = {
                                      pl.Shard("z", size=1)]), "shard", "z"),
     "E_REPLICA_ROOM": (lambda: pl.broker_plan(pl.View(snap(shards=[pl.Shard("k", replicas=["a"], leader="a")]),
                                                       max_replicas=1)), "config", "replication_factor"),
+    "E_TOLERANCE": (lambda: snap(streams=["s", pl.Stream("t", tolerance=pl._ffi.PL_MAX_TOLERANCE + 1)]),
+                    "stream", "t"),
+    "E_ZONE_RULE": (lambda: snap(streams=[pl.Stream("s", zones="most")]), "stream", "s"),
 }
 
 # Codes the binding never makes the library return, by construction.

@@ -28,7 +28,8 @@ def _constants():
                  "PL_MEMBER_UNMEASURED", "PL_SHARD_NOT_IDEMPOTENT", "PL_SHARD_TRANSFER_DEBT",
                  "PL_ACTION_STAGE_FIRST", "PL_ACTION_CARRIES_LEADER", "PL_MAX_BYTES", "PL_BYTES_UNKNOWN",
                  "PL_BROKER_MAX_TOLERANCE", "PL_SCORER_XXH3", "PL_SCORER_LEGACY_FNV1A", "PL_FLEET_NEVER",
-                 "PL_ROUTE_BODY_LIMIT"):
+                 "PL_ROUTE_BODY_LIMIT", "PL_BROKER_CONFIG_VERSION", "PL_TOLERANCE_DEFAULT", "PL_MAX_TOLERANCE",
+                 "PL_ZONES_SPAN", "PL_ZONES_MAJORITY", "PL_ZONES_RULE_MAX"):
         out.append((name, getattr(_ffi, name)))
     out.append(("PL_MEMBER_FLAGS_ALL", _ffi.PL_MEMBER_DOWN | _ffi.PL_MEMBER_DRAINING | _ffi.PL_MEMBER_LAGGING
                  | _ffi.PL_MEMBER_UNMEASURED))
@@ -41,6 +42,7 @@ def _constants():
     out += [("PL_BROKER_STALL_" + up(w), v) for v, w in _ffi.BROKER_STALLS.items()]
     out += [("PL_REGION_WANT_" + up(w), v) for v, w in _ffi.REGION_WANTS.items()]
     out += [("PL_IMBALANCE_" + up(w), v) for w, v in _ffi.IMBALANCE_MEASURES.items()]
+    out += [("PL_ZONES_" + up(w), v) for w, v in _ffi.ZONE_RULES.items()]
     out += [("PL_SCORER_XXH3", _ffi.SCORERS["xxh3"]), ("PL_SCORER_LEGACY_FNV1A", _ffi.SCORERS["legacy"])]
     out += [("PL_ROUTE_ANSWER_" + up(w), v) for w, v in _ffi.ROUTE_ANSWERS.items()]
     out += [("PL_ROUTE_BODY_" + up(w), v) for w, v in _ffi.ROUTE_BODIES.items()]

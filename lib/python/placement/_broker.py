@@ -47,7 +47,12 @@ def broker_plan(target, scorer="xxh3", **config):
             "blocked-full"), bytes_tolerance (percent, 0..1000, default 10),
             max_bytes_in_flight, max_bytes_in, max_bytes_out (bytes of
             copies in flight in all, into one member, out of one member; 0,
-            the default, is no limit).
+            the default, is no limit), and the tolerances (config version
+            4): tolerance (shards by which a member's total leaders or
+            replicas may stray past its floor and ceiling before a move is
+            made, 0..PL_MAX_TOLERANCE, default 0) and stream_tolerance (the
+            same for each stream's counts where its Stream(tolerance=...)
+            is None; default 0).
 
     Returns:
         a Plan: its actions, in the order to carry them out, and its status.

@@ -26,7 +26,7 @@ SETTINGS = (
     ("load-balance", "bool", 1), ("load-threshold", "num", _U32), ("max-actions", "num", _U32),
     ("bytes-balance", "bool", 1), ("bytes-first", "bool", 1), ("full-ratio", "num", _U32),
     ("bytes-tolerance", "num", _U32), ("max-bytes-in-flight", "size", _U64), ("max-bytes-in", "size", _U64),
-    ("max-bytes-out", "size", _U64),
+    ("max-bytes-out", "size", _U64), ("tolerance", "num", _U32), ("stream-tolerance", "num", _U32),
 )
 _SETTING = {n: (t, m) for n, t, m in SETTINGS}
 
@@ -37,7 +37,8 @@ _CONFIG = {
                "replica-balance": "replica_balance", "handoff-only": "handoff_only",
                "bytes-balance": "bytes_balance", "bytes-first": "bytes_first", "full-ratio": "full_ratio",
                "bytes-tolerance": "bytes_tolerance", "max-bytes-in-flight": "max_bytes_in_flight",
-               "max-bytes-in": "max_bytes_in", "max-bytes-out": "max_bytes_out"},
+               "max-bytes-in": "max_bytes_in", "max-bytes-out": "max_bytes_out", "tolerance": "tolerance",
+               "stream-tolerance": "stream_tolerance"},
     "fleet": {"now": "now", "cooldown": "cooldown", "moves-per-decision": "moves_per_decision",
               "spread": "spread", "return-home-age": "return_home_age", "count-balance": "count_balance"},
     "region": {"rf": "replication_factor", "add-peer-proposals": "add_peer_proposals",
@@ -152,11 +153,12 @@ class Cluster:
         if streams is not None:
             streams = id_list(streams, "Cluster(streams=...)")
         if streams is None:
-            seen = []
+            seen, ids = [], set()
             for s in self.shards:
                 sid = s.stream.id if isinstance(s.stream, Stream) else s.stream
-                if sid is not None and sid not in seen:
-                    seen.append(sid)
+                if sid is not None and sid not in ids:
+                    ids.add(sid)
+                    seen.append(s.stream)  # a Stream keeps its rules
             streams = seen
         self.streams = [s if isinstance(s, Stream) else Stream(s) for s in streams]
         self.overrides = list(id_list(overrides, "Cluster(overrides=...)", False))
@@ -189,7 +191,7 @@ class Cluster:
 
     def snapshot(self):
         """A Snapshot of the members, streams, shards, overrides and copies."""
-        return Snapshot(self.members, self.shards, streams=[s.id for s in self.streams], overrides=self.overrides,
+        return Snapshot(self.members, self.shards, streams=self.streams, overrides=self.overrides,
                         copies=self.copies)
 
     def view(self):

@@ -11,9 +11,9 @@ from ._errors import PlacementError
 _HIDDEN = ("version", "reserved")
 
 # The init function of each config, and the layout version it is asked to
-# fill (the structs here are that version's: PL_BROKER_CONFIG_VERSION 3).
+# fill (the structs here are that version's: PL_BROKER_CONFIG_VERSION 4).
 _POLICIES = {
-    "broker": (_ffi.PlBrokerConfig, "pl_broker_config_init_version", 3),
+    "broker": (_ffi.PlBrokerConfig, "pl_broker_config_init_version", _ffi.PL_BROKER_CONFIG_VERSION),
     "fleet": (_ffi.PlFleetConfig, "pl_fleet_config_init"),
     "region": (_ffi.PlRegionConfig, "pl_region_config_init"),
     "route": (_ffi.PlRouteRequest, "pl_route_request_init"),

@@ -34,9 +34,13 @@ PL_MAX_ID_LEN = 1024
 PL_MAX_REPLICAS = 8
 PL_MAX_WEIGHT = 65536
 PL_MAX_COPIES = PL_MAX_SHARDS
-#: pl_snapshot.version, its first field: 3 has shard sizes and member
-#: capacities (1 is read too); any other is refused with E_VERSION.
-PL_SNAPSHOT_VERSION = 3
+#: pl_snapshot.version, its first field: 3 added shard sizes and member
+#: capacities, 5 the streams' rules (stream_tolerance, stream_zone_rule); 1
+#: and 3 are read too, any other is refused with E_VERSION.
+PL_SNAPSHOT_VERSION = 5
+#: pl_broker_config.version the package fills: 4 added tolerance and
+#: stream_tolerance.
+PL_BROKER_CONFIG_VERSION = 4
 #: Most a member's capacity may be, in bytes (2^62); the known sizes of all
 #: shards together may be at most PL_MAX_BYTES // PL_MAX_REPLICAS.
 PL_MAX_BYTES = 1 << 62
@@ -44,6 +48,18 @@ PL_MAX_BYTES = 1 << 62
 PL_BYTES_UNKNOWN = 0xFFFFFFFFFFFFFFFF
 #: Most a broker config's bytes_tolerance may be, in percent.
 PL_BROKER_MAX_TOLERANCE = 1000
+#: snapshot.stream_tolerance: the stream takes the config's stream_tolerance.
+PL_TOLERANCE_DEFAULT = 0xFFFFFFFF
+#: Most a tolerance may be, in shards (a stream's, or a config's): 2^26.
+PL_MAX_TOLERANCE = PL_MAX_SHARDS
+#: snapshot.stream_zone_rule: span as many zones as it can (the default).
+PL_ZONES_SPAN = 0
+#: snapshot.stream_zone_rule: that, and at most (replicas - 1) // 2 of a
+#: shard's replicas in one zone (no zone holds a majority's worth).
+PL_ZONES_MAJORITY = 1
+PL_ZONES_RULE_MAX = 1
+#: The words of the zone rules (Stream(zones=...), placement(5)'s zones=).
+ZONE_RULES = {"span": PL_ZONES_SPAN, "majority": PL_ZONES_MAJORITY}
 PL_VIEW_ALIGN = 8
 
 PL_MEMBER_DOWN = 0x1
@@ -176,6 +192,9 @@ class PlSnapshot(ctypes.Structure):
         ("n_copies", u32),
         ("shard_bytes", ctypes.c_void_p),
         ("member_capacity", ctypes.c_void_p),
+        # version 5: each stream's rules, parallel to streams (NULL = defaults)
+        ("stream_tolerance", ctypes.c_void_p),
+        ("stream_zone_rule", ctypes.c_void_p),
     ]
 
 
@@ -279,6 +298,9 @@ class PlBrokerConfig(ctypes.Structure):
         ("max_bytes_in_flight", u64),
         ("max_bytes_in", u64),
         ("max_bytes_out", u64),
+        # version 4
+        ("tolerance", u32),
+        ("stream_tolerance", u32),
     ]
 
 

@@ -73,7 +73,7 @@ def dumps(cluster, json=False):
     the tool's JSON (`placement --json format`), members, streams, shards,
     overrides and copies sorted by id bytes as the tool sorts them."""
     if isinstance(cluster, Snapshot):
-        cluster = Cluster(cluster.members, cluster.shards, cluster.stream_ids, cluster.overrides, cluster.copies)
+        cluster = Cluster(cluster.members, cluster.shards, cluster.streams, cluster.overrides, cluster.copies)
     if json:
         return _dump_json(cluster)
     return _dump_text(cluster)

@@ -107,21 +107,41 @@ class Stream:
 
     Args:
         id: unique, non-empty (str or bytes).
+        tolerance: shards by which a member's count of this stream (leaders,
+            replicas) may stray past its floor and ceiling before the broker
+            moves anything, 0..PL_MAX_TOLERANCE (2^26); None (the default)
+            takes the config's stream_tolerance (broker_plan(...,
+            stream_tolerance=N)). Past the limit the snapshot is refused
+            (E_TOLERANCE naming the stream).
+        zones: how its shards' replicas spread over zones, for the broker
+            policy: "span" (the default: as many zones as it can) or
+            "majority" (that, and at most (replicas - 1) // 2 of a shard's
+            replicas in one zone, so losing a zone leaves a majority).
+            Another word is refused (E_ZONE_RULE naming the stream).
+
+    The other policies read neither (placement/snapshot.h, version 5).
     """
 
-    __slots__ = ("id",)
+    __slots__ = ("id", "tolerance", "zones")
 
-    def __init__(self, id):
+    def __init__(self, id, tolerance=None, zones="span"):
         self.id = id
+        self.tolerance = tolerance
+        self.zones = zones
+
+    def _key(self):
+        return (self.id, self.tolerance, self.zones)
 
     def __eq__(self, other):
-        return isinstance(other, Stream) and self.id == other.id
+        return isinstance(other, Stream) and self._key() == other._key()
 
     def __hash__(self):
         return hash(self.id)
 
     def __repr__(self):
-        return "Stream(%r)" % (self.id,)
+        extra = "".join(", %s=%r" % (f, getattr(self, f)) for f, d in (("tolerance", None), ("zones", "span"))
+                        if getattr(self, f) != d)
+        return "Stream(%r%s)" % (self.id, extra)
 
 
 class Shard:
@@ -261,7 +281,8 @@ class Snapshot:
         members: Member objects.
         shards: Shard objects.
         streams: Stream objects or stream ids; None (the default) takes the
-            streams the shards name, in the order they are first named.
+            streams the shards name, in the order they are first named
+            (a Shard's stream given as a Stream carries its rules).
         overrides: Override objects (a fleet's override document).
         copies: Copy objects (replica copies in flight).
 
@@ -310,16 +331,16 @@ class Snapshot:
             for s in shards:
                 sid = _ref(s.stream, Stream, "id")
                 if sid is not None:
-                    seen.setdefault(encode_id(sid, "stream id"), sid)
-            s_given = list(seen.values())
-        else:
-            s_given = [_ref(s, Stream, "id") for s in streams]
+                    seen.setdefault(encode_id(sid, "stream id"), s.stream)
+            streams = list(seen.values())
+        s_objs = [s if isinstance(s, Stream) else Stream(s) for s in streams]
+        s_given = [s.id for s in s_objs]
         s_ids = [encode_id(s, "stream id") for s in s_given]
         k_ids = [encode_id(s.key, "shard key") for s in shards]
         self.member_ids = tuple(m.id for m in members)
         self.stream_ids = tuple(s_given)
         self.shard_keys = tuple(s.key for s in shards)
-        self.streams = tuple(Stream(s) for s in s_given)
+        self.streams = tuple(s_objs)
 
         member_at = {}
         for i, b in enumerate(m_ids):
@@ -490,6 +511,10 @@ class Snapshot:
         self._caps = _bytes_array(members, "capacity", "member", lambda m: m.id)
         c.shard_bytes = ctypes.addressof(self._sizes) if self._sizes is not None else None
         c.member_capacity = ctypes.addressof(self._caps) if self._caps is not None else None
+        # each stream's rules (version 5): arrays only when one is not the default
+        self._tolerance, self._zone_rule = self._stream_rules(s_objs)
+        c.stream_tolerance = ctypes.addressof(self._tolerance) if self._tolerance is not None else None
+        c.stream_zone_rule = ctypes.addressof(self._zone_rule) if self._zone_rule is not None else None
         self._c = c
 
         size = _ffi.lib.pl_snapshot_work_size(ctypes.byref(c))
@@ -497,6 +522,37 @@ class Snapshot:
         diag = new_diag()
         rc = _ffi.lib.pl_snapshot_validate(ctypes.byref(c), work, size, ctypes.byref(diag))
         self.raise_for(rc, diag)
+
+    def _stream_rules(self, streams):
+        """The uint32_t arrays of the streams' tolerances and zone rules, each
+        None when every stream has the default. A tolerance no uint32_t holds
+        is E_INVAL naming the stream; one past PL_MAX_TOLERANCE, and a zone
+        word that is not a rule, are left to the library (E_TOLERANCE,
+        E_ZONE_RULE)."""
+        tol = zones = None
+        if any(s.tolerance is not None for s in streams):
+            tol = (ctypes.c_uint32 * len(streams))()
+            for i, s in enumerate(streams):
+                v = s.tolerance
+                if v is None:
+                    v = _ffi.PL_TOLERANCE_DEFAULT
+                elif not isinstance(v, int):
+                    raise TypeError("stream %r: tolerance must be an int or None, not %s" % (
+                        s.id, type(v).__name__))
+                elif not 0 <= v <= _U32:
+                    raise PlacementError(_ffi.lib_code("E_INVAL"), "stream", i, s.id,
+                                         detail="tolerance=%d does not fit its C field (0..%d)" % (v, _U32))
+                tol[i] = v
+        if any(s.zones != "span" for s in streams):
+            zones = (ctypes.c_uint32 * len(streams))()
+            for i, s in enumerate(streams):
+                v = _ffi.ZONE_RULES.get(s.zones) if isinstance(s.zones, str) else None
+                if v is None:
+                    self._unknown.setdefault(("stream", i), "zones=%r is not one of: %s" % (
+                        s.zones, ", ".join(_ffi.ZONE_RULES)))
+                    v = _ffi.PL_NONE
+                zones[i] = v
+        return tol, zones
 
     def _pack(self, pk, buf, i, vals, kind, ident, numeric, obj):
         try:

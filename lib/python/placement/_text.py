@@ -19,6 +19,7 @@ _MEMBER_ATTRS = ("zone", "weight", "cap", "joined", "load", "map", "last-move", 
                  "unmeasured", "capacity")
 _SHARD_ATTRS = ("stream", "replicas", "leader", "moving-to", "epoch", "load", "not-idempotent", "transfer-debt",
                 "out-of-sync", "size")
+_STREAM_ATTRS = ("tolerance", "zones")
 
 
 # ---- reading placement(5) -------------------------------------------------------------
@@ -148,6 +149,27 @@ class _Reader:
         return m, last
 
 
+    def stream(self, line, sid, words):
+        """A Stream and its rules (the broker policy's): tolerance=N
+        (0..PL_MAX_TOLERANCE), zones=span|majority."""
+        for w in words:
+            if w.partition(b"=")[0] not in (b"tolerance", b"zones"):
+                self.fail(line, "stream takes an id and tolerance= or zones=, not '%s'" % self.show(w))
+        a = self.attrs(line, words, _STREAM_ATTRS, "stream")
+        for n, v in a.items():
+            if v is None:
+                self.fail(line, "%s needs a value (%s=...)" % (n, n))
+        s = Stream(_id_out(sid))
+        if "tolerance" in a:
+            s.tolerance = self.number(line, a["tolerance"], "tolerance=", _ffi.PL_MAX_TOLERANCE)
+        if "zones" in a:
+            z = a["zones"].decode("latin-1")
+            if z not in _ffi.ZONE_RULES:
+                self.fail(line, "zones= is span or majority, not '%s'" % self.show(a["zones"]))
+            s.zones = z
+        return s
+
+
 def _lines(data, path):
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -232,9 +254,7 @@ def _parse_text(data, path):
                 last_move[m.id] = lm
         elif kw == "stream":
             sid = rd.ident(no, words[1], "stream")
-            if len(words) > 2:
-                rd.fail(no, "stream takes no attribute ('%s')" % rd.show(words[2]))
-            streams.append(_id_out(sid))
+            streams.append(rd.stream(no, sid, words[2:]))
             st_line.append(no)
         elif kw == "shard":
             key = rd.ident(no, words[1], "shard")
@@ -313,7 +333,7 @@ def _parse_text(data, path):
 
     # references, after the whole file: statements come in any order
     known_m = {encode_id(m.id) for m in members}
-    known_s = {encode_id(s) for s in streams}
+    known_s = {encode_id(s.id) for s in streams}
     known_k = {encode_id(s.key) for s in shards}
     for s, no, refs in zip(shards, k_line, k_refs):
         if s.stream is not None and encode_id(s.stream) not in known_s:
@@ -462,7 +482,13 @@ def _dump_text(c):
     for m in c.members:
         out.append(" ".join(["member", _escape(m.id)] + _member_attrs(m, c.last_move.get(m.id))))
     for s in c.streams:
-        out.append("stream " + _escape(_ref_id(s, Stream, "id")))
+        w = ["stream", _escape(_ref_id(s, Stream, "id"))]
+        if isinstance(s, Stream):
+            if s.tolerance is not None and s.tolerance != _ffi.PL_TOLERANCE_DEFAULT:
+                w.append("tolerance=%d" % s.tolerance)
+            if s.zones != "span":
+                w.append("zones=%s" % s.zones)
+        out.append(" ".join(w))
     for k in c.shards:
         w = ["shard", _escape(k.key)]
         if k.stream is not None:

@@ -17,6 +17,10 @@ use crate::view::View;
 /// [`Member::capacity`](crate::Member::capacity)); a value the library
 /// refuses is `E_CONFIG` naming the field ([`Error::id`](crate::Error::id)).
 ///
+/// The tolerances (`tolerance`, `stream_tolerance`, config version 4) widen
+/// the bounds a member's counts are kept within: a layout within them is
+/// balanced as it is.
+///
 /// ```
 /// use placement::BrokerConfig;
 /// let cfg = BrokerConfig::default().max_moves(4).replication_factor(2);
@@ -24,6 +28,8 @@ use crate::view::View;
 /// assert!(cfg.stream_balance && cfg.replica_balance);
 /// assert!(!cfg.replica_balance(false).replica_balance);
 /// assert_eq!((cfg.full_ratio, cfg.bytes_tolerance, cfg.max_bytes_in_flight), (90, 10, 0));
+/// assert_eq!((cfg.tolerance, cfg.stream_tolerance), (0, 0));
+/// assert_eq!(cfg.tolerance(1).stream_tolerance(2).stream_tolerance, 2);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BrokerConfig {
@@ -64,6 +70,15 @@ pub struct BrokerConfig {
     pub max_bytes_in: u64,
     /// Bytes of copies in flight out of one member; 0 = no limit.
     pub max_bytes_out: u64,
+    /// Shards by which a member's total leaders or replicas may stray past
+    /// its floor and ceiling before a move is made (config field 17);
+    /// 0..=`PL_MAX_TOLERANCE` (2^26; default 0: moves even a member one
+    /// shard off).
+    pub tolerance: u32,
+    /// The same for each stream's counts, where the stream sets none
+    /// ([`Stream::tolerance`](crate::Stream::tolerance); field 18);
+    /// 0..=`PL_MAX_TOLERANCE` (default 0).
+    pub stream_tolerance: u32,
     version: u32,
 }
 
@@ -86,6 +101,8 @@ impl Default for BrokerConfig {
             max_bytes_in_flight: c.max_bytes_in_flight,
             max_bytes_in: c.max_bytes_in,
             max_bytes_out: c.max_bytes_out,
+            tolerance: c.tolerance,
+            stream_tolerance: c.stream_tolerance,
             version: c.version,
         }
     }
@@ -167,6 +184,16 @@ impl BrokerConfig {
         self.max_bytes_out = bytes;
         self
     }
+    /// Sets `tolerance` (shards; the totals').
+    pub fn tolerance(mut self, shards: u32) -> BrokerConfig {
+        self.tolerance = shards;
+        self
+    }
+    /// Sets `stream_tolerance` (shards; every stream's that sets none).
+    pub fn stream_tolerance(mut self, shards: u32) -> BrokerConfig {
+        self.stream_tolerance = shards;
+        self
+    }
     /// The C struct.
     pub fn to_raw(&self) -> sys::pl_broker_config {
         sys::pl_broker_config {
@@ -187,6 +214,8 @@ impl BrokerConfig {
             max_bytes_in_flight: self.max_bytes_in_flight,
             max_bytes_in: self.max_bytes_in,
             max_bytes_out: self.max_bytes_out,
+            tolerance: self.tolerance,
+            stream_tolerance: self.stream_tolerance,
         }
     }
 }

@@ -92,7 +92,7 @@ pub(crate) const BROKER_FIELDS: &[&str] = &[
     "version", "max_moves", "max_moves_in", "max_moves_out", "paused",
     "replication_factor", "stream_balance", "replica_balance", "handoff_only",
     "bytes_balance", "bytes_first", "full_ratio", "bytes_tolerance", "reserved",
-    "max_bytes_in_flight", "max_bytes_in", "max_bytes_out",
+    "max_bytes_in_flight", "max_bytes_in", "max_bytes_out", "tolerance", "stream_tolerance",
 ];
 pub(crate) const FLEET_FIELDS: &[&str] = &[
     "version", "self", "now", "last_move", "cooldown", "moves_per_decision", "spread",

@@ -67,7 +67,7 @@ pub use region::{region_plan, RegionConfig};
 pub use route::{
     route_decide, Answer, Body, Outcome, RouteOwner, RouteRequest, SendBody, Verdict, VerdictKind,
 };
-pub use parts::{CopyInFlight, Member, Origin, Override, Shard, Stream};
+pub use parts::{CopyInFlight, Member, Origin, Override, Shard, Stream, ZoneRule};
 pub use snapshot::{Snapshot, SnapshotBuilder};
 pub use view::{Counts, Imbalance, Measure, Scorer, ShardState, Tally, Ticker, View, ViewOptions};
 

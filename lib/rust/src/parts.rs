@@ -149,16 +149,83 @@ impl Member {
 /// A [`Snapshot`](crate::Snapshot) lists the streams its shards name by itself; list one
 /// explicitly ([`SnapshotBuilder::streams`](crate::SnapshotBuilder::streams)) to fix the order or to have a
 /// stream with no shard.
+///
+/// A stream may carry rules for the broker policy (snapshot version 5): its
+/// own [`tolerance`](Stream::tolerance) and its [`ZoneRule`]. A stream the
+/// shards name without listing it has the defaults.
+///
+/// ```
+/// use placement::{Stream, ZoneRule};
+/// let s = Stream::new("orders").tolerance(2).zones(ZoneRule::Majority);
+/// assert_eq!((s.tolerance, s.zones), (Some(2), ZoneRule::Majority));
+/// assert_eq!(Stream::new("logs").tolerance, None);
+/// assert_eq!(Stream::new("logs").zones, ZoneRule::Span);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stream {
     /// Unique, non-empty.
     pub id: String,
+    /// Shards by which a member's count of this stream (leaders, replicas)
+    /// may stray past its floor and ceiling before the broker moves
+    /// anything, 0..=`PL_MAX_TOLERANCE` (2^26); past it the snapshot is
+    /// refused (`E_TOLERANCE` naming the stream). `None` (the default)
+    /// takes the config's [`BrokerConfig::stream_tolerance`](crate::BrokerConfig::stream_tolerance).
+    pub tolerance: Option<u32>,
+    /// How its shards' replicas spread over zones (the broker policy);
+    /// [`ZoneRule::Span`] by default.
+    pub zones: ZoneRule,
 }
 
 impl Stream {
-    /// A stream with this id.
+    /// A stream with this id and the default rules.
     pub fn new(id: impl Into<String>) -> Stream {
-        Stream { id: id.into() }
+        Stream {
+            id: id.into(),
+            tolerance: None,
+            zones: ZoneRule::Span,
+        }
+    }
+    /// Sets its own `tolerance`, in shards (over the config's
+    /// `stream_tolerance`).
+    pub fn tolerance(mut self, shards: u32) -> Stream {
+        self.tolerance = Some(shards);
+        self
+    }
+    /// Sets its zone rule.
+    pub fn zones(mut self, rule: ZoneRule) -> Stream {
+        self.zones = rule;
+        self
+    }
+}
+
+/// How a stream's shards spread over zones (`pl_snapshot.stream_zone_rule`,
+/// `PL_ZONES_*`), for the broker policy; the other policies do not read it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ZoneRule {
+    /// Span as many zones as it can (`PL_ZONES_SPAN`, the default).
+    #[default]
+    Span,
+    /// That, and no zone holds a majority's worth: at most
+    /// (replicas - 1) / 2 of a shard's replicas in one zone, so losing any
+    /// zone leaves a majority (`PL_ZONES_MAJORITY`, Kudu's placement rule).
+    Majority,
+}
+
+impl ZoneRule {
+    /// The `PL_ZONES_*` value.
+    pub fn to_c(self) -> u32 {
+        match self {
+            ZoneRule::Span => sys::PL_ZONES_SPAN,
+            ZoneRule::Majority => sys::PL_ZONES_MAJORITY,
+        }
+    }
+    /// The word placement(5) writes (`zones=span`, `zones=majority`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneRule::Span => "span",
+            ZoneRule::Majority => "majority",
+        }
     }
 }
 

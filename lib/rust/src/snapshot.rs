@@ -2,7 +2,7 @@
 //! the bytes they point into.
 
 use crate::error::{ElementKind, Error};
-use crate::parts::{CopyInFlight, Member, Override, Shard, Stream};
+use crate::parts::{CopyInFlight, Member, Override, Shard, Stream, ZoneRule};
 use crate::sys;
 use crate::sys::safe::{RawSnap, SnapParts};
 use std::collections::HashMap;
@@ -265,6 +265,18 @@ impl Snapshot {
         } else {
             None
         };
+        // each stream's rules: an array only when a listed stream sets one
+        // (a stream only the shards name has the defaults)
+        let stream_tolerance = if b.streams.iter().any(|s| s.tolerance.is_some()) {
+            Some(b.streams.iter().map(|s| s.tolerance.unwrap_or(sys::PL_TOLERANCE_DEFAULT)).collect())
+        } else {
+            None
+        };
+        let stream_zone_rule = if b.streams.iter().any(|s| s.zones != ZoneRule::Span) {
+            Some(b.streams.iter().map(|s| s.zones.to_c()).collect())
+        } else {
+            None
+        };
         let parts = SnapParts {
             member_ids: b.members.iter().map(|m| m.id.clone()).collect(),
             zones: b.members.iter().map(|m| m.zone.clone()).collect(),
@@ -276,6 +288,8 @@ impl Snapshot {
             copies,
             shard_bytes,
             member_capacity,
+            stream_tolerance,
+            stream_zone_rule,
         };
         drop(member_index);
         drop(stream_index);

@@ -186,7 +186,12 @@ fn configs_default_from_c() {
         unsafe { sys::pl_broker_config_init_version(&mut c, sys::PL_BROKER_CONFIG_VERSION) };
         c
     });
-    assert!(!b.handoff_only && b.to_raw().version == 3);
+    assert!(!b.handoff_only && b.to_raw().version == 4);
+    // The version 3 init: nothing past max_bytes_out (the tolerances stay as they were).
+    let mut v3 = sys::pl_broker_config { tolerance: 5, stream_tolerance: 6, ..Default::default() };
+    // SAFETY: a valid pointer.
+    unsafe { sys::pl_broker_config_init_version(&mut v3, 3) };
+    assert_eq!((v3.version, v3.full_ratio, v3.tolerance, v3.stream_tolerance), (3, 90, 5, 6));
     // The version 2 init: nothing past handoff_only.
     let mut v2 = sys::pl_broker_config { full_ratio: 7, max_bytes_out: 9, ..Default::default() };
     // SAFETY: a valid pointer.

@@ -46,13 +46,13 @@ fn arrays_only_when_a_size_or_capacity_is_known() {
     };
     let none = Snapshot::new(vec![Member::new("a")], vec![Shard::new("k").replicas(&["a"]).leader("a")]).unwrap();
     assert_eq!(raw_of(&none), (sys::PL_SNAPSHOT_VERSION, true, true));
-    assert_eq!(sys::PL_SNAPSHOT_VERSION, 3);
+    assert_eq!(sys::PL_SNAPSHOT_VERSION, 5);
     let one = Snapshot::new(
         vec![Member::new("a"), Member::new("b").capacity(Some(5))],
         vec![Shard::new("k").replicas(&["a"]).leader("a"), Shard::new("q").size(Some(0))],
     )
     .unwrap();
-    assert_eq!(raw_of(&one), (3, false, false));
+    assert_eq!(raw_of(&one), (sys::PL_SNAPSHOT_VERSION, false, false));
     let r = one.as_raw();
     // SAFETY: both arrays are as long as their elements while `one` lives.
     let (caps, sizes) = unsafe {
@@ -62,7 +62,7 @@ fn arrays_only_when_a_size_or_capacity_is_known() {
     assert_eq!(sizes, [sys::PL_BYTES_UNKNOWN, 0]);
     assert_eq!(one.view().unwrap().counts().shards, 2);
     let sized_only = Snapshot::new(vec![Member::new("a")], vec![Shard::new("k").size(Some(1))]).unwrap();
-    assert_eq!(raw_of(&sized_only), (3, false, true));
+    assert_eq!(raw_of(&sized_only), (sys::PL_SNAPSHOT_VERSION, false, true));
 }
 
 #[test]

@@ -7,7 +7,9 @@
 //!    passes every buffer itself, each its own allocation;
 //!  - E_VERSION: configs' versions come from the C `*_init()`, the
 //!    snapshot's is `PL_SNAPSHOT_VERSION`, and none is settable;
-//!  - E_FLAGS, E_ROUTE_VALUE: flags are bools and route fields are enums;
+//!  - E_FLAGS, E_ROUTE_VALUE, E_ZONE_RULE: flags are bools, route fields
+//!    and a stream's zone rule are enums (tests/tolerance.rs has the
+//!    library refuse an unknown rule through `sys`);
 //!  - E_STREAM_RANGE: a snapshot lists every stream its shards name;
 //!  - E_COPY_RESERVED: a `CopyInFlight` has no reserved field; the crate writes 0;
 //!  - E_SHARD_RANGE: every shard is named by key, resolved by the crate
@@ -188,6 +190,16 @@ fn reached() -> Vec<(&'static str, Error, Option<ElementKind>, Option<String>)> 
         .unwrap();
     push("E_MOVE_IN_FLIGHT", inflight.view().unwrap().check_add_peer("k", "m2", 0), Some(ElementKind::Shard), Some("k"));
 
+    // A stream's tolerance past PL_MAX_TOLERANCE.
+    push(
+        "E_TOLERANCE",
+        ok(Snapshot::builder(members(1), vec![])
+            .streams(vec![Stream::new("s"), Stream::new("t").tolerance(sys::PL_MAX_TOLERANCE + 1)])
+            .build()),
+        Some(ElementKind::Stream),
+        Some("t"),
+    );
+
     // Routing.
     push(
         "E_ROUTE_OUTCOME",
@@ -218,7 +230,7 @@ fn every_reachable_code_surfaces_with_its_name() {
         names.insert(name);
     }
     let unreachable: BTreeSet<&str> =
-        ["E_NULL", "E_WORKSPACE", "E_ALIGN", "E_NOSPACE", "E_OVERLAP", "E_VERSION", "E_FLAGS", "E_ROUTE_VALUE", "E_STREAM_RANGE",
+        ["E_NULL", "E_WORKSPACE", "E_ALIGN", "E_NOSPACE", "E_OVERLAP", "E_VERSION", "E_FLAGS", "E_ROUTE_VALUE", "E_ZONE_RULE", "E_STREAM_RANGE",
          "E_COPY_RESERVED", "E_SHARD_RANGE"]
             .into_iter()
             .collect();

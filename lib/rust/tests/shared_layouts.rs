@@ -8,15 +8,19 @@
 //!
 //! The subset read here: `set policy=broker rf=N [max-moves=K]
 //! [max-moves-in=K] [max-moves-out=K] [paused=on|off] [stream-balance=on|off]
-//! [replica-balance=on|off] [handoff-only=on|off]`, `member ID [zone=Z]
-//! [weight=W] [cap=N] [draining] [down]`, `stream ID`, `shard ID [stream=S]
+//! [replica-balance=on|off] [handoff-only=on|off] [tolerance=N]
+//! [stream-tolerance=N]`, `member ID [zone=Z]
+//! [weight=W] [cap=N] [draining] [down]`, `stream ID [tolerance=N]
+//! [zones=span|majority]`, `shard ID [stream=S]
 //! [replicas=a,b] [leader=a] [out-of-sync=a,b] [moving-to=M]`, `copy KEY to=M
 //! [from=M]`, `#` comments and blank
 //! lines. Anything else fails the test, naming the file and line.
 
 mod common;
 
-use placement::{BrokerConfig, CopyInFlight, Imbalance, Measure, Member, Plan, Shard, Snapshot, Stream, View, ViewOptions};
+use placement::{
+    BrokerConfig, CopyInFlight, Imbalance, Measure, Member, Plan, Shard, Snapshot, Stream, View, ViewOptions, ZoneRule,
+};
 use std::path::Path;
 
 struct Layout {
@@ -76,6 +80,8 @@ fn read(path: &Path) -> Layout {
                         "stream-balance" => c.stream_balance(on_off(v, &at)),
                         "replica-balance" => c.replica_balance(on_off(v, &at)),
                         "handoff-only" => c.handoff_only(on_off(v, &at)),
+                        "tolerance" => c.tolerance(number(v, &at)),
+                        "stream-tolerance" => c.stream_tolerance(number(v, &at)),
                         _ => panic!("{}: setting {:?} is not read here", at, w),
                     };
                 }
@@ -94,7 +100,18 @@ fn read(path: &Path) -> Layout {
                 }
                 l.members.push(m);
             }
-            "stream" => l.streams.push(Stream::new(name.unwrap_or_else(|| panic!("{}: a stream needs an id", at)))),
+            "stream" => {
+                let mut s = Stream::new(name.unwrap_or_else(|| panic!("{}: a stream needs an id", at)));
+                for w in attrs.skip(1) {
+                    s = match w.split_once('=') {
+                        Some(("tolerance", v)) => s.tolerance(number(v, &at)),
+                        Some(("zones", "span")) => s.zones(ZoneRule::Span),
+                        Some(("zones", "majority")) => s.zones(ZoneRule::Majority),
+                        _ => panic!("{}: stream attribute {:?} is not read here", at, w),
+                    };
+                }
+                l.streams.push(s);
+            }
             "shard" => {
                 let mut k = Shard::new(name.unwrap_or_else(|| panic!("{}: a shard needs a key", at)));
                 for w in attrs.skip(1) {

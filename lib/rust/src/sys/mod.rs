@@ -74,6 +74,11 @@ pub const PL_E_REPLICA_ROOM: c_int = -36;
 pub const PL_E_BYTES: c_int = -37;
 /// `PL_E_CAPACITY`: member capacity of 0 bytes.
 pub const PL_E_CAPACITY: c_int = -38;
+/// `PL_E_TOLERANCE`: stream tolerance past `PL_MAX_TOLERANCE` (the diag names
+/// `PL_ELEM_STREAM` and its index).
+pub const PL_E_TOLERANCE: c_int = -40;
+/// `PL_E_ZONE_RULE`: unknown stream zone rule (`PL_ELEM_STREAM`).
+pub const PL_E_ZONE_RULE: c_int = -41;
 /// `PL_E_COPY_SHARD`: copy in flight names an unknown shard.
 pub const PL_E_COPY_SHARD: c_int = -70;
 /// `PL_E_COPY_TO`: copy in flight onto an unknown member.
@@ -102,9 +107,24 @@ pub const PL_MAX_WEIGHT: u32 = 65536;
 /// `PL_MAX_COPIES`: copies in flight, at most one per shard.
 pub const PL_MAX_COPIES: u32 = PL_MAX_SHARDS;
 /// `PL_SNAPSHOT_VERSION`: the layout of `pl_snapshot` this crate fills (its
-/// `version`, the first field; 3 has `shard_bytes` and `member_capacity`, 1
-/// is read too; any other is refused with `PL_E_VERSION`).
-pub const PL_SNAPSHOT_VERSION: u32 = 3;
+/// `version`, the first field; 3 added `shard_bytes` and `member_capacity`,
+/// 5 `stream_tolerance` and `stream_zone_rule`; 1 and 3 are read too; any
+/// other is refused with `PL_E_VERSION`).
+pub const PL_SNAPSHOT_VERSION: u32 = 5;
+/// `PL_ZONES_SPAN`: a stream's shards span as many zones as they can (the
+/// default zone rule, `pl_snapshot.stream_zone_rule`).
+pub const PL_ZONES_SPAN: u32 = 0;
+/// `PL_ZONES_MAJORITY`: that, and no zone holds a majority's worth: at most
+/// (replicas - 1) / 2 of a shard's replicas in one zone.
+pub const PL_ZONES_MAJORITY: u32 = 1;
+/// `PL_ZONES_RULE_MAX`: the last zone rule.
+pub const PL_ZONES_RULE_MAX: u32 = 1;
+/// `PL_TOLERANCE_DEFAULT`: in `pl_snapshot.stream_tolerance`, the stream
+/// takes the config's `stream_tolerance`.
+pub const PL_TOLERANCE_DEFAULT: u32 = u32::MAX;
+/// `PL_MAX_TOLERANCE`: most a tolerance may be, in shards (a stream's, or a
+/// config's).
+pub const PL_MAX_TOLERANCE: u32 = PL_MAX_SHARDS;
 /// `PL_MAX_BYTES`: most a member's capacity may be, in bytes (2^62); the
 /// known sizes of all shards together may be at most
 /// `PL_MAX_BYTES / PL_MAX_REPLICAS`.
@@ -318,8 +338,8 @@ pub const PL_VIEW_OPTIONS_VERSION: u32 = 3;
 
 // ---- broker.h --------------------------------------------------------------
 
-/// `PL_BROKER_CONFIG_VERSION`.
-pub const PL_BROKER_CONFIG_VERSION: u32 = 3;
+/// `PL_BROKER_CONFIG_VERSION`: 4 added `tolerance` and `stream_tolerance`.
+pub const PL_BROKER_CONFIG_VERSION: u32 = 4;
 /// `PL_BROKER_MAX_MOVES`.
 pub const PL_BROKER_MAX_MOVES: u32 = 256;
 /// `PL_BROKER_MAX_TOLERANCE`: most a config's `bytes_tolerance` may be, in percent.

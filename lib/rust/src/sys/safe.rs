@@ -190,10 +190,14 @@ pub(crate) struct SnapParts {
     pub shard_bytes: Option<Vec<u64>>,
     /// One capacity per member, or `None`: no capacity known (NULL to C).
     pub member_capacity: Option<Vec<u64>>,
+    /// One tolerance per stream, or `None`: every stream's default (NULL to C).
+    pub stream_tolerance: Option<Vec<u32>>,
+    /// One zone rule per stream, or `None`: every stream's default (NULL to C).
+    pub stream_zone_rule: Option<Vec<u32>>,
 }
 
 /// The pointer C is given for an optional parallel array: NULL for none.
-fn ptr_or_null(v: &Option<Vec<u64>>) -> *const u64 {
+fn ptr_or_null<T>(v: &Option<Vec<T>>) -> *const T {
     match v {
         Some(v) => v.as_ptr(),
         None => ptr::null(),
@@ -250,6 +254,10 @@ pub(crate) struct RawSnap {
     shard_bytes: Option<Vec<u64>>,
     #[allow(dead_code)] // read by C only, through snap.member_capacity
     member_capacity: Option<Vec<u64>>,
+    #[allow(dead_code)] // read by C only, through snap.stream_tolerance
+    stream_tolerance: Option<Vec<u32>>,
+    #[allow(dead_code)] // read by C only, through snap.stream_zone_rule
+    stream_zone_rule: Option<Vec<u32>>,
     snap: pl_snapshot,
 }
 
@@ -274,6 +282,8 @@ impl RawSnap {
             copies,
             mut shard_bytes,
             mut member_capacity,
+            mut stream_tolerance,
+            mut stream_zone_rule,
         } = p;
         for ((m, id), zone) in members.iter_mut().zip(&member_ids).zip(&zones) {
             m.id = bytes_of(id);
@@ -295,6 +305,12 @@ impl RawSnap {
         if let Some(c) = &mut member_capacity {
             c.resize(members.len(), PL_BYTES_UNKNOWN);
         }
+        if let Some(t) = &mut stream_tolerance {
+            t.resize(streams.len(), PL_TOLERANCE_DEFAULT);
+        }
+        if let Some(z) = &mut stream_zone_rule {
+            z.resize(streams.len(), PL_ZONES_SPAN);
+        }
         let snap = pl_snapshot {
             version: PL_SNAPSHOT_VERSION,
             members: members.as_ptr(),
@@ -309,6 +325,8 @@ impl RawSnap {
             n_copies: cap32(copies.len()),
             shard_bytes: ptr_or_null(&shard_bytes),
             member_capacity: ptr_or_null(&member_capacity),
+            stream_tolerance: ptr_or_null(&stream_tolerance),
+            stream_zone_rule: ptr_or_null(&stream_zone_rule),
         };
         RawSnap {
             member_ids,
@@ -322,6 +340,8 @@ impl RawSnap {
             copies,
             shard_bytes,
             member_capacity,
+            stream_tolerance,
+            stream_zone_rule,
             snap,
         }
     }

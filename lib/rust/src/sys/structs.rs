@@ -128,6 +128,13 @@ pub struct pl_snapshot {
     /// Version 3: `n_members` capacities in bytes (`PL_BYTES_UNKNOWN` for one
     /// not known), or null: all unknown.
     pub member_capacity: *const u64,
+    /// Version 5: `n_streams` tolerances in shards, at most
+    /// `PL_MAX_TOLERANCE` (`PL_TOLERANCE_DEFAULT`: the config's
+    /// `stream_tolerance`), or null: every stream's default.
+    pub stream_tolerance: *const u32,
+    /// Version 5: `n_streams` zone rules (`PL_ZONES_SPAN`,
+    /// `PL_ZONES_MAJORITY`), or null: every stream's default (span).
+    pub stream_zone_rule: *const u32,
 }
 
 /// Which element of the input was bad.
@@ -367,6 +374,13 @@ pub struct pl_broker_config {
     pub max_bytes_in: u64,
     /// Version 3: bytes of copies in flight out of one member; 0 = no limit.
     pub max_bytes_out: u64,
+    /// Version 4 (field 17): shards by which a member's total leaders or
+    /// replicas may stray past its floor and ceiling before a move is made;
+    /// 0..=`PL_MAX_TOLERANCE`.
+    pub tolerance: u32,
+    /// Version 4 (field 18): the same for each stream's counts, where the
+    /// snapshot's `stream_tolerance` does not set it; 0..=`PL_MAX_TOLERANCE`.
+    pub stream_tolerance: u32,
 }
 
 /// A replica on a draining member with no member it may go to.
