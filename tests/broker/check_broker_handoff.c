@@ -25,6 +25,18 @@ START_TEST(init_writes_the_fields_of_the_version_asked_and_no_more)
 	ck_assert_int_eq(pl_broker_config_init_version(c, 2), 0);
 	ck_assert_uint_eq(c->version, 2);
 	ck_assert_uint_eq(c->handoff_only, 0);
+	for (size_t i = offsetof(pl_broker_config, bytes_balance); i < sizeof buf; i++)
+		ck_assert_uint_eq(buf[i], 0x5a);
+	/* version 3 ends before the tolerances, version 4 at the struct's end */
+	memset(buf, 0x5a, sizeof buf);
+	ck_assert_int_eq(pl_broker_config_init_version(c, 3), 0);
+	ck_assert_uint_eq(c->full_ratio, 90);
+	for (size_t i = offsetof(pl_broker_config, tolerance); i < sizeof buf; i++)
+		ck_assert_uint_eq(buf[i], 0x5a);
+	memset(buf, 0x5a, sizeof buf);
+	ck_assert_int_eq(pl_broker_config_init_version(c, 4), 0);
+	ck_assert_uint_eq(c->tolerance, 0);
+	ck_assert_uint_eq(c->stream_tolerance, 0);
 	for (size_t i = sizeof *c; i < sizeof buf; i++)
 		ck_assert_uint_eq(buf[i], 0x5a);
 	/* The macro fills the header's layout, the same bytes as the
@@ -39,7 +51,7 @@ START_TEST(init_writes_the_fields_of_the_version_asked_and_no_more)
 	ck_assert_uint_eq(buf[V1_SIZE], 0x5a);
 	/* Refused: another version, NULL; nothing written. */
 	memset(buf, 0x5a, sizeof buf);
-	ck_assert_int_eq(pl_broker_config_init_version(c, 4), PL_E_VERSION);
+	ck_assert_int_eq(pl_broker_config_init_version(c, 5), PL_E_VERSION);
 	ck_assert_int_eq(pl_broker_config_init_version(c, 0), PL_E_VERSION);
 	ck_assert_uint_eq(buf[0], 0x5a);
 	ck_assert_int_eq(pl_broker_config_init_version(NULL, 2), PL_E_INVAL);
@@ -68,9 +80,9 @@ START_TEST(a_version_1_config_is_read_as_it_was)
 	pl_action out2[16];
 	ck_assert_int_eq(pl_broker_plan(tl_view(t, 0), &v2, out2, 16, &info, &d), 1);
 	ck_assert_int_eq(memcmp(&out[0], &out2[0], sizeof out[0]), 0);
-	/* Version 4, or 0: refused, naming field 0, nothing written. */
-	const uint32_t four = 4;
-	memcpy(c, &four, sizeof four); /* the version, first */
+	/* Version 5, or 0: refused, naming field 0, nothing written. */
+	const uint32_t five = 5;
+	memcpy(c, &five, sizeof five); /* the version, first */
 	memset(out, 0x5a, sizeof out);
 	ck_assert_int_eq(pl_broker_plan(tl_view(t, 0), c, out, 16, &info, &d), PL_E_VERSION);
 	ck_assert_uint_eq(d.kind, PL_ELEM_CONFIG);
