@@ -110,8 +110,36 @@ static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64
 }
 
 /* Does `to` taking `from`'s place among shard k's replicas keep the number of
- * zones they span? (Always, when `to` already holds one.) */
+ * zones they span, and, for a shard of a majority stream, keep its majority
+ * potential (pl__bk_majority_ok())? (Always, when `to` already holds one.) */
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to);
+
+/* Is shard k's stream's zone rule PL_ZONES_MAJORITY (snapshot version 5)? */
+static inline int pl__bk_majority(const pl_view *v, uint32_t k)
+{
+	uint32_t s = v->snap.shards[k].stream;
+	return v->snap.stream_zone_rule != NULL && s != PL_NONE && v->snap.stream_zone_rule[s] == PL_ZONES_MAJORITY;
+}
+
+/* The most of a majority shard's n replicas one zone may hold when the
+ * zones allow it: (n - 1) / 2, at least 1 (RF 1 and 2: one a zone). */
+static inline uint32_t pl__bk_maj_base(uint32_t n)
+{
+	return n >= 5 ? (n - 1) / 2 : 1;
+}
+
+/* Replicas of shard st in zone z. */
+uint32_t pl__bk_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t z);
+
+/* The majority rule's part of pl__bk_zones_ok(): for a shard of a majority
+ * stream with n replicas and base L = pl__bk_maj_base(n), does `to` (which
+ * holds none) taking `from`'s place keep the sum over zones of
+ * max(0, held - L)^2 from rising? With a the replicas in from's zone and c
+ * those in to's (before): always when they share a zone, else exactly when
+ * c < max(L, a). That sum does not depend on which members have room, so no
+ * other shard's move can raise it; and whatever the limit the zones allow
+ * (L or more), a move it allows raises no zone's excess over that limit. */
+int pl__bk_majority_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to);
 
 /* Member m's full bytes: full_ratio percent of its capacity, UINT64_MAX when
  * either is not set. */
