@@ -72,6 +72,7 @@ typedef struct pl__bk {
 	uint32_t bytes_moved;             /* the bytes passes made a move in this call */
 	uint64_t bytes_flight;            /* bytes of the copies in flight (counted when a bytes limit is set) */
 	pl__band band;                    /* as of the last pl__bk_band_init() */
+	uint32_t maj_few;                 /* PL__BK_FEW_ZONE: its candidates' zones hold this many of the shard */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -84,6 +85,7 @@ typedef struct pl__bk {
 #define PL__BK_FOLLOWERS 1u /* the shard's eligible replicas other than its leader */
 #define PL__BK_KEEP_ZONES 2u /* eligible members whose taking `from`'s place keeps the zone count */
 #define PL__BK_NEW_ZONE 3u   /* eligible members in a zone none of the shard's replicas is in */
+#define PL__BK_FEW_ZONE 4u   /* eligible members in a zone holding b->maj_few of the shard's replicas */
 #define PL__BK_SET 0xfu      /* the set, of the bits above */
 #define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
 #define PL__BK_NEW 0x20u     /* or'ed in: a new shard's leader; ties within a tier go to the fewest
@@ -504,7 +506,9 @@ void pl__bk_drain_replicas(pl__bk *b);
 uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d);
 
 /* Shards spanning fewer zones than they could get a replica moved into a
- * zone they do not span. */
+ * zone they do not span; shards of a majority stream (PL_ZONES_MAJORITY)
+ * that span all they can and hold more than their limit in a zone get one
+ * moved from the zone holding the most to a zone holding the fewest. */
 void pl__bk_zone_repair(pl__bk *b);
 
 /* Zones shard k's replicas span, and (when could is not NULL) how many

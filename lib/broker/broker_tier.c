@@ -166,6 +166,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 				continue;
 			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m))
 				continue;
+			if (set == PL__BK_FEW_ZONE && pl__bk_zone_held(v, st, v->m_zone[m]) != b->maj_few)
+				continue;
 			consider(b, k, m, how, st_total, &best, &have);
 		}
 	}
