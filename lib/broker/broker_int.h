@@ -239,7 +239,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
  * tier choice counted on replicas (of its stream, st_total of them once the
  * shard is placed, and in total) among the eligible members with room in a
  * zone none of pick is in; else among every eligible member with room not
- * in pick; PL_NONE when none has room. */
+ * in pick (for a shard of a majority stream, those in a zone holding the
+ * fewest of pick); PL_NONE when none has room. */
 uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total);
 
 /* The tier choice among the members that keep the zone count when one of
