@@ -6,7 +6,8 @@
  * placed within it, a stream of the span rule beside it is left as it was,
  * and a rule past PL_ZONES_RULE_MAX is refused. A property runs the dry run
  * on random layouts (draining and down members, caps, move limits) and
- * checks every action against a mirror of the replica sets kept here. */
+ * checks every action against a mirror of the replica sets kept here; the
+ * same layouts in shuffled arrays give the same actions. */
 #include <stdlib.h>
 
 #include "broker_util.h"
@@ -557,6 +558,43 @@ START_TEST(property_no_move_raises_a_majority_excess_and_the_plan_ends_within_th
 }
 END_TEST
 
+/* The same content in shuffled arrays (the rules shuffled with the
+ * streams, each replica list too) gives the same actions, compared by ids. */
+START_TEST(shuffled_arrays_give_the_same_actions)
+{
+	uint64_t seed = tl_seed(0x73687566ull), rng = seed;
+	uint32_t iters = tl_iters(200);
+	static uint32_t urules[64];
+	for (uint32_t it = 0; it < iters; it++) {
+		tl *t = random_layout(&rng);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = 1 + tl_below(&rng, 4);
+		tl *u = tl_shuffled(t, &rng);
+		for (uint32_t i = 0; i < t->ns; i++)
+			urules[u->perm_s[i]] = rules[i];
+		u->snap.stream_zone_rule = urules;
+		uint32_t na, nb;
+		pl_plan_info ia, ib;
+		pl_action *a = bu_dry(t, &cfg, &na, &ia, NULL), *b = bu_dry(u, &cfg, &nb, &ib, NULL);
+		ck_assert_msg(na == nb, "seed %llu layout %u: %u against %u actions", (unsigned long long)seed, it, na, nb);
+		ck_assert_uint_eq(ia.status, ib.status);
+		for (uint32_t i = 0; i < na; i++) {
+			const pl_action *x = &a[i], *y = &b[i];
+			ck_assert_msg(x->kind == y->kind && x->reason == y->reason && u->perm_k[x->shard] == y->shard &&
+					      (x->from == PL_NONE ? y->from == PL_NONE : u->perm_m[x->from] == y->from) &&
+					      (x->to == PL_NONE ? y->to == PL_NONE : u->perm_m[x->to] == y->to) &&
+					      x->flags == y->flags && x->from_count == y->from_count &&
+					      x->to_count == y->to_count && x->total == y->total,
+				      "seed %llu layout %u: action %u differs", (unsigned long long)seed, it, i);
+		}
+		free(a);
+		free(b);
+		tl_free(u);
+		tl_free(t);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("broker_majority");
@@ -571,6 +609,7 @@ static Suite *suite(void)
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, property_no_move_raises_a_majority_excess_and_the_plan_ends_within_the_limit);
+	tcase_add_test(c, shuffled_arrays_give_the_same_actions);
 	suite_add_tcase(s, c);
 	return s;
 }
