@@ -1,6 +1,7 @@
 /*
  * broker_common.c - the broker policy's shared helpers, the bottom layer of
- * its call graph (broker_int.h): the zone rule, the per-member move limits,
+ * its call graph (broker_int.h): the zone rules (span, and majority for the
+ * streams that ask for it), the per-member move limits,
  * the potential rule a move of one count must keep, and writing actions.
  * Nothing here calls up into a pass or an entry point.
  *
@@ -29,7 +30,29 @@ int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 	/* from (to) is new at its level and every one past it: the move
 	 * loses (gains) a domain at each of those, so the first change is a
 	 * gain (or there is none) when to is new at a level no deeper */
-	return lt <= lf;
+	return lt <= lf && pl__bk_majority_ok(v, k, from, to);
+}
+
+uint32_t pl__bk_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t z)
+{
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < st->nrep; j++)
+		n += v->m_zone[pl__rep(st, j)] == z;
+	return n;
+}
+
+int pl__bk_majority_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
+{
+	if (!pl__bk_majority(v, k) || v->m_zone[from] == v->m_zone[to])
+		return 1;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t base = pl__bk_maj_base(st->nrep), c = pl__bk_zone_held(v, st, v->m_zone[to]);
+	if (!pl__holds(st, from))
+		return c < base; /* nothing leaves: to's zone must stay within the base */
+	uint32_t a = pl__bk_zone_held(v, st, v->m_zone[from]);
+	/* The square's rise in to's zone, 2 (c - L) + 1 past L, against its
+	 * fall in from's, 2 (a - L) - 1: not larger exactly when c < max(L, a). */
+	return c < (base > a ? base : a);
 }
 
 uint32_t pl__bk_in(const pl__bk *b, uint32_t m)

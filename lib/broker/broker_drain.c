@@ -26,6 +26,21 @@
  * raises one shard's zone count by one, and no move of the policy ever
  * lowers one: at most (zones it could span) repairs per shard, in all.
  *
+ * Majority repair. A shard of a stream whose zone rule is PL_ZONES_MAJORITY
+ * and that spans all the zones it can has a limit: at most (n - 1) / 2 of
+ * its n replicas (at least 1) in one zone, or ceil(n / zones) when the zones
+ * that can take one (with an eligible member with room, or holding one of
+ * its replicas) are too few for that. While a zone holds more than the
+ * limit and some zone with an eligible member with room (that holds none of
+ * it) holds fewer, a replica moves from the zone holding the most (never
+ * the leader's; an eligible follower as above, else a down member's) to the
+ * tier choice among those members in the zones holding the fewest: the
+ * shard's excess (the sum over zones of what they hold past the limit)
+ * falls by one, and so does the room-free potential no move may raise
+ * (pl__bk_majority_ok(): the sum over zones of max(0, held - base)^2).
+ * The action is a ZONE_REPAIR like a span repair's (zones before and after,
+ * both the zones it spans).
+ *
  * Both walk the shards in key order, once per tick; each is skipped with an
  * O(members) check when nothing can want it (no draining member holds a
  * replica; every member in a zone of its own).
@@ -337,6 +352,131 @@ static uint32_t level_span(const pl_view *v, const room_reps *rr, uint32_t k, ui
 	return span;
 }
 
+/* ---- the majority rule ------------------------------------------------------ */
+
+/* The most of majority shard k's replicas a zone may hold: the base
+ * (pl__bk_maj_base()), or, when the zones that can take one (those with an
+ * eligible member with room, marked by pl__bk_room_zones(), `room` of them,
+ * and the zones its replicas are in) are too few for it, ceil(n / zones). */
+static uint32_t maj_limit(const pl_view *v, uint32_t k, uint32_t room)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t n = st->nrep, zones = room, base = pl__bk_maj_base(n);
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t z = v->m_zone[pl__rep(st, j)], seen = 0;
+		for (uint32_t i = 0; i < j; i++)
+			seen |= v->m_zone[pl__rep(st, i)] == z;
+		zones += !seen && !(v->m_scratch[z] & PL__BK_MARK);
+	}
+	uint32_t fit = zones > 0 ? (n + zones - 1) / zones : n;
+	return fit > base ? fit : base;
+}
+
+/* Its excess over limit: the sum over zones of max(0, held - limit). */
+static uint32_t maj_excess(const pl_view *v, const pl__shard_state *st, uint32_t limit)
+{
+	uint32_t x = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t z = v->m_zone[pl__rep(st, j)], seen = 0;
+		for (uint32_t i = 0; i < j; i++)
+			seen |= v->m_zone[pl__rep(st, i)] == z;
+		uint32_t c = seen ? 0 : pl__bk_zone_held(v, st, z);
+		x += c > limit ? c - limit : 0;
+	}
+	return x;
+}
+
+/* The replica of majority shard k to move: never the leader's, in a zone
+ * holding more than limit, of those the zone holding the most; there, as
+ * repair_source() ranks them, an eligible follower before a replica on a
+ * down member. PL_NONE when those zones hold only the leader and draining
+ * members (whose drains move them). */
+static uint32_t maj_source(const pl_view *v, uint32_t k, uint32_t limit)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t s = v->snap.shards[k].stream, best = PL_NONE, bz = 0, bs = 0, bt = 0, down = PL_NONE, dz = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t m = pl__rep(st, j), c = pl__bk_zone_held(v, st, v->m_zone[m]);
+		if (m == pl__leader(st) || c <= limit)
+			continue;
+		if (!pl__live(v, m)) {
+			if (down == PL_NONE || c > dz || (c == dz && v->m_rank[m] < v->m_rank[down])) {
+				down = m;
+				dz = c;
+			}
+			continue;
+		}
+		if (!pl__eligible(v, m))
+			continue;
+		uint32_t cs = s != PL_NONE ? pl__rcell_get(v, s, m) : 0, ct = v->m_replicas[m];
+		if (best != PL_NONE) {
+			if (c != bz) {
+				if (c < bz)
+					continue;
+			} else {
+				int cmp = pl__bk_cmp_w(v, cs, m, bs, best);
+				if (cmp == 0)
+					cmp = pl__bk_cmp_w(v, ct, m, bt, best);
+				if (cmp < 0 || (cmp == 0 && v->m_rank[m] > v->m_rank[best]))
+					continue;
+			}
+		}
+		best = m;
+		bz = c;
+		bs = cs;
+		bt = ct;
+	}
+	return best != PL_NONE ? best : down;
+}
+
+/* The fewest of shard st's replicas in the zone of an eligible member with
+ * room that holds none of it; UINT32_MAX when there is no such member. */
+static uint32_t maj_fewest(const pl_view *v, const pl__shard_state *st)
+{
+	uint32_t few = UINT32_MAX;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], c;
+		if (!pl__holds(st, m) && pl__bk_room_new(v, m) && (c = pl__bk_zone_held(v, st, v->m_zone[m])) < few)
+			few = c;
+	}
+	return few;
+}
+
+/* Does majority shard k want a majority repair (its zones past their limit
+ * with a member with room in a zone below it)? Then *from is the replica to
+ * move, b->maj_few the count its destination's zone holds; *before and
+ * *limit the excess and the limit. 0 when it wants none, or has nothing
+ * that may move. */
+static int maj_wants(pl__bk *b, uint32_t k, uint32_t room, uint32_t *from, uint32_t *before, uint32_t *limit)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	*limit = maj_limit(v, k, room);
+	*before = maj_excess(v, st, *limit);
+	if (*before == 0)
+		return 0;
+	uint32_t few = maj_fewest(v, st);
+	if (few >= *limit)
+		return 0; /* every zone with room holds its limit already */
+	*from = maj_source(v, k, *limit);
+	b->maj_few = few;
+	return *from != PL_NONE;
+}
+
+/* The majority repair's move of shard k from `from` to p->member: as a span
+ * repair's (reason ZONE_REPAIR, scope PL_SCOPE_ZONES, from_count and
+ * to_count the zones spanned before and after, total the zones it could
+ * span), the excess it lowers by one in the sentence's stead. */
+static void maj_emit(pl__bk *b, uint32_t k, uint32_t from, const pl__pick *p, uint32_t room)
+{
+	uint32_t could, zones = pl__bk_zones(b->v, k, room, &could);
+	uint32_t after = zones + !pl__bk_zone_held(b->v, pl__st(b->v, k), b->v->m_zone[p->member]);
+	uint32_t n = b->n;
+	emit_replica(b, PL_REASON_ZONE_REPAIR, k, from, p, zones, could);
+	if (b->n > n)
+		b->out[n].to_count = after;
+}
+
 void pl__bk_zone_repair(pl__bk *b)
 {
 	const pl_view *v = b->v;
@@ -351,8 +491,8 @@ void pl__bk_zone_repair(pl__bk *b)
 		if (st->nrep < 2 || pl__leader(st) == PL_NONE || !pl__live(v, pl__leader(st)))
 			continue;
 		/* the top level first: the first level whose domains it could
-		 * span more of */
-		uint32_t lv = 0;
+		 * span more of; then, a majority stream's, its zones' limit */
+		uint32_t lv = 0, from, set = PL__BK_NEW_ZONE, excess, limit;
 		for (; lv + 1 < v->zone_levels; lv++)
 			if ((zones = level_span(v, &rr, k, lv, &could)) < could)
 				break;
@@ -360,9 +500,12 @@ void pl__bk_zone_repair(pl__bk *b)
 			lv = v->zone_levels - 1;
 			zones = pl__bk_zones(v, k, room, &could);
 		}
-		if (zones >= could)
+		if (zones < could)
+			from = repair_source(v, k, lv);
+		else if (pl__bk_majority(v, k) && maj_wants(b, k, room, &from, &excess, &limit))
+			set = PL__BK_FEW_ZONE; /* spans all it can, and a zone holds past the majority limit */
+		else
 			continue;
-		uint32_t from = repair_source(v, k, lv);
 		if (from == PL_NONE)
 			continue; /* its shared zones hold only its leader and draining members */
 		b->rep_hold = 1; /* a repair moves or waits: replica balance after it */
@@ -374,8 +517,11 @@ void pl__bk_zone_repair(pl__bk *b)
 			continue;
 		pl__pick p;
 		b->zone_level = lv;
-		if (choose(b, k, PL__BK_NEW_ZONE, from, &p) > 0) {
-			emit_replica(b, PL_REASON_ZONE_REPAIR, k, from, &p, zones, could);
+		if (choose(b, k, set, from, &p) > 0) {
+			if (set == PL__BK_NEW_ZONE)
+				emit_replica(b, PL_REASON_ZONE_REPAIR, k, from, &p, zones, could);
+			else
+				maj_emit(b, k, from, &p, room);
 			room = pl__bk_room_zones(v); /* the destination may have filled */
 			room_domains(v, &rr);
 		}

@@ -74,6 +74,7 @@ typedef struct pl__bk {
 	uint32_t bytes_moved;             /* the bytes passes made a move in this call */
 	uint64_t bytes_flight;            /* bytes of the copies in flight (counted when a bytes limit is set) */
 	pl__band band;                    /* as of the last pl__bk_band_init() */
+	uint32_t maj_few;                 /* PL__BK_FEW_ZONE: its candidates' zones hold this many of the shard */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -87,6 +88,7 @@ typedef struct pl__bk {
 #define PL__BK_KEEP_ZONES 2u /* eligible members whose taking `from`'s place keeps the zone count */
 #define PL__BK_NEW_ZONE 3u   /* eligible members in a domain none of the shard's replicas is in, at
 			      * level b->zone_level or a higher one (the whole zone: zone_levels - 1) */
+#define PL__BK_FEW_ZONE 4u   /* eligible members in a zone holding b->maj_few of the shard's replicas */
 #define PL__BK_SET 0xfu      /* the set, of the bits above */
 #define PL__BK_REPLICA 0x10u /* or'ed in: a replica's choice, counted on replicas; holders skipped */
 #define PL__BK_NEW 0x20u     /* or'ed in: a new shard's leader; ties within a tier go to the fewest
@@ -113,8 +115,36 @@ static inline int pl__bk_cmp_w(const pl_view *v, uint64_t xa, uint32_t a, uint64
 }
 
 /* Does `to` taking `from`'s place among shard k's replicas keep the number of
- * zones they span? (Always, when `to` already holds one.) */
+ * zones they span, and, for a shard of a majority stream, keep its majority
+ * potential (pl__bk_majority_ok())? (Always, when `to` already holds one.) */
 int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to);
+
+/* Is shard k's stream's zone rule PL_ZONES_MAJORITY (snapshot version 5)? */
+static inline int pl__bk_majority(const pl_view *v, uint32_t k)
+{
+	uint32_t s = v->snap.shards[k].stream;
+	return v->snap.stream_zone_rule != NULL && s != PL_NONE && v->snap.stream_zone_rule[s] == PL_ZONES_MAJORITY;
+}
+
+/* The most of a majority shard's n replicas one zone may hold when the
+ * zones allow it: (n - 1) / 2, at least 1 (RF 1 and 2: one a zone). */
+static inline uint32_t pl__bk_maj_base(uint32_t n)
+{
+	return n >= 5 ? (n - 1) / 2 : 1;
+}
+
+/* Replicas of shard st in zone z. */
+uint32_t pl__bk_zone_held(const pl_view *v, const pl__shard_state *st, uint32_t z);
+
+/* The majority rule's part of pl__bk_zones_ok(): for a shard of a majority
+ * stream with n replicas and base L = pl__bk_maj_base(n), does `to` (which
+ * holds none) taking `from`'s place keep the sum over zones of
+ * max(0, held - L)^2 from rising? With a the replicas in from's zone and c
+ * those in to's (before): always when they share a zone, else exactly when
+ * c < max(L, a). That sum does not depend on which members have room, so no
+ * other shard's move can raise it; and whatever the limit the zones allow
+ * (L or more), a move it allows raises no zone's excess over that limit. */
+int pl__bk_majority_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to);
 
 /* Member m's full bytes: full_ratio percent of its capacity, UINT64_MAX when
  * either is not set. */
@@ -212,7 +242,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
  * tier choice counted on replicas (of its stream, st_total of them once the
  * shard is placed, and in total) among the eligible members with room in a
  * zone none of pick is in; else among every eligible member with room not
- * in pick; PL_NONE when none has room. */
+ * in pick (for a shard of a majority stream, those in a zone holding the
+ * fewest of pick); PL_NONE when none has room. */
 uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total);
 
 /* The tier choice among the members that keep the zone count when one of
@@ -479,7 +510,9 @@ void pl__bk_drain_replicas(pl__bk *b);
 uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d);
 
 /* Shards spanning fewer zones than they could get a replica moved into a
- * zone they do not span. */
+ * zone they do not span; shards of a majority stream (PL_ZONES_MAJORITY)
+ * that span all they can and hold more than their limit in a zone get one
+ * moved from the zone holding the most to a zone holding the fewest. */
 void pl__bk_zone_repair(pl__bk *b);
 
 /* Zones shard k's replicas span, and (when could is not NULL) how many

@@ -19,7 +19,10 @@
  * replica balance's bounds agree with, among the members with room in a
  * zone none of the shard's replicas chosen so far is in, then among every
  * member with room: so the placement is what the replica balance would
- * keep, with zones spread first.
+ * keep, with zones spread first. A shard of a majority stream
+ * (PL_ZONES_MAJORITY) then goes on to the zones holding the fewest of its
+ * replicas so far, so it is placed within the majority limit when the zones
+ * allow.
  */
 #include "broker/broker_int.h"
 
@@ -167,6 +170,8 @@ void pl__bk_tier(const pl__bk *b, uint32_t k, uint32_t set, uint32_t from, int l
 				continue;
 			if (set == PL__BK_NEW_ZONE && !new_zone(v, st, m, b->zone_level))
 				continue;
+			if (set == PL__BK_FEW_ZONE && pl__bk_zone_held(v, st, v->m_zone[m]) != b->maj_few)
+				continue;
 			consider(b, k, m, how, st_total, &best, &have);
 		}
 	}
@@ -189,11 +194,38 @@ static int picked(const uint32_t *pick, uint32_t n, uint32_t m)
 	return 0;
 }
 
+/* How many of pick[0..n) are in m's zone. */
+static uint32_t zone_picked(const pl_view *v, const uint32_t *pick, uint32_t n, uint32_t m)
+{
+	uint32_t c = 0;
+	for (uint32_t j = 0; j < n; j++)
+		c += v->m_zone[pick[j]] == v->m_zone[m];
+	return c;
+}
+
+/* The fewest of pick[0..n) in the zone of an eligible member with room for
+ * new shard k that is not in pick; UINT32_MAX when none has room. */
+static uint32_t fewest_picked(const pl_view *v, uint32_t k, const uint32_t *pick, uint32_t n)
+{
+	uint32_t few = UINT32_MAX;
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], c;
+		if (!picked(pick, n, m) && pl__room(v, m, k) && (c = zone_picked(v, pick, n, m)) < few)
+			few = c;
+	}
+	return few;
+}
+
 uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick, uint32_t n, uint32_t st_total)
 {
 	const pl_view *v = b->v;
+	/* A majority stream's shard: once every zone it can reach holds one,
+	 * the next goes to a zone holding the fewest so far (within the
+	 * zones with room), so no zone holds more than the zones make it. */
+	uint32_t few = pl__bk_majority(v, k) ? fewest_picked(v, k, pick, n) : UINT32_MAX;
 	/* a domain none of pick is in at the top level first, then at the
-	 * next; last, any member */
+	 * next; last, any member (a majority shard's: in a zone holding the
+	 * fewest) */
 	for (uint32_t level = 0; level <= v->zone_levels; level++) {
 		cand best;
 		int have = 0;
@@ -201,6 +233,8 @@ uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick,
 		for (uint32_t e = 0; e < v->n_elig; e++) {
 			uint32_t m = v->elig[e];
 			if (picked(pick, n, m) || pl__zone_new_level(v, pick, n, PL_NONE, m) > level)
+				continue;
+			if (level == v->zone_levels && few != UINT32_MAX && zone_picked(v, pick, n, m) != few)
 				continue;
 			consider(b, k, m, RATE_REPLICAS | RATE_NEW_FOLLOWER, st_total, &best, &have);
 		}

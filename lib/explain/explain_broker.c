@@ -292,7 +292,20 @@ static int explain(out *o, const names *n)
 		shard_from_to(o, n, "move replica of ",
 			      a->from < n->s->n_members && (n->s->members[a->from].flags & PL_MEMBER_DOWN) ? " (down) to "
 													     : " to ");
-		if (a->at > 0 && a->to < n->s->n_members) {
+		if (a->from_count == a->to_count && a->to < n->s->n_members && a->from < n->s->n_members) {
+			/* the majority rule: the zones spanned stay as they are */
+			put(o, ", staging a copy first: no zone may hold a majority's worth of its replicas (stream ");
+			stream(o, n);
+			put(o, ", zones=majority), and ");
+			member(o, n, a->from);
+			put(o, "'s zone ");
+			put_bytes(o, n->s->members[a->from].zone);
+			put(o, " holds more than that; ");
+			member(o, n, a->to);
+			put(o, " is in zone ");
+			put_bytes(o, n->s->members[a->to].zone);
+			put(o, ", which holds the fewest of them; ");
+		} else if (a->at > 0 && a->to < n->s->n_members) {
 			/* a level of the zones' paths: the first `at` parts */
 			pl_bytes z = n->s->members[a->to].zone;
 			uint64_t len = 0, parts = 0;
