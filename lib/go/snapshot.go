@@ -25,7 +25,7 @@ import (
 // read it (BrokerConfig.FullRatio, BytesBalance).
 type Member struct {
 	ID         string // unique, non-empty; ties break on these bytes
-	Zone       string // failure domain; "" is a zone of its own
+	Zone       string // failure domain; "" is a zone of its own; a path ("rack/host") names levels, the top first
 	Weight     uint32 // relative capacity, 1..65536; 0 reads as 1
 	MaxShards  uint32 // most replicas it may hold; 0 is no cap
 	Down       bool   // not live: owns, leads and receives nothing

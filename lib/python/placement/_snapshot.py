@@ -52,6 +52,9 @@ class Member:
     Args:
         id: unique, non-empty (str, encoded as UTF-8, or bytes).
         zone: failure domain (str or bytes); None or empty is a zone of its own.
+            A path ("rack/host", "region/rack/host") names levels of domains,
+            the top first: the broker policy spreads a shard over the top
+            level first, then the next.
         weight: relative capacity, 1..65536 (0 reads as 1).
         max_shards: most replicas it may hold; 0 is no cap.
         down: not live: owns, leads and receives nothing.

@@ -18,7 +18,9 @@ use crate::sys;
 pub struct Member {
     /// Unique, non-empty; ties break on these bytes.
     pub id: String,
-    /// Failure domain; empty (the default) is a zone of its own.
+    /// Failure domain; empty (the default) is a zone of its own. A path
+    /// ("rack/host", "region/rack/host") names levels of domains, the top
+    /// first: the broker policy spreads a shard over the top level first.
     pub zone: String,
     /// Relative capacity, 1..=65536; 0 reads as 1 (the default).
     pub weight: u32,
