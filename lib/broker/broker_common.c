@@ -22,6 +22,17 @@ int pl__bk_zones_ok(const pl_view *v, uint32_t k, uint32_t from, uint32_t to)
 	 * With levels (paths), the domains spanned at each level, the top
 	 * first, compared in that order: the first level where from and to
 	 * differ decides. */
+	if (v->zone_levels == 1) { /* one level: the zone counts alone */
+		int from_in = 0, to_in = 0;
+		for (uint32_t j = 0; j < st->nrep; j++) {
+			uint32_t r = pl__rep(st, j);
+			if (r == from)
+				continue;
+			from_in |= v->m_zone[r] == v->m_zone[from];
+			to_in |= v->m_zone[r] == v->m_zone[to];
+		}
+		return (from_in || !to_in) && pl__bk_majority_ok(v, k, from, to);
+	}
 	uint32_t rep[PL_MAX_REPLICAS];
 	for (uint32_t j = 0; j < st->nrep; j++)
 		rep[j] = pl__rep(st, j);

@@ -195,6 +195,12 @@ static inline uint32_t pl__zone_new_level(const pl_view *v, const uint32_t *set,
 					  uint32_t m)
 {
 	uint32_t lv = 0;
+	if (v->zone_levels == 1) { /* one level: is m's zone among theirs? */
+		for (uint32_t j = 0; j < n; j++)
+			if (set[j] != skip && v->m_zone[set[j]] == v->m_zone[m])
+				return 1;
+		return 0;
+	}
 	for (uint32_t j = 0; j < n && lv < v->zone_levels; j++)
 		while (set[j] != skip && lv < v->zone_levels && pl__zone_same(v, set[j], m, lv))
 			lv++;
