@@ -234,8 +234,9 @@ START_TEST(a_move_keeps_the_top_level_before_the_zone)
 END_TEST
 
 /* Random layouts with paths of 1 to 3 levels (some zones empty), RF 2 to
- * 4, skewed: every action keeps the domains spanned, the top first; the
- * tick loop equals the dry run. */
+ * 4, skewed, some streams under the majority rule and some tolerances:
+ * every action keeps the domains spanned, the top first; the tick loop
+ * equals the dry run. */
 START_TEST(random_paths_keep_their_domains_and_the_loop_equals_the_dry_run)
 {
 	uint64_t seed = tl_seed(0x1e7e1u), rng = seed;
@@ -264,8 +265,18 @@ START_TEST(random_paths_keep_their_domains_and_the_loop_equals_the_dry_run)
 		}
 		if (tl_below(&rng, 4) == 0)
 			t->m[tl_below(&rng, nm)].flags |= PL_MEMBER_DRAINING;
+		/* the other rules beside: some streams majority, tolerances */
+		uint32_t rule[3], tol[3];
+		for (uint32_t si = 0; si < ns; si++) {
+			rule[si] = tl_below(&rng, 3) == 0 ? PL_ZONES_MAJORITY : PL_ZONES_SPAN;
+			tol[si] = tl_below(&rng, 2) ? PL_TOLERANCE_DEFAULT : tl_below(&rng, 3);
+		}
+		t->snap.stream_zone_rule = rule;
+		t->snap.stream_tolerance = tol;
 		pl_broker_config cfg = bu_cfg();
 		cfg.max_moves = 1 + tl_below(&rng, 4);
+		cfg.tolerance = tl_below(&rng, 3);
+		cfg.stream_tolerance = tl_below(&rng, 2);
 		uint32_t n, len;
 		pl_plan_info info;
 		tl_view(t, 0);
@@ -277,10 +288,11 @@ START_TEST(random_paths_keep_their_domains_and_the_loop_equals_the_dry_run)
 		repairs += bu_count_kind(a, n, PL_ACTION_MOVE_REPLICA, PL_REASON_ZONE_REPAIR);
 		ck_assert_msg(bu_loop_differs(t, &cfg, &len) < 0, "%s: the loop and the dry run differ", what);
 		free(a);
+		t->snap.stream_zone_rule = t->snap.stream_tolerance = NULL; /* the stack's, not the layout's */
 		tl_free(t);
 	}
-	printf("broker: %u random layouts with paths of 1 to 3 levels (seed %llu): %u actions, %u zone repairs, no "
-	       "domain lost before one gained\n",
+	printf("broker: %u random layouts with paths of 1 to 3 levels, majority streams and tolerances (seed %llu): %u "
+	       "actions, %u zone repairs, no domain lost before one gained\n",
 	       iters, (unsigned long long)seed, actions, repairs);
 }
 END_TEST
