@@ -64,6 +64,32 @@ START_TEST(a_move_stops_at_the_widened_bound)
 }
 END_TEST
 
+/* Weighted members: a (weight 1) and b (weight 3) share 8 leaders 2 and
+ * 6; a leads 4. A tolerance of 1 widens a's ceiling to 3 (one move), of 2
+ * to 4 (none). */
+START_TEST(weighted_bounds_widen_alike)
+{
+	tl *t = tl_new();
+	uint32_t a = tl_member(t, "a", NULL), b = tl_member(t, "b", NULL);
+	t->m[b].weight = 3;
+	uint32_t s = tl_stream(t, "s");
+	for (uint32_t i = 0; i < 8; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), s, i < 4 ? a : b, 1, i < 4 ? a : b);
+	pl_broker_config cfg = bu_cfg();
+	pl_action out[16];
+	uint32_t status;
+	ck_assert_uint_eq(bu_dry_run(t, &cfg, out, 16, &status), 2);
+	cfg.tolerance = cfg.stream_tolerance = 1;
+	ck_assert_uint_eq(bu_dry_run(t, &cfg, out, 16, &status), 1);
+	ck_assert_uint_eq(out[0].from, a);
+	ck_assert_uint_eq(out[0].ceiling, 7); /* b's: 6 + 1 */
+	cfg.tolerance = cfg.stream_tolerance = 2;
+	ck_assert_uint_eq(bu_dry_run(t, &cfg, out, 16, &status), 0);
+	ck_assert_uint_eq(status, PL_STATUS_BALANCED);
+	tl_free(t);
+}
+END_TEST
+
 /* The snapshot's stream_tolerance sets each stream's; PL_TOLERANCE_DEFAULT
  * takes the config's. Two streams skewed alike, one tolerant. */
 START_TEST(the_snapshot_sets_a_stream_s_tolerance)
@@ -230,6 +256,7 @@ int main(void)
 	tcase_add_test(c, a_move_stops_at_the_widened_bound);
 	tcase_add_test(c, the_snapshot_sets_a_stream_s_tolerance);
 	tcase_add_test(c, refused_tolerances_name_their_field_or_stream);
+	tcase_add_test(c, weighted_bounds_widen_alike);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
