@@ -3,7 +3,7 @@
 
 Subcommands:
 
-  crush N [--weights equal|mixed] [--per-host K] [--hosts-only H]
+  crush N [--weights equal|mixed] [--per-host K] [--hosts-only H] [--racks R]
       A CRUSH map in crushtool's text form: N OSDs in hosts h0, h1, ... of
       K (default 4) OSDs, straw2 everywhere, and rule 0 "replicated_rule"
       (take default, chooseleaf firstn 0 type host, emit), so the replicas
@@ -11,13 +11,18 @@ Subcommands:
       hosts (the map before a host is added; the devices of the others are
       declared but in no bucket).  Mixed weights: OSD j of host h weighs
       1 + (h + j) % 3, so hosts weigh 7, 8 or 9 and OSDs 1, 2 or 3.
+      --racks R puts the hosts in rack buckets r0 .. r(R-1) (type 2 rack,
+      between host and root): host h is in rack h * R // hosts, consecutive
+      hosts together (6 hosts in 3 racks: r0 = h0 h1, r1 = h2 h3, r2 = h4
+      h5).  The rule stays chooseleaf firstn 0 type host.
 
-  snapshot DUMP CRUSH [--max-moves N]
+  snapshot DUMP CRUSH [--max-moves N] [--hosts-only-zones]
       A placement(5) file from `osdmaptool --test-map-pgs-dump` output: a
       member oN per OSD of the CRUSH map with zone=its host and weight=its
       CRUSH weight (16.16 fixed point, divided by the gcd of all), a stream
       per pool, a shard per PG with replicas = its up set and leader = its
-      primary.
+      primary.  When a rack bucket holds the host, zone=rack/host (a path of
+      levels); --hosts-only-zones strips the rack part (zone=host).
 
   report DIR
       One line of the table, from what ceph_upmap.sh left in DIR (see there).
@@ -38,7 +43,13 @@ def osd_weight(h, j, mode):
     return 1.0 if mode == "equal" else float(1 + (h + j) % 3)
 
 
-def crush_text(n, per_host, mode, hosts_only=None):
+def rack_of(h, hosts, racks):
+    """The rack of host h: consecutive hosts share a rack (h * racks // hosts),
+    so 6 hosts in 3 racks are r0 = h0 h1, r1 = h2 h3, r2 = h4 h5."""
+    return h * racks // hosts
+
+
+def crush_text(n, per_host, mode, hosts_only=None, racks=0):
     hosts = n // per_host
     if hosts * per_host != n:
         sys.exit("ceph_upmap.py: %d OSDs are not a whole number of hosts of %d" % (n, per_host))
@@ -55,7 +66,9 @@ def crush_text(n, per_host, mode, hosts_only=None):
         "",
     ]
     out += ["device %d osd.%d" % (i, i) for i in range(n)]
-    out += ["", "type 0 osd", "type 1 host", "type 11 root", ""]
+    if racks < 0 or racks > hosts:
+        sys.exit("ceph_upmap.py: %d racks for %d hosts" % (racks, hosts))
+    out += ["", "type 0 osd", "type 1 host"] + (["type 2 rack"] if racks else []) + ["type 11 root", ""]
     roots = []
     for h in range(keep):
         ws = [osd_weight(h, j, mode) for j in range(per_host)]
@@ -67,12 +80,29 @@ def crush_text(n, per_host, mode, hosts_only=None):
         for j, w in enumerate(ws):
             out.append("\titem osd.%d weight %.5f" % (h * per_host + j, w))
         out.append("}")
+    if racks:  # rack buckets between the hosts and the root
+        hosts_w = roots
+        roots = []
+        for r in range(racks):
+            mine = [(h, w) for h, w in hosts_w if rack_of(h, hosts, racks) == r]
+            if not mine:
+                continue
+            roots.append(("r%d" % r, sum(w for _, w in mine)))
+            out.append("rack r%d {" % r)
+            out.append("\tid %d" % (-2 - hosts - r))
+            out.append("\talg straw2")
+            out.append("\thash 0")
+            for h, w in mine:
+                out.append("\titem h%d weight %.5f" % (h, w))
+            out.append("}")
+    else:
+        roots = [("h%d" % h, w) for h, w in roots]
     out.append("root default {")
     out.append("\tid -1")
     out.append("\talg straw2")
     out.append("\thash 0")
-    for h, w in roots:
-        out.append("\titem h%d weight %.5f" % (h, w))
+    for b, w in roots:
+        out.append("\titem %s weight %.5f" % (b, w))
     out.append("}")
     out += [
         "",
@@ -90,23 +120,37 @@ def crush_text(n, per_host, mode, hosts_only=None):
 
 
 def read_crush(path):
-    """[(osd, host, weight16)] of the OSDs in a host bucket, in OSD order."""
+    """[(osd, zone, weight16)] of the OSDs in a host bucket, in OSD order; the
+    zone is the host, or "rack/host" when a rack bucket holds the host."""
     osds = []
-    host = None
+    racks = {}
+    host = rack = None
     with open(path) as f:
         for line in f:
-            m = re.match(r"\s*host\s+(\S+)\s*\{", line)
+            m = re.match(r"\s*(host|rack)\s+(\S+)\s*\{", line)
             if m:
-                host = m.group(1)
+                if m.group(1) == "host":
+                    host = m.group(2)
+                else:
+                    rack = m.group(2)
                 continue
             if line.strip() == "}":
-                host = None
+                host = rack = None
                 continue
             m = re.match(r"\s*item\s+osd\.(\d+)\s+weight\s+([0-9.]+)", line)
             if m and host is not None:
                 osds.append((int(m.group(1)), host, int(round(float(m.group(2)) * 0x10000))))
+                continue
+            m = re.match(r"\s*item\s+(\S+)\s+weight", line)
+            if m and rack is not None:
+                racks[m.group(1)] = rack
     osds.sort()
-    return osds
+    return [(o, racks[h] + "/" + h if h in racks else h, w) for o, h, w in osds]
+
+
+def zone_top(zone):
+    """The top level of a zone path: the rack of "rack/host"."""
+    return zone.split("/")[0]
 
 
 def member_weights(osds):
@@ -213,12 +257,15 @@ def num(x):
 
 # --- snapshot ---------------------------------------------------------------
 
-def cmd_snapshot(dump, crush, max_moves):
+def cmd_snapshot(dump, crush, max_moves, hosts_only_zones=False):
     osds = read_crush(crush)
+    if hosts_only_zones:  # the rack part stripped: zone = host
+        osds = [(o, z.split("/")[-1], w) for o, z, w in osds]
     ws = member_weights(osds)
     pgs, pools = read_dump(dump)
     known = set(ws)
-    out = ["# written by tests/compare/ceph_upmap.py from %s and %s" % (os.path.basename(dump), os.path.basename(crush)),
+    out = ["# written by tests/compare/ceph_upmap.py from %s and %s%s" % (os.path.basename(dump), os.path.basename(crush),
+                                                                      " (zone = host only)" if hosts_only_zones else ""),
            "set policy=broker rf=3 max-moves=%d" % max_moves]
     for o, host, _ in osds:
         out.append("member o%d zone=%s weight=%d" % (o, host, ws[o]))
@@ -286,6 +333,47 @@ def replay_plan(shards, actions):
     return copies, handoffs
 
 
+# --- racks ------------------------------------------------------------------
+
+def rack_changes(start, final, rack):
+    """PGs spanning fewer racks at the end than at the start, and more.
+    start and final map a PG to its OSDs (ints or "oN" members alike)."""
+    def span(up):
+        return len({rack[int(str(o).lstrip("o"))] for o in up})
+    fewer = sum(1 for pg in start if span(final[pg]) < span(start[pg]))
+    more = sum(1 for pg in start if span(final[pg]) > span(start[pg]))
+    return fewer, more
+
+
+def rack_full(mapping, rack):
+    """PGs spanning as many racks as they can (min(size, racks))."""
+    nr = len(set(rack.values()))
+    return sum(1 for up in mapping.values()
+               if len({rack[int(str(o).lstrip("o"))] for o in up}) == min(len(up), nr))
+
+
+def replay_hosts_plan(d, rack, start):
+    """placement's plan of the snapshot with zone = host only (snapshot_hosts.txt,
+    plan_hosts.json): copies, hand-offs, replica spread and the rack changes."""
+    plan = json.load(open(os.path.join(d, "plan_hosts.json")))
+    shards, pws = read_snapshot(os.path.join(d, "snapshot_hosts.txt"))
+    copies, handoffs = replay_plan(shards, plan["actions"])
+    reps = {}
+    for rl, _ in shards.values():
+        for m in rl:
+            reps[m] = reps.get(m, 0) + 1
+    for m in plan["after"]["cluster"]:
+        if reps.get(m["member"], 0) != m["replicas"]:
+            sys.exit("ceph_upmap.py: %s: replaying plan_hosts.json gives %s %d replicas, the tool %d"
+                     % (d, m["member"], reps.get(m["member"], 0), m["replicas"]))
+    rs, rsd = spread(reps, pws)
+    final = {pg: shards[pg][0] for pg in start}
+    fewer, more = rack_changes(start, final, rack)
+    return {"copies": copies, "handoffs": handoffs, "rep_spread": rs, "rep_sd": rsd,
+            "blocked": plan["blocked"], "racks_fewer": fewer, "racks_more": more,
+            "racks_full": rack_full(final, rack)}
+
+
 # --- report -----------------------------------------------------------------
 
 def cmd_report(d):
@@ -294,6 +382,8 @@ def cmd_report(d):
     ws = member_weights(osds)
     start, _ = read_dump(os.path.join(d, "map0.txt"))
     res = {"shape": meta["name"], "osds": len(ws), "pgs": len(start)}
+    # with rack buckets, each OSD's rack (the top level of its zone path)
+    rack = {o: zone_top(z) for o, z, _ in osds} if any("/" in z for _, z, _ in osds) else None
 
     r0, l0 = tally(start)
     res["start_rep_spread"], _ = spread(r0, ws)
@@ -325,8 +415,12 @@ def cmd_report(d):
         reps, leads = tally(final)
         rs, rsd = spread(reps, ws)
         ls, _ = spread(leads, ws)
-        trials.append({"copies": crush_copies + copies, "net": net, "pairs": sum(len(i) for _, i in cmds),
-                       "rep_spread": rs, "rep_sd": rsd, "lead_spread": ls})
+        trial = {"copies": crush_copies + copies, "net": net, "pairs": sum(len(i) for _, i in cmds),
+                 "rep_spread": rs, "rep_sd": rsd, "lead_spread": ls}
+        if rack:
+            trial["racks_fewer"], trial["racks_more"] = rack_changes(start, final, rack)
+            trial["racks_full"] = rack_full(final, rack)
+        trials.append(trial)
         t += 1
     if not trials:
         sys.exit("ceph_upmap.py: %s: no Ceph run" % d)
@@ -357,6 +451,13 @@ def cmd_report(d):
     res["placement"] = {"copies": copies, "net": net, "handoffs": handoffs, "actions": plan["count"],
                         "ticks": plan["ticks"], "status": plan["status"], "blocked": plan["blocked"],
                         "rep_spread": rs, "rep_sd": rsd, "lead_spread": ls, "lead_sd": lsd}
+    if rack:
+        res["placement"]["racks_fewer"], res["placement"]["racks_more"] = \
+            rack_changes(start, {pg: shards[pg][0] for pg in start}, rack)
+        res["placement"]["racks_full"] = rack_full({pg: shards[pg][0] for pg in start}, rack)
+        res["start_racks_full"] = rack_full(start, rack)
+        res["placement_hosts"] = replay_hosts_plan(d, rack, start)
+        res["ceph_trials_racks_fewer"] = sorted(x["racks_fewer"] for x in trials)
     json.dump(res, open(os.path.join(d, "result.json"), "w"), indent=1)
 
     c, p = res["ceph"], res["placement"]
@@ -375,6 +476,22 @@ def cmd_report(d):
         notes.append("ceph net %d" % c["net"])
     if p["net"] != p["copies"]:
         notes.append("placement net %d" % p["net"])
+    if rack:
+        # PGs spanning fewer (more) racks at the end than at the start
+        h = res["placement_hosts"]
+        rf = res["ceph_trials_racks_fewer"]
+        # Ceph's runs often tie on copies, so the median run by copies is an
+        # arbitrary one: the median of each count over the runs instead
+        rm = sorted(x["racks_more"] for x in trials)
+        rfull = sorted(x["racks_full"] for x in trials)
+        notes.append("PGs on fewer/more racks: ceph %d/%d (fewer %d-%d), pl %d/%d, pl zone=host %d/%d"
+                     % (rf[(len(rf) - 1) // 2], rm[(len(rm) - 1) // 2], rf[0], rf[-1],
+                        p["racks_fewer"], p["racks_more"], h["racks_fewer"], h["racks_more"]))
+        notes.append("PGs on all the racks they can: start %d, ceph %d, pl %d, pl zone=host %d"
+                     % (res["start_racks_full"], rfull[(len(rfull) - 1) // 2], p["racks_full"], h["racks_full"]))
+        notes.append("pl zone=host: copies %d, handoffs %d, rep spread %s (sd %.2f)%s"
+                     % (h["copies"], h["handoffs"], num(h["rep_spread"]), h["rep_sd"],
+                        " BLOCKED" if h["blocked"] else ""))
     cells.append("; ".join(notes) or "-")
     print("\t".join(cells))
 
@@ -388,7 +505,7 @@ def main():
     if not a:
         sys.exit(__doc__)
     if a[0] == "crush":
-        mode, per, hosts_only = "equal", 4, None
+        mode, per, hosts_only, racks = "equal", 4, None, 0
         i = 2
         while i < len(a):
             if a[i] == "--weights":
@@ -397,13 +514,15 @@ def main():
                 per = int(a[i + 1])
             elif a[i] == "--hosts-only":
                 hosts_only = int(a[i + 1])
+            elif a[i] == "--racks":
+                racks = int(a[i + 1])
             else:
                 sys.exit("ceph_upmap.py crush: unknown option %s" % a[i])
             i += 2
-        sys.stdout.write(crush_text(int(a[1]), per, mode, hosts_only))
+        sys.stdout.write(crush_text(int(a[1]), per, mode, hosts_only, racks))
     elif a[0] == "snapshot":
         mm = int(a[a.index("--max-moves") + 1]) if "--max-moves" in a else 256
-        cmd_snapshot(a[1], a[2], mm)
+        cmd_snapshot(a[1], a[2], mm, "--hosts-only-zones" in a)
     elif a[0] == "report":
         cmd_report(a[1])
     elif a[0] == "header":

@@ -2,8 +2,8 @@
 # ceph_upmap.sh - replicas copied by Ceph's upmap balancer and by the
 # placement tool's broker policy, on clusters Ceph itself generates.
 #
-# For each shape, a cluster of OSDs in hosts of 4 (a CRUSH rule that puts the
-# replicas of a PG on different hosts), one pool of size 3:
+# For each shape, a cluster of OSDs in hosts of 4 (10 in racks60-512; a CRUSH
+# rule that puts the replicas of a PG on different hosts), one pool of size 3:
 #
 #  1. crushtool compiles the CRUSH map (ceph_upmap.py crush) and osdmaptool
 #     makes the osdmap (--createsimple with --with-default-pool: pg_num is
@@ -33,6 +33,21 @@
 #     replayed on the snapshot, and the result must match the tool's own
 #     "after" counts.
 #
+# The "racks" shapes put the hosts in rack buckets (consecutive hosts share a
+# rack: host h is in rack h * racks / hosts), under a rule that still only
+# asks for different hosts (chooseleaf firstn 0 type host), so a PG starts on
+# the racks CRUSH happened to pick (1 to 3).  The snapshot's zones are then
+# paths, zone=rack/host (placement(5), the broker's levels), and placement
+# runs a second time on the same snapshot with zone=host only
+# (snapshot_hosts.txt, plan_hosts.json).  The notes count the PGs that span
+# fewer (more) racks at the end than at the start: Ceph (the replay of its
+# upmap items; the median of each count over the runs, as runs often tie on
+# copies, and the range of "fewer"), placement with paths, placement with
+# hosts only; the PGs that span all the racks they can (3) at the start and
+# at each end; and the copies of placement with hosts only.  With paths the broker also
+# repairs the racks (zone-repair moves to a third rack), and those copies are
+# in its "pl copies".
+#
 # The "newhost" shape maps the PGs on all hosts but the last, then adds the
 # last host, empty.  For Ceph, adding it to the CRUSH map remaps PGs onto it
 # at once (those copies are counted, then the balancer runs on that map);
@@ -56,7 +71,7 @@
 # primary spread; placement's copies, hand-offs, final replica spread (sd)
 # and leader spread; placement copies / Ceph copies; notes (for newhost, the
 # Ceph copies split into the CRUSH remap and the balancer; a net count of
-# copies when a replica was copied twice).
+# copies when a replica was copied twice; for racks, see above).
 # Spreads are of count - weighted share (share = total * weight / sum of
 # weights): max - min, and the standard deviation; for equal weights that
 # is max - min of the counts.  Each shape's files (the snapshot, plan.json,
@@ -99,20 +114,22 @@ fi
 WORK=${WORK:-$(mktemp -d /tmp/ceph_upmap.XXXXXX)}
 mkdir -p "$WORK"
 
-# name osds pgs weights newhost
-SHAPES='eq12-256 12 256 equal 0
-eq12-1024 12 1024 equal 0
-eq12-4096 12 4096 equal 0
-eq48-256 48 256 equal 0
-eq48-1024 48 1024 equal 0
-eq48-4096 48 4096 equal 0
-eq200-256 200 256 equal 0
-eq200-1024 200 1024 equal 0
-eq200-4096 200 4096 equal 0
-mixed48-1024 48 1024 mixed 0
-mixed200-4096 200 4096 mixed 0
-newhost48-1024 48 1024 equal 1
-newhost200-4096 200 4096 equal 1'
+# name osds pgs weights newhost per-host racks
+SHAPES='eq12-256 12 256 equal 0 4 0
+eq12-1024 12 1024 equal 0 4 0
+eq12-4096 12 4096 equal 0 4 0
+eq48-256 48 256 equal 0 4 0
+eq48-1024 48 1024 equal 0 4 0
+eq48-4096 48 4096 equal 0 4 0
+eq200-256 200 256 equal 0 4 0
+eq200-1024 200 1024 equal 0 4 0
+eq200-4096 200 4096 equal 0 4 0
+mixed48-1024 48 1024 mixed 0 4 0
+mixed200-4096 200 4096 mixed 0 4 0
+newhost48-1024 48 1024 equal 1 4 0
+newhost200-4096 200 4096 equal 1 4 0
+racks60-512 60 512 equal 0 10 3
+racks48-1024 48 1024 equal 0 4 4'
 
 # log2 of a power of two, or nothing
 log2() {
@@ -124,13 +141,13 @@ log2() {
 	echo $b
 }
 
-run_shape() { # name osds pgs weights newhost
-	name=$1 osds=$2 pgs=$3 weights=$4 newhost=$5
+run_shape() { # name osds pgs weights newhost per-host racks
+	name=$1 osds=$2 pgs=$3 weights=$4 newhost=$5 perhost=$6 racks=$7
 	d=$WORK/$name
 	rm -rf "$d"
 	mkdir -p "$d"
-	printf '{"name": "%s", "osds": %s, "pgs": %s, "weights": "%s", "newhost": %s}\n' \
-		"$name" "$osds" "$pgs" "$weights" "$newhost" >"$d/shape.json"
+	printf '{"name": "%s", "osds": %s, "pgs": %s, "weights": "%s", "newhost": %s, "per_host": %s, "racks": %s}\n' \
+		"$name" "$osds" "$pgs" "$weights" "$newhost" "$perhost" "$racks" >"$d/shape.json"
 
 	# max_osd: a power of two, at least the OSDs; pg_num = max_osd << bits
 	maxosd=1
@@ -140,10 +157,11 @@ run_shape() { # name osds pgs weights newhost
 		return 1
 	}
 
-	$py "$helper" crush "$osds" --weights "$weights" >"$d/crush.txt"
+	$py "$helper" crush "$osds" --weights "$weights" --per-host "$perhost" --racks "$racks" >"$d/crush.txt"
 	crushtool -c "$d/crush.txt" -o "$d/crush.bin"
 	if [ "$newhost" = 1 ]; then
-		$py "$helper" crush "$osds" --weights "$weights" --hosts-only $((osds / 4 - 1)) >"$d/crush0.txt"
+		$py "$helper" crush "$osds" --weights "$weights" --per-host "$perhost" --racks "$racks" \
+			--hosts-only $((osds / perhost - 1)) >"$d/crush0.txt"
 		crushtool -c "$d/crush0.txt" -o "$d/crush0.bin"
 	else
 		cp "$d/crush.bin" "$d/crush0.bin"
@@ -182,15 +200,29 @@ run_shape() { # name osds pgs weights newhost
 		;;
 	esac
 	"$PLACEMENT" plan "$d/snapshot.txt" >"$d/plan.txt" || true
+	if [ "$racks" -gt 0 ]; then
+		# the same layout with zone=host only: what the levels change
+		$py "$helper" snapshot "$d/map0.txt" "$d/crush.txt" --max-moves "$MAX_MOVES" --hosts-only-zones \
+			>"$d/snapshot_hosts.txt"
+		rc=0
+		"$PLACEMENT" --json plan "$d/snapshot_hosts.txt" >"$d/plan_hosts.json" || rc=$?
+		case $rc in
+		0 | 3) ;;
+		*)
+			echo "ceph_upmap.sh: $name: placement plan (zone=host) exited $rc" >&2
+			return 1
+			;;
+		esac
+	fi
 	$py "$helper" report "$d"
 }
 
 want=${*:-}
 $py "$helper" header
-echo "$SHAPES" | while read -r name osds pgs weights newhost; do
+echo "$SHAPES" | while read -r name osds pgs weights newhost perhost racks; do
 	if [ -n "$want" ]; then
 		case " $want " in *" $name "*) ;; *) continue ;; esac
 	fi
-	run_shape "$name" "$osds" "$pgs" "$weights" "$newhost"
+	run_shape "$name" "$osds" "$pgs" "$weights" "$newhost" "$perhost" "$racks"
 done
 echo "# files kept in $WORK (TRIALS=$TRIALS UPMAP_MAX=$UPMAP_MAX MAX_MOVES=$MAX_MOVES, $(osdmaptool --version 2>/dev/null | head -1))" >&2
