@@ -90,9 +90,14 @@ static inline void shard(out *o, const names *n)
 	put_bytes(o, n->s->shards[n->a->shard].key);
 }
 
+/* An action from outside the library may name no stream where its sentence
+ * wants one: it is written, never read past the array. */
 static inline void stream(out *o, const names *n)
 {
-	put_bytes(o, n->s->streams[n->a->stream].id);
+	if (n->a->stream == PL_NONE)
+		put(o, "(none)");
+	else
+		put_bytes(o, n->s->streams[n->a->stream].id);
 }
 
 /* "<head><shard> on <to>". */

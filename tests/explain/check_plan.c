@@ -66,6 +66,13 @@ START_TEST(every_kind_and_reason_reads_as_a_sentence)
 				      pl_reason_name(reason), s);
 			a.from = PL_NONE;
 			say(t, &a);
+			/* an action from outside may name no stream, or a level
+			 * of the zones' paths, whatever its kind */
+			a.from = 2;
+			a.stream = PL_NONE;
+			say(t, &a);
+			a.at = 1;
+			say(t, &a);
 		}
 	tl_free(t);
 }
