@@ -64,6 +64,7 @@ extern "C" {
 	X(E_OVERLAP, -39, "output or workspace overlaps an input or the view")            \
 	X(E_TOLERANCE, -40, "stream tolerance past PL_MAX_TOLERANCE")                    \
 	X(E_ZONE_RULE, -41, "unknown stream zone rule")                                   \
+	X(E_STREAM_FLAGS, -42, "unknown stream flags")                                    \
 	X(E_ROUTE_VALUE, -50, "route request field is not one of its values")             \
 	X(E_ROUTE_OUTCOME, -51, "forward outcome for a request that was not forwarded")   \
 	X(E_DOC_SYNTAX, -52, "malformed override document line")                          \

@@ -163,7 +163,7 @@ typedef struct pl_copy {
 
 /** The layout of pl_snapshot a caller fills: odd, as every version of it
  * will be. 3 added shard_bytes and member_capacity at the end, 5 the
- * streams' rules (stream_tolerance, stream_zone_rule); an older snapshot
+ * streams' rules (stream_tolerance, stream_zone_rule, stream_flags); an older snapshot
  * (which ends before them) is read as it was, with every size and capacity
  * unknown and every stream's rules the defaults. */
 #define PL_SNAPSHOT_VERSION 5u
@@ -175,6 +175,12 @@ typedef struct pl_copy {
 			      *  of a shard's replicas in one zone, so losing any zone leaves a majority
 			      *  (Kudu's placement rule); where the zones cannot, as few in one as they allow */
 #define PL_ZONES_RULE_MAX 1u
+/* snapshot.stream_flags (the broker policy). */
+#define PL_STREAM_KEEP 0x1u /**< excluded from balancing: no balance move (leaders, replicas or bytes, of the
+			     *  stream or of the totals) takes one of its shards; they still count in every
+			     *  member's totals, and failover, drains, zone repair and new shards' placement
+			     *  still move them (Cruise Control's excluded topics) */
+#define PL_STREAM_FLAGS_ALL 0x1u
 /** snapshot.stream_tolerance: the stream takes the config's stream_tolerance. */
 #define PL_TOLERANCE_DEFAULT UINT32_MAX
 /** Most a tolerance may be, in shards (a stream's, or a config's). */
@@ -214,12 +220,13 @@ typedef struct pl_snapshot {
 					   *  stray past its floor and ceiling before a move is made, at most
 					   *  PL_MAX_TOLERANCE; PL_TOLERANCE_DEFAULT = the config's */
 	const uint32_t *stream_zone_rule; /**< n_streams: PL_ZONES_SPAN (0) or PL_ZONES_MAJORITY */
+	const uint32_t *stream_flags;     /**< n_streams: PL_STREAM_* (PL_STREAM_KEEP) */
 } pl_snapshot;
 
 /** A snapshot with its version set, no arrays and zero counts: start from
  * it, then set the fields. Positional, so C and C++ both take it, and every
  * field is named, so -Wextra (missing-field-initializers) takes it too. */
-#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL}
+#define PL_SNAPSHOT_INIT {PL_SNAPSHOT_VERSION, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL}
 
 /* pl_diag.kind: which array the bad element is in. */
 #define PL_ELEM_NONE 0u
@@ -290,7 +297,8 @@ PL_API size_t pl_snapshot_work_size(const pl_snapshot *snap);
  *     PL_BYTES_UNKNOWN is never past a limit; then (version 5) each
  *     stream's rules (PL_ELEM_STREAM): a stream_tolerance past
  *     PL_MAX_TOLERANCE that is not PL_TOLERANCE_DEFAULT (PL_E_TOLERANCE), a
- *     stream_zone_rule past PL_ZONES_RULE_MAX (PL_E_ZONE_RULE);
+ *     stream_zone_rule past PL_ZONES_RULE_MAX (PL_E_ZONE_RULE), a
+ *     stream_flags bit outside PL_STREAM_FLAGS_ALL (PL_E_STREAM_FLAGS);
  *  7. each copy in flight (PL_ELEM_COPY): shard index (PL_E_COPY_SHARD), `to`
  *     index (PL_E_COPY_TO), `from` index or PL_NONE (PL_E_COPY_FROM),
  *     reserved not 0 (PL_E_COPY_RESERVED); `to` already holds a replica

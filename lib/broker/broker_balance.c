@@ -194,8 +194,8 @@ static uint32_t handoff_from(const pl__bk *b, uint32_t k)
 	const pl__shard_state *st = pl__st(v, k);
 	uint32_t u = pl__leader(st);
 	if (u == PL_NONE || st->moving || st->touched || (pl__moved(v, k) & PL__MOVED_LEADER) || !pl__eligible(v, u) ||
-	    !pl__bk_out_ok(b, u))
-		return PL_NONE; /* a leadership moves once in a view */
+	    !pl__bk_out_ok(b, u) || pl__bk_kept(v, k))
+		return PL_NONE; /* a leadership moves once in a view; a kept stream's not at all */
 	return u;
 }
 

@@ -94,7 +94,7 @@ static int movable(const pl_view *v, uint32_t k)
 {
 	const pl__shard_state *st = pl__st(v, k);
 	uint64_t s = pl__size(v, k);
-	return !st->moving && !st->touched && s != PL_BYTES_UNKNOWN && s > 0;
+	return !st->moving && !st->touched && s != PL_BYTES_UNKNOWN && s > 0 && !pl__bk_kept(v, k);
 }
 
 /* Replicas and leaders on eligible members: the totals' bounds are counted

@@ -353,6 +353,19 @@ static inline void pl__bk_bounds(const pl_view *v, const pl__scope *sc, uint32_t
 	pl__bk_widen(sc->tol, fl, ce);
 }
 
+/* Is stream s kept as it is (PL_STREAM_KEEP)? No balance move takes one of
+ * its shards, and its own scopes want none. */
+static inline int pl__bk_kept_stream(const pl_view *v, uint32_t s)
+{
+	return s != PL_NONE && v->snap.stream_flags != NULL && (v->snap.stream_flags[s] & PL_STREAM_KEEP);
+}
+
+/* Is shard k's stream kept? */
+static inline int pl__bk_kept(const pl_view *v, uint32_t k)
+{
+	return pl__bk_kept_stream(v, v->snap.shards[k].stream);
+}
+
 /* Stream s's tolerance: the snapshot's, else the config's. */
 static inline uint32_t pl__bk_stream_tol(const pl_view *v, const pl_broker_config *cfg, uint32_t s)
 {

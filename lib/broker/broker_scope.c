@@ -86,7 +86,7 @@ uint32_t pl__bk_stream_replicas_all(const pl_view *v, uint32_t s)
 	return cells_sum(v, s, 1, 0);
 }
 
-static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
+static void count_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
 {
 	const pl_view *v = b->v;
 	counts c = stream_counts(v, s, (int)rep);
@@ -151,6 +151,14 @@ static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *s
 		pl__bk_bounds(v, sc, m, &fl, &ce);
 		sc->under = fl > 0 && pl__bk_count(v, sc, m) == 0;
 	}
+}
+
+/* A kept stream's scope is counted and bounded as any, and wants no move. */
+static void scope_stream(const pl__bk *b, uint32_t s, uint32_t rep, pl__scope *sc)
+{
+	count_stream(b, s, rep, sc);
+	if (pl__bk_kept_stream(b->v, s))
+		sc->over = sc->under = 0, sc->hot = 0;
 }
 
 void pl__bk_scope_stream(const pl__bk *b, uint32_t s, pl__scope *sc)
@@ -511,6 +519,8 @@ static uint64_t evens(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
 int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd,
 		 uint32_t follower, uint32_t settled, uint32_t k)
 {
+	if (pl__bk_kept(v, k))
+		return 0; /* every balance move is offered here: a kept stream's shards stay */
 	int64_t g = gain(v, k, a, d);
 	if (x->have) {
 		uint32_t r, rx;

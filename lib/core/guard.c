@@ -70,7 +70,8 @@ int pl__overlaps_snapshot(const pl_snapshot *s, const void *p, size_t n)
 		return 1;
 	if (s->version >= 5u && s->n_streams <= PL_MAX_STREAMS &&
 	    (pl__overlap(p, n, s->stream_tolerance, pl__span(s->n_streams, sizeof(uint32_t))) ||
-	     pl__overlap(p, n, s->stream_zone_rule, pl__span(s->n_streams, sizeof(uint32_t)))))
+	     pl__overlap(p, n, s->stream_zone_rule, pl__span(s->n_streams, sizeof(uint32_t))) ||
+	     pl__overlap(p, n, s->stream_flags, pl__span(s->n_streams, sizeof(uint32_t)))))
 		return 1;
 	/* An array whose count passes its limit is refused before it is read
 	 * (pl__check_arrays()): its claimed extent is not compared either. */

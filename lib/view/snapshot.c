@@ -234,6 +234,9 @@ static int check_sizes(const pl_snapshot *caller, pl_diag *d)
 	for (uint32_t i = 0; s.stream_zone_rule && i < s.n_streams; i++)
 		if (s.stream_zone_rule[i] > PL_ZONES_RULE_MAX)
 			return pl__fail(d, PL_E_ZONE_RULE, PL_ELEM_STREAM, i, PL_NONE);
+	for (uint32_t i = 0; s.stream_flags && i < s.n_streams; i++)
+		if (s.stream_flags[i] & ~PL_STREAM_FLAGS_ALL)
+			return pl__fail(d, PL_E_STREAM_FLAGS, PL_ELEM_STREAM, i, PL_NONE);
 	return 0;
 }
 
