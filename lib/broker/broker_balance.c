@@ -390,7 +390,8 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 {
 	const pl_view *v = b->v;
 	const pl__shard_state *st = pl__st(v, k);
-	if (x == a || !pl__eligible(v, x) || st->moving || st->touched || (pl__holds(st, x) && !pl__in_sync(v, k, x)))
+	if (x == a || !pl__eligible(v, x) || st->moving || st->touched || (pl__holds(st, x) && !pl__in_sync(v, k, x)) ||
+	    pl__bk_kept(v, k))
 		return 0;
 	if (!pl__holds(st, x) && (b->cfg->handoff_only || !pl__bk_room_new(v, x) || !pl__bk_copy_ok(b, k, a, x)))
 		return 0;

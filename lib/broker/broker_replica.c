@@ -227,7 +227,8 @@ static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
 	for (uint32_t r = 0; r < v->nk; r++) {
 		uint32_t k = v->k_order[r], s = v->snap.shards[k].stream;
 		const pl__shard_state *st = pl__st(v, k);
-		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || !pl__bk_copy_ok(b, k, x, d))
+		if (!pl__holds(st, x) || pl__holds(st, d) || st->moving || st->touched || pl__bk_kept(v, k) ||
+		    !pl__bk_copy_ok(b, k, x, d))
 			continue;
 		if (s != PL_NONE && b->cfg->stream_balance &&
 		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), x, pl__rcell_get(v, s, x), d, pl__rcell_get(v, s, d)))
