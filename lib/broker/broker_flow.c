@@ -180,6 +180,13 @@ void pl__bk_targets(pl__bk *b)
 		b->tgt[s] = 0;
 		if (L == 0)
 			continue;
+		if (pl__bk_kept_stream(v, s)) {
+			/* a kept stream's leaders stay where they are: they
+			 * take their members' room in the totals, no slot */
+			for (uint32_t e = 0; e < v->n_elig; e++)
+				base[v->elig[e]] += pl__cell_get(v, s, v->elig[e]);
+			continue;
+		}
 		fstream *x = &f.fs[f.n];
 		x->s = s;
 		x->pair = x->cheap = 0;
