@@ -61,6 +61,8 @@ func TestSnapshotErrors(t *testing.T) {
 	wantErr(t, err, ErrTolerance, ElemStream, 1, "t")
 	_, err = NewSnapshot(Layout{Members: ms, Streams: []Stream{{ID: "s", Zones: 2}}})
 	wantErr(t, err, ErrZoneRule, ElemStream, 0, "s")
+	_, err = NewSnapshot(Layout{Members: ms, Streams: []Stream{{ID: "s"}, {ID: "t", Flags: 2}}})
+	wantErr(t, err, ErrStreamFlags, ElemStream, 1, "t")
 	_, err = NewSnapshot(Layout{Members: []Member{{ID: "b0"}, {ID: ""}}})
 	wantErr(t, err, ErrEmptyID, ElemMember, 1, "")
 	_, err = NewSnapshot(Layout{Members: []Member{{ID: "b0", Weight: 65537}}})

@@ -34,6 +34,39 @@ func Example() {
 	// 8 actions, balanced
 }
 
+// A kept stream (StreamKeep, Cruise Control's excluded topics): audit's
+// leaders all sit on b0 and stay there; orders, led from b0 too, is
+// balanced around it.
+func ExampleStream_keep() {
+	l := placement.Layout{
+		Members: []placement.Member{{ID: "b0"}, {ID: "b1"}, {ID: "b2"}},
+		Streams: []placement.Stream{{ID: "audit", Flags: placement.StreamKeep}, {ID: "orders"}},
+	}
+	for _, s := range []string{"audit", "orders"} {
+		for i := 0; i < 3; i++ {
+			l.Shards = append(l.Shards, placement.Shard{Key: fmt.Sprint(s, "/", i), Stream: s,
+				Replicas: []string{"b0", "b1", "b2"}, Leader: "b0"})
+		}
+	}
+	snap, err := placement.NewSnapshot(l)
+	if err != nil {
+		panic(err)
+	}
+	defer snap.Close()
+	plan, err := placement.BrokerDryRun(snap, placement.DefaultBrokerConfig())
+	if err != nil {
+		panic(err)
+	}
+	for _, a := range plan.Actions {
+		fmt.Println(a.Kind, a.Shard, a.From, "->", a.To, a.Reason)
+	}
+	fmt.Println(plan.Status)
+	// Output:
+	// move-leader orders/0 b0 -> b1 stream-skew
+	// move-leader orders/2 b0 -> b2 stream-skew
+	// balanced
+}
+
 // An error names the element by index and id, and matches its code.
 func ExampleError() {
 	_, err := placement.NewSnapshot(placement.Layout{

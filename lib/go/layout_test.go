@@ -16,7 +16,7 @@ import (
 // [replica-balance=on|off] [handoff-only=on|off] [tolerance=N]
 // [stream-tolerance=N]`, `member ID [zone=Z]
 // [weight=W] [cap=N] [draining] [down]`, `stream ID [tolerance=N]
-// [zones=span|majority]`, `shard ID stream=S
+// [zones=span|majority] [keep]`, `shard ID stream=S
 // replicas=a,b leader=a [out-of-sync=a,b] [moving-to=M]`, `copy KEY to=M
 // [from=M]` and # comments. Anything else
 // fails the test, so a layout the reader would misread is never compared.
@@ -123,6 +123,8 @@ func readLayout(t *testing.T, path string) (Layout, BrokerConfig) {
 					st.Zones = ZonesSpan
 				case kv == "zones=majority":
 					st.Zones = ZonesMajority
+				case kv == "keep":
+					st.Flags |= StreamKeep
 				default:
 					bad(kv)
 				}

@@ -125,6 +125,9 @@ const (
 	ErrTolerance Code = C.PL_E_TOLERANCE
 	// ErrZoneRule is PL_E_ZONE_RULE: unknown stream zone rule; it names the stream.
 	ErrZoneRule Code = C.PL_E_ZONE_RULE
+	// ErrStreamFlags is PL_E_STREAM_FLAGS: unknown stream flags (a bit
+	// outside StreamFlagsAll); it names the stream.
+	ErrStreamFlags Code = C.PL_E_STREAM_FLAGS
 	// ErrMoveInFlight is PL_E_MOVE_IN_FLIGHT: region has a move in flight: a copy staged and not committed, or a primary move.
 	ErrMoveInFlight Code = C.PL_E_MOVE_IN_FLIGHT
 )

@@ -60,6 +60,7 @@ var codeNames = map[Code]string{
 	ErrCapacity:          "E_CAPACITY",
 	ErrTolerance:         "E_TOLERANCE",
 	ErrZoneRule:          "E_ZONE_RULE",
+	ErrStreamFlags:       "E_STREAM_FLAGS",
 	ErrMoveInFlight:      "E_MOVE_IN_FLIGHT",
 }
 

@@ -52,14 +52,36 @@ type Member struct {
 // most MaxShardTolerance (2^26); past it the snapshot is refused
 // (ErrTolerance naming the stream). Zones is how its shards' replicas
 // spread over zones: ZonesSpan (the zero value) or ZonesMajority; another
-// value is refused (ErrZoneRule naming the stream). The snapshot gives the
+// value is refused (ErrZoneRule naming the stream). Flags are its
+// StreamFlags: StreamKeep excludes it from balancing; another bit is
+// refused (ErrStreamFlags naming the stream). The snapshot gives the
 // library each array only when some listed stream sets it.
+//
+// A kept stream whose leaders all sit on one member stays there while the
+// broker balances the others around it (the example).
 type Stream struct {
-	ID           string   // unique, non-empty
-	Tolerance    uint32   // shards past its bounds a member's count may stray, when ToleranceSet
-	ToleranceSet bool     // Tolerance is the stream's own; false (the zero value) takes the config's
-	Zones        ZoneRule // how its shards spread over zones; ZonesSpan (the zero value) by default
+	ID           string      // unique, non-empty
+	Tolerance    uint32      // shards past its bounds a member's count may stray, when ToleranceSet
+	ToleranceSet bool        // Tolerance is the stream's own; false (the zero value) takes the config's
+	Zones        ZoneRule    // how its shards spread over zones; ZonesSpan (the zero value) by default
+	Flags        StreamFlags // StreamKeep or none (the zero value)
 }
+
+// StreamFlags are a stream's flags (PL_STREAM_*), for the broker policy.
+type StreamFlags uint32
+
+// The stream flags of snapshot.h.
+const (
+	// StreamKeep excludes the stream from balancing (Cruise Control's
+	// excluded topics): no balance move (leaders, replicas or bytes, of the
+	// stream or of the totals) takes one of its shards. They still count in
+	// every member's totals, and failover, drains, zone repair and new
+	// shards' placement still move them.
+	StreamKeep StreamFlags = C.PL_STREAM_KEEP
+	// StreamFlagsAll is every flag the library knows; another bit is
+	// refused (ErrStreamFlags naming the stream).
+	StreamFlagsAll StreamFlags = C.PL_STREAM_FLAGS_ALL
+)
 
 // ZoneRule is how a stream's shards spread over zones (PL_ZONES_*), for
 // the broker policy.
@@ -342,14 +364,16 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 		capped = capped || l.Members[i].CapacityKnown
 	}
 	// Each stream's rules: their arrays only when a listed stream sets one.
-	tolerant, zoned := false, false
+	tolerant, zoned, flagged := false, false, false
 	for i := range l.Streams {
 		tolerant = tolerant || l.Streams[i].ToleranceSet
 		zoned = zoned || l.Streams[i].Zones != ZonesSpan
+		flagged = flagged || l.Streams[i].Flags != 0
 	}
 
 	// One C allocation: the struct, the five arrays, the sizes and
-	// capacities, the streams' tolerances and zone rules, then the id bytes.
+	// capacities, the streams' tolerances, zone rules and flags, then the
+	// id bytes.
 	nm, ns, nk, no, nc := len(l.Members), len(s.streamIDs), len(l.Shards), len(l.Overrides), len(l.Copies)
 	off := align8(unsafe.Sizeof(C.pl_snapshot{}))
 	offM := off
@@ -376,6 +400,10 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 	}
 	offZone := off
 	if zoned {
+		off += uintptr(ns) * 4
+	}
+	offFlags := off
+	if flagged {
 		off += uintptr(ns) * 4
 	}
 	offB := off
@@ -511,6 +539,16 @@ func NewSnapshot(l Layout) (*Snapshot, error) {
 			cz[i] = C.PL_ZONES_SPAN
 			if i < len(l.Streams) {
 				cz[i] = C.uint32_t(l.Streams[i].Zones)
+			}
+		}
+	}
+	if flagged && ns > 0 {
+		snap.stream_flags = (*C.uint32_t)(at(offFlags))
+		cf := unsafe.Slice(snap.stream_flags, ns)
+		for i := range cf {
+			cf[i] = 0
+			if i < len(l.Streams) {
+				cf[i] = C.uint32_t(l.Streams[i].Flags)
 			}
 		}
 	}

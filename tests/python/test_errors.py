@@ -122,6 +122,8 @@ TRIGGERS = {
 UNREACHABLE = {
     "E_NULL": "every array and byte range the binding passes has a pointer when its count or length is not 0",
     "E_FLAGS": "member and shard flags are built from named booleans: no unknown bit can be set",
+    "E_STREAM_FLAGS": "a stream's flags are built from its keep boolean: no unknown bit can be set "
+                      "(test_keep.py has the library refuse one through the raw layer)",
     "E_WORKSPACE": "every workspace is sized by pl_snapshot_work_size() or pl_view_size()",
     "E_ALIGN": "every workspace is an array of uint64_t, aligned to 8",
     "E_OVERLAP": "every view, workspace and output array is memory the binding allocated for that call alone",

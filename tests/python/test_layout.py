@@ -29,7 +29,8 @@ def _constants():
                  "PL_ACTION_STAGE_FIRST", "PL_ACTION_CARRIES_LEADER", "PL_MAX_BYTES", "PL_BYTES_UNKNOWN",
                  "PL_BROKER_MAX_TOLERANCE", "PL_SCORER_XXH3", "PL_SCORER_LEGACY_FNV1A", "PL_FLEET_NEVER",
                  "PL_ROUTE_BODY_LIMIT", "PL_BROKER_CONFIG_VERSION", "PL_TOLERANCE_DEFAULT", "PL_MAX_TOLERANCE",
-                 "PL_ZONES_SPAN", "PL_ZONES_MAJORITY", "PL_ZONES_RULE_MAX"):
+                 "PL_ZONES_SPAN", "PL_ZONES_MAJORITY", "PL_ZONES_RULE_MAX", "PL_STREAM_KEEP",
+                 "PL_STREAM_FLAGS_ALL"):
         out.append((name, getattr(_ffi, name)))
     out.append(("PL_MEMBER_FLAGS_ALL", _ffi.PL_MEMBER_DOWN | _ffi.PL_MEMBER_DRAINING | _ffi.PL_MEMBER_LAGGING
                  | _ffi.PL_MEMBER_UNMEASURED))

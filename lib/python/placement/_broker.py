@@ -52,7 +52,9 @@ def broker_plan(target, scorer="xxh3", **config):
             replicas may stray past its floor and ceiling before a move is
             made, 0..PL_MAX_TOLERANCE, default 0) and stream_tolerance (the
             same for each stream's counts where its Stream(tolerance=...)
-            is None; default 0).
+            is None; default 0). A Stream(keep=True) is left out of the
+            rebalance moves (none takes one of its shards); the other steps
+            still move its shards.
 
     Returns:
         a Plan: its actions, in the order to carry them out, and its status.

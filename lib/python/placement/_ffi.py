@@ -35,8 +35,8 @@ PL_MAX_REPLICAS = 8
 PL_MAX_WEIGHT = 65536
 PL_MAX_COPIES = PL_MAX_SHARDS
 #: pl_snapshot.version, its first field: 3 added shard sizes and member
-#: capacities, 5 the streams' rules (stream_tolerance, stream_zone_rule); 1
-#: and 3 are read too, any other is refused with E_VERSION.
+#: capacities, 5 the streams' rules (stream_tolerance, stream_zone_rule,
+#: stream_flags); 1 and 3 are read too, any other is refused with E_VERSION.
 PL_SNAPSHOT_VERSION = 5
 #: pl_broker_config.version the package fills: 4 added tolerance and
 #: stream_tolerance.
@@ -60,6 +60,11 @@ PL_ZONES_MAJORITY = 1
 PL_ZONES_RULE_MAX = 1
 #: The words of the zone rules (Stream(zones=...), placement(5)'s zones=).
 ZONE_RULES = {"span": PL_ZONES_SPAN, "majority": PL_ZONES_MAJORITY}
+#: snapshot.stream_flags: the stream is excluded from balancing (Stream(keep=True),
+#: placement(5)'s keep): no balance move takes one of its shards; they still
+#: count in the totals, and failover, drains, zone repair and placing move them.
+PL_STREAM_KEEP = 0x1
+PL_STREAM_FLAGS_ALL = PL_STREAM_KEEP
 PL_VIEW_ALIGN = 8
 
 PL_MEMBER_DOWN = 0x1
@@ -195,6 +200,7 @@ class PlSnapshot(ctypes.Structure):
         # version 5: each stream's rules, parallel to streams (NULL = defaults)
         ("stream_tolerance", ctypes.c_void_p),
         ("stream_zone_rule", ctypes.c_void_p),
+        ("stream_flags", ctypes.c_void_p),
     ]
 
 

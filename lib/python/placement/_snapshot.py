@@ -121,19 +121,35 @@ class Stream:
             "majority" (that, and at most (replicas - 1) // 2 of a shard's
             replicas in one zone, so losing a zone leaves a majority).
             Another word is refused (E_ZONE_RULE naming the stream).
+        keep: excluded from balancing, for the broker policy
+            (PL_STREAM_KEEP, Cruise Control's excluded topics): no balance
+            move (leaders, replicas or bytes, of the stream or of the
+            totals) takes one of its shards. They still count in every
+            member's totals, and failover, drains, zone repair and new
+            shards' placement still move them. False by default; read as
+            a boolean.
 
-    The other policies read neither (placement/snapshot.h, version 5).
+    The other policies read none of them (placement/snapshot.h, version 5).
+
+    A kept stream whose leaders all sit on one member stays there; the
+    broker balances the other streams around it::
+
+        snap = Snapshot([Member("b0"), Member("b1"), Member("b2")],
+                        [Shard("k%d" % i, stream="kept", replicas=["b0"], leader="b0") for i in range(6)],
+                        streams=[Stream("kept", keep=True)])
+        assert broker_dry_run(snap, replication_factor=1).actions == []
     """
 
-    __slots__ = ("id", "tolerance", "zones")
+    __slots__ = ("id", "tolerance", "zones", "keep")
 
-    def __init__(self, id, tolerance=None, zones="span"):
+    def __init__(self, id, tolerance=None, zones="span", keep=False):
         self.id = id
         self.tolerance = tolerance
         self.zones = zones
+        self.keep = keep
 
     def _key(self):
-        return (self.id, self.tolerance, self.zones)
+        return (self.id, self.tolerance, self.zones, bool(self.keep))
 
     def __eq__(self, other):
         return isinstance(other, Stream) and self._key() == other._key()
@@ -142,7 +158,8 @@ class Stream:
         return hash(self.id)
 
     def __repr__(self):
-        extra = "".join(", %s=%r" % (f, getattr(self, f)) for f, d in (("tolerance", None), ("zones", "span"))
+        extra = "".join(", %s=%r" % (f, getattr(self, f))
+                        for f, d in (("tolerance", None), ("zones", "span"), ("keep", False))
                         if getattr(self, f) != d)
         return "Stream(%r%s)" % (self.id, extra)
 
@@ -515,9 +532,10 @@ class Snapshot:
         c.shard_bytes = ctypes.addressof(self._sizes) if self._sizes is not None else None
         c.member_capacity = ctypes.addressof(self._caps) if self._caps is not None else None
         # each stream's rules (version 5): arrays only when one is not the default
-        self._tolerance, self._zone_rule = self._stream_rules(s_objs)
+        self._tolerance, self._zone_rule, self._flags = self._stream_rules(s_objs)
         c.stream_tolerance = ctypes.addressof(self._tolerance) if self._tolerance is not None else None
         c.stream_zone_rule = ctypes.addressof(self._zone_rule) if self._zone_rule is not None else None
+        c.stream_flags = ctypes.addressof(self._flags) if self._flags is not None else None
         self._c = c
 
         size = _ffi.lib.pl_snapshot_work_size(ctypes.byref(c))
@@ -527,12 +545,12 @@ class Snapshot:
         self.raise_for(rc, diag)
 
     def _stream_rules(self, streams):
-        """The uint32_t arrays of the streams' tolerances and zone rules, each
-        None when every stream has the default. A tolerance no uint32_t holds
-        is E_INVAL naming the stream; one past PL_MAX_TOLERANCE, and a zone
-        word that is not a rule, are left to the library (E_TOLERANCE,
-        E_ZONE_RULE)."""
-        tol = zones = None
+        """The uint32_t arrays of the streams' tolerances, zone rules and
+        flags (PL_STREAM_KEEP from keep), each None when every stream has
+        the default. A tolerance no uint32_t holds is E_INVAL naming the
+        stream; one past PL_MAX_TOLERANCE, and a zone word that is not a
+        rule, are left to the library (E_TOLERANCE, E_ZONE_RULE)."""
+        tol = zones = flags = None
         if any(s.tolerance is not None for s in streams):
             tol = (ctypes.c_uint32 * len(streams))()
             for i, s in enumerate(streams):
@@ -555,7 +573,11 @@ class Snapshot:
                         s.zones, ", ".join(_ffi.ZONE_RULES)))
                     v = _ffi.PL_NONE
                 zones[i] = v
-        return tol, zones
+        if any(s.keep for s in streams):
+            flags = (ctypes.c_uint32 * len(streams))()
+            for i, s in enumerate(streams):
+                flags[i] = _ffi.PL_STREAM_KEEP if s.keep else 0
+        return tol, zones, flags
 
     def _pack(self, pk, buf, i, vals, kind, ident, numeric, obj):
         try:

@@ -19,7 +19,7 @@ _MEMBER_ATTRS = ("zone", "weight", "cap", "joined", "load", "map", "last-move", 
                  "unmeasured", "capacity")
 _SHARD_ATTRS = ("stream", "replicas", "leader", "moving-to", "epoch", "load", "not-idempotent", "transfer-debt",
                 "out-of-sync", "size")
-_STREAM_ATTRS = ("tolerance", "zones")
+_STREAM_ATTRS = ("tolerance", "zones", "keep")
 
 
 # ---- reading placement(5) -------------------------------------------------------------
@@ -151,15 +151,19 @@ class _Reader:
 
     def stream(self, line, sid, words):
         """A Stream and its rules (the broker policy's): tolerance=N
-        (0..PL_MAX_TOLERANCE), zones=span|majority."""
+        (0..PL_MAX_TOLERANCE), zones=span|majority, keep (a bare word:
+        excluded from balancing)."""
         for w in words:
-            if w.partition(b"=")[0] not in (b"tolerance", b"zones"):
-                self.fail(line, "stream takes an id and tolerance= or zones=, not '%s'" % self.show(w))
+            if w.partition(b"=")[0] not in (b"tolerance", b"zones", b"keep"):
+                self.fail(line, "stream takes an id, tolerance=, zones= and keep, not '%s'" % self.show(w))
         a = self.attrs(line, words, _STREAM_ATTRS, "stream")
         for n, v in a.items():
-            if v is None:
+            if n == "keep":
+                if v is not None:
+                    self.fail(line, "keep is a flag: it takes no value")
+            elif v is None:
                 self.fail(line, "%s needs a value (%s=...)" % (n, n))
-        s = Stream(_id_out(sid))
+        s = Stream(_id_out(sid), keep="keep" in a)
         if "tolerance" in a:
             s.tolerance = self.number(line, a["tolerance"], "tolerance=", _ffi.PL_MAX_TOLERANCE)
         if "zones" in a:
@@ -488,6 +492,8 @@ def _dump_text(c):
                 w.append("tolerance=%d" % s.tolerance)
             if s.zones != "span":
                 w.append("zones=%s" % s.zones)
+            if s.keep:
+                w.append("keep")
         out.append(" ".join(w))
     for k in c.shards:
         w = ["shard", _escape(k.key)]

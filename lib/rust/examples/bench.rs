@@ -136,6 +136,7 @@ fn c_run(c: &CLayout, cfg: &sys::pl_broker_config) -> (Duration, usize) {
         member_capacity: std::ptr::null(),
         stream_tolerance: std::ptr::null(),
         stream_zone_rule: std::ptr::null(),
+        stream_flags: std::ptr::null(),
     };
     let t0 = Instant::now();
     // SAFETY: the arrays outlive the view; the buffers are as long as said.

@@ -153,8 +153,9 @@ impl Member {
 /// stream with no shard.
 ///
 /// A stream may carry rules for the broker policy (snapshot version 5): its
-/// own [`tolerance`](Stream::tolerance) and its [`ZoneRule`]. A stream the
-/// shards name without listing it has the defaults.
+/// own [`tolerance`](Stream::tolerance), its [`ZoneRule`], and whether it is
+/// [kept](Stream::keep) out of balancing. A stream the shards name without
+/// listing it has the defaults.
 ///
 /// ```
 /// use placement::{Stream, ZoneRule};
@@ -162,6 +163,22 @@ impl Member {
 /// assert_eq!((s.tolerance, s.zones), (Some(2), ZoneRule::Majority));
 /// assert_eq!(Stream::new("logs").tolerance, None);
 /// assert_eq!(Stream::new("logs").zones, ZoneRule::Span);
+/// assert!(Stream::new("audit").keep().keep && !Stream::new("logs").keep);
+/// ```
+///
+/// A kept stream whose leaders all sit on one member stays there; the broker
+/// balances around it:
+///
+/// ```
+/// use placement::{broker_dry_run, BrokerConfig, Member, Shard, Snapshot, Stream};
+/// let members = vec![Member::new("b0"), Member::new("b1"), Member::new("b2")];
+/// let shards = (0..6).map(|i| Shard::new(format!("audit/{}", i)).stream("audit").replicas(&["b0"]).leader("b0"));
+/// let snap = Snapshot::builder(members, shards.collect())
+///     .streams(vec![Stream::new("audit").keep()])
+///     .build()
+///     .unwrap();
+/// let plan = broker_dry_run(&snap, &BrokerConfig::default().replication_factor(1)).unwrap();
+/// assert!(plan.actions.is_empty());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stream {
@@ -176,6 +193,13 @@ pub struct Stream {
     /// How its shards' replicas spread over zones (the broker policy);
     /// [`ZoneRule::Span`] by default.
     pub zones: ZoneRule,
+    /// Excluded from balancing (`PL_STREAM_KEEP`, the broker policy;
+    /// Cruise Control's excluded topics): no balance move (leaders, replicas
+    /// or bytes, of the stream or of the totals) takes one of its shards.
+    /// They still count in every member's totals, and failover, drains,
+    /// zone repair and new shards' placement still move them. `false` by
+    /// default.
+    pub keep: bool,
 }
 
 impl Stream {
@@ -185,6 +209,7 @@ impl Stream {
             id: id.into(),
             tolerance: None,
             zones: ZoneRule::Span,
+            keep: false,
         }
     }
     /// Sets its own `tolerance`, in shards (over the config's
@@ -196,6 +221,11 @@ impl Stream {
     /// Sets its zone rule.
     pub fn zones(mut self, rule: ZoneRule) -> Stream {
         self.zones = rule;
+        self
+    }
+    /// Keeps it out of balancing ([`keep`](Stream::keep)).
+    pub fn keep(mut self) -> Stream {
+        self.keep = true;
         self
     }
 }

@@ -277,6 +277,11 @@ impl Snapshot {
         } else {
             None
         };
+        let stream_flags = if b.streams.iter().any(|s| s.keep) {
+            Some(b.streams.iter().map(|s| if s.keep { sys::PL_STREAM_KEEP } else { 0 }).collect())
+        } else {
+            None
+        };
         let parts = SnapParts {
             member_ids: b.members.iter().map(|m| m.id.clone()).collect(),
             zones: b.members.iter().map(|m| m.zone.clone()).collect(),
@@ -290,6 +295,7 @@ impl Snapshot {
             member_capacity,
             stream_tolerance,
             stream_zone_rule,
+            stream_flags,
         };
         drop(member_index);
         drop(stream_index);

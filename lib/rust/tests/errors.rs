@@ -7,9 +7,10 @@
 //!    passes every buffer itself, each its own allocation;
 //!  - E_VERSION: configs' versions come from the C `*_init()`, the
 //!    snapshot's is `PL_SNAPSHOT_VERSION`, and none is settable;
-//!  - E_FLAGS, E_ROUTE_VALUE, E_ZONE_RULE: flags are bools, route fields
-//!    and a stream's zone rule are enums (tests/tolerance.rs has the
-//!    library refuse an unknown rule through `sys`);
+//!  - E_FLAGS, E_STREAM_FLAGS, E_ROUTE_VALUE, E_ZONE_RULE: flags are bools
+//!    (a stream's `keep` too), route fields and a stream's zone rule are
+//!    enums (tests/tolerance.rs has the library refuse an unknown rule
+//!    through `sys`, tests/keep.rs an unknown stream flag);
 //!  - E_STREAM_RANGE: a snapshot lists every stream its shards name;
 //!  - E_COPY_RESERVED: a `CopyInFlight` has no reserved field; the crate writes 0;
 //!  - E_SHARD_RANGE: every shard is named by key, resolved by the crate
@@ -230,7 +231,7 @@ fn every_reachable_code_surfaces_with_its_name() {
         names.insert(name);
     }
     let unreachable: BTreeSet<&str> =
-        ["E_NULL", "E_WORKSPACE", "E_ALIGN", "E_NOSPACE", "E_OVERLAP", "E_VERSION", "E_FLAGS", "E_ROUTE_VALUE", "E_ZONE_RULE", "E_STREAM_RANGE",
+        ["E_NULL", "E_WORKSPACE", "E_ALIGN", "E_NOSPACE", "E_OVERLAP", "E_VERSION", "E_FLAGS", "E_STREAM_FLAGS", "E_ROUTE_VALUE", "E_ZONE_RULE", "E_STREAM_RANGE",
          "E_COPY_RESERVED", "E_SHARD_RANGE"]
             .into_iter()
             .collect();

@@ -53,7 +53,7 @@ layouts! {
     pl_override { since, shard, member, origin }
     pl_copy { shard, to, from, reserved }
     pl_snapshot { version, members, streams, shards, overrides, copies, n_members, n_streams, n_shards, n_overrides,
-                  n_copies, shard_bytes, member_capacity, stream_tolerance, stream_zone_rule }
+                  n_copies, shard_bytes, member_capacity, stream_tolerance, stream_zone_rule, stream_flags }
     pl_diag { code, kind, index, other }
     pl_action { kind, reason, shard, stream, from, to, flags, origin, scope, tier, from_count, to_count,
                 floor, ceiling, share, total, at, load, bytes, from_bytes, to_bytes, bytes_limit }
@@ -97,8 +97,9 @@ constants! {
     PL_E_OVERRIDE_SHARD, PL_E_OVERRIDE_MEMBER, PL_E_NOSPACE, PL_E_VERSION, PL_E_NOT_FOUND, PL_E_ACTION,
     PL_E_SHARD_RANGE, PL_E_BYTES, PL_E_CAPACITY, PL_E_COPY_SHARD, PL_E_COPY_TO, PL_E_COPY_FROM, PL_E_NO_ELIGIBLE,
     PL_NONE, PL_MAX_MEMBERS, PL_MAX_STREAMS, PL_MAX_SHARDS, PL_MAX_ID_LEN, PL_MAX_REPLICAS, PL_MAX_WEIGHT, PL_MAX_COPIES,
-    PL_SNAPSHOT_VERSION, PL_MAX_BYTES, PL_BYTES_UNKNOWN, PL_E_TOLERANCE, PL_E_ZONE_RULE,
+    PL_SNAPSHOT_VERSION, PL_MAX_BYTES, PL_BYTES_UNKNOWN, PL_E_TOLERANCE, PL_E_ZONE_RULE, PL_E_STREAM_FLAGS,
     PL_ZONES_SPAN, PL_ZONES_MAJORITY, PL_ZONES_RULE_MAX, PL_TOLERANCE_DEFAULT, PL_MAX_TOLERANCE,
+    PL_STREAM_KEEP, PL_STREAM_FLAGS_ALL,
     PL_MEMBER_DOWN, PL_MEMBER_DRAINING, PL_MEMBER_LAGGING, PL_MEMBER_UNMEASURED, PL_MEMBER_FLAGS_ALL,
     PL_SHARD_NOT_IDEMPOTENT, PL_SHARD_TRANSFER_DEBT, PL_SHARD_FLAGS_ALL, PL_ORIGIN_LAG, PL_ORIGIN_COUNT,
     PL_IMBALANCE_LEADERS, PL_IMBALANCE_BROKER, PL_IMBALANCE_OWNED, PL_IMBALANCE_REPLICAS,

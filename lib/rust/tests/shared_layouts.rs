@@ -11,7 +11,7 @@
 //! [replica-balance=on|off] [handoff-only=on|off] [tolerance=N]
 //! [stream-tolerance=N]`, `member ID [zone=Z]
 //! [weight=W] [cap=N] [draining] [down]`, `stream ID [tolerance=N]
-//! [zones=span|majority]`, `shard ID [stream=S]
+//! [zones=span|majority] [keep]`, `shard ID [stream=S]
 //! [replicas=a,b] [leader=a] [out-of-sync=a,b] [moving-to=M]`, `copy KEY to=M
 //! [from=M]`, `#` comments and blank
 //! lines. Anything else fails the test, naming the file and line.
@@ -107,6 +107,7 @@ fn read(path: &Path) -> Layout {
                         Some(("tolerance", v)) => s.tolerance(number(v, &at)),
                         Some(("zones", "span")) => s.zones(ZoneRule::Span),
                         Some(("zones", "majority")) => s.zones(ZoneRule::Majority),
+                        None if w == "keep" => s.keep(),
                         _ => panic!("{}: stream attribute {:?} is not read here", at, w),
                     };
                 }

@@ -52,7 +52,7 @@ fn versions_and_defaults() {
     assert_eq!((c.tolerance, c.stream_tolerance), (0, 0));
     let c = c.tolerance(3).stream_tolerance(4).to_raw();
     assert_eq!((c.tolerance, c.stream_tolerance), (3, 4));
-    assert_eq!(Stream::new("s"), Stream { id: "s".into(), tolerance: None, zones: ZoneRule::Span });
+    assert_eq!(Stream::new("s"), Stream { id: "s".into(), tolerance: None, zones: ZoneRule::Span, keep: false });
     assert_eq!(ZoneRule::default(), ZoneRule::Span);
     assert_eq!((ZoneRule::Span.to_c(), ZoneRule::Majority.to_c()), (sys::PL_ZONES_SPAN, sys::PL_ZONES_MAJORITY));
     assert_eq!((ZoneRule::Span.name(), ZoneRule::Majority.name()), ("span", "majority"));

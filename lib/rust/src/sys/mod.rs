@@ -79,6 +79,9 @@ pub const PL_E_CAPACITY: c_int = -38;
 pub const PL_E_TOLERANCE: c_int = -40;
 /// `PL_E_ZONE_RULE`: unknown stream zone rule (`PL_ELEM_STREAM`).
 pub const PL_E_ZONE_RULE: c_int = -41;
+/// `PL_E_STREAM_FLAGS`: unknown stream flags, a bit outside
+/// `PL_STREAM_FLAGS_ALL` (`PL_ELEM_STREAM`).
+pub const PL_E_STREAM_FLAGS: c_int = -42;
 /// `PL_E_COPY_SHARD`: copy in flight names an unknown shard.
 pub const PL_E_COPY_SHARD: c_int = -70;
 /// `PL_E_COPY_TO`: copy in flight onto an unknown member.
@@ -108,7 +111,7 @@ pub const PL_MAX_WEIGHT: u32 = 65536;
 pub const PL_MAX_COPIES: u32 = PL_MAX_SHARDS;
 /// `PL_SNAPSHOT_VERSION`: the layout of `pl_snapshot` this crate fills (its
 /// `version`, the first field; 3 added `shard_bytes` and `member_capacity`,
-/// 5 `stream_tolerance` and `stream_zone_rule`; 1 and 3 are read too; any
+/// 5 `stream_tolerance`, `stream_zone_rule` and `stream_flags`; 1 and 3 are read too; any
 /// other is refused with `PL_E_VERSION`).
 pub const PL_SNAPSHOT_VERSION: u32 = 5;
 /// `PL_ZONES_SPAN`: a stream's shards span as many zones as they can (the
@@ -119,6 +122,14 @@ pub const PL_ZONES_SPAN: u32 = 0;
 pub const PL_ZONES_MAJORITY: u32 = 1;
 /// `PL_ZONES_RULE_MAX`: the last zone rule.
 pub const PL_ZONES_RULE_MAX: u32 = 1;
+/// `PL_STREAM_KEEP`: in `pl_snapshot.stream_flags`, the stream is excluded
+/// from balancing (the broker policy): no balance move (leaders, replicas or
+/// bytes, of the stream or of the totals) takes one of its shards; they
+/// still count in every member's totals, and failover, drains, zone repair
+/// and new shards' placement still move them.
+pub const PL_STREAM_KEEP: u32 = 0x1;
+/// `PL_STREAM_FLAGS_ALL`: every stream flag the library knows.
+pub const PL_STREAM_FLAGS_ALL: u32 = 0x1;
 /// `PL_TOLERANCE_DEFAULT`: in `pl_snapshot.stream_tolerance`, the stream
 /// takes the config's `stream_tolerance`.
 pub const PL_TOLERANCE_DEFAULT: u32 = u32::MAX;

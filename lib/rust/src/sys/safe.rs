@@ -194,6 +194,8 @@ pub(crate) struct SnapParts {
     pub stream_tolerance: Option<Vec<u32>>,
     /// One zone rule per stream, or `None`: every stream's default (NULL to C).
     pub stream_zone_rule: Option<Vec<u32>>,
+    /// One set of flags per stream, or `None`: no stream has one (NULL to C).
+    pub stream_flags: Option<Vec<u32>>,
 }
 
 /// The pointer C is given for an optional parallel array: NULL for none.
@@ -258,6 +260,8 @@ pub(crate) struct RawSnap {
     stream_tolerance: Option<Vec<u32>>,
     #[allow(dead_code)] // read by C only, through snap.stream_zone_rule
     stream_zone_rule: Option<Vec<u32>>,
+    #[allow(dead_code)] // read by C only, through snap.stream_flags
+    stream_flags: Option<Vec<u32>>,
     snap: pl_snapshot,
 }
 
@@ -284,6 +288,7 @@ impl RawSnap {
             mut member_capacity,
             mut stream_tolerance,
             mut stream_zone_rule,
+            mut stream_flags,
         } = p;
         for ((m, id), zone) in members.iter_mut().zip(&member_ids).zip(&zones) {
             m.id = bytes_of(id);
@@ -311,6 +316,9 @@ impl RawSnap {
         if let Some(z) = &mut stream_zone_rule {
             z.resize(streams.len(), PL_ZONES_SPAN);
         }
+        if let Some(f) = &mut stream_flags {
+            f.resize(streams.len(), 0);
+        }
         let snap = pl_snapshot {
             version: PL_SNAPSHOT_VERSION,
             members: members.as_ptr(),
@@ -327,6 +335,7 @@ impl RawSnap {
             member_capacity: ptr_or_null(&member_capacity),
             stream_tolerance: ptr_or_null(&stream_tolerance),
             stream_zone_rule: ptr_or_null(&stream_zone_rule),
+            stream_flags: ptr_or_null(&stream_flags),
         };
         RawSnap {
             member_ids,
@@ -342,6 +351,7 @@ impl RawSnap {
             member_capacity,
             stream_tolerance,
             stream_zone_rule,
+            stream_flags,
             snap,
         }
     }

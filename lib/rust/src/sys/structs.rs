@@ -135,6 +135,9 @@ pub struct pl_snapshot {
     /// Version 5: `n_streams` zone rules (`PL_ZONES_SPAN`,
     /// `PL_ZONES_MAJORITY`), or null: every stream's default (span).
     pub stream_zone_rule: *const u32,
+    /// Version 5: `n_streams` flags (`PL_STREAM_KEEP`, within
+    /// `PL_STREAM_FLAGS_ALL`), or null: no stream has one.
+    pub stream_flags: *const u32,
 }
 
 /// Which element of the input was bad.
