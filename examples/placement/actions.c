@@ -244,7 +244,9 @@ void pt_spread_text(pt_buf *b, const pt_stats *x, const pl_view *vx, const pt_st
 			pt_put(b, " (%u over, %u under)", a->over, a->under);
 		pt_put(b, " -> ");
 		pt_stream_words(b, y, vy, c);
-		if (c->over || c->under)
+		if (c->kept)
+			pt_put(b, " (kept)");
+		else if (c->over || c->under)
 			pt_put(b, " (%u over, %u under)", c->over, c->under);
 		else
 			pt_put(b, " (within bounds)");

@@ -410,6 +410,8 @@ void pt_format_text(pt_buf *b, const pt_doc *d, const pl_snapshot *s, const uint
 			pt_put(b, " tolerance=%u", s->stream_tolerance[i]);
 		if (s->stream_zone_rule && s->stream_zone_rule[i] == PL_ZONES_MAJORITY)
 			pt_put(b, " zones=majority");
+		if (s->stream_flags && (s->stream_flags[i] & PL_STREAM_KEEP))
+			pt_put(b, " keep");
 		pt_putc(b, '\n');
 	}
 	for (uint32_t r = 0; r < s->n_shards; r++) {

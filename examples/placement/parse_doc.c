@@ -48,6 +48,7 @@ void pt_doc_free(pt_doc *d)
 	free(d->s_line);
 	free(d->s_tolerance);
 	free(d->s_zone_rule);
+	free(d->s_flags);
 	free(d->shards);
 	free(d->k_line);
 	free(d->k_bytes);
@@ -80,6 +81,8 @@ pl_snapshot pt_doc_snapshot(const pt_doc *d)
 		s.stream_tolerance = d->s_tolerance;
 		s.stream_zone_rule = d->s_zone_rule;
 	}
+	if (d->has_keep && d->ns) /* else no stream is kept */
+		s.stream_flags = d->s_flags;
 	return s;
 }
 

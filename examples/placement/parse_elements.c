@@ -179,8 +179,8 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 	if (dup >= 0)
 		return pt_fail(e, c->line, "stream '%s' is declared twice (first at line %llu)", pt_show(w, sb, sizeof sb),
 			       (unsigned long long)d->s_line[dup]);
-	/* its rules (the broker policy's): tolerance=N, zones=span|majority */
-	uint32_t tol = PL_TOLERANCE_DEFAULT, rule = PL_ZONES_SPAN, seen = 0;
+	/* its rules (the broker policy's): tolerance=N, zones=span|majority, keep */
+	uint32_t tol = PL_TOLERANCE_DEFAULT, rule = PL_ZONES_SPAN, flags = 0, seen = 0;
 	word a, name, val;
 	int has;
 	while (pt_next_word(c, &a)) {
@@ -201,8 +201,14 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 				rule = PL_ZONES_MAJORITY;
 			else
 				return pt_fail(e, c->line, "zones= is span or majority, not '%s'", pt_show(val, sb, sizeof sb));
+		} else if (pt_word_is(name, "keep")) {
+			if (twice(&seen, 2, name, c->line, e) || no_value(has, name, c->line, e))
+				return -1;
+			flags |= PL_STREAM_KEEP;
+			d->has_keep = 1; /* the snapshot carries s_flags */
+			continue;
 		} else {
-			return pt_fail(e, c->line, "stream takes an id and tolerance= or zones=, not '%s'",
+			return pt_fail(e, c->line, "stream takes an id and tolerance=, zones= or keep, not '%s'",
 				       pt_show(a, sb, sizeof sb));
 		}
 		d->has_rules = 1;
@@ -213,10 +219,13 @@ int pt_st_stream(parser *ps, cursor *c, pt_err *e)
 	d->s_tolerance = pt_grow(d->s_tolerance, &cap, sizeof *d->s_tolerance, (size_t)d->ns + 1);
 	cap = d->s_cap;
 	d->s_zone_rule = pt_grow(d->s_zone_rule, &cap, sizeof *d->s_zone_rule, (size_t)d->ns + 1);
+	cap = d->s_cap;
+	d->s_flags = pt_grow(d->s_flags, &cap, sizeof *d->s_flags, (size_t)d->ns + 1);
 	d->s_line = pt_grow(d->s_line, &d->s_cap, sizeof *d->s_line, (size_t)d->ns + 1);
 	d->streams[d->ns].id = pt_keep(d, w);
 	d->s_tolerance[d->ns] = tol;
 	d->s_zone_rule[d->ns] = rule;
+	d->s_flags[d->ns] = flags;
 	d->s_line[d->ns] = c->line;
 	pt_table_insert(&d->ts, d->ns, h);
 	d->ns++;

@@ -129,6 +129,8 @@ static int build_view(pt_run *r, pt_err *e)
 		r->snap.stream_tolerance = r->d->s_tolerance;
 		r->snap.stream_zone_rule = r->d->s_zone_rule;
 	}
+	if (r->d->has_keep && r->d->ns) /* some stream kept (version 5) */
+		r->snap.stream_flags = r->d->s_flags;
 	r->mem_size = pl_view_size(&r->snap);
 	return pt_view(r->d, &r->snap, &r->v, &r->mem, e);
 }

@@ -265,6 +265,10 @@ void pt_stats_compute(pt_stats *st, const pl_view *v, uint32_t policy, const pt_
 			sr->over += l > ce;
 			sr->under += l < fl;
 		}
+		/* a kept stream (broker) is never balanced: none of its members
+		 * is outside bounds it is not held to */
+		if (policy == PT_POLICY_BROKER && s->stream_flags && (s->stream_flags[si] & PL_STREAM_KEEP))
+			sr->kept = 1, sr->over = sr->under = 0;
 		if (sr->over || sr->under)
 			st->streams_uneven++;
 		/* rows, in canonical member order: every member when the

@@ -160,10 +160,12 @@ void pt_stats_line(pt_buf *b, const pt_stats *st, const pl_view *v)
 		named_range(b, s, mn, mn_m, mx, mx_m, n);
 	if (st->policy != PT_POLICY_FLEET && st->ns) {
 		pt_put(b, "; streams outside their bounds: %u", st->streams_uneven);
-		/* the widest stream, the first in id order among equals */
+		/* the widest stream, the first in id order among equals; a kept
+		 * one is left as it is, so not named */
 		const pt_stream_row *w = NULL;
 		for (uint32_t r = 0; r < st->ns; r++)
-			if (w == NULL || st->s[r].max_leaders - st->s[r].min_leaders > w->max_leaders - w->min_leaders)
+			if (!st->s[r].kept &&
+			    (w == NULL || st->s[r].max_leaders - st->s[r].min_leaders > w->max_leaders - w->min_leaders))
 				w = &st->s[r];
 		if (w && w->max_leaders - w->min_leaders > 1) {
 			pt_put(b, ", widest ");
@@ -277,7 +279,9 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 			pt_bounds(sr->led_eligible, 1, c->eligible, 1, &lf, &lc);
 			pt_put(b, " (the %u led by eligible members: floor %u, ceiling %u)", sr->led_eligible, lf, lc);
 		}
-		if (sr->over || sr->under)
+		if (sr->kept)
+			pt_put(b, "; kept: not balanced\n");
+		else if (sr->over || sr->under)
 			pt_put(b, "; %u over the ceiling, %u under the floor\n", sr->over, sr->under);
 		else
 			pt_put(b, "; within bounds\n");
@@ -298,7 +302,7 @@ void pt_stats_text(pt_buf *b, const pt_stats *st, const pl_view *v, int per_stre
 			pt_put(b, " %7u %8u", cr->leaders, cr->replicas);
 			if (weighted)
 				pt_put(b, "  %5u %7u", cr->floor, cr->ceiling);
-			bar(b, cr->leaders, cr->floor, cr->ceiling, sc, pt_eligible(m));
+			bar(b, cr->leaders, cr->floor, cr->ceiling, sc, pt_eligible(m) && !sr->kept);
 			pt_putc(b, '\n');
 		}
 		if (sr->count < c->eligible)
@@ -356,8 +360,11 @@ void pt_stats_json(pt_buf *b, const pt_stats *st, const pl_view *v)
 		const pt_stream_row *sr = &st->s[r];
 		pt_put(b, "%s\n  {\"stream\": ", r ? "," : "");
 		pt_put_json_bytes(b, s->streams[sr->stream].id);
-		pt_put(b, ", \"shards\": %u, \"min\": %u, \"max\": %u, \"over\": %u, \"under\": %u, \"members\": [",
-		       sr->shards, sr->min_leaders, sr->max_leaders, sr->over, sr->under);
+		pt_put(b, ", \"shards\": %u, \"min\": %u, \"max\": %u, \"over\": %u, \"under\": %u, ", sr->shards,
+		       sr->min_leaders, sr->max_leaders, sr->over, sr->under);
+		if (sr->kept) /* broker: never balanced (over and under are 0) */
+			pt_put(b, "\"kept\": true, ");
+		pt_put(b, "\"members\": [");
 		for (uint32_t q = 0; q < sr->count; q++) {
 			const pt_cell_row *cr = &st->cells[sr->first + q];
 			pt_put(b, "%s\n   {\"member\": ", q ? "," : "");

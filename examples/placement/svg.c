@@ -299,6 +299,8 @@ static uint32_t panel(pt_buf *b, const pic *p, const layout *lay, uint32_t y, in
 		pt_svg_name(b, sid);
 		pt_put(b, ": %s per member, %u shard%s", p->policy == PT_POLICY_FLEET ? "owned" : "leaders",
 		       sr ? sr->shards : 0, sr && sr->shards == 1 ? "" : "s");
+		if (sr && sr->kept)
+			pt_put(b, ", kept: not balanced");
 	} else {
 		pt_put(b, "%s per member, %u shard%s", pt_measure_name(p->policy), p->last->c.shards,
 		       p->last->c.shards == 1 ? "" : "s");

@@ -228,6 +228,7 @@ typedef struct pt_doc {
 	uint64_t *s_line;
 	uint32_t *s_tolerance; /* each stream's tolerance=, or PL_TOLERANCE_DEFAULT */
 	uint32_t *s_zone_rule; /* each stream's zones= (PL_ZONES_*) */
+	uint32_t *s_flags;     /* each stream's PL_STREAM_* (keep) */
 	uint32_t ns;
 	size_t s_cap;
 
@@ -257,6 +258,7 @@ typedef struct pt_doc {
 			   * snapshot carries k_bytes and m_capacity */
 	int has_rules;    /* some stream's tolerance= or zones= was given: the
 			   * snapshot carries s_tolerance and s_zone_rule */
+	int has_keep;     /* some stream is kept: the snapshot carries s_flags */
 
 	pt_table tm, ts, tk; /* members, streams, shards by id */
 } pt_doc;
@@ -362,7 +364,8 @@ typedef struct pt_stream_row {
 	uint32_t shards;
 	uint32_t first, count;    /* rows in cells[] */
 	uint32_t min_leaders, max_leaders; /* over eligible members */
-	uint32_t over, under;     /* eligible members past the ceiling / below the floor */
+	uint32_t over, under;     /* eligible members past the ceiling / below the floor (0 when kept) */
+	uint32_t kept;            /* broker: the stream is kept (PL_STREAM_KEEP), never balanced */
 	uint32_t led_eligible;    /* shards led by eligible members: what the broker's stream pass balances */
 } pt_stream_row;
 

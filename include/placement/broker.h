@@ -361,6 +361,17 @@
  * within it (196 repairs); the rest had no member with room in a zone
  * below it.
  *
+ * Kept streams (snapshot.stream_flags, PL_STREAM_KEEP: Cruise Control's
+ * excluded topics). No balance move takes a shard of a kept stream: no
+ * leader, replica or bytes move, and no hand-off, whether for the stream's
+ * own bounds or the totals'. Its shards still count in every member's
+ * totals (leaders, replicas, bytes), so the other streams' shards even the
+ * totals around them, as far as those streams' exact bounds allow. Its own
+ * scopes want no move, so its spread never keeps the plan from
+ * PL_STATUS_BALANCED. Failover, drains, zone repair and the placing of its
+ * new shards still move them, as Cruise Control moves an excluded topic's
+ * replicas off a dead or removed broker. In placement(5): stream ID keep.
+ *
  * Replica balance (replica_balance, on by default). Replicas held per
  * member, per stream and in total, are kept within the weighted floor and
  * ceiling over the replicas eligible members hold, by the same two passes
