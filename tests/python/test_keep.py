@@ -99,9 +99,9 @@ def test_keep_is_read_and_written_back():
 
 
 @pytest.mark.parametrize("text,words", [
-    ("member a\nstream s keep=1\n", "keep is a flag: it takes no value"),
+    ("member a\nstream s keep=1\n", "keep is a flag and takes no value"),
     ("member a\nstream s keep keep\n", "given twice"),
-    ("member a\nstream s kept\n", "stream takes an id, tolerance=, zones= and keep, not 'kept'"),
+    ("member a\nstream s kept\n", "stream takes an id and tolerance=, zones= or keep, not 'kept'"),
 ])
 def test_a_bad_keep_is_refused_by_line(text, words):
     with pytest.raises(pl.FormatError) as e:

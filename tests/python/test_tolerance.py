@@ -173,7 +173,7 @@ def test_the_tools_tolerance_golden_plans_alike(root, tool):
     ("member a\nstream s zones=most\n", 2, "zones= is span or majority, not 'most'"),
     ("member a\nstream s tolerance=67108865\n", 2, "past the limit of 67108864"),
     ("member a\nstream s tolerance=x\n", 2, "bad number"),
-    ("member a\nstream s x=1\n", 2, "stream takes an id, tolerance=, zones= and keep, not 'x=1'"),
+    ("member a\nstream s x=1\n", 2, "stream takes an id and tolerance=, zones= or keep, not 'x=1'"),
     ("member a\nstream s tolerance=1 tolerance=2\n", 2, "given twice"),
     ("member a\nstream s zones\n", 2, "zones needs a value"),
     ("set tolerance=67108865\nmember a\n", 1, "E_CONFIG"),

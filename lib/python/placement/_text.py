@@ -155,12 +155,12 @@ class _Reader:
         excluded from balancing)."""
         for w in words:
             if w.partition(b"=")[0] not in (b"tolerance", b"zones", b"keep"):
-                self.fail(line, "stream takes an id, tolerance=, zones= and keep, not '%s'" % self.show(w))
+                self.fail(line, "stream takes an id and tolerance=, zones= or keep, not '%s'" % self.show(w))
         a = self.attrs(line, words, _STREAM_ATTRS, "stream")
         for n, v in a.items():
             if n == "keep":
                 if v is not None:
-                    self.fail(line, "keep is a flag: it takes no value")
+                    self.fail(line, "keep is a flag and takes no value")
             elif v is None:
                 self.fail(line, "%s needs a value (%s=...)" % (n, n))
         s = Stream(_id_out(sid), keep="keep" in a)
