@@ -27,7 +27,7 @@
  * are tried in rank order (at most PL_BROKER_SEARCH), each with one walk over
  * the shards it leads; a shard may go to an eligible follower or to one of
  * the PL_BROKER_SEARCH best destinations with room, when the zones allow and
- * its stream's potential does not rise (stream_allows()).
+ * its stream's potential does not rise (pl__bk_stream_allows()).
  *
  * When a search finds nothing but blocks (zones, caps, or the streams'
  * bounds), search_all() tries the fallbacks in turn: the wide search (every
@@ -51,20 +51,6 @@
 #include "broker/broker_int.h"
 
 /* ---- the stream pass ------------------------------------------------------ */
-
-/* May a shard of stream s go from a to d without raising the stream's
- * potential: its distance to its bounds, then its sum of count^2/weight
- * (with unequal weights a move within the bounds can raise it)? A stream
- * within its bounds stays within them; one that no move can bring within
- * them (a blocked stream) may still give the totals a leader, so long as
- * it ends no further from its bounds. */
-static int stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
-{
-	const pl_view *v = b->v;
-	if (s == PL_NONE || !b->cfg->stream_balance)
-		return 1;
-	return pl__bk_no_rise(v, L, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
-}
 
 /* In the stream pass (R: the stream's replicas on eligible members, replica
  * balance on and no replica left to drain): is no follower of shard k other
@@ -108,12 +94,12 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 			pl__bk_seen_limit(w, f);
 			continue;
 		}
-		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && stream_allows(b, s, L, a, f))
+		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && pl__bk_stream_allows(b, s, L, a, f))
 			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, settled(b, k, a, f, R), k);
 	}
 	for (uint32_t i = 0; i < l->n && sc->level != 3; i++) {
 		uint32_t d = l->m[i];
-		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !stream_allows(b, s, L, a, d))
+		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !pl__bk_stream_allows(b, s, L, a, d))
 			continue; /* a follower: weighed above */
 		if (b->cfg->handoff_only) {
 			w->copy_seen = 1; /* only a copy: hand-offs only, so none */
@@ -184,7 +170,7 @@ static int handoff_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t
 	const pl_view *v = b->v;
 	if (f == u || !pl__eligible(v, f) || !pl__in_sync(v, k, f) || !pl__bk_in_ok(b, f))
 		return 0;
-	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, shard_L(b, k), u, f);
+	return sc->s != PL_NONE || pl__bk_stream_allows(b, v->snap.shards[k].stream, shard_L(b, k), u, f);
 }
 
 /* Shard k, when its leader u may hand it off now: u, else PL_NONE. */
@@ -395,7 +381,7 @@ static int hop_ok(const pl__bk *b, const pl__scope *sc, uint32_t k, uint32_t L, 
 		return 0;
 	if (!pl__holds(st, x) && (b->cfg->handoff_only || !pl__bk_room_new(v, x) || !pl__bk_copy_ok(b, k, a, x)))
 		return 0;
-	return sc->s != PL_NONE || stream_allows(b, v->snap.shards[k].stream, L, a, x);
+	return sc->s != PL_NONE || pl__bk_stream_allows(b, v->snap.shards[k].stream, L, a, x);
 }
 
 /* The best destination of the scope within the limits, or PL_NONE. */
@@ -498,7 +484,7 @@ static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint
 			uint32_t k = scope_key(v, sc, j), s = v->snap.shards[k].stream, best = PL_NONE;
 			const pl__shard_state *st = pl__st(v, k);
 			if (handoff_from(b, k) != a || pl__holds(st, d) || pl__moved(v, k) ||
-			    (sc->s == PL_NONE && !stream_allows(b, s, shard_L(b, k), a, d)))
+			    (sc->s == PL_NONE && !pl__bk_stream_allows(b, s, shard_L(b, k), a, d)))
 				continue;
 			uint32_t R = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_replicas(v, s) : 0;
 			for (uint32_t r = 0; r < st->nrep; r++) {

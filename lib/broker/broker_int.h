@@ -405,6 +405,9 @@ void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc);
  * their bounds on both and their potentials (pl__bk_keeps())? */
 int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d);
 
+/* May a leader of stream s (L of them eligible) go from a to d, its potential not rising? */
+int pl__bk_stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d);
+
 /* Would a leader move of shard k from a to d that takes a's replica (a
  * copy) also serve the replica balance: replica_balance on, the replicas
  * in total (b->rep_elig) not rising in potential, and the shard's stream's

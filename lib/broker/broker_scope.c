@@ -214,6 +214,20 @@ int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
 	return pl__bk_keeps(v, b->lead_elig, a, v->m_leaders[a], d, v->m_leaders[d]);
 }
 
+/* May a shard of stream s go from a to d without raising the stream's
+ * potential: its distance to its bounds, then its sum of count^2/weight
+ * (with unequal weights a move within the bounds can raise it)? A stream
+ * within its bounds stays within them; one that no move can bring within
+ * them (a blocked stream) may still give the totals a leader, so long as
+ * it ends no further from its bounds. */
+int pl__bk_stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d)
+{
+	const pl_view *v = b->v;
+	if (s == PL_NONE || !b->cfg->stream_balance)
+		return 1;
+	return pl__bk_no_rise(v, L, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
+}
+
 int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
 {
 	const pl_view *v = b->v;
