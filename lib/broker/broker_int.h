@@ -8,7 +8,8 @@
  *     dry run, the drain stall entries;
  *  2. passes: placing, failover and leader drains (broker_place.c), replica
  *     drains and zone repair (broker_drain.c), leader balance
- *     (broker_balance.c), replica balance (broker_replica.c);
+ *     (broker_balance.c) with its hand-off chains, staging and relays
+ *     (broker_handoff.c), replica balance (broker_replica.c);
  *  3. scope: scopes, keys, ranking, destination lists, offers and the move
  *     they choose (broker_scope.c); the sources in rank order, the ladder of
  *     fallbacks and the drivers both rebalancing passes run on
@@ -513,6 +514,17 @@ int pl__bk_balance(pl__bk *b);
 
 /* Does any scope want a move (used when no move may start, for the status)? */
 int pl__bk_any_wanted(const pl__bk *b);
+
+/* ---- 2. passes: hand-offs, staging, relays (broker_handoff.c) ----------- */
+
+/* The first hop of the shortest chain of hand-offs from a source to a destination, in x: 1 when there is one. */
+int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x);
+
+/* Staging: a destination gets a follower's replica of a source's shard, to lead it later with no copy; -1: none. */
+int pl__bk_stage(pl__bk *b, const pl__scope *sc);
+
+/* The last fallback: a source's shard to a member that can pass one of the scope on to the best destination. */
+int pl__bk_relay(pl__bk *b, const pl__scope *sc);
 
 /* ---- 2. passes: replica drains and zone repair (broker_drain.c) -------- */
 
