@@ -10,8 +10,9 @@
  *     drains and zone repair (broker_drain.c), leader balance
  *     (broker_balance.c) with its hand-off chains, staging and relays
  *     (broker_handoff.c), replica balance (broker_replica.c);
- *  3. scope: scopes, keys, ranking, destination lists, offers and the move
- *     they choose (broker_scope.c); the sources in rank order, the ladder of
+ *  3. scope: scopes, keys, ranking and destination lists (broker_scope.c);
+ *     the offers, the move they choose and a search's outcome
+ *     (broker_offer.c); the sources in rank order, the ladder of
  *     fallbacks and the drivers both rebalancing passes run on
  *     (broker_search.c); the tier function (broker_tier.c);
  *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
@@ -254,7 +255,7 @@ uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick,
  * room. */
 void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p);
 
-/* ---- 3. scopes, ranking and offers (broker_scope.c) --------------------- */
+/* ---- 3. scopes, ranking (broker_scope.c) and offers (broker_offer.c) ---- */
 
 /* How a search of a scope ended. */
 #define PL__BK_MOVED 0
