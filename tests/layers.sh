@@ -54,8 +54,8 @@ interface() {
 sublayer() {
 	case "$1" in
 	broker/broker) echo 1 ;;
-	broker/broker_place | broker/broker_drain | broker/broker_balance | broker/broker_replica | broker/broker_bytes) echo 2 ;;
-	broker/broker_scope | broker/broker_search | broker/broker_tier | broker/broker_flow) echo 3 ;;
+	broker/broker_place | broker/broker_drain | broker/broker_balance | broker/broker_handoff | broker/broker_replica | broker/broker_bytes) echo 2 ;;
+	broker/broker_scope | broker/broker_offer | broker/broker_search | broker/broker_tier | broker/broker_flow) echo 3 ;;
 	broker/broker_common) echo 4 ;;
 	broker/*) echo 9 ;;
 	*) echo 0 ;;

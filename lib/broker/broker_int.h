@@ -8,9 +8,11 @@
  *     dry run, the drain stall entries;
  *  2. passes: placing, failover and leader drains (broker_place.c), replica
  *     drains and zone repair (broker_drain.c), leader balance
- *     (broker_balance.c), replica balance (broker_replica.c);
- *  3. scope: scopes, keys, ranking, destination lists, offers and the move
- *     they choose (broker_scope.c); the sources in rank order, the ladder of
+ *     (broker_balance.c) with its hand-off chains, staging and relays
+ *     (broker_handoff.c), replica balance (broker_replica.c);
+ *  3. scope: scopes, keys, ranking and destination lists (broker_scope.c);
+ *     the offers, the move they choose and a search's outcome
+ *     (broker_offer.c); the sources in rank order, the ladder of
  *     fallbacks and the drivers both rebalancing passes run on
  *     (broker_search.c); the tier function (broker_tier.c);
  *  4. shared helpers (broker_common.c): zones, limits, the potential rule,
@@ -253,7 +255,7 @@ uint32_t pl__bk_tier_follower(const pl__bk *b, uint32_t k, const uint32_t *pick,
  * room. */
 void pl__bk_tier_widened(const pl__bk *b, uint32_t k, uint32_t from, int limit_in, pl__pick *p);
 
-/* ---- 3. scopes, ranking and offers (broker_scope.c) --------------------- */
+/* ---- 3. scopes, ranking (broker_scope.c) and offers (broker_offer.c) ---- */
 
 /* How a search of a scope ended. */
 #define PL__BK_MOVED 0
@@ -405,6 +407,9 @@ void pl__bk_rscope_cluster(const pl__bk *b, pl__scope *sc);
  * their bounds on both and their potentials (pl__bk_keeps())? */
 int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d);
 
+/* May a leader of stream s (L of them eligible) go from a to d, its potential not rising? */
+int pl__bk_stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, uint32_t d);
+
 /* Would a leader move of shard k from a to d that takes a's replica (a
  * copy) also serve the replica balance: replica_balance on, the replicas
  * in total (b->rep_elig) not rising in potential, and the shard's stream's
@@ -510,6 +515,17 @@ int pl__bk_balance(pl__bk *b);
 
 /* Does any scope want a move (used when no move may start, for the status)? */
 int pl__bk_any_wanted(const pl__bk *b);
+
+/* ---- 2. passes: hand-offs, staging, relays (broker_handoff.c) ----------- */
+
+/* The first hop of the shortest chain of hand-offs from a source to a destination, in x: 1 when there is one. */
+int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x);
+
+/* Staging: a destination gets a follower's replica of a source's shard, to lead it later with no copy; -1: none. */
+int pl__bk_stage(pl__bk *b, const pl__scope *sc);
+
+/* The last fallback: a source's shard to a member that can pass one of the scope on to the best destination. */
+int pl__bk_relay(pl__bk *b, const pl__scope *sc);
 
 /* ---- 2. passes: replica drains and zone repair (broker_drain.c) -------- */
 

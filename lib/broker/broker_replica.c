@@ -1,7 +1,8 @@
 /*
  * broker_replica.c - balancing replicas: the replica stream pass, then the
- * replica cluster pass, with the scopes, keys, ranking and offers of
- * broker_scope.c counted on replicas held instead of leaders.
+ * replica cluster pass, with the scopes, keys and ranking of broker_scope.c
+ * and the offers of broker_offer.c counted on replicas held instead of
+ * leaders.
  *
  * How it works. A replica scope is one stream's replicas, or all replicas,
  * held by eligible members; each member's floor and ceiling are its weighted
@@ -37,7 +38,7 @@
  * was built: it only evens the sum of squares, and a later pass may carry
  * the replica on or back (b0 -> b3, b3 -> b4 between two members under
  * their floors, then b4 -> b3). A copy to a member the shard's replica left
- * ranks last among moves as good (broker_scope.c, repeats()).
+ * ranks last among moves as good (broker_offer.c, repeats()).
  *
  * Why it terminates: as for leaders (broker_balance.c), each replica stream
  * move lowers its stream's (distance, sum of count^2/weight); each cluster

@@ -1,8 +1,8 @@
-/* check_broker_scope.c - what both rebalancing passes share (broker_scope.c):
- * how sources and destinations rank and break ties (projected totals in the
- * stream pass), which candidate move wins, weighted bounds, and, through
- * broker_int.h, the destination list of the stream pass and the spread
- * fallback's rule. */
+/* check_broker_scope.c - what both rebalancing passes share (broker_scope.c,
+ * broker_offer.c): how sources and destinations rank and break ties
+ * (projected totals in the stream pass), which candidate move wins,
+ * weighted bounds, and, through broker_int.h, the destination list of the
+ * stream pass and the spread fallback's rule. */
 #include "broker_util.h"
 #include "broker/broker_int.h"
 
