@@ -233,6 +233,53 @@ START_TEST(random_layouts_never_balance_a_kept_stream)
 }
 END_TEST
 
+/* The same layout with its arrays in another order (the flags moved with
+ * their streams) gives the same actions, mapped. */
+START_TEST(shuffled_arrays_give_the_same_actions)
+{
+	uint64_t seed = tl_seed(0x4b34u), rng = seed;
+	uint32_t iters = tl_iters(100), kept = 0;
+	for (uint32_t it = 0; it < iters; it++) {
+		uint32_t nm = 3 + tl_below(&rng, 6), ns = 1 + tl_below(&rng, 4);
+		tl *t = tl_random(&rng, nm, ns, 6 + tl_below(&rng, 60), 1 + tl_below(&rng, 3), (int)tl_below(&rng, 2));
+		uint32_t flags[8] = {0}, uflags[8] = {0};
+		for (uint32_t s = 0; s < t->ns; s++)
+			if (tl_below(&rng, 2)) {
+				flags[s] = PL_STREAM_KEEP;
+				kept++;
+			}
+		t->snap.stream_flags = flags;
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = 1 + tl_below(&rng, 4);
+		tl *u = tl_shuffled(t, &rng);
+		for (uint32_t i = 0; i < t->ns; i++)
+			uflags[u->perm_s[i]] = flags[i];
+		u->snap.stream_flags = uflags;
+		uint32_t na, nb;
+		pl_plan_info ia, ib;
+		tl_view(t, 0);
+		tl_view(u, 0);
+		pl_action *a = bu_dry(t, &cfg, &na, &ia, NULL), *b = bu_dry(u, &cfg, &nb, &ib, NULL);
+		ck_assert_msg(na == nb, "seed %llu (layout %u, PL_TEST_SEED replays): %u against %u actions",
+			      (unsigned long long)seed, it, na, nb);
+		ck_assert_uint_eq(ia.status, ib.status);
+		for (uint32_t i = 0; i < na; i++) {
+			const pl_action *x = &a[i], *y = &b[i];
+			ck_assert_msg(x->kind == y->kind && x->reason == y->reason && u->perm_k[x->shard] == y->shard &&
+					      (x->from == PL_NONE ? y->from == PL_NONE : u->perm_m[x->from] == y->from) &&
+					      (x->to == PL_NONE ? y->to == PL_NONE : u->perm_m[x->to] == y->to),
+				      "seed %llu (layout %u, PL_TEST_SEED replays): action %u differs",
+				      (unsigned long long)seed, it, i);
+		}
+		free(a);
+		free(b);
+		tl_free(u);
+		tl_free(t);
+	}
+	ck_assert_uint_gt(kept, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("broker_keep");
@@ -246,6 +293,7 @@ int main(void)
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, random_layouts_never_balance_a_kept_stream);
+	tcase_add_test(c, shuffled_arrays_give_the_same_actions);
 	suite_add_tcase(s, c);
 	return tl_run(s);
 }
