@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "tool.h"
 
 /* ---- actions as text and JSON ------------------------------------------------------ */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "run.h"
 
 #ifdef PL_BROKER_CONFIG_VERSION
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "tool.h"
 
 double pt_now(void)

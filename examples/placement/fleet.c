@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "run.h"
 
 typedef struct fleet_state {
 	pl_fleet_config cfg;

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "run.h"
 
 static const char usage_text[] =
 	"usage: placement [--json] [--timing] COMMAND [OPTIONS] FILE\n"

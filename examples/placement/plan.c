@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "tool.h"
 
 #define PT_PLAN_TICKS UINT64_C(100000)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "run.h"
 
 #ifdef PL_REGION_CONFIG_VERSION
 

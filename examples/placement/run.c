@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "run.h"
 
 const pt_policy_ops *pt_policy_ops_of(uint32_t policy)
 {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "tool.h"
 
 #define PT_SIM_TICKS 1000u

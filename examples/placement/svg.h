@@ -7,6 +7,7 @@
 #ifndef PT_SVG_H
 #define PT_SVG_H
 
+#include "run.h"
 #include "tool.h"
 
 #define CH 7u /* width of a 12px monospace character, rounded down */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "tool.h"
 
 /* What one plan did, counted. */

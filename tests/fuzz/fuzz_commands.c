@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

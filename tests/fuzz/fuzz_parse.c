@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run.h"
 #include "tool.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
