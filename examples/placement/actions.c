@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 /* ---- actions as text and JSON ------------------------------------------------------ */
 

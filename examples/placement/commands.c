@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 double pt_now(void)
 {

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "tool.h"
+#include "stats.h"
 
 /* Whether the replica on member m of shard k is out of sync in s. */
 static int out_of_sync(const pl_shard *k, uint32_t m)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 #define PT_PLAN_TICKS UINT64_C(100000)
 

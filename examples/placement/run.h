@@ -9,7 +9,7 @@
 #ifndef PT_RUN_H
 #define PT_RUN_H
 
-#include "tool.h"
+#include "stats.h"
 
 /* ---- running a policy (run.c, plan.c, simulate.c, one adapter per policy) ---- */
 

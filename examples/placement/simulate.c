@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 #define PT_SIM_TICKS 1000u
 

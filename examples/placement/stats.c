@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "stats.h"
 
 #define PT_STREAM_ROWS 64u
 

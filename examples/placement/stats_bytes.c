@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "stats.h"
 
 uint64_t pt_mul_div(uint64_t a, uint64_t b, uint64_t c)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "stats.h"
 
 #define PT_BAR 40u
 

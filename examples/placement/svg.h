@@ -8,7 +8,7 @@
 #define PT_SVG_H
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 #define CH 7u /* width of a 12px monospace character, rounded down */
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 /* What one plan did, counted. */
 typedef struct plan_sum {

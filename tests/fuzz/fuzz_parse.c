@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "run.h"
-#include "tool.h"
+#include "stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
