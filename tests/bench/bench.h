@@ -83,6 +83,7 @@ void bench_fleet(void);
 void bench_broker(void);
 void bench_broker_replica(void);
 void bench_broker_dry(void);
+void bench_broker_tick(void);
 void bench_region(void);
 void bench_reuse(void);
 void bench_reuse_keys(void);

@@ -180,6 +180,26 @@ static double decision(bench_big *b, const pl_broker_config *cfg, pl_action *out
 	return base;
 }
 
+/* The decision alone (make bench BENCH=broker-tick): the section below
+ * without its whole dry run, to profile a tick. */
+void bench_broker_tick(void)
+{
+	printf("\n== broker: one tick's decision from a 10%%-skewed start (issue 23)\n");
+	bench_big b;
+	bench_big_build(&b, 1000, 10000, 100, 3);
+	skew(&b);
+	pl_broker_config cfg = PL_BROKER_CONFIG_INIT;
+	cfg.max_moves = PL_BROKER_MAX_MOVES;
+	pl_action *out = malloc(PL_BROKER_MAX_MOVES * sizeof *out);
+	if (!out) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	decision(&b, &cfg, out);
+	free(out);
+	bench_big_drop(&b);
+}
+
 void bench_broker_dry(void)
 {
 	const uint32_t per = 100;

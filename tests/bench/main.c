@@ -1,5 +1,5 @@
 /* main.c - the benchmark program: `bench` runs every section, `bench NAME`
- * only the named ones (hash, view, broker, broker-replica, broker-dry, fleet,
+ * only the named ones (hash, view, broker, broker-replica, broker-dry, broker-tick, fleet,
  * region, reuse, reuse-keys, tool). */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +39,7 @@ static const struct {
 	{"broker", bench_broker},
 	{"broker-replica", bench_broker_replica},
 	{"broker-dry", bench_broker_dry},
+	{"broker-tick", bench_broker_tick},
 	{"region", bench_region},
 	{"reuse", bench_reuse},
 	{"reuse-keys", bench_reuse_keys},
