@@ -227,10 +227,21 @@ void pl__bk_place(pl__bk *b)
 {
 	const pl_view *v = b->v;
 	uint32_t first = PL_NONE;
-	/* A sequential scan first: most ticks have nothing to place. */
+	/* Most ticks have nothing to place: when the eligible members lead
+	 * every shard between them (m_leaders counts each shard's leader
+	 * once), no shard lacks a leader or has one that is not eligible. */
+	uint64_t led = 0;
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		led += v->m_leaders[v->elig[e]];
+#ifndef PL_DEBUG
+	if (led == v->nk)
+		return;
+#endif
+	/* Else a sequential scan first, for the first shard in key order. */
 	for (uint32_t k = 0; k < v->nk; k++)
 		if (needs_leader(v, pl__st(v, k)) && (first == PL_NONE || v->k_rank[k] < first))
 			first = v->k_rank[k];
+	PL_ASSERT(led != v->nk || first == PL_NONE); /* a debug build checks the count against the scan */
 	if (first == PL_NONE)
 		return;
 	for (uint32_t r = first; r < v->nk && !b->full; r++) {

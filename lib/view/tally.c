@@ -79,12 +79,38 @@ static void cell_add(pl__cell *c, uint32_t *n, uint32_t room, uint32_t m, int de
 
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
 {
+	if (v->lc_stream == s)
+		return v->lc_count[m];
 	return cell_get(v->cells + v->s_cell_first[s], v->s_cell_count[s], m);
+}
+
+/* Hold stream s's leaders per member in lc_count: the stream held before
+ * is cleared on its cells (lc_count is in step with them), then s's cells
+ * are written. O(both streams' cells); the cache is the view's own memory,
+ * as rcache()'s, and changes no answer. */
+void pl__cell_cache(const pl_view *v, uint32_t s)
+{
+	pl_view *w = (pl_view *)(uintptr_t)v;
+	if (w->lc_stream == s)
+		return;
+	if (w->lc_stream != PL_NONE) {
+		const pl__cell *c = v->cells + v->s_cell_first[w->lc_stream];
+		for (uint32_t i = 0; i < v->s_cell_count[w->lc_stream]; i++)
+			w->lc_count[pl__cell_member(c, i)] = 0;
+	}
+	const pl__cell *c = v->cells + v->s_cell_first[s];
+	for (uint32_t i = 0; i < v->s_cell_count[s]; i++)
+		w->lc_count[pl__cell_member(c, i)] = pl__cell_leaders(c, i);
+	w->lc_stream = s;
 }
 
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 {
 	v->ls_stream = PL_NONE;
+	if (v->lc_stream == s) {
+		PL_ASSERT(delta > 0 || v->lc_count[m] > 0);
+		v->lc_count[m] = delta > 0 ? v->lc_count[m] + 1 : v->lc_count[m] - 1;
+	}
 	cell_add(v->cells + v->s_cell_first[s], &v->s_cell_count[s], v->s_cell_first[s + 1] - v->s_cell_first[s], m,
 		 delta);
 }

@@ -215,9 +215,11 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 			v->m_owned[i] = 0; /* pl__view_init_cells() borrowed it */
 	}
 	v->ls_stream = PL_NONE;
+	v->lc_stream = PL_NONE;
 	v->rc_stream = PL_NONE;
 	v->rc_n = v->rc_rows ? nm : 0;
 	for (uint32_t i = 0; i < nm; i++) {
+		v->lc_count[i] = 0;
 		v->rc_count[i] = 0;
 		v->rc_list[i] = i; /* the rows list every member */
 	}

@@ -62,6 +62,14 @@ struct pl_view {
 	 * last asked: cleared by every change of a leader cell. */
 	uint32_t ls_stream; /* the stream summed, or PL_NONE */
 	uint32_t ls_sum;
+	/* One stream's leaders per member, dense (pl__cell_cache()): filled
+	 * from its cells when a pass that reads every member's count of that
+	 * stream asks for it, kept in step by pl__cell_add() while it holds
+	 * that stream; pl__cell_get() reads it for that stream and searches
+	 * the cells for any other, so asking stream after stream costs no
+	 * refill. Zero for every member outside its stream's cells. */
+	uint32_t lc_stream;  /* the stream held, or PL_NONE */
+	uint32_t *lc_count;  /* [nm] */
 	uint32_t rc_stream;  /* the stream counted, or PL_NONE */
 	uint32_t rc_n;
 	uint32_t *rc_count;  /* [nm]; with rc_rows, the row of rc_stream */
@@ -254,6 +262,7 @@ uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pic
 
 /* Leader count of member m in stream s. */
 uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
+void pl__cell_cache(const pl_view *v, uint32_t s);
 /* Stream s's leaders on eligible members (remembered for the stream last
  * asked until a leader cell changes). */
 uint32_t pl__cell_sum_elig(const pl_view *v, uint32_t s);

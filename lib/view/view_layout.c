@@ -50,6 +50,7 @@ size_t pl__view_layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_
 	TAKE(m_lagged, uint32_t, nm);
 	TAKE(m_scratch, int64_t, nm);
 	TAKE(elig, uint32_t, nm);
+	TAKE(lc_count, uint32_t, nm);
 	TAKE(rc_count, uint32_t, nm);
 	TAKE(rc_list, uint32_t, nm);
 	TAKE(rc_mat, uint32_t, pl__rc_entries(nm, ns, nk));

@@ -250,6 +250,48 @@ START_TEST(eligible_sum_follows_every_change)
 }
 END_TEST
 
+/* One stream's leaders held dense for a pass (pl__cell_cache()): every
+ * change of a leader cell of the held stream is seen at once, a change to
+ * another stream leaves it as it was, and holding another stream clears
+ * the first one's members (their counts read 0 where they lead none). */
+START_TEST(held_stream_follows_every_change)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 5; m++)
+		tl_member(t, tl_str(t, "m%u", m), NULL);
+	tl_stream(t, tl_str(t, "a"));
+	tl_stream(t, tl_str(t, "b"));
+	const uint32_t lead[] = {0, 0, 1, 2, 3, 4, 4, 1};
+	for (uint32_t k = 0; k < 8; k++)
+		tl_shard(t, tl_str(t, "k%u", k), k < 5 ? 0 : 1, lead[k], 1, lead[k]);
+	pl_view *v = tl_view(t, 0);
+	pl__cell_cache(v, 0);
+	ck_assert_uint_eq(pl__cell_get(v, 0, 0), 2);
+	ck_assert_uint_eq(pl__cell_get(v, 0, 4), 0);
+	/* 0 -> 4 and 1 -> 4 in a; 4 -> 0 in b; then b held and a changed */
+	const uint32_t k_of[] = {0, 2, 5, 1, 6}, to[] = {4, 4, 0, 3, 2};
+	for (uint32_t i = 0; i < 5; i++) {
+		if (i == 3)
+			pl__cell_cache(v, 1);
+		lead_to(t, v, k_of[i], to[i]);
+		expect_cells(t, v, 0);
+		expect_cells(t, v, 1);
+		for (uint32_t m = 0; m < 5; m++) {
+			uint32_t want[2] = {0, 0};
+			for (uint32_t k = 0; k < 8; k++) {
+				pl_shard_state st;
+				ck_assert_int_eq(pl_view_shard_state(v, k, &st), 0);
+				want[t->k[k].stream] += st.leader == m;
+			}
+			ck_assert_msg(pl__cell_get(v, 0, m) == want[0] && pl__cell_get(v, 1, m) == want[1],
+				      "step %u member %u: %u/%u leaders, the states say %u/%u", i, m,
+				      pl__cell_get(v, 0, m), pl__cell_get(v, 1, m), want[0], want[1]);
+		}
+	}
+	tl_free(t);
+}
+END_TEST
+
 /* A stream whose room is full (every shard led by another member), between
  * two neighbours: cells inserted and removed at its first and last place
  * leave the neighbours' cells alone. */
@@ -293,6 +335,7 @@ static Suite *suite(void)
 	c = tcase_create("edges");
 	tcase_add_test(c, full_room_keeps_its_neighbours);
 	tcase_add_test(c, eligible_sum_follows_every_change);
+	tcase_add_test(c, held_stream_follows_every_change);
 	suite_add_tcase(s, c);
 	return s;
 }
