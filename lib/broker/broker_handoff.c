@@ -98,6 +98,7 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 {
 	const pl_view *v = b->v;
 	uint32_t n = scope_n(v, sc), key, found = 0;
+	pl__bk_scope_hold(v, sc);
 	for (uint32_t m = 0; m < v->nm; m++)
 		dist_set(v, m, DIST_NONE);
 	for (uint32_t e = 0; e < v->n_elig; e++) {
@@ -233,6 +234,7 @@ int pl__bk_relay(pl__bk *b, const pl__scope *sc)
 	uint32_t d = best_dest(b, sc), n = scope_n(v, sc);
 	if (d == PL_NONE)
 		return PL__BK_SETTLED;
+	pl__bk_scope_hold(v, sc);
 	for (uint32_t m = 0; m < v->nm; m++)
 		mark[m] &= ~PL__BK_MARK;
 	/* Who can pass a shard of the scope on to d? */

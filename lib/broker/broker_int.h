@@ -335,6 +335,15 @@ static inline uint32_t pl__bk_count(const pl_view *v, const pl__scope *sc, uint3
 	return sc->s == PL_NONE ? v->m_leaders[m] : pl__cell_get(v, sc->s, m);
 }
 
+/* A pass about to read every member's count in scope sc: a stream's
+ * leaders are then read from one dense count (pl__cell_cache()), not
+ * searched for member by member. Changes no answer. */
+static inline void pl__bk_scope_hold(const pl_view *v, const pl__scope *sc)
+{
+	if (!sc->rep && sc->s != PL_NONE)
+		pl__cell_cache(v, sc->s);
+}
+
 /* Bounds widened by a tolerance: the floor down (not below 0), the ceiling
  * up (both at most PL_MAX_SHARDS, so no sum overflows). */
 static inline void pl__bk_widen(uint32_t tol, uint32_t *fl, uint32_t *ce)

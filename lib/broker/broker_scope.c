@@ -449,8 +449,7 @@ static void dlist_add(const pl_view *v, const pl__scope *sc, pl__dlist *l, uint3
 void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w)
 {
 	const pl_view *v = b->v;
-	if (!sc->rep && sc->s != PL_NONE)
-		pl__cell_cache(v, sc->s); /* every member's count of the stream is read */
+	pl__bk_scope_hold(v, sc);
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e], key;
 		if (!pl__bk_dest_key(v, sc, m, &key))
