@@ -320,7 +320,15 @@
  * smaller id); with none, a replica on a down member (the smaller id; the
  * copy comes from a live replica, and the shard gains a live one); a
  * draining member's replica is its drain's to move. The leadership never
- * moves with it. Otherwise a replica on a down member stays where it is:
+ * moves with it; but when the leader shares its zone with an in-sync
+ * follower and leads more of the stream than its (widened) ceiling, and a
+ * hand-off to that follower lowers the stream's leader distance and keeps
+ * the totals within their bounds, the tick makes that hand-off first
+ * (MOVE_LEADER, STREAM_SKEW, as the stream pass writes it) and the repair
+ * moves the old leader's replica on a later tick: one copy of the shard,
+ * where a follower's copy now and the leadership copied away later would
+ * make two. The hand-off is a stream move: the order below holds.
+ * Otherwise a replica on a down member stays where it is:
  * the member may come back, and only a drain empties a member.
  * replication_factor is the replica count of a new shard only: a shard
  * with fewer replicas, or with replicas on down members, is given none

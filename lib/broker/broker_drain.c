@@ -276,7 +276,8 @@ static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j, 
 }
 
 /* The replica of shard k to move for a zone repair, in a zone another
- * replica shares, never the leader's: an eligible follower, the one holding
+ * replica shares, never the leader's (repair_handoff() makes the leader a
+ * follower first where the stream wants its leadership elsewhere): an eligible follower, the one holding
  * the most of the stream, then in total, per weight, then the smaller id;
  * with none, a replica on a down member (it serves nothing; the copy comes
  * from a live replica), the smaller id. PL_NONE when neither: the shared
@@ -309,6 +310,72 @@ static uint32_t repair_source(const pl_view *v, uint32_t k, uint32_t level)
 		bt = ct;
 	}
 	return best != PL_NONE ? best : down;
+}
+
+/* Before a zone repair of shard k moves a follower's replica: when its
+ * leader u shares a domain (at `level`) with a follower f and leads more
+ * of the stream than its ceiling (widened by the stream's tolerance), a
+ * hand-off u -> f that lowers the stream's leader distance and keeps the
+ * totals within their bounds is what the stream pass would make anyway;
+ * made first, it leaves u's replica, a follower's then, as the one its
+ * zone repair moves on the next tick, instead of a follower's replica now
+ * and u's leadership copied elsewhere later (two copies of one shard where
+ * one does). Followers that share u's domain, in sync and within the
+ * limits, fewest of the stream's leaders per weight first, then rank.
+ * PL_NONE when none. */
+static uint32_t repair_handoff(const pl__bk *b, uint32_t k, uint32_t level)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t s = v->snap.shards[k].stream, u = pl__leader(st), ju = PL_NONE;
+	if (s == PL_NONE || !b->cfg->stream_balance || pl__bk_kept(v, k) || (pl__moved(v, k) & PL__MOVED_LEADER) ||
+	    !pl__eligible(v, u) || !pl__bk_out_ok(b, u))
+		return PL_NONE;
+	for (uint32_t j = 0; j < st->nrep; j++)
+		if (pl__rep(st, j) == u)
+			ju = j;
+	if (ju == PL_NONE || !zone_shared(v, st, ju, level))
+		return PL_NONE;
+	uint32_t L = pl__bk_stream_leaders(v, s), cu = pl__cell_get(v, s, u), fu, eu, best = PL_NONE, cb = 0;
+	pl__bounds(v, L, u, &fu, &eu);
+	pl__bk_widen(pl__bk_stream_tol(v, b->cfg, s), &fu, &eu);
+	if (cu <= eu)
+		return PL_NONE;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		uint32_t f = pl__rep(st, j), cf;
+		if (j == ju || !pl__zone_same(v, u, f, level) || !pl__eligible(v, f) || !pl__in_sync(v, k, f) ||
+		    !pl__bk_in_ok(b, f))
+			continue;
+		cf = pl__cell_get(v, s, f);
+		if (!pl__bk_drops(v, L, u, cu, f, cf) ||
+		    !pl__bk_keeps(v, b->lead_elig, u, v->m_leaders[u], f, v->m_leaders[f]))
+			continue;
+		if (best != PL_NONE) {
+			int c = pl__bk_cmp_w(v, cf, f, cb, best);
+			if (c > 0 || (c == 0 && v->m_rank[f] > v->m_rank[best]))
+				continue;
+		}
+		best = f;
+		cb = cf;
+	}
+	return best;
+}
+
+/* The hand-off repair_handoff() chose: a stream move, as the stream pass
+ * writes it. */
+static void emit_repair_handoff(pl__bk *b, uint32_t k, uint32_t f)
+{
+	const pl_view *v = b->v;
+	uint32_t s = v->snap.shards[k].stream, u = pl__leader(pl__st(v, k)), L = pl__bk_stream_leaders(v, s);
+	pl_action a;
+	pl__action_init(&a, PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, k, s, u, f);
+	a.scope = PL_SCOPE_STREAM;
+	a.from_count = pl__cell_get(v, s, u);
+	a.to_count = pl__cell_get(v, s, f);
+	pl__bounds(v, L, f, &a.floor, &a.ceiling);
+	pl__bk_widen(pl__bk_stream_tol(v, b->cfg, s), &a.floor, &a.ceiling);
+	a.total = L;
+	pl__bk_emit_move(b, &a);
 }
 
 /* Levels above the zone (paths): up to ROOM_REPS distinct domains at each
@@ -485,6 +552,9 @@ void pl__bk_zone_repair(pl__bk *b)
 	uint32_t room = pl__bk_room_zones(v);
 	room_reps rr;
 	room_domains(v, &rr);
+	b->lead_elig = 0; /* the totals' bounds of repair_handoff(); its hand-offs keep the sum */
+	for (uint32_t e = 0; e < v->n_elig; e++)
+		b->lead_elig += v->m_leaders[v->elig[e]];
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r], could = 0, zones = 0;
 		const pl__shard_state *st = pl__st(v, k);
@@ -515,6 +585,11 @@ void pl__bk_zone_repair(pl__bk *b)
 		}
 		if (!may_move(b, from))
 			continue;
+		uint32_t f = set == PL__BK_NEW_ZONE ? repair_handoff(b, k, lv) : PL_NONE;
+		if (f != PL_NONE) {
+			emit_repair_handoff(b, k, f); /* the repair moves the leader's replica next tick */
+			continue;
+		}
 		pl__pick p;
 		b->zone_level = lv;
 		if (choose(b, k, set, from, &p) > 0) {

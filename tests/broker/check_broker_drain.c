@@ -402,6 +402,50 @@ START_TEST(zone_repair_moves_the_follower_holding_the_most_never_the_leader)
 }
 END_TEST
 
+/* s/0's replicas share zone za, and its leader b0 leads 5 of the stream
+ * (ceiling 2) where the follower b1 leads 1: b0 hands b1 the leadership
+ * first (the stream pass would), and the repair moves b0's replica on the
+ * next tick. Moving b1's replica first, then b0's leadership with a copy,
+ * copies s/0 twice (3 copies in all, against 2). */
+START_TEST(zone_repair_moves_a_leader_over_its_ceiling_after_a_hand_off)
+{
+	static const char *const zones[] = {"za", "za", "zb", "zb"};
+	tl *t = bu_new(4, zones);
+	uint32_t s = tl_stream(t, "s");
+	uint32_t k = tl_shard(t, "s/0", s, 0, 2, 0u, 1u);
+	tl_shard(t, "s/1", s, 0, 2, 0u, 2u);
+	tl_shard(t, "s/2", s, 0, 2, 0u, 3u);
+	tl_shard(t, "s/3", s, 0, 2, 0u, 2u);
+	tl_shard(t, "s/4", s, 0, 2, 0u, 3u);
+	tl_shard(t, "s/5", s, 1, 2, 1u, 2u);
+	tl_shard(t, "s/6", s, 2, 2, 2u, 0u);
+	tl_shard(t, "s/7", s, 3, 2, 3u, 1u);
+	pl_view *v = tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	cfg.replication_factor = 2;
+	uint32_t n, copies = 0;
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_ge(n, 2);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_LEADER);
+	ck_assert_uint_eq(a[0].reason, PL_REASON_STREAM_SKEW);
+	ck_assert_uint_eq(a[0].shard, k);
+	ck_assert_uint_eq(a[0].from, 0);
+	ck_assert_uint_eq(a[0].to, 1);
+	ck_assert_uint_eq(a[0].flags, 0);
+	ck_assert_uint_eq(a[1].reason, PL_REASON_ZONE_REPAIR);
+	ck_assert_uint_eq(a[1].shard, k);
+	ck_assert_uint_eq(a[1].from, 0);
+	for (uint32_t i = 0; i < n; i++)
+		copies += (a[i].flags & PL_ACTION_STAGE_FIRST) != 0;
+	ck_assert_uint_eq(copies, 2);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(bu_zones(t, v, k), 2);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(zone_repair_ties_go_to_the_smaller_id_and_stop_at_what_it_could_span)
 {
 	/* b1 and b2 hold the same: b1 moves. zc's member is at its cap: the
@@ -575,6 +619,8 @@ START_TEST(property_every_replica_move_of_a_tick_keeps_the_rules)
 			uint32_t could = could_span(t, w, x->shard);
 			ck_assert_msg(pl_view_apply(w, x) == 0, "seed %llu: action %d does not apply",
 				      (unsigned long long)seed, i);
+			if (x->kind == PL_ACTION_MOVE_LEADER && zones_before(t, x->shard) < could)
+				repairs++; /* a repair begun by its leader's hand-off: the leader's replica moves next tick */
 			if (x->kind != PL_ACTION_MOVE_REPLICA)
 				continue;
 			const pl_shard *sh = &t->k[x->shard];
@@ -651,6 +697,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("zone_repair");
 	tcase_add_test(c, zone_repair_moves_the_follower_holding_the_most_never_the_leader);
+	tcase_add_test(c, zone_repair_moves_a_leader_over_its_ceiling_after_a_hand_off);
 	tcase_add_test(c, zone_repair_ties_go_to_the_smaller_id_and_stop_at_what_it_could_span);
 	tcase_add_test(c, zone_repair_counts_what_a_shard_could_span_after_the_repairs_before_it);
 	tcase_add_test(c, zone_repair_waits_for_a_shard_in_flight_and_a_paused_policy);
