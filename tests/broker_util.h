@@ -211,10 +211,11 @@ static inline pl_action *bu_dry(tl *t, const pl_broker_config *cfg, uint32_t *n,
 }
 
 /* What bu_expect_same_mapped() compares besides kind, reason, shard, from
- * and to: an action's flags; from_count and to_count; total. */
+ * and to: an action's flags; from_count and to_count; total; tier. */
 #define BU_SAME_FLAGS 1u
 #define BU_SAME_COUNTS 2u
 #define BU_SAME_TOTAL 4u
+#define BU_SAME_TIER 8u
 
 /* The dry runs of t and of u, a copy of t with its arrays shuffled
  * (tl_shuffled()), give the same actions once t's indices are mapped to u's
@@ -238,7 +239,8 @@ static inline void bu_expect_same_mapped(tl *t, tl *u, const pl_broker_config *c
 				      (!(same & BU_SAME_FLAGS) || x->flags == y->flags) &&
 				      (!(same & BU_SAME_COUNTS) ||
 				       (x->from_count == y->from_count && x->to_count == y->to_count)) &&
-				      (!(same & BU_SAME_TOTAL) || x->total == y->total),
+				      (!(same & BU_SAME_TOTAL) || x->total == y->total) &&
+				      (!(same & BU_SAME_TIER) || x->tier == y->tier),
 			      "%s: action %u differs", where, i);
 	}
 	free(a);
