@@ -210,6 +210,43 @@ static inline pl_action *bu_dry(tl *t, const pl_broker_config *cfg, uint32_t *n,
 	return out;
 }
 
+/* What bu_expect_same_mapped() compares besides kind, reason, shard, from
+ * and to: an action's flags; from_count and to_count; total; tier. */
+#define BU_SAME_FLAGS 1u
+#define BU_SAME_COUNTS 2u
+#define BU_SAME_TOTAL 4u
+#define BU_SAME_TIER 8u
+
+/* The dry runs of t and of u, a copy of t with its arrays shuffled
+ * (tl_shuffled()), give the same actions once t's indices are mapped to u's
+ * (perm_k, perm_m): as many, the same status, and each alike in kind,
+ * reason, shard, from and to, and in the fields `same` names (BU_SAME_*).
+ * Each run starts from its layout's view (bu_dry()). The plan must not hang
+ * on the order of the snapshot's arrays; `where` names the layout in a
+ * failure's message. */
+static inline void bu_expect_same_mapped(tl *t, tl *u, const pl_broker_config *cfg, uint32_t same, const char *where)
+{
+	uint32_t na, nb;
+	pl_plan_info ia, ib;
+	pl_action *a = bu_dry(t, cfg, &na, &ia, NULL), *b = bu_dry(u, cfg, &nb, &ib, NULL);
+	ck_assert_msg(na == nb, "%s: %u against %u actions", where, na, nb);
+	ck_assert_uint_eq(ia.status, ib.status);
+	for (uint32_t i = 0; i < na; i++) {
+		const pl_action *x = &a[i], *y = &b[i];
+		ck_assert_msg(x->kind == y->kind && x->reason == y->reason && u->perm_k[x->shard] == y->shard &&
+				      (x->from == PL_NONE ? y->from == PL_NONE : u->perm_m[x->from] == y->from) &&
+				      (x->to == PL_NONE ? y->to == PL_NONE : u->perm_m[x->to] == y->to) &&
+				      (!(same & BU_SAME_FLAGS) || x->flags == y->flags) &&
+				      (!(same & BU_SAME_COUNTS) ||
+				       (x->from_count == y->from_count && x->to_count == y->to_count)) &&
+				      (!(same & BU_SAME_TOTAL) || x->total == y->total) &&
+				      (!(same & BU_SAME_TIER) || x->tier == y->tier),
+			      "%s: action %u differs", where, i);
+	}
+	free(a);
+	free(b);
+}
+
 /* How many times the most-moved shard's leader moved (MOVE_LEADER). */
 static inline uint32_t bu_most_moves(const pl_action *a, uint32_t n, uint32_t nk)
 {

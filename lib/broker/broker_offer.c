@@ -137,6 +137,25 @@ static void reproject(const pl__bk *b, const pl__scope *sc, uint32_t a, uint32_t
 	v->m_scratch[d] += sign * part(v, sc->s, sc->L, d);
 }
 
+/* The numbers that decided the move x of scope sc, counted before it: the
+ * scope (leaders or replicas, of the cluster or of sc's stream), x->a's and
+ * x->d's counts, x->d's bounds, the share (the cluster's: d's ceiling; none
+ * in a stream) and the scope's total. Every move written here carries them
+ * (a replica move, its paired hand-off, a hand-off first to a follower, a
+ * leader move), so they are filled in one place. */
+static void counted(const pl_view *v, const pl__scope *sc, const pl__best *x, pl_action *a)
+{
+	if (sc->rep)
+		a->scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
+	else
+		a->scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
+	a->from_count = pl__bk_count(v, sc, x->a);
+	a->to_count = pl__bk_count(v, sc, x->d);
+	pl__bk_bounds(v, sc, x->d, &a->floor, &a->ceiling);
+	a->share = sc->s == PL_NONE ? a->ceiling : 0;
+	a->total = sc->L;
+}
+
 /* A replica move: the holder x->a's replica to x->d (x->follower: a does
  * not lead the shard; else the leadership goes with it). */
 static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
@@ -154,22 +173,11 @@ static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
 		}
 		pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, x->k, v->snap.shards[x->k].stream, x->a, x->d);
 		a.flags = PL_ACTION_STAGE_FIRST | PL_ACTION_CARRIES_LEADER | PL_ACTION_PAIRED;
-		a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
-		a.from_count = pl__bk_count(v, sc, x->a);
-		a.to_count = pl__bk_count(v, sc, x->d);
-		pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
-		a.share = sc->s == PL_NONE ? a.ceiling : 0;
-		a.total = sc->L;
+		counted(v, sc, x, &a);
 		pl_action h;
 		pl__action_init(&h, PL_ACTION_MOVE_LEADER, reason, x->swap, v->snap.shards[x->swap].stream, x->d, x->a);
 		h.flags = PL_ACTION_PAIRED;
-		h.scope = a.scope;
-		h.from_count = a.from_count;
-		h.to_count = a.to_count;
-		h.floor = a.floor;
-		h.ceiling = a.ceiling;
-		h.share = a.share;
-		h.total = a.total;
+		counted(v, sc, x, &h); /* the carry's numbers: the pair is one step */
 		if (pl__bk_emit_move(b, &a))
 			return PL__BK_FULL;
 		int rc = pl__bk_emit(b, &h); /* the hand-off is the same step: no budget of its own */
@@ -185,24 +193,13 @@ static int emit_replica(pl__bk *b, const pl__scope *sc, const pl__best *x)
 		/* The leadership goes to a follower first (no copy); the
 		 * replica, a follower's then, moves on a later tick. */
 		pl__action_init(&a, PL_ACTION_MOVE_LEADER, reason, x->k, v->snap.shards[x->k].stream, x->a, x->via);
-		a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
-		a.from_count = pl__bk_count(v, sc, x->a);
-		a.to_count = pl__bk_count(v, sc, x->d);
-		pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
-		a.share = sc->s == PL_NONE ? a.ceiling : 0;
-		a.total = sc->L;
+		counted(v, sc, x, &a);
 		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
 	}
 	pl__action_init(&a, PL_ACTION_MOVE_REPLICA, reason, x->k, v->snap.shards[x->k].stream, x->a, x->d);
 	a.flags = PL_ACTION_STAGE_FIRST | (x->follower == 1 ? PL_ACTION_CARRIES_LEADER : 0) |
 		  (x->follower == 3 ? PL_ACTION_FOR_HANDOFF : 0);
-	a.scope = sc->s == PL_NONE ? PL_SCOPE_REPLICAS : PL_SCOPE_STREAM_REPLICAS;
-	a.from_count = pl__bk_count(v, sc, x->a);
-	a.to_count = pl__bk_count(v, sc, x->d);
-	pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
-	if (sc->s == PL_NONE)
-		a.share = a.ceiling;
-	a.total = sc->L;
+	counted(v, sc, x, &a);
 	return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
 }
 
@@ -215,13 +212,7 @@ int pl__bk_emit_best(pl__bk *b, const pl__scope *sc, const pl__best *x)
 	pl__action_init(&a, PL_ACTION_MOVE_LEADER, sc->s == PL_NONE ? PL_REASON_CLUSTER_SKEW : PL_REASON_STREAM_SKEW,
 			x->k, v->snap.shards[x->k].stream, x->a, x->d);
 	a.flags = x->follower == 1 ? 0 : PL_ACTION_STAGE_FIRST;
-	a.scope = sc->s == PL_NONE ? PL_SCOPE_CLUSTER : PL_SCOPE_STREAM;
-	a.from_count = pl__bk_count(v, sc, x->a);
-	a.to_count = pl__bk_count(v, sc, x->d);
-	pl__bk_bounds(v, sc, x->d, &a.floor, &a.ceiling);
-	if (sc->s == PL_NONE)
-		a.share = a.ceiling;
-	a.total = sc->L;
+	counted(v, sc, x, &a);
 	if (sc->s == PL_NONE)
 		return pl__bk_emit_move(b, &a) ? PL__BK_FULL : PL__BK_MOVED;
 	reproject(b, sc, x->a, x->d, -1);

@@ -255,24 +255,12 @@ START_TEST(shuffled_arrays_give_the_same_actions)
 		for (uint32_t i = 0; i < t->ns; i++)
 			uflags[u->perm_s[i]] = flags[i];
 		u->snap.stream_flags = uflags;
-		uint32_t na, nb;
-		pl_plan_info ia, ib;
+		char where[96];
+		snprintf(where, sizeof where, "seed %llu (layout %u, PL_TEST_SEED replays)", (unsigned long long)seed,
+			 it);
 		tl_view(t, 0);
 		tl_view(u, 0);
-		pl_action *a = bu_dry(t, &cfg, &na, &ia, NULL), *b = bu_dry(u, &cfg, &nb, &ib, NULL);
-		ck_assert_msg(na == nb, "seed %llu (layout %u, PL_TEST_SEED replays): %u against %u actions",
-			      (unsigned long long)seed, it, na, nb);
-		ck_assert_uint_eq(ia.status, ib.status);
-		for (uint32_t i = 0; i < na; i++) {
-			const pl_action *x = &a[i], *y = &b[i];
-			ck_assert_msg(x->kind == y->kind && x->reason == y->reason && u->perm_k[x->shard] == y->shard &&
-					      (x->from == PL_NONE ? y->from == PL_NONE : u->perm_m[x->from] == y->from) &&
-					      (x->to == PL_NONE ? y->to == PL_NONE : u->perm_m[x->to] == y->to),
-				      "seed %llu (layout %u, PL_TEST_SEED replays): action %u differs",
-				      (unsigned long long)seed, it, i);
-		}
-		free(a);
-		free(b);
+		bu_expect_same_mapped(t, u, &cfg, 0, where);
 		tl_free(u);
 		tl_free(t);
 	}
