@@ -325,7 +325,10 @@ void pl__sort_level(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off,
 
 void pl__sort_keyed(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d)
 {
-	sort_kents(a, n);
+	if (n <= 16)
+		insertion_kent(a, n);
+	else
+		sort_kents(a, n);
 	uint32_t i = 0;
 	while (i < n) {
 		uint32_t j = i + 1;

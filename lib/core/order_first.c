@@ -29,10 +29,18 @@
  * first key that does not fit (a byte the sample saw constant that varies, a
  * value of another class) sends the sort to the windows above.
  *
- * When the keys do not pack (too many bytes vary, as in UUIDs) or a run of
- * equal packed keys is longer than the room left, the sort goes to the byte
- * levels (order.c), whose first level keys are the windows already taken:
- * the keys are not read again.
+ * Truncated. When the values present of the varying bytes multiply past
+ * the 40 bits (UUIDs, hashes in hex, names of many lengths), the packed key
+ * keeps the leading varying bytes whose product fits (truncate_plan()): it
+ * orders the keys by their first `cut` window bytes, and the keys equal on
+ * those form runs, which are finished from their next window, taken for all
+ * of them in one read of the keys in index order (finish_truncated()). A
+ * random id's first ten hex digits tell a million apart, so its runs are
+ * few.
+ *
+ * When a run of equal packed keys is longer than the room left, the sort
+ * goes to the byte levels (order.c), whose first level keys are the windows
+ * already taken: the keys are not read again.
  *
  * Nothing is allocated: the caller's scratch holds every array, and the
  * plans are on the stack.
@@ -127,28 +135,90 @@ static uint64_t pack(const plan *p, const unsigned char *w, uint32_t *bad)
 	return key;
 }
 
-/* Do the values of the varying bytes that a sample of the n windows shows
- * already pass the limit (their counts' product)? The values present in
- * all are at least as many, byte by byte: a plan of them would too, and
- * reading every window for them can be skipped. */
-static int sample_too_wide(unsigned char (*win)[16], uint32_t n, uint32_t vary, uint64_t limit)
+/* When the values present of the varying bytes pass the limit (their
+ * counts' product), keep only the leading ones whose product stays within
+ * it: the packed key then orders the keys by their first `cut` window bytes
+ * (the return), and keys equal on those are sorted again as a run. Random
+ * ids (UUIDs, hashes in hex) differ within their first ten hex digits, so
+ * runs are rare. 16 when every varying byte fits. */
+static int truncate_plan(const plan *p, uint32_t *vary, uint64_t limit)
 {
-	enum { S = 64 };
 	uint64_t prod = 1;
 	for (int t = 0; t < 16; t++) {
-		if (!((vary >> t) & 1))
+		if (!((*vary >> t) & 1))
 			continue;
-		unsigned char seen[256];
 		uint32_t c = 0;
-		memset(seen, 0, sizeof seen);
-		for (uint32_t j = 0; j < S; j++) {
-			unsigned char v = win[((uint64_t)n - 1) * j / (S - 1)][t];
-			c += !seen[v];
-			seen[v] = 1;
+		for (int b = 0; b < 256; b++)
+			c += p->rank[t][b] != 0;
+		if (prod > limit / c) {
+			*vary &= (UINT32_C(1) << t) - 1;
+			return t;
 		}
-		prod = prod > limit / c ? limit + 1 : prod * c;
+		prod *= c;
 	}
-	return prod > limit;
+	return 16;
+}
+
+/* Do the n keys of a run hold at least `end` bytes each? Then, equal in
+ * their windows' first bytes up to end, they agree on those bytes of the key
+ * itself (a shorter key's window is padded with zeros). */
+static int run_agrees(const pl__byteseq *q, const pl__kent *run, uint32_t n, uint64_t end)
+{
+	for (uint32_t x = 0; x < n; x++)
+		if (pl__seq_at(q, run[x].i).len < end)
+			return 0;
+	return 1;
+}
+
+/* The runs of equal packed keys that a truncated plan left (keys equal in
+ * their first `cut` window bytes), sorted without reading a key out of
+ * order: each run's keys are marked in their windows' last byte (0xff when
+ * every key of the run holds the cut bytes, so that they agree on them and
+ * the run goes on from off + cut; 0xfe when one ends before, and the run
+ * starts again at off; out[] at the run's first place keeps which, until
+ * the run is sorted), then one pass over the keys in index order takes
+ * the window of each marked key at its run's offset, and each run, as level
+ * keys from those windows, is sorted in `room` (the passes' spare buffer:
+ * 8 bytes a key, so a run of up to a third of the keys). */
+static void finish_truncated(const pl__byteseq *q, const layout *l, const uint64_t *src, pl__kent *room, uint32_t n,
+			     int ibits, uint64_t off, uint32_t cut, uint32_t *out, uint32_t *out_tag, pl__dups *d)
+{
+	uint64_t imask = (UINT64_C(1) << ibits) - 1;
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
+			;
+		if (j - i == 1)
+			continue;
+		unsigned char mark = 0xff;
+		for (uint32_t x = i; x < j; x++)
+			if (l->win[src[x] & imask][15] < cut) /* the bytes it holds past off, capped at 16 */
+				mark = 0xfe;
+		for (uint32_t x = i; x < j; x++)
+			l->win[src[x] & imask][15] = mark;
+		out[i] = mark == 0xff; /* kept for the sort of the run, which writes out[i..j) */
+	}
+	for (uint32_t p = 0; p < n; p++)
+		if (l->win[p][15] >= 0xfe)
+			window(l->win[p], pl__seq_at(q, p), l->win[p][15] == 0xff ? off + cut : off);
+	for (uint32_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
+			;
+		if (j - i == 1)
+			continue;
+		uint64_t at = out[i] ? off + cut : off;
+		for (uint32_t x = i; x < j; x++) {
+			uint32_t p = (uint32_t)(src[x] & imask);
+			pl__kent e = {0, 0, p, l->tags[p]};
+			pl__kent_window(&e, l->win[p]);
+			room[x - i] = e;
+		}
+		pl__sort_keyed(q, room, j - i, at, d);
+		for (uint32_t x = i; x < j; x++) {
+			out[x] = room[x - i].i;
+			if (out_tag)
+				out_tag[x] = room[x - i].tag;
+		}
+	}
 }
 
 /* The keys in order from a table of their packed range: slot k the index
@@ -209,7 +279,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	uint64_t limit;
 	int ibits = index_bits(n, &limit);
 	uint32_t lcounts[4][1024], (*counts)[1024] = l.counts;
-	int np, width, counted = 1;
+	int np, width, counted = 1, cut = 16; /* cut: the first window byte a truncated plan leaves out */
 	uint64_t off, prod;
 	pl__keyfeed own;
 	if (fed == NULL) { /* a sample's plan, when it holds for every key */
@@ -255,8 +325,6 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 				pl.rank[t][b] = 1;
 		}
 		if (!plan_ranks(&pl, vary, limit)) {
-			if (sample_too_wide(l.win, n, vary, limit))
-				return 0; /* as the values present would: UUIDs */
 			for (int t = 0; t < 16; t++)
 				if ((vary >> t) & 1)
 					memset(pl.rank[t], 0, sizeof pl.rank[t]);
@@ -264,6 +332,7 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 				for (int t = 0; t < 16; t++)
 					if ((vary >> t) & 1)
 						pl.rank[t][l.win[i][t]] = 1;
+			cut = truncate_plan(&pl, &vary, limit); /* UUIDs: the leading bytes */
 			if (!plan_ranks(&pl, vary, limit))
 				return 0;
 		}
@@ -323,6 +392,11 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 	}
 	if (longest == 1)
 		return 1;
+	if (cut < 16 && (size_t)longest * sizeof(pl__kent) <= (size_t)n * sizeof *dst) {
+		finish_truncated(q, &l, src, (pl__kent *)(void *)dst, n, ibits, off, (uint32_t)cut, out, out_tag, d);
+		*win_off = NO_WINDOWS; /* the windows now hold the runs' next ones */
+		return 1;
+	}
 	if ((size_t)longest * sizeof *l.run > l.run_room)
 		return 0;
 	for (uint32_t i = 0, j; i < n; i = j) {
@@ -337,7 +411,9 @@ static int sort_first(const pl__byteseq *q, uint32_t n, uint32_t *out, uint32_t 
 			run[x - i].tag = l.tags[p];
 		}
 		pl_bytes b = pl__seq_at(q, run[0].i);
-		if (b.len > off && b.len - off >= 16) /* a window's bytes remaining: 16 */
+		if (cut < 16)
+			pl__sort_level(q, run, j - i, run_agrees(q, run, j - i, off + cut) ? off + cut : off, d);
+		else if (b.len > off && b.len - off >= 16) /* a window's bytes remaining: 16 */
 			pl__sort_level(q, run, j - i, off + 15, d);
 		else
 			pl__note_dup(d, run); /* no bytes left: equal keys, in index order */

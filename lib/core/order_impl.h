@@ -30,7 +30,7 @@ void pl__note_dup(pl__dups *d, const pl__kent *a);
  * keys end in index order. */
 void pl__sort_level(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d);
 
-/* pl__sort_level() of n > 16 entries whose level keys at off are set. */
+/* pl__sort_level() of n entries whose level keys at off are set. */
 void pl__sort_keyed(const pl__byteseq *q, pl__kent *a, uint32_t n, uint64_t off, pl__dups *d);
 
 /* An entry's level key from its window (the level key's 16 bytes in

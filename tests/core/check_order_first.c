@@ -86,6 +86,62 @@ START_TEST(id_shapes_match_comparison_order)
 }
 END_TEST
 
+/* Keys whose varying bytes pass what the packed first level holds (the
+ * values present, multiplied out, past 40 bits) are packed by their leading
+ * bytes alone: random UUIDs, a stream's hash in hex and a partition, hex
+ * digits of every length with NUL bytes among them (a shorter key's window
+ * is padded with zeros: "ab" and "ab\0" agree in the bytes packed), and a
+ * few long shared heads with any bytes after them, so that runs of equal
+ * packed keys are common and some of their keys end before the bytes
+ * packed do. Each in a random order, with duplicates: the order of qsort. */
+START_TEST(truncated_plans_match_comparison_order)
+{
+	uint64_t seed = tl_seed(0x7c0dau);
+	static const char hex[] = "0123456789abcdef";
+	for (uint32_t it = 0; it < 48; it++) {
+		uint64_t rng = seed + it;
+		uint32_t f = it % 4, n = 17 + tl_below(&rng, it % 8 < 4 ? 6000 : 400);
+		uint32_t heads = 1 + tl_below(&rng, 40);
+		keyset ks = keyset_new(n, 48);
+		key *k = ks.k;
+		for (uint32_t i = 0; i < n; i++) {
+			char *p = keyset_at(&ks, i);
+			int len = 0;
+			if (f == 0) { /* 8-4-4-4-12 */
+				for (int j = 0; j < 36; j++)
+					p[j] = j == 8 || j == 13 || j == 18 || j == 23 ? '-' : hex[tl_below(&rng, 16)];
+				len = 36;
+			} else if (f == 1) { /* a hash of one of `heads` streams, a partition */
+				uint64_t h = (tl_below(&rng, heads) + 1) * UINT64_C(0x9e3779b97f4a7c15);
+				len = snprintf(p, 48, "%016llx-%04u", (unsigned long long)(h ^ h >> 29), tl_below(&rng, 1000));
+			} else if (f == 2) { /* 1 to 24 hex digits, a NUL now and then */
+				len = 1 + (int)tl_below(&rng, 24);
+				for (int j = 0; j < len; j++)
+					p[j] = tl_below(&rng, 20) == 0 ? '\0' : hex[tl_below(&rng, 16)];
+			} else { /* one of `heads` heads of 8 to 13 hex digits, then 0 to 5 bytes of any value */
+				uint64_t hr = tl_seed(0x4eadu) + tl_below(&rng, heads);
+				int hl = 8 + (int)tl_below(&hr, 6);
+				for (int j = 0; j < hl; j++)
+					p[j] = hex[tl_below(&hr, 16)];
+				len = hl + (int)tl_below(&rng, 6);
+				for (int j = hl; j < len; j++)
+					p[j] = (char)tl_below(&rng, 256);
+			}
+			if (i > 0 && tl_below(&rng, 50) == 0) { /* a duplicate */
+				uint32_t o = tl_below(&rng, i);
+				memcpy(p, k[o].b.ptr, (size_t)k[o].b.len);
+				len = (int)k[o].b.len;
+			}
+			k[i].b = (pl_bytes){p, (uint64_t)len};
+			k[i].tag = i * 5u;
+		}
+		char what[32];
+		snprintf(what, sizeof what, "truncated shape %u", f);
+		keyset_sorts_as_qsort(&ks, n, what, seed + it);
+	}
+}
+END_TEST
+
 /* Runs of equal packed keys are sorted in place in the room past the tags,
  * 16 bytes a key: a run of up to two thirds of the keys fits, one more key
  * sends the sort to the byte levels. At both sides of that bound, for an
@@ -220,6 +276,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, an_odd_key_among_a_shared_prefix);
 	tcase_add_test(c, id_shapes_match_comparison_order);
+	tcase_add_test(c, truncated_plans_match_comparison_order);
 	tcase_add_test(c, a_run_at_the_bound_of_the_run_room);
 	tcase_add_test(c, keys_all_equal);
 	tcase_add_test(c, a_dense_range_is_placed_by_a_table);
