@@ -220,7 +220,11 @@ uint64_t tl_seed(uint64_t fallback)
 uint32_t tl_iters(uint32_t fallback)
 {
 	const char *e = getenv("PL_TEST_ITERS");
-	return e && *e ? (uint32_t)strtoul(e, NULL, 0) : fallback;
+	if (e && *e)
+		return (uint32_t)strtoul(e, NULL, 0);
+	const char *m = getenv("PL_TEST_ITERS_MAX");
+	uint32_t max = m && *m ? (uint32_t)strtoul(m, NULL, 0) : 0;
+	return max && max < fallback ? max : fallback;
 }
 
 static uint32_t *perm(uint64_t *rng, uint32_t n)

@@ -73,7 +73,10 @@ uint64_t tl_rand(uint64_t *state);
 uint32_t tl_below(uint64_t *state, uint32_t n);
 /* PL_TEST_SEED from the environment, else `fallback`. */
 uint64_t tl_seed(uint64_t fallback);
-/* Property iterations: PL_TEST_ITERS from the environment, else `fallback`. */
+/* Property iterations: PL_TEST_ITERS from the environment (1 replays the
+ * seed a failure printed), else `fallback`, lowered to PL_TEST_ITERS_MAX when
+ * that is set and smaller (make sanitize: SAN_ITERS). A cap, not a count: a
+ * property whose default is below it keeps its default. */
 uint32_t tl_iters(uint32_t fallback);
 
 /* Add members drawn with tl_below(rng, t->nm) to shard k's replicas,

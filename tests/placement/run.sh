@@ -30,6 +30,9 @@
 # Usage: tests/placement/run.sh PLACEMENT [--update]
 #   --update rewrites the expected files from the tool's output (review the
 #   diff before committing it).
+#   PL_TEST_JOBS=2 in the environment runs the garbage of section 4 beside
+#   the other sections (two at a time: the same checks, sooner on 2 cores);
+#   unset or 1, everything runs in order.
 # Prints a summary line in Check's style and exits 1 on any failure.
 set -u
 [ $# -ge 1 ] || { echo "usage: $0 PLACEMENT [--update]" >&2; exit 2; }
@@ -38,7 +41,8 @@ update=0
 [ "${2:-}" = "--update" ] && update=1
 cd "$(dirname "$0")" || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pl-tool.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
+garbage_pids=""
+trap '[ -z "$garbage_pids" ] || kill $garbage_pids 2> /dev/null; rm -rf "$tmp"' EXIT INT TERM
 # A sanitizer report must not pass for "bad input" (exit 1).
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:exitcode=86"
@@ -48,6 +52,128 @@ checks=0
 failures=0
 ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+
+# PL_TEST_JOBS=2 or more (make check TEST_JOBS=2, as make sanitize runs it):
+# the garbage of section 4, over half the tool's runs and about half the
+# time under a sanitizer, runs in the background beside the other sections,
+# and the foreground takes what is left of it when it gets there (each seed
+# runs once, in whichever runner takes it first); the background's failures
+# are printed and its checks counted at the end. 1, the default: everything
+# in order, as one runner.
+jobs=${PL_TEST_JOBS:-1}
+case "$jobs" in '' | *[!0-9]*) echo "PL_TEST_JOBS: '$jobs' is not a number" >&2; exit 2 ;; esac
+[ "$jobs" -ge 1 ] || jobs=1
+
+# Garbage (section 4): valid files mangled (lines dropped, duplicated, bytes
+# changed), and random bytes, seed by seed. Exit 0 or 1, and nothing a
+# sanitizer says. garbage_seed SEED writes in $tmp/garbage.SEED; garbage
+# runs every seed no runner has taken yet, taking each by making that
+# directory (mkdir either makes it or fails, so two runners never take the
+# same seed).
+garbage_files=0
+for f in golden/*.txt ../../examples/placement/scenarios/*.txt; do
+	[ -f "$f" ] && garbage_files=$((garbage_files + 1))
+done
+garbage_seed() {
+	seed=$1
+	g=$tmp/garbage.$seed
+	# n counts the files mangled so far, seed 1 first: the awk seeds of one
+	# run in order from seed 1
+	n=$(((seed - 1) * garbage_files))
+	for f in golden/*.txt ../../examples/placement/scenarios/*.txt; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		awk -v seed=$((seed * 7919 + n)) 'BEGIN { srand(seed); junk = "=,#% \t%zz%4=x\001\377\"" }
+		{
+			r = rand()
+			if (r < 0.05) next
+			if (r < 0.10) { print; print; next }
+			if (r < 0.25 && length($0) > 0) {
+				p = int(rand() * length($0)) + 1
+				q = int(rand() * length(junk)) + 1
+				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
+			}
+			print
+		}' "$f" > "$g/mangled.txt"
+		for cmd in check stats plan format "owner - 00"; do
+			set -- $cmd
+			c1=$1
+			shift
+			if [ "$c1" = owner ]; then
+				"$bin" owner "$g/mangled.txt" 00 > /dev/null 2> "$g/stderr"
+			else
+				"$bin" "$c1" "$g/mangled.txt" > /dev/null 2> "$g/stderr"
+			fi
+			rc=$?
+			# 0 or 1, and 3 for a plan that ends blocked
+			if { [ $rc -gt 1 ] && { [ "$c1" != plan ] || [ $rc -ne 3 ]; }; } ||
+				grep -q -e Sanitizer -e "runtime error" "$g/stderr"; then
+				cp "$g/mangled.txt" "$tmp/../pl-tool-crash-$seed.txt" 2> /dev/null
+				bad "$c1 on a mangled $f (seed $seed): exit $rc: $(head -5 "$g/stderr")"
+			else
+				ok
+			fi
+		done
+	done
+	awk -v seed="$seed" 'BEGIN { srand(seed); n = int(rand() * 3000)
+		for (i = 0; i < n; i++) { r = rand(); printf "%c", r < 0.1 ? 10 : r < 0.2 ? 32 : int(rand() * 255) + 1 } }' \
+		> "$g/random.txt"
+	"$bin" check "$g/random.txt" > /dev/null 2> "$g/stderr"
+	rc=$?
+	if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$g/stderr"; then
+		bad "check on random bytes (seed $seed): exit $rc"
+	else
+		ok
+	fi
+	# Kafka's and rpk's outputs mangled, read by both imports
+	for f in kafka/*.describe kafka/*.rpk; do
+		awk -v seed=$((seed * 104729)) 'BEGIN { srand(seed); junk = ":[] ,\t-x\001\377" }
+		{
+			r = rand()
+			if (r < 0.05) next
+			if (r < 0.10) { print; print; next }
+			if (r < 0.35 && length($0) > 0) {
+				p = int(rand() * length($0)) + 1
+				q = int(rand() * length(junk)) + 1
+				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
+			}
+			print
+		}' "$f" > "$g/mangled.describe"
+		for format in kafka rpk; do
+			if [ $format = rpk ]; then
+				"$bin" import rpk --topic t "$g/mangled.describe" > /dev/null 2> "$g/stderr"
+			else
+				"$bin" import kafka "$g/mangled.describe" > /dev/null 2> "$g/stderr"
+			fi
+			rc=$?
+			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$g/stderr"; then
+				cp "$g/mangled.describe" "$tmp/../pl-tool-crash-$seed.describe" 2> /dev/null
+				bad "import $format of a mangled $f (seed $seed): exit $rc: $(head -5 "$g/stderr")"
+			else
+				ok
+			fi
+		done
+	done
+}
+garbage() {
+	for s in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		mkdir "$tmp/garbage.$s" 2> /dev/null || continue
+		garbage_seed "$s"
+	done
+}
+
+# the background runners: PL_TEST_JOBS less one (the foreground)
+r=1
+while [ "$r" -lt "$jobs" ]; do
+	(
+		trap - EXIT INT TERM
+		checks=0 failures=0
+		garbage
+		echo "$checks $failures" > "$tmp/garbage-runner.$r.counts"
+	) > "$tmp/garbage-runner.$r.out" 2>&1 &
+	garbage_pids="$garbage_pids $!"
+	r=$((r + 1))
+done
 
 # ---- 1. golden outputs --------------------------------------------------------
 # A case: EXPECTED ARGS... (read as a shell would, so '...' quotes a word);
@@ -587,84 +713,8 @@ else
 fi
 
 # Garbage: valid files mangled (lines dropped, duplicated, bytes changed), and
-# random bytes. Exit 0 or 1, and nothing a sanitizer says.
-n=0
-for seed in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	for f in golden/*.txt ../../examples/placement/scenarios/*.txt; do
-		[ -f "$f" ] || continue
-		n=$((n + 1))
-		awk -v seed=$((seed * 7919 + n)) 'BEGIN { srand(seed); junk = "=,#% \t%zz%4=x\001\377\"" }
-		{
-			r = rand()
-			if (r < 0.05) next
-			if (r < 0.10) { print; print; next }
-			if (r < 0.25 && length($0) > 0) {
-				p = int(rand() * length($0)) + 1
-				q = int(rand() * length(junk)) + 1
-				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
-			}
-			print
-		}' "$f" > "$tmp/mangled.txt"
-		for cmd in check stats plan format "owner - 00"; do
-			set -- $cmd
-			c1=$1
-			shift
-			if [ "$c1" = owner ]; then
-				"$bin" owner "$tmp/mangled.txt" 00 > /dev/null 2> "$tmp/stderr"
-			else
-				"$bin" "$c1" "$tmp/mangled.txt" > /dev/null 2> "$tmp/stderr"
-			fi
-			rc=$?
-			# 0 or 1, and 3 for a plan that ends blocked
-			if { [ $rc -gt 1 ] && { [ "$c1" != plan ] || [ $rc -ne 3 ]; }; } ||
-				grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
-				cp "$tmp/mangled.txt" "$tmp/../pl-tool-crash-$seed.txt" 2> /dev/null
-				bad "$c1 on a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
-			else
-				ok
-			fi
-		done
-	done
-	awk -v seed="$seed" 'BEGIN { srand(seed); n = int(rand() * 3000)
-		for (i = 0; i < n; i++) { r = rand(); printf "%c", r < 0.1 ? 10 : r < 0.2 ? 32 : int(rand() * 255) + 1 } }' \
-		> "$tmp/random.txt"
-	"$bin" check "$tmp/random.txt" > /dev/null 2> "$tmp/stderr"
-	rc=$?
-	if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
-		bad "check on random bytes (seed $seed): exit $rc"
-	else
-		ok
-	fi
-	# Kafka's and rpk's outputs mangled, read by both imports
-	for f in kafka/*.describe kafka/*.rpk; do
-		awk -v seed=$((seed * 104729)) 'BEGIN { srand(seed); junk = ":[] ,\t-x\001\377" }
-		{
-			r = rand()
-			if (r < 0.05) next
-			if (r < 0.10) { print; print; next }
-			if (r < 0.35 && length($0) > 0) {
-				p = int(rand() * length($0)) + 1
-				q = int(rand() * length(junk)) + 1
-				$0 = substr($0, 1, p - 1) substr(junk, q, 1) substr($0, p + 1)
-			}
-			print
-		}' "$f" > "$tmp/mangled.describe"
-		for format in kafka rpk; do
-			if [ $format = rpk ]; then
-				"$bin" import rpk --topic t "$tmp/mangled.describe" > /dev/null 2> "$tmp/stderr"
-			else
-				"$bin" import kafka "$tmp/mangled.describe" > /dev/null 2> "$tmp/stderr"
-			fi
-			rc=$?
-			if [ $rc -gt 1 ] || grep -q -e Sanitizer -e "runtime error" "$tmp/stderr"; then
-				cp "$tmp/mangled.describe" "$tmp/../pl-tool-crash-$seed.describe" 2> /dev/null
-				bad "import $format of a mangled $f (seed $seed): exit $rc: $(head -5 "$tmp/stderr")"
-			else
-				ok
-			fi
-		done
-	done
-done
+# random bytes (garbage(), above): the seeds the background has not taken.
+garbage
 
 # ---- 5. usage ----------------------------------------------------------------------------
 usage() { # WANT ARGS...
@@ -816,6 +866,21 @@ else
 fi
 "$bin" check - < golden/felix.txt > "$tmp/stdout" 2>&1
 if grep -q "^<stdin>: ok" "$tmp/stdout"; then ok; else bad "check - (standard input): $(cat "$tmp/stdout")"; fi
+
+# the garbage run in the background: each runner's failures, then its counts
+r=1
+for pid in $garbage_pids; do
+	wait "$pid"
+	cat "$tmp/garbage-runner.$r.out"
+	if read -r gc gf < "$tmp/garbage-runner.$r.counts" 2> /dev/null; then
+		checks=$((checks + gc))
+		failures=$((failures + gf))
+	else
+		bad "garbage runner $r in the background stopped before its end"
+	fi
+	r=$((r + 1))
+done
+garbage_pids=""
 
 pct=100
 [ $checks -gt 0 ] && pct=$(( (checks - failures) * 100 / checks ))
