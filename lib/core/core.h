@@ -53,6 +53,18 @@ static inline pl_bytes pl__seq_at(const pl__byteseq *q, uint32_t i)
 	return b;
 }
 
+/* Ask for key i's bytes ahead of their read, when i < n: a caller's keys
+ * may lie anywhere in memory, in no order. */
+static inline void pl__seq_prefetch(const pl__byteseq *q, uint32_t i, uint32_t n)
+{
+#if defined(__GNUC__)
+	if (i < n)
+		__builtin_prefetch(pl__seq_at(q, i).ptr);
+#else
+	(void)q, (void)i, (void)n;
+#endif
+}
+
 /* Compare two byte ranges: memcmp order, a shorter range before its extensions. */
 int pl__bytes_cmp(const char *a, uint64_t alen, const char *b, uint64_t blen);
 

@@ -87,6 +87,7 @@ static int fill_windows(const pl__byteseq *q, uint32_t n, uint64_t off, int chec
 #endif
 	for (uint32_t i = 0; i < n; i++) {
 		pl_bytes b = pl__seq_at(q, i);
+		pl__seq_prefetch(q, i + 16, n);
 		if (tagged)
 			memcpy(&tags[i], q->base + (size_t)i * q->stride + q->tag_offset, sizeof tags[i]);
 		if (check && !has_prefix(b, k0, off))
@@ -197,9 +198,12 @@ static void finish_truncated(const pl__byteseq *q, const layout *l, const uint64
 			l->win[src[x] & imask][15] = mark;
 		out[i] = mark == 0xff; /* kept for the sort of the run, which writes out[i..j) */
 	}
-	for (uint32_t p = 0; p < n; p++)
-		if (l->win[p][15] >= 0xfe)
-			window(l->win[p], pl__seq_at(q, p), l->win[p][15] == 0xff ? off + cut : off);
+	for (uint32_t p = 0; p < n; p++) {
+		if (l->win[p][15] < 0xfe)
+			continue;
+		pl__seq_prefetch(q, p + 16, n);
+		window(l->win[p], pl__seq_at(q, p), l->win[p][15] == 0xff ? off + cut : off);
+	}
 	for (uint32_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && src[j] >> ibits == src[i] >> ibits; j++)
 			;

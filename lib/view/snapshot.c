@@ -425,6 +425,10 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	}
 	for (; j < s->n_shards; j++) {
 		const pl_shard *k = &s->shards[j];
+#if defined(__GNUC__)
+		if (j + 16 < s->n_shards) /* the caller's key bytes lie anywhere: ask ahead for them */
+			__builtin_prefetch(s->shards[j + 16].key.ptr);
+#endif
 		int rc = check_shard(s, k);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
