@@ -8,7 +8,7 @@
  * element reported for a duplicate is the same whatever the input order of
  * equal ids: the smallest index whose id an earlier element already has.
  * Nothing is allocated: the caller's workspace holds the orders and the sort
- * scratch.
+ * scratch. The shards' rules and their one pass are in snapshot_shards.c.
  */
 #include "view/view_build.h"
 
@@ -37,105 +37,16 @@ size_t pl_snapshot_work_size(const pl_snapshot *s)
 	return orders + PL__SORT_SCRATCH(max5(nm, ns, nk, no, nc));
 }
 
-/* A byte range: NULL with a length, empty where not allowed, too long. */
-static int check_bytes(pl_bytes b, int may_be_empty)
-{
-	if (b.ptr == NULL && b.len != 0)
-		return PL_E_NULL;
-	if (b.len == 0 && !may_be_empty)
-		return PL_E_EMPTY_ID;
-	if (b.len > PL_MAX_ID_LEN)
-		return PL_E_LENGTH;
-	return 0;
-}
-
 static int check_member(const pl_member *m)
 {
-	int rc = check_bytes(m->id, 0);
+	int rc = pl__check_bytes(m->id, 0);
 	if (rc == 0)
-		rc = check_bytes(m->zone, 1);
+		rc = pl__check_bytes(m->zone, 1);
 	if (rc == 0 && (m->flags & ~PL_MEMBER_FLAGS_ALL))
 		rc = PL_E_FLAGS;
 	if (rc == 0 && m->weight > PL_MAX_WEIGHT)
 		rc = PL_E_WEIGHT;
 	return rc;
-}
-
-/* The usual shard, in straight-line code: a key of 1 to PL_MAX_ID_LEN
- * bytes, its stream in range or none, one to three replicas in range and
- * distinct, the leader none or one of them, no move, known flags. 0 for
- * anything else: the rules one by one then find the first that fails. */
-static PL__FEED_INLINE int usual_shard(const pl_snapshot *s, const pl_shard *k)
-{
-	uint32_t nm = s->n_members, c = k->replica_count, l = k->leader;
-	if (k->key.ptr == NULL || k->key.len - 1 >= PL_MAX_ID_LEN) /* a length 0 wraps */
-		return 0;
-	if ((k->stream >= s->n_streams && k->stream != PL_NONE) || k->moving_to != PL_NONE ||
-	    (k->flags & ~PL_SHARD_FLAGS_ALL) || c - 1 >= 3)
-		return 0;
-	uint32_t a = k->replicas[0];
-	if (a >= nm)
-		return 0;
-	int led = l == PL_NONE || l == a;
-	if (c == 1)
-		return led;
-	uint32_t b = k->replicas[1];
-	if (b >= nm || b == a)
-		return 0;
-	led |= l == b;
-	if (c == 2)
-		return led;
-	uint32_t x = k->replicas[2];
-	if (x >= nm || x == a || x == b)
-		return 0;
-	return led | (l == x);
-}
-
-/* The rules one by one, for a shard that is not a usual one. */
-static int shard_rules(const pl_snapshot *s, const pl_shard *k)
-{
-	int rc = check_bytes(k->key, 0);
-	if (rc)
-		return rc;
-	if (k->stream != PL_NONE && k->stream >= s->n_streams)
-		return PL_E_STREAM_RANGE;
-	if (k->replica_count > PL_MAX_REPLICAS)
-		return PL_E_REPLICAS;
-	for (uint32_t r = 0; r < k->replica_count; r++) {
-		if (k->replicas[r] >= s->n_members)
-			return PL_E_MEMBER_RANGE;
-		for (uint32_t q = 0; q < r; q++)
-			if (k->replicas[q] == k->replicas[r])
-				return PL_E_DUP_REPLICA;
-	}
-	if (k->leader != PL_NONE) {
-		if (k->leader >= s->n_members)
-			return PL_E_MEMBER_RANGE;
-		uint32_t r = 0;
-		while (r < k->replica_count && k->replicas[r] != k->leader)
-			r++;
-		if (r == k->replica_count)
-			return PL_E_LEADER_NOT_REPLICA;
-	}
-	if (k->moving_to != PL_NONE) {
-		if (k->moving_to >= s->n_members)
-			return PL_E_MEMBER_RANGE;
-		if (k->leader == PL_NONE || k->moving_to == k->leader)
-			return PL_E_MOVE_TARGET;
-	}
-	if (k->flags & ~(PL_SHARD_FLAGS_ALL | PL_SHARD_OUT_OF_SYNC_ALL))
-		return PL_E_FLAGS;
-	/* Out of sync: only replicas it has, never its leader. */
-	for (uint32_t r = 0; r < PL_MAX_REPLICAS; r++)
-		if ((k->flags & PL_SHARD_OUT_OF_SYNC(r)) && (r >= k->replica_count || k->replicas[r] == k->leader))
-			return PL_E_FLAGS;
-	return 0;
-}
-
-/* The shard rules: the straight-line check inline, the rest out of line. */
-static PL__FEED_INLINE int check_shard(const pl_snapshot *s, const pl_shard *k)
-{
-	return usual_shard(s, k) ? 0 : shard_rules(s, k);
 }
 
 /* A copy in flight, against its shard (indices already in range): the
@@ -264,7 +175,7 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 
 	/* 3. streams */
 	for (uint32_t i = 0; i < s->n_streams; i++) {
-		int rc = check_bytes(s->streams[i].id, 0);
+		int rc = pl__check_bytes(s->streams[i].id, 0);
 		if (rc)
 			return pl__fail(d, rc, PL_ELEM_STREAM, i, PL_NONE);
 	}
@@ -285,179 +196,11 @@ int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uin
 	int cp_dup = first_dup(scratch, s->n_copies, (const char *)s->copies, sizeof(pl_copy), offsetof(pl_copy, shard),
 			       &cp_best, &cp_other);
 
-	/* 4. shards */
-	/* With a hint, each shard is compared with the earlier snapshot's at
-	 * its index in the same pass, and its state written while all match. */
-	const pl_shard *was = r && r->shards ? r->old->snap.shards : NULL;
-	char *st = was ? r->st : NULL;
-	/* The key hashes, while the key is in cache, unless the hint's hold
-	 * (every shard matches under the same scorer): from the first that
-	 * does not, after the ones before it. */
-	uint64_t *kh = r ? r->k_hash : NULL;
-	int rehash = kh && was && r->scorer != r->old->scorer; /* while they match */
-	/* From the first shard that is not the hint's at its index, the
-	 * shards are matched to the hint's by key (pl__rekey) when the hint
-	 * has shards under the same scorer (its key hashes are then the new
-	 * ones'). */
-	int keyable = kh && r->old && r->scorer == r->old->scorer && r->old->nk > 0;
-	/* The keys go to the sort's first level in the same pass (the sort
-	 * then reads no shard), unless they may match the hint's: from the
-	 * first that does not, after the ones before it. The scratch is free
-	 * now; the states written there while the shards matched are not kept
-	 * once one does not. */
-	uint32_t tallies = r && r->old && r->tallies, moving = 0, max_count = 0;
-	q = (pl__byteseq){(const char *)s->shards, sizeof(pl_shard), offsetof(pl_shard, key),
-			  offsetof(pl_shard, stream)};
-	pl__keyfeed feed;
-	int fresh = was == NULL && !keyable;
-	if (fresh) {
-		/* Without a hint, a direct feed leaves the states' room free:
-		 * validation writes them in its pass too, while it stays so. */
-		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, r ? r->direct_room : 0);
-		st = feed.direct ? r->st : NULL; /* direct only with a room: r is set */
-	}
-	/* While the shards match the hint's. A shard equal to the hint's in
-	 * every field the rules read, under the same bounds (the same member
-	 * count; the streams matched), was valid when the hint was built from
-	 * it: it is not checked again. */
-	int bounds = was && s->n_members == r->old->snap.n_members;
-	uint32_t j = 0;
-	for (; was && j < s->n_shards; j++) {
-		const pl_shard *k = &s->shards[j], *o = &was[j];
-		if (k->stream != o->stream || k->key.ptr == NULL || !pl__same_bytes(k->key, o->key))
-			break;
-		int same = pl__same_tallies(k, o);
-		if (!(same && bounds && k->flags == o->flags)) {
-			int rc = check_shard(s, k);
-			if (rc)
-				return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
-		}
-		tallies = tallies && same;
-		if (rehash)
-			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-		max_count = k->replica_count > max_count ? k->replica_count : max_count;
-		if (st && k->replica_count > r->room)
-			st = NULL; /* past the room: the view is built again with more */
-		if (st) {
-			pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
-			moving += k->moving_to != PL_NONE;
-			if (r->ktags)
-				r->ktags[j] = k->stream; /* for a match by key from a later shard */
-		}
-	}
-	pl__rekey kt;
-	int keyed = keyable && j < s->n_shards &&
-		    pl__rekey_start(&kt, r->old, s->n_shards, j, scratch, r->scratch_room, r->ktags ? r->keep : 0);
-	uint32_t hashed = 0; /* kh is written before it */
-	if (keyed) {
-		/* By key from shard j: the hint's hash of each shard matched,
-		 * the rules skipped as above for one equal to its match. */
-		/* The states and streams by index go on while the match stays
-		 * low (pl__rekey): those of the shards before j are written. */
-		st = r->ktags && kt.low && (j == 0 || st != NULL) ? r->st : NULL;
-		was = NULL;
-		memcpy(kh, r->old->k_hash, (size_t)j * sizeof *kh);
-		const pl_snapshot *os = &r->old->snap;
-		int same_bounds = s->n_members == os->n_members && s->n_streams == os->n_streams;
-		/* Shards that are not the guess, listed in k_order (free until
-		 * the merge); past an eighth of them, the order has changed so
-		 * much that the sort costs less than the lookups. */
-		uint32_t nl = 0, nl_max = s->n_shards / 8 + PL__REKEY_SEARCHES;
-		for (; j < s->n_shards; j++) {
-			const pl_shard *k = &s->shards[j];
-			uint32_t o = pl__rekey_guess(&kt, k->key);
-			int same = o != PL_NONE && k->stream == kt.was[o].stream && pl__same_tallies(k, &kt.was[o]);
-			if (!(same && same_bounds && k->flags == kt.was[o].flags)) {
-				int rc = check_shard(s, k);
-				if (rc)
-					return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
-			}
-			if (o == PL_NONE && (o = pl__rekey_search(&kt, k->key)) != PL_NONE)
-				same = k->stream == kt.was[o].stream && pl__same_tallies(k, &kt.was[o]);
-			max_count = k->replica_count > max_count ? k->replica_count : max_count;
-			if (st && k->replica_count > r->room)
-				st = NULL; /* past the room: the view is built again with more */
-			if (st) {
-				pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
-				moving += k->moving_to != PL_NONE;
-				r->ktags[j] = k->stream;
-			}
-			if (o != PL_NONE) {
-				pl__rekey_note(&kt, j, o);
-				kh[j] = r->old->k_hash[o];
-				tallies = tallies && same;
-				continue;
-			}
-			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-			if (kt.searches <= PL__REKEY_SEARCHES) {
-				pl__rekey_note(&kt, j, PL_NONE); /* new */
-				st = kt.low ? st : NULL; /* the list outgrew its low room */
-			} else if (nl < nl_max) {
-				k_order[nl++] = j; /* looked up after the pass */
-			} else {
-				keyed = 0; /* sorted as without a hint, from shard j + 1 on */
-				j++;
-				break;
-			}
-		}
-		hashed = j;
-		if (keyed) {
-			pl__rekey_lookup(&kt, s, kh, k_order, nl, &tallies);
-			/* The hint's tallies hold when its shards are all here,
-			 * each with its stream (the same streams) and replicas. */
-			tallies = tallies && kt.nu == 0 && kt.no == s->n_shards && r->streams;
-			st = kt.low ? st : NULL; /* a table, a list past keep: the states are lost */
-			/* else a duplicate, or no room */
-			keyed = pl__rekey_order(&kt, s, st ? r->ktags : NULL, k_order, k_stream) == 0;
-			st = keyed ? st : NULL;
-		}
-	}
-	if (!fresh && !keyed && (was == NULL || j < s->n_shards)) {
-		/* shard j does not match (or the match by key gave way): as
-		 * without a hint from here */
-		was = NULL;
-		st = NULL;
-		pl__keyfeed_start(&feed, &q, s->n_shards, scratch, 0);
-		for (uint32_t x = 0; x < j && feed.live; x++) /* once: not inline */
-			pl__keyfeed_add(&feed, s->shards[x].key, s->shards[x].stream);
-		for (uint32_t x = hashed; x < j && kh && !rehash; x++)
-			kh[x] = pl__scorer_key_hash(r->scorer, s->shards[x].key.ptr, s->shards[x].key.len);
-	}
-	for (; j < s->n_shards; j++) {
-		const pl_shard *k = &s->shards[j];
-#if defined(__GNUC__)
-		if (j + 16 < s->n_shards) /* the caller's key bytes lie anywhere: ask ahead for them */
-			__builtin_prefetch(s->shards[j + 16].key.ptr);
-#endif
-		int rc = check_shard(s, k);
-		if (rc)
-			return pl__fail(d, rc, PL_ELEM_SHARD, j, PL_NONE);
-		pl__keyfeed_next(&feed, k->key, k->stream);
-		if (kh)
-			kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
-		max_count = k->replica_count > max_count ? k->replica_count : max_count;
-		if (st && (!feed.direct || k->replica_count > r->room))
-			st = NULL; /* the feed took the scratch, or past the room */
-		if (st) {
-			pl__state_from_shard(pl__reuse_st(r, j), k, r->room);
-			moving += k->moving_to != PL_NONE;
-		}
-	}
-	if (r) {
-		r->shards = was != NULL;
-		r->keyed = (uint32_t)keyed;
-		r->hashes = r->shards && r->scorer == r->old->scorer;
-		r->tallies = (r->shards || keyed) && tallies;
-		r->states = st != NULL && (r->shards || fresh || keyed);
-		r->tags = st == NULL ? NULL : fresh ? feed.tags : r->ktags;
-		r->moving = moving;
-	}
-	if (r && r->shards)
-		memcpy(k_order, r->old->k_order, (size_t)s->n_shards * sizeof *k_order);
-	else if (!keyed)
-		dup = pl__sort_fed(&q, s->n_shards, &feed, k_order, k_stream, scratch, &other);
-	if (dup != PL_NONE)
-		return pl__fail(d, PL_E_DUP_SHARD, PL_ELEM_SHARD, dup, other);
+	/* 4. shards: one pass, in stages (snapshot_shards.c) */
+	uint32_t max_count;
+	int failed = pl__validate_shards(s, k_order, k_stream, scratch, r, d, &max_count);
+	if (failed)
+		return failed;
 
 	/* 5. overrides */
 	for (uint32_t i = 0; i < s->n_overrides; i++) {

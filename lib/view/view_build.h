@@ -21,6 +21,26 @@ struct pl__reuse;
 int pl__validate(const pl_snapshot *s, uint32_t *m_order, uint32_t *s_order, uint32_t *k_order,
 		 uint32_t *k_stream, void *scratch, struct pl__reuse *reuse, pl_diag *diag);
 
+/* Step 4 of pl__validate() (snapshot_shards.c): the one pass over the
+ * shards, which checks each, feeds its key to the sort, hashes it and
+ * writes its state, matching them to a hint's when reuse is set, then
+ * writes their canonical order (k_order, and k_stream). 0, or the first
+ * error (diag set); *max_count: the most replicas a shard has. */
+int pl__validate_shards(const pl_snapshot *s, uint32_t *k_order, uint32_t *k_stream, void *scratch,
+			struct pl__reuse *reuse, pl_diag *diag, uint32_t *max_count);
+
+/* A byte range: NULL with a length, empty where not allowed, too long. */
+static inline int pl__check_bytes(pl_bytes b, int may_be_empty)
+{
+	if (b.ptr == NULL && b.len != 0)
+		return PL_E_NULL;
+	if (b.len == 0 && !may_be_empty)
+		return PL_E_EMPTY_ID;
+	if (b.len > PL_MAX_ID_LEN)
+		return PL_E_LENGTH;
+	return 0;
+}
+
 /* What an earlier view offers a new build (view_reuse.c). With `members`,
  * `streams` or `shards` set, every id of that array is the same bytes at the
  * same index as in old's snapshot (shards: and the same stream), so old's
