@@ -13,7 +13,9 @@
  *    and shards shuffled, as a snapshot built from a hash map);
  *  - one stream of 12 shards created, inserted at its sorted place;
  *  - one stream of 100 shards deleted;
- *  - one member joined (appended).
+ *  - one member joined (appended);
+ *  - one member down;
+ *  - 1% of the shards led by another of their replicas (last tick's moves).
  * Each snapshot's id and key bytes stay where they were.
  */
 #include <stdio.h>
@@ -193,6 +195,21 @@ static void joined(snap *x, const snap *b)
 	snap_done(x);
 }
 
+/* One member down (its replicas stay where they are). */
+static void member_down(snap *x, const snap *b)
+{
+	copy_of(x, b);
+	x->m[NM / 2].flags |= PL_MEMBER_DOWN;
+}
+
+/* Last tick's moves carried out: 1% of the shards led by another replica. */
+static void leaders_changed(snap *x, const snap *b)
+{
+	copy_of(x, b);
+	for (uint32_t i = 0; i < x->nk; i += 100)
+		x->k[i].leader = x->k[i].replicas[1];
+}
+
 static pl_view *build(const snap *x, const pl_view *hint, void *mem, size_t size)
 {
 	pl_view_options opt = PL_VIEW_OPTIONS_INIT;
@@ -294,10 +311,11 @@ void bench_reuse_keys(void)
 	memset(bmem, 0, bsize);
 	double keyp = key_pass_ms(&b);
 	printf("one pass over the keys %.1f ms; view %.1f bytes a shard\n", keyp, (double)bsize / NK);
-	static const char *const names[] = {"nothing changed", "every array reordered", "one stream of 12 inserted",
-					    "one stream of 100 deleted", "one member joined"};
+	static const char *const names[] = {"nothing changed",	 "every array reordered", "one stream of 12 inserted",
+					    "one stream of 100 deleted", "one member joined",	  "one member down",
+					    "1% of the leaders changed"};
 	double sorted_decide = 0;
-	for (int c = 0; c < 5; c++) {
+	for (int c = 0; c < 7; c++) {
 		snap x;
 		if (c == 0)
 			copy_of(&x, &b);
@@ -307,8 +325,12 @@ void bench_reuse_keys(void)
 			inserted(&x, &b, NS / 2 - 1);
 		else if (c == 3)
 			deleted(&x, &b, NS / 2);
-		else
+		else if (c == 4)
 			joined(&x, &b);
+		else if (c == 5)
+			member_down(&x, &b);
+		else
+			leaders_changed(&x, &b);
 		size_t size = size_of(&x);
 		void *rmem = malloc(size), *fmem = malloc(size);
 		memset(rmem, 0, size);
