@@ -167,7 +167,15 @@
  *    within the bounds can make a stream more uneven: a weight 2 and b
  *    weight 3 leading 6 and 8 of a stream go to 5 and 9, 39.33 to 39.50).
  * The best move is the best source that has any move, then its best
- * destination. Which shard, among the source's shards of the scope that may
+ * destination. Between copies (of leaders or of replicas, in every pass)
+ * whose sources are equally far over and destinations equally far under,
+ * the one whose destination shares the deepest failure domain with its
+ * source wins before the ties above (the same zone, else the same rack of
+ * a path, else the same region): the data crosses the fewest domain
+ * boundaries, as Kudu moves inside a location when that does as well. On
+ * the seed's majority layout (tests/placement/golden/majority.txt) the two
+ * replica moves went across zones and now stay inside them. Which shard,
+ * among the source's shards of the scope that may
  * go there: with replica_balance on and every replica on an eligible
  * member, one whose move with a copy also brings the replicas closer to
  * their bounds (its stream's replicas nearer their bounds, the replicas in

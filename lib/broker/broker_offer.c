@@ -57,6 +57,23 @@ static uint64_t evens(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
 	return e < 0 ? (uint64_t)-e : (uint64_t)e;
 }
 
+/* How many levels of failure domain a copy from a to d stays inside (the
+ * whole zone: zone_levels); 0 for a hand-off, which copies nothing. Between
+ * two copies that serve the counts alike, the one that stays inside the
+ * lowest domain wins: the data crosses the fewest boundaries (a rack's
+ * switch rather than the region's links). */
+static uint32_t near(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t d, uint32_t follower)
+{
+	if (!sc->rep && follower == 1)
+		return 0;
+	if (v->m_zone[a] == v->m_zone[d])
+		return v->snap.members[a].zone.len ? v->zone_levels : 0;
+	uint32_t lv = 0;
+	while (lv + 1 < v->zone_levels && pl__zone_same(v, a, d, lv))
+		lv++;
+	return lv;
+}
+
 /* Offer (a, d, k) to the best so far: source rank, destination rank, no copy
  * before a copy (a copy that serves the replicas first of all), a shard
  * none of whose other followers will shed a replica (settled), the larger
@@ -79,6 +96,9 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 			c = kd > x->kd ? 1 : -1;
 		else if ((r = repeats(v, sc, k, d, follower)) != (rx = repeats(v, sc, x->k, x->d, x->follower)))
 			c = r < rx ? 1 : -1;
+		else if ((sc->rep || (follower != 1 && x->follower != 1)) &&
+			 (r = near(v, sc, a, d, follower)) != (rx = near(v, sc, x->a, x->d, x->follower)))
+			c = r > rx ? 1 : -1;
 		else if (a != x->a)
 			c = pl__bk_source_before(v, sc, ka, a, x->ka, x->a) ? 1 : -1;
 		else if (d != x->d)

@@ -233,6 +233,48 @@ START_TEST(a_move_keeps_the_top_level_before_the_zone)
 }
 END_TEST
 
+/* Between copies that serve the counts alike, the one that stays inside the
+ * deeper domain: p-src and q-src each hold one replica over, p-dst and
+ * a-dst one under, and each source could send its replica to either (the
+ * shards keep their zones). By rank alone p-src, the first source, would
+ * send it to a-dst, the first destination, across zones, and q-src to
+ * p-dst: both moves would cross. Each must stay in its source's zone, with
+ * one-level zones (p, q, r) and with paths of one region (eu/p, eu/q,
+ * eu/r: a-dst shares p-src's region, p-dst its zone too). */
+START_TEST(copies_stay_inside_the_deepest_domain_they_can)
+{
+	static const char *const flat[] = {"p", "p", "q", "q", "r", "r"};
+	static const char *const paths[] = {"eu/p", "eu/p", "eu/q", "eu/q", "eu/r", "eu/r"};
+	static const char *const ids[] = {"p-src", "p-dst", "q-src", "a-dst", "r1", "r2"};
+	for (int with_paths = 0; with_paths < 2; with_paths++) {
+		tl *t = tl_new();
+		for (uint32_t m = 0; m < 6; m++)
+			tl_member(t, ids[m], with_paths ? paths[m] : flat[m]);
+		uint32_t s = tl_stream(t, "s");
+		tl_shard(t, "s/0", s, 0, 2, 0u, 4u);
+		tl_shard(t, "s/1", s, 5, 2, 0u, 5u);
+		tl_shard(t, "s/2", s, 3, 2, 0u, 3u);
+		tl_shard(t, "s/3", s, 4, 2, 2u, 4u);
+		tl_shard(t, "s/4", s, 2, 2, 2u, 5u);
+		tl_shard(t, "s/5", s, 1, 2, 2u, 1u);
+		pl_broker_config cfg = bu_cfg();
+		cfg.max_moves = 4;
+		uint32_t n;
+		pl_plan_info info;
+		pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
+		ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+		ck_assert_uint_eq(n, 2);
+		for (uint32_t i = 0; i < n; i++) {
+			ck_assert_uint_eq(a[i].kind, PL_ACTION_MOVE_REPLICA);
+			ck_assert_msg(a[i].to == a[i].from + 1, "paths %d: action %u copies from %s to %s, across zones",
+				      with_paths, i, ids[a[i].from], ids[a[i].to]);
+		}
+		free(a);
+		tl_free(t);
+	}
+}
+END_TEST
+
 /* Random layouts with paths of 1 to 3 levels (some zones empty), RF 2 to
  * 4, skewed, some streams under the majority rule and some tolerances:
  * every action keeps the domains spanned, the top first; the tick loop
@@ -304,6 +346,7 @@ int main(void)
 	tcase_add_test(c, repair_reaches_a_new_rack_first);
 	tcase_add_test(c, new_followers_reach_a_new_rack_first);
 	tcase_add_test(c, a_move_keeps_the_top_level_before_the_zone);
+	tcase_add_test(c, copies_stay_inside_the_deepest_domain_they_can);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
