@@ -163,15 +163,17 @@ static void shards_start(pl__shard_pass *p, const pl_snapshot *s, uint32_t *k_or
 }
 
 /* While the shards match the hint's by index. A shard equal to the hint's
- * in every field the rules read, under the same bounds (the same member
- * count; the streams matched), was valid when the hint was built from it:
- * it is not checked again. */
+ * in every field the rules read, under bounds as wide (as many members or
+ * more; the streams matched), was valid when the hint was built from it:
+ * it is not checked again. One whose leader, leader move or replicas
+ * differ goes on r->delta while that has room (its tallies are then
+ * counted again alone). */
 static int shards_by_index(pl__shard_pass *p)
 {
 	const pl_snapshot *s = p->s;
 	pl__reuse *r = p->r;
 	const pl_shard *was = p->was;
-	int bounds = was && s->n_members == r->old->snap.n_members;
+	int bounds = was && s->n_members >= r->old->snap.n_members; /* valid among fewer, valid among more */
 	uint32_t j = 0;
 	for (; was && j < s->n_shards; j++) {
 		const pl_shard *k = &s->shards[j], *o = &was[j];
@@ -183,7 +185,10 @@ static int shards_by_index(pl__shard_pass *p)
 			if (rc)
 				return pl__fail(p->d, rc, PL_ELEM_SHARD, j, PL_NONE);
 		}
-		p->tallies = p->tallies && same;
+		if (!same && p->tallies && r->n_delta < r->delta_cap)
+			r->delta[r->n_delta++] = j; /* its tallies are added up again alone */
+		else
+			p->tallies = p->tallies && same;
 		if (p->rehash)
 			p->kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		p->max_count = k->replica_count > p->max_count ? k->replica_count : p->max_count;
@@ -220,7 +225,7 @@ static int shards_by_key(pl__shard_pass *p)
 	p->was = NULL;
 	memcpy(kh, r->old->k_hash, (size_t)j * sizeof *kh);
 	const pl_snapshot *os = &r->old->snap;
-	int same_bounds = s->n_members == os->n_members && s->n_streams == os->n_streams;
+	int same_bounds = s->n_members >= os->n_members && s->n_streams >= os->n_streams;
 	/* Shards that are not the guess, listed in k_order (free until the
 	 * merge); past an eighth of them, the order has changed so much that
 	 * the sort costs less than the lookups. */
@@ -339,7 +344,11 @@ static int shards_end(pl__shard_pass *p)
 		r->shards = p->was != NULL;
 		r->keyed = (uint32_t)p->keyed;
 		r->hashes = r->shards && r->scorer == r->old->scorer;
-		r->tallies = (r->shards || p->keyed) && p->tallies;
+		/* The listed shards are counted again only when the order is
+		 * the hint's, by index. */
+		r->tallies = (r->shards || (p->keyed && r->n_delta == 0)) && p->tallies;
+		if (!r->shards)
+			r->n_delta = 0;
 		r->states = p->st != NULL && (r->shards || p->fresh || p->keyed);
 		r->tags = p->st == NULL ? NULL : p->fresh ? p->feed.tags : r->ktags;
 		r->moving = p->moving;

@@ -115,6 +115,22 @@ void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta)
 		 delta);
 }
 
+void pl__cells_delta(pl_view *v, const pl_view *old, const uint32_t *ks, uint32_t n)
+{
+	/* Every leadership lost comes off before any is added, so no
+	 * stream's live cells pass its room on the way. */
+	for (int add = 0; add < 2; add++)
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t k = ks[i], s = v->snap.shards[k].stream;
+			uint32_t was = pl__leader(pl__st(old, k)), is = pl__leader(pl__st(v, k));
+			uint32_t m = add ? is : was;
+			if (s == PL_NONE || was == is || m == PL_NONE)
+				continue;
+			uint32_t *count = &v->s_cell_count[s], first = v->s_cell_first[s];
+			cell_add(v->cells + first, count, v->s_cell_first[s + 1] - first, m, add ? 1 : -1);
+		}
+}
+
 uint32_t pl__cell_sum_elig(const pl_view *v, uint32_t s)
 {
 	pl_view *w = (pl_view *)(uintptr_t)v; /* the memo is the view's own memory, as rcache()'s */

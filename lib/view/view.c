@@ -178,6 +178,10 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 		r.st_size = v->st_size;
 		r.room = v->room;
 		r.k_hash = v->k_hash; /* hashed in validation's pass, the key in cache */
+		/* The shards whose tallies changed, when few, in k_home (free
+		 * until the homes; validation writes it only when it sorts). */
+		r.delta = v->k_home;
+		r.delta_cap = nk / PL__DELTA_SHARE;
 		r.scratch_room = need - (size_t)((char *)scratch - (char *)mem);
 		rc = pl__validate(snap, v->m_order, v->s_order, v->k_order, v->k_home, scratch, &r, diag);
 		if (rc) {
@@ -209,6 +213,7 @@ int pl_view_init(pl_view **out, void *mem, size_t size, const pl_snapshot *snap,
 	pl__view_init_shards(v, &r, v->k_home); /* k_home is free until the homes */
 	if (r.tallies) {
 		pl__view_copy_cells(v, old);
+		pl__cells_delta(v, old, r.delta, r.n_delta);
 	} else {
 		pl__view_init_cells(v, v->k_home); /* after every replica the view counts is in the states */
 		for (uint32_t i = 0; i < nm; i++)

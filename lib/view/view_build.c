@@ -216,34 +216,35 @@ static void apply_copies(pl_view *v)
  * leader to its stream's next place in k_lead unless k_lead is NULL or
  * stream PL_NONE. */
 static inline void count_shard(pl_view *v, const uint32_t *rep, uint32_t n, uint32_t l, uint32_t stream,
-			       uint32_t *next, uint32_t *k_lead)
+			       uint32_t *next, uint32_t *k_lead, uint32_t d)
 {
 	if (l != PL_NONE)
-		v->m_leaders[l]++;
+		v->m_leaders[l] += d;
 	if (stream != PL_NONE && k_lead)
 		k_lead[next[stream]++] = l;
 	uint32_t j = 0;
 	if (n >= 3) { /* the usual count, without a loop */
-		v->m_replicas[rep[0]]++;
-		v->m_replicas[rep[1]]++;
-		v->m_replicas[rep[2]]++;
+		v->m_replicas[rep[0]] += d;
+		v->m_replicas[rep[1]] += d;
+		v->m_replicas[rep[2]] += d;
 		j = 3;
 	}
 	for (; j < n; j++)
-		v->m_replicas[rep[j]]++;
+		v->m_replicas[rep[j]] += d;
 	if (v->rc_rows && stream != PL_NONE) {
 		uint32_t *row = v->rc_mat + (size_t)stream * v->nm;
 		for (j = 0; j < n; j++)
-			row[rep[j]]++;
+			row[rep[j]] += d;
 	}
 }
 
-/* count_shard() of a shard's state. */
+/* count_shard() of a shard's state, d (1, or UINT32_MAX to take it off)
+ * to each count. */
 static inline void count_state(pl_view *v, const pl__shard_state *st, uint32_t stream, uint32_t *next,
-			       uint32_t *k_lead)
+			       uint32_t *k_lead, uint32_t d)
 {
 	uint32_t rep[PL_MAX_REPLICAS], n = pl__reps(st, rep);
-	count_shard(v, rep, n, st->lead < n ? rep[st->lead] : PL_NONE, stream, next, k_lead);
+	count_shard(v, rep, n, st->lead < n ? rep[st->lead] : PL_NONE, stream, next, k_lead, d);
 }
 
 /* Shard hashes, states and totals, in index order (sequential reads); the
@@ -288,7 +289,7 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 		v->n_moving = r->moving;
 		if (fused) /* validation's states, with r->tags */
 			for (uint32_t i = 0; i < v->nk; i++)
-				count_state(v, pl__st(v, i), r->tags[i], next, k_lead);
+				count_state(v, pl__st(v, i), r->tags[i], next, k_lead, 1);
 	} else {
 		v->n_moving = 0;
 		for (uint32_t i = 0; i < v->nk; i++) {
@@ -297,20 +298,33 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 			pl__state_from_shard(st, k, v->room);
 			v->n_moving += k->moving_to != PL_NONE;
 			if (fused && k->moving_to == PL_NONE) /* the snapshot's replicas and leader */
-				count_shard(v, k->replicas, k->replica_count, k->leader, k->stream, next, k_lead);
+				count_shard(v, k->replicas, k->replica_count, k->leader, k->stream, next, k_lead, 1);
 			else if (fused)
-				count_state(v, st, k->stream, next, k_lead);
+				count_state(v, st, k->stream, next, k_lead, 1);
 		}
 	}
 	apply_copies(v);
 	if (r->tallies) {
-		memcpy(v->m_leaders, old->m_leaders, (size_t)v->nm * sizeof *v->m_leaders);
-		memcpy(v->m_replicas, old->m_replicas, (size_t)v->nm * sizeof *v->m_replicas);
-		if (v->rc_rows) /* the same members and streams: the same rows */
+		/* The members past old's (joined at the end) hold nothing:
+		 * init_members zeroed them. */
+		memcpy(v->m_leaders, old->m_leaders, (size_t)old->nm * sizeof *v->m_leaders);
+		memcpy(v->m_replicas, old->m_replicas, (size_t)old->nm * sizeof *v->m_replicas);
+		if (v->rc_rows && v->nm == old->nm) /* the same members and streams: the same rows */
 			memcpy(v->rc_mat, old->rc_mat, (size_t)v->ns * v->nm * sizeof *v->rc_mat);
+		else if (v->rc_rows) /* old's rows (pl__reuse_plan()), each longer */
+			for (uint32_t x = 0; x < v->ns; x++) {
+				uint32_t *row = v->rc_mat + (size_t)x * v->nm;
+				memcpy(row, old->rc_mat + (size_t)x * old->nm, (size_t)old->nm * sizeof *row);
+				memset(row + old->nm, 0, (size_t)(v->nm - old->nm) * sizeof *row);
+			}
+		for (uint32_t x = 0; x < r->n_delta; x++) { /* the shards that changed: out as they were, in as they are */
+			uint32_t i = r->delta[x], stream = s->shards[i].stream;
+			count_state(v, pl__st(old, i), stream, NULL, NULL, UINT32_MAX);
+			count_state(v, pl__st(v, i), stream, NULL, NULL, 1);
+		}
 	} else if (!fused) {
 		for (uint32_t i = 0; i < v->nk; i++)
-			count_state(v, pl__st(v, i), s->shards[i].stream, next, NULL);
+			count_state(v, pl__st(v, i), s->shards[i].stream, next, NULL, 1);
 		for (uint32_t j = 0; j < v->s_first[v->ns]; j++) {
 #if defined(__GNUC__)
 			if (j + 16 < v->nk)
@@ -330,13 +344,23 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 	}
 }
 
-/* The cells of a hint whose tallies hold (r->tallies): the same rooms (the
- * same shards per stream and members), so the offsets are the same; only
- * the live cells are copied. */
+/* The cells of a hint whose tallies hold (r->tallies): the same shards per
+ * stream, so with the same members the same rooms and offsets; with
+ * members joined, rooms as large or larger (pl__view_init_cells()'s
+ * formula). Only the live cells are copied. */
 void pl__view_copy_cells(pl_view *v, const pl_view *old)
 {
 	size_t n1 = ((size_t)v->ns + 1) * sizeof(uint32_t), n = (size_t)v->ns * sizeof(uint32_t);
-	memcpy(v->s_cell_first, old->s_cell_first, n1);
+	if (v->nm == old->nm) {
+		memcpy(v->s_cell_first, old->s_cell_first, n1);
+	} else {
+		uint32_t lsum = 0;
+		for (uint32_t s = 0; s < v->ns; s++) {
+			v->s_cell_first[s] = lsum;
+			lsum += v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
+		}
+		v->s_cell_first[v->ns] = lsum;
+	}
 	memcpy(v->s_cell_count, old->s_cell_count, n);
 	for (uint32_t s = 0; s < v->ns; s++) {
 		memcpy(v->cells + v->s_cell_first[s], old->cells + old->s_cell_first[s],

@@ -97,7 +97,19 @@ typedef struct pl__reuse {
 	 * past keep: `states` then, and `tags` is ktags. */
 	uint32_t *ktags;
 	size_t keep;
+	/* With delta set (room for delta_cap), a shard that matches the
+	 * hint's at its index in all but its leader, leader move or replicas
+	 * goes on the list instead of clearing `tallies`, while the list has
+	 * room: the hint's tallies and cells then hold once each listed
+	 * shard's old state is taken off them and its new one added
+	 * (n_delta of them; only with `shards`). */
+	uint32_t *delta;
+	uint32_t n_delta, delta_cap;
 } pl__reuse;
+/* The hint's tallies are taken with a list of changed shards up to this
+ * share of the shards (1/PL__DELTA_SHARE): past it, counting every state
+ * costs less than two per listed shard and their cells. */
+#define PL__DELTA_SHARE 4u
 
 /* The same bytes: the same range, or equal contents. */
 static inline int pl__same_bytes(pl_bytes a, pl_bytes b)

@@ -268,6 +268,10 @@ void pl__cell_cache(const pl_view *v, uint32_t s);
 uint32_t pl__cell_sum_elig(const pl_view *v, uint32_t s);
 /* Add +1 or -1 to it. */
 void pl__cell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
+/* Cells copied from old (pl__view_copy_cells(), the same streams, shards
+ * and members) made v's, where shards ks[0..n) changed leader between
+ * old's states and v's. */
+void pl__cells_delta(pl_view *v, const pl_view *old, const uint32_t *ks, uint32_t n);
 
 /* Entries of the per-stream replica counts a view of these counts keeps
  * (struct pl_view, rc_rows): streams x members when that is at most a

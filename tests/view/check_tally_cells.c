@@ -8,6 +8,7 @@
 
 #include "view/view_build.h"
 #include "testutil.h"
+#include "view_answers.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -223,6 +224,93 @@ START_TEST(member_indices_past_16_bits)
 }
 END_TEST
 
+/* 91 shards on six members, RF 2, in three streams, and one in none;
+ * `change` of them differ from the first build: stream 0's two shards hand
+ * leadership to their other replica (its room of two cells full before and
+ * after), then shards of stream 1 move a replica or lose their leader, then
+ * shards of stream 2 move both replicas. With `joined`, a seventh member
+ * comes at the end, the streamless shard and one of stream 1 move to it:
+ * the rooms of the cells grow (stream 1 has more shards than members, and
+ * seven leaders now) and so do the
+ * per-stream rows of replica counts (kept: 7 members x 3 streams is at
+ * most a quarter of the shards). */
+static void layout(tl *t, uint32_t change, int joined)
+{
+	for (int m = 0; m < 6 + joined; m++)
+		tl_member(t, tl_str(t, "m%d", m), NULL);
+	tl_stream(t, "two");
+	tl_stream(t, "eight");
+	tl_stream(t, "many");
+	uint32_t c = 0;
+	tl_shard(t, "two/0", 0, c < change ? 2 : 0, 2, 0, 2);
+	c++;
+	tl_shard(t, "two/1", 0, c < change ? 3 : 1, 2, 1, 3);
+	c++;
+	for (uint32_t i = 0; i < 8; i++, c++) {
+		uint32_t a = i % 6, b = (i + 1) % 6;
+		if (joined && i == 7) /* a seventh leader in the stream: past its room of before */
+			tl_shard(t, tl_str(t, "eight/%u", i), 1, 6, 2, 6, 0);
+		else if (c >= change)
+			tl_shard(t, tl_str(t, "eight/%u", i), 1, a, 2, a, b);
+		else if (i % 2)
+			tl_shard(t, tl_str(t, "eight/%u", i), 1, PL_NONE, 2, a, b);
+		else
+			tl_shard(t, tl_str(t, "eight/%u", i), 1, a, 2, a, (i + 3) % 6);
+	}
+	for (uint32_t i = 0; i < 80; i++, c++) {
+		uint32_t a = (i + (c < change ? 2 : 0)) % 6;
+		tl_shard(t, tl_str(t, "many/%02u", i), 2, a, 2, a, (a + 1) % 6);
+	}
+	if (joined)
+		tl_shard(t, "none/0", PL_NONE, 6, 2, 5, 6);
+	else
+		tl_shard(t, "none/0", PL_NONE, 5, 2, 5, 0);
+}
+
+/* A hint whose shards differ from the new snapshot's in a few leaders and
+ * replicas, or that has fewer members (joined at the end), lends its
+ * tallies and cells, with those shards taken off as they were and added as
+ * they are; past a quarter of the shards, it does not. Either way every
+ * answer is a fresh build's. */
+START_TEST(hint_tallies_take_the_changed_shards_alone)
+{
+	const struct {
+		uint32_t change;
+		int joined;
+	} c[] = {{1, 0}, {2, 0}, {3, 0}, {6, 0}, {22, 0}, {23, 0}, {40, 0}, {0, 1}, {2, 1}, {12, 1}, {21, 1}, {22, 1}};
+	for (size_t x = 0; x < sizeof c / sizeof c[0]; x++) {
+		tl *was = tl_new(), *now = tl_new();
+		layout(was, 0, 0);
+		layout(now, c[x].change, c[x].joined);
+		ck_assert_uint_eq(now->nk / PL__DELTA_SHARE, 22);
+		pl_view *hint = tl_view(was, 0);
+		void *mem, *fmem;
+		pl_view *fresh = tl_view_fresh(now, &fmem);
+		ck_assert(hint->rc_rows && fresh->rc_rows);
+		size_t size = pl_view_size(tl_snap(now));
+		mem = malloc(size);
+		ck_assert_ptr_nonnull(mem);
+		pl_view_options opt = PL_VIEW_OPTIONS_INIT;
+		opt.reuse = hint;
+		pl_view *w;
+		ck_assert_int_eq(pl_view_init(&w, mem, size, tl_snap(now), &opt, NULL), 0);
+		int lent = (w->reused & PL__REUSED_TALLIES) != 0;
+		uint32_t changed = 0;
+		for (uint32_t k = 0; k < now->nk; k++)
+			changed += now->k[k].leader != was->k[k].leader ||
+				   memcmp(now->k[k].replicas, was->k[k].replicas, sizeof now->k[k].replicas) != 0;
+		ck_assert_msg(lent == (changed <= 22), "case %zu: %u changed, tallies lent %d", x, changed, lent);
+		for (uint32_t s = 0; s < 3; s++)
+			expect_cells(now, w, s);
+		same_answers(fresh, w, now, 0, (uint32_t)x);
+		free(mem);
+		free(fmem);
+		tl_free(was);
+		tl_free(now);
+	}
+}
+END_TEST
+
 /* A stream's leaders on eligible members, remembered for the stream last
  * asked: a leadership that leaves a draining or down member raises it, one
  * that goes to a draining member lowers it, and each is seen at once. */
@@ -331,6 +419,7 @@ static Suite *suite(void)
 	tcase_set_timeout(c, 120);
 	tcase_add_test(c, stream_leader_count_past_16_bits);
 	tcase_add_test(c, member_indices_past_16_bits);
+	tcase_add_test(c, hint_tallies_take_the_changed_shards_alone);
 	suite_add_tcase(s, c);
 	c = tcase_create("edges");
 	tcase_add_test(c, full_room_keeps_its_neighbours);
