@@ -166,11 +166,11 @@ PL_API size_t pl_view_size_opt(const pl_snapshot *snap, const pl_view_options *o
  *    (ids kept in the same buffers compare by address), which writes each
  *    shard's state as it goes;
  *  - the leader and replica tallies, in total and per stream, when besides
- *    every shard has the same leader, leader move and replicas (or up to a
- *    quarter of them differ: each is taken off as it was and added as it
- *    is), the members are the same or more (joined at the end), neither
- *    snapshot has copies in flight and no leader or replica action was
- *    applied to reuse;
+ *    every shard has the same leader, leader move and replicas, the members
+ *    are the same or more (joined at the end) and neither snapshot has
+ *    copies in flight; with the shards at the same index, up to a quarter
+ *    of them may differ or have had a leader or replica action applied to
+ *    reuse (each is taken off as reuse held it and added as it is);
  *  - the ring homes, when reuse had them (a fleet decision or
  *    pl_route_lookup() filled them) and the scorer is the same: a shard whose
  *    home is still eligible with the same weight keeps it unless a member

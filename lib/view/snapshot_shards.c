@@ -185,10 +185,12 @@ static int shards_by_index(pl__shard_pass *p)
 			if (rc)
 				return pl__fail(p->d, rc, PL_ELEM_SHARD, j, PL_NONE);
 		}
-		if (!same && p->tallies && r->n_delta < r->delta_cap)
+		/* A shard an action changed in the hint counts again too. */
+		int again = !same || (r->old->moved && pl__changed(r->old, j));
+		if (again && p->tallies && r->n_delta < r->delta_cap)
 			r->delta[r->n_delta++] = j; /* its tallies are added up again alone */
 		else
-			p->tallies = p->tallies && same;
+			p->tallies = p->tallies && !again;
 		if (p->rehash)
 			p->kh[j] = pl__scorer_key_hash(r->scorer, k->key.ptr, k->key.len);
 		p->max_count = k->replica_count > p->max_count ? k->replica_count : p->max_count;
@@ -346,7 +348,7 @@ static int shards_end(pl__shard_pass *p)
 		r->hashes = r->shards && r->scorer == r->old->scorer;
 		/* The listed shards are counted again only when the order is
 		 * the hint's, by index. */
-		r->tallies = (r->shards || (p->keyed && r->n_delta == 0)) && p->tallies;
+		r->tallies = (r->shards || (p->keyed && r->n_delta == 0 && !r->old->moved)) && p->tallies;
 		if (!r->shards)
 			r->n_delta = 0;
 		r->states = p->st != NULL && (r->shards || p->fresh || p->keyed);

@@ -420,6 +420,7 @@ int pl__view_apply(pl_view *v, const pl_action *a)
 	if (a->kind != PL_ACTION_SET_OVERRIDE && a->kind != PL_ACTION_DROP_OVERRIDE) {
 		st->ep++; /* a shard-map op: its commit advances the epoch */
 		v->moved = 1;
+		v->k_changed[k >> 6] |= UINT64_C(1) << (k & 63);
 	}
 	st->touched = 1;
 	if (a->kind == PL_ACTION_MOVE_LEADER || a->kind == PL_ACTION_MOVE_REPLICA) {

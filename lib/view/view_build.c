@@ -272,6 +272,7 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 		memset(v->rc_mat, 0, (size_t)v->ns * v->nm * sizeof *v->rc_mat);
 	/* Nothing has moved in this view's plans yet (a hint's bits are its own). */
 	memset(v->k_moved, 0, PL__MOVED_WORDS(v->nk) * sizeof *v->k_moved);
+	memset(v->k_changed, 0, PL__CHANGED_WORDS(v->nk) * sizeof *v->k_changed);
 	/* Validation hashed every key unless the hint's hashes hold. */
 	if (r->hashes)
 		memcpy(v->k_hash, old->k_hash, (size_t)v->nk * sizeof *v->k_hash);

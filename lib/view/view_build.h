@@ -54,11 +54,13 @@ static inline int pl__check_bytes(pl_bytes b, int may_be_empty)
 #define PL__REUSED_HOMES 2u  /* the ring homes */
 #define PL__REUSED_TALLIES 4u /* the leader and replica tallies and cells */
 #define PL__REUSED_KEYED 8u  /* the shard order, merged from the hint's by key (pl__rekey) */
-/* `tallies`: old's tallies are its snapshot's (no leader or replica action
- * applied to it), neither snapshot has copies in flight, the member count
- * is the same and (validation's pass) so is every shard's leader, move and
- * replica list, so old's tallies and cells hold (or, `keyed`, those of the
- * shard each matched by key, all of old's matched, the streams the same).
+/* `tallies`: neither snapshot has copies in flight, the members are the
+ * same or more and (validation's pass) every shard's leader, move and
+ * replica list is old's, except the shards listed in `delta`, which also
+ * lists every shard an action changed in old (old's tallies count its
+ * states): so old's tallies and cells hold once the listed shards are
+ * counted again (or, `keyed`, those of the shard each matched by key, all
+ * of old's matched, the streams the same, no action applied to old).
  * With `st` set, validation writes each shard's state there
  * (pl__state_from_shard()) while the shards match old's, at their index or
  * by key without a table (pl__rekey), and `states` says it wrote them all

@@ -91,6 +91,10 @@ struct pl_view {
 			      * settled, and one of those moved its leadership;
 			      * cleared by pl_view_settle(), so a dry run decides
 			      * every tick as a fresh view would */
+	uint64_t *k_changed; /* a bit per shard: a leader or replica action was
+			      * applied to it since the build (kept by
+			      * pl_view_settle()): what a build with this view
+			      * as its hint counts again (pl__reuse.delta) */
 	char *st;             /* the shard states, st_size bytes apart (pl__st()) */
 	uint32_t st_size;
 	uint32_t room;        /* replica slots per shard */
@@ -108,6 +112,14 @@ struct pl_view {
 #define PL__MOVED 1u
 #define PL__MOVED_LEADER 2u
 #define PL__MOVED_WORDS(nk) (((size_t)(nk) + 31) / 32)
+#define PL__CHANGED_WORDS(nk) (((size_t)(nk) + 63) / 64)
+
+/* Has a leader or replica action been applied to shard k since v was built
+ * (v->k_changed)? */
+static inline int pl__changed(const pl_view *v, uint32_t k)
+{
+	return (int)(v->k_changed[k >> 6] >> (k & 63)) & 1;
+}
 
 static inline uint32_t pl__moved(const pl_view *v, uint32_t k)
 {

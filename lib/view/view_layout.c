@@ -63,6 +63,7 @@ size_t pl__view_layout(pl_view *v, char *base, uint32_t nm, uint32_t ns, uint32_
 	TAKE(k_order, uint32_t, nk);
 	TAKE(k_home, uint32_t, nk);
 	TAKE(k_moved, uint64_t, PL__MOVED_WORDS(nk));
+	TAKE(k_changed, uint64_t, PL__CHANGED_WORDS(nk));
 	TAKE(k_hash, uint64_t, nk); /* validation writes it (pl__reuse) */
 	/* What validation does not write, side by side from k_rank to the end
 	 * of the states: the sorts' scratch while it runs (pl_view_init()),

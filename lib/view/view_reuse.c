@@ -44,10 +44,13 @@
  *     sorts as without a hint. The earlier tallies hold when every earlier
  *     shard is matched with its stream and replicas, in any order, the
  *     streams are the same and the members the same or more (joined at the
- *     end: tallies are by member index). With the shards matched by index,
- *     up to a quarter of them may differ in leader or replicas: they are
- *     listed (pl__reuse.delta) and each taken off the copied tallies and
- *     cells as it was and added as it is.
+ *     end: tallies are by member index), and no action was applied to the
+ *     earlier view. With the shards matched by index, up to a quarter of
+ *     them may differ in leader or replicas, or have had an action applied
+ *     in the earlier view (its k_changed bits; its tallies count its
+ *     states): they are listed (pl__reuse.delta) and each taken off the
+ *     copied tallies and cells as the earlier view held it and added as it
+ *     is.
  *  2. Ring homes (pl__reuse_homes), when the earlier view had them. Members
  *     are matched by id (a merge of the two id orders) and shards by key (the
  *     identity when all matched, else a merge of the two key orders). A
@@ -89,7 +92,7 @@ void pl__reuse_plan(pl__reuse *r, const pl_view *old, const pl_snapshot *s, uint
 	/* Tallies are by member index: members joined at the end hold
 	 * nothing of old's (validation's pass finds whether the shards are
 	 * old's); per-stream rows are taken only from a hint that has them. */
-	r->tallies = !old->moved && o->n_copies == 0 && s->n_copies == 0 && s->n_members >= o->n_members &&
+	r->tallies = o->n_copies == 0 && s->n_copies == 0 && s->n_members >= o->n_members &&
 		     (pl__rc_entries(s->n_members, s->n_streams, s->n_shards) == 0 || old->rc_rows);
 }
 

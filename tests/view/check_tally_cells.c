@@ -268,22 +268,38 @@ static void layout(tl *t, uint32_t change, int joined)
 }
 
 /* A hint whose shards differ from the new snapshot's in a few leaders and
- * replicas, or that has fewer members (joined at the end), lends its
- * tallies and cells, with those shards taken off as they were and added as
- * they are; past a quarter of the shards, it does not. Either way every
+ * replicas, or that has fewer members (joined at the end), or to which
+ * actions were applied (its tallies count them), lends its tallies and
+ * cells, with those shards taken off as they were (in the hint) and added
+ * as they are; past a quarter of the shards, it does not. Either way every
  * answer is a fresh build's. */
 START_TEST(hint_tallies_take_the_changed_shards_alone)
 {
+	/* acted: actions applied to the hint before (1), and then settled (2):
+	 * a hand-off, a replica moved, one added, a leader copied. */
 	const struct {
 		uint32_t change;
-		int joined;
-	} c[] = {{1, 0}, {2, 0}, {3, 0}, {6, 0}, {22, 0}, {23, 0}, {40, 0}, {0, 1}, {2, 1}, {12, 1}, {21, 1}, {22, 1}};
+		int joined, acted;
+	} c[] = {{1, 0, 0},  {2, 0, 0},	 {3, 0, 0},  {6, 0, 0},  {22, 0, 0}, {23, 0, 0}, {40, 0, 0},
+		 {0, 1, 0},  {2, 1, 0},	 {12, 1, 0}, {21, 1, 0}, {22, 1, 0}, {0, 0, 1},  {0, 0, 2},
+		 {12, 0, 1}, {12, 1, 2}, {19, 0, 1}, {20, 0, 2}, {40, 0, 1}};
 	for (size_t x = 0; x < sizeof c / sizeof c[0]; x++) {
 		tl *was = tl_new(), *now = tl_new();
 		layout(was, 0, 0);
 		layout(now, c[x].change, c[x].joined);
 		ck_assert_uint_eq(now->nk / PL__DELTA_SHARE, 22);
 		pl_view *hint = tl_view(was, 0);
+		/* the shards acted on: 0 (two/0), and many/00 to many/02 (10 to 12) */
+		const pl_action acts[] = {
+			tl_action(PL_ACTION_SET_LEADER, PL_REASON_STREAM_SKEW, 0, 0, 0, 2),
+			tl_action(PL_ACTION_MOVE_REPLICA, PL_REASON_REPLICA_STREAM_SKEW, 10, 2, 1, 4),
+			tl_action(PL_ACTION_ADD_REPLICA, PL_REASON_REPLICA_STREAM_SKEW, 11, 2, PL_NONE, 5),
+			tl_action(PL_ACTION_MOVE_LEADER, PL_REASON_STREAM_SKEW, 12, 2, 2, 0),
+		};
+		for (size_t i = 0; c[x].acted && i < sizeof acts / sizeof acts[0]; i++)
+			ck_assert_int_eq(pl_view_apply(hint, &acts[i]), 0);
+		if (c[x].acted == 2)
+			pl_view_settle(hint);
 		void *mem, *fmem;
 		pl_view *fresh = tl_view_fresh(now, &fmem);
 		ck_assert(hint->rc_rows && fresh->rc_rows);
@@ -298,7 +314,8 @@ START_TEST(hint_tallies_take_the_changed_shards_alone)
 		uint32_t changed = 0;
 		for (uint32_t k = 0; k < now->nk; k++)
 			changed += now->k[k].leader != was->k[k].leader ||
-				   memcmp(now->k[k].replicas, was->k[k].replicas, sizeof now->k[k].replicas) != 0;
+				   memcmp(now->k[k].replicas, was->k[k].replicas, sizeof now->k[k].replicas) != 0 ||
+				   (c[x].acted && (k == 0 || (k >= 10 && k <= 12)));
 		ck_assert_msg(lent == (changed <= 22), "case %zu: %u changed, tallies lent %d", x, changed, lent);
 		for (uint32_t s = 0; s < 3; s++)
 			expect_cells(now, w, s);
