@@ -8,6 +8,11 @@
  * member's tallies, every shard's state, a broker plan and a fleet decision).
  * On the sorted and the reordered snapshot, one broker decision is timed
  * too: a policy's walk should not depend on the caller's array order.
+ * Each change is also timed as a whole tick of a control plane's loop: the
+ * view built with last tick's view as the hint (last tick's broker plan and
+ * fleet decision applied to it, its ring homes filled), then this tick's
+ * broker plan (max_moves 256) and fleet decision; a fresh build and the
+ * same decisions beside it, their actions compared.
  *  - nothing changed (same content, same order);
  *  - the same content with every array in another order (members, streams
  *    and shards shuffled, as a snapshot built from a hash map);
@@ -268,6 +273,23 @@ static int same_answers(pl_view *a, pl_view *b, const snap *x)
 	return ra == rb && (ra <= 0 || memcmp(oa, ob, (size_t)ra * sizeof *oa) == 0);
 }
 
+/* One tick's decisions on v: a broker plan (max_moves 256) and a fleet
+ * decision, each applied to v as a policy does. The actions go to out
+ * (room for both); returns how many. */
+static int tick(pl_view *v, pl_action *out, uint32_t room)
+{
+	pl_broker_config bc = PL_BROKER_CONFIG_INIT;
+	bc.max_moves = PL_BROKER_MAX_MOVES;
+	int n = pl_broker_plan(v, &bc, out, PL_BROKER_MAX_MOVES, NULL, NULL);
+	pl_fleet_config fc = PL_FLEET_CONFIG_INIT;
+	int f = pl_fleet_decide(v, &fc, out + (n > 0 ? n : 0), room - PL_BROKER_MAX_MOVES, NULL, NULL);
+	if (n < 0 || f < 0) {
+		fprintf(stderr, "bench: a tick's decision failed\n");
+		exit(1);
+	}
+	return n + f;
+}
+
 static double key_pass_ms(const snap *x)
 {
 	double best = 1e30;
@@ -360,8 +382,33 @@ void bench_reuse_keys(void)
 				bench_keep((uint64_t)n);
 			}
 		}
+		/* The whole tick as a control plane's loop runs it: the hint is
+		 * last tick's view, on which last tick's decisions ran (their
+		 * actions applied, the ring homes filled); this tick builds its
+		 * view with it and decides (broker and fleet). Beside it, the
+		 * same from a fresh build (which fills every home). */
+		double tick_r = 1e30, tick_f = 1e30;
+		for (int r = 0; r < 3; r++) {
+			static pl_action last[PL_BROKER_MAX_MOVES + 64], ar[PL_BROKER_MAX_MOVES + 64],
+				af[PL_BROKER_MAX_MOVES + 64];
+			pl_view *prev = build(&b, NULL, bmem, bsize);
+			tick(prev, last, PL_BROKER_MAX_MOVES + 64);
+			uint64_t t0 = bench_now();
+			pl_view *vr = build(&x, prev, rmem, size);
+			int nr = tick(vr, ar, PL_BROKER_MAX_MOVES + 64);
+			double ms = bench_ms_since(t0);
+			tick_r = ms < tick_r ? ms : tick_r;
+			t0 = bench_now();
+			pl_view *vf = build(&x, NULL, fmem, size);
+			int nf = tick(vf, af, PL_BROKER_MAX_MOVES + 64);
+			ms = bench_ms_since(t0);
+			tick_f = ms < tick_f ? ms : tick_f;
+			ok = ok && nr == nf && memcmp(ar, af, (size_t)nr * sizeof *ar) == 0;
+		}
 		printf("%-28s reused %7.1f ms %6.2fx   fresh %7.1f ms %6.2fx   answers %s\n", names[c], reused,
 		       reused / keyp, fresh, fresh / keyp, ok ? "equal" : "DIFFER");
+		printf("%-28s whole tick: reused %7.1f ms %6.2fx   fresh %7.1f ms %6.2fx\n", "", tick_r, tick_r / keyp,
+		       tick_f, tick_f / keyp);
 		if (c == 0)
 			sorted_decide = decide;
 		if (c == 1) {
