@@ -171,9 +171,9 @@ static int cluster_search(pl__bk *b, const pl__scope *sc)
 	pl__seen w = {0, 0, 0, 0, PL_NONE, 0, 0, 0};
 	pl__dlist l;
 	pl__bk_dlist_fill(b, sc, &l, PL_BROKER_SEARCH, 0, &w);
-	uint32_t a = PL_NONE, ka = 0;
+	pl__srcs src;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		a = pl__bk_next_source(v, sc, a, ka, &ka);
+		uint32_t ka, a = pl__bk_source_next(v, sc, &src, tries, &ka);
 		if (a == PL_NONE)
 			break;
 		if (!pl__bk_out_ok(b, a)) {

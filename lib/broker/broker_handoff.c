@@ -245,10 +245,10 @@ int pl__bk_relay(pl__bk *b, const pl__scope *sc)
 		if (hop_ok(b, sc, k, shard_L(b, k), x, d))
 			mark[x] |= PL__BK_MARK;
 	}
-	uint32_t a = PL_NONE, ka = 0;
+	pl__srcs src;
 	pl__best x = {0, 0, 0, 0, 0, 0, 0, 0, PL_NONE, 0, PL_NONE};
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH && !x.have; tries++) {
-		a = pl__bk_next_source(v, sc, a, ka, &ka);
+		uint32_t ka, a = pl__bk_source_next(v, sc, &src, tries, &ka);
 		if (a == PL_NONE)
 			break;
 		if (!pl__bk_out_ok(b, a))
@@ -296,9 +296,10 @@ int pl__bk_relay(pl__bk *b, const pl__scope *sc)
 static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint32_t *from)
 {
 	const pl_view *v = b->v;
-	uint32_t n = scope_n(v, sc), a = PL_NONE, ka = 0;
+	uint32_t n = scope_n(v, sc);
+	pl__srcs src;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		a = pl__bk_next_source(v, sc, a, ka, &ka);
+		uint32_t ka, a = pl__bk_source_next(v, sc, &src, tries, &ka);
 		if (a == PL_NONE)
 			break;
 		for (uint32_t j = 0; j < n; j++) {

@@ -486,9 +486,24 @@ typedef void (*pl__bk_fill_fn)(const pl__bk *b, uint32_t s, pl__scope *sc);
 void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint32_t max, uint32_t per_zone,
 		       pl__seen *w);
 
-/* The next source after `prev` (key kprev) in rank order, PL_NONE for the
- * first; its key in *kout. PL_NONE when there is none. */
-uint32_t pl__bk_next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout);
+/* The scope's first sources in rank order (pl__bk_source_before(), a strict
+ * order of the view as it stands), at most max (PL_BROKER_SEARCH): into
+ * m[] with their keys in key[]; returns how many, and in *seen (unless
+ * NULL) how many the scope has. One pass over the eligible members. */
+uint32_t pl__bk_sources(const pl_view *v, const pl__scope *sc, uint32_t max, uint32_t *m, uint32_t *key,
+			uint32_t *seen);
+
+/* The scope's sources one at a time, for a search that tries them in rank
+ * order and applies nothing between them: source t (from 0; PL_NONE past
+ * the last), its key in *key. The first two are found by one pass over the
+ * eligible members (most searches stop there, or the scope has no more);
+ * when a later one is asked, one more pass lists the first
+ * PL_BROKER_SEARCH (pl__bk_sources()) and the rest come from the list. */
+typedef struct pl__srcs {
+	uint32_t n, all; /* listed; all listed: no more to find */
+	uint32_t m[PL_BROKER_SEARCH], key[PL_BROKER_SEARCH];
+} pl__srcs;
+uint32_t pl__bk_source_next(const pl_view *v, const pl__scope *sc, pl__srcs *it, uint32_t t, uint32_t *key);
 
 /* Search a scope: the first search; when it finds only blocks (zones, caps
  * or the streams' bounds), the wide fallback (members both over and under),

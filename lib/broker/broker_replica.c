@@ -184,13 +184,11 @@ static int stream_search(pl__bk *b, const pl__scope *sc)
 static int walk_sources(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__seen *w, int relay)
 {
 	const pl_view *v = b->v;
-	uint32_t prev = PL_NONE, kprev = 0;
+	pl__srcs src;
 	for (uint32_t tries = 0; tries < PL_BROKER_SEARCH; tries++) {
-		uint32_t ka, a = pl__bk_next_source(v, sc, prev, kprev, &ka);
+		uint32_t ka, a = pl__bk_source_next(v, sc, &src, tries, &ka);
 		if (a == PL_NONE)
 			break;
-		prev = a;
-		kprev = ka;
 		if (!pl__bk_out_ok(b, a)) {
 			if (!relay)
 				pl__bk_seen_limit(w, a);

@@ -26,22 +26,42 @@ void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint3
 	pl__bk_dests(b, sc, l, w);
 }
 
-uint32_t pl__bk_next_source(const pl_view *v, const pl__scope *sc, uint32_t prev, uint32_t kprev, uint32_t *kout)
+uint32_t pl__bk_sources(const pl_view *v, const pl__scope *sc, uint32_t max, uint32_t *m, uint32_t *key,
+			uint32_t *seen)
 {
-	uint32_t bestm = PL_NONE, bk = 0;
+	uint32_t n = 0, all = 0;
 	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t m = v->elig[e], key;
-		if (!pl__bk_source_key(v, sc, m, &key))
+		uint32_t a = v->elig[e], ka, i;
+		if (!pl__bk_source_key(v, sc, a, &ka))
 			continue;
-		if (prev != PL_NONE && !pl__bk_source_before(v, sc, kprev, prev, key, m))
-			continue;
-		if (bestm == PL_NONE || pl__bk_source_before(v, sc, key, m, bk, bestm)) {
-			bestm = m;
-			bk = key;
+		all++;
+		if (n == max && !pl__bk_source_before(v, sc, ka, a, key[n - 1], m[n - 1]))
+			continue; /* after the last kept, with the list full */
+		/* Insert in order, the last dropped when the list is full. */
+		for (i = n < max ? n : max - 1; i > 0 && pl__bk_source_before(v, sc, ka, a, key[i - 1], m[i - 1]); i--) {
+			m[i] = m[i - 1];
+			key[i] = key[i - 1];
 		}
+		m[i] = a;
+		key[i] = ka;
+		n += n < max;
 	}
-	*kout = bk;
-	return bestm;
+	if (seen)
+		*seen = all;
+	return n;
+}
+
+uint32_t pl__bk_source_next(const pl_view *v, const pl__scope *sc, pl__srcs *it, uint32_t t, uint32_t *key)
+{
+	uint32_t seen;
+	if (t == 0 || (t >= it->n && !it->all)) {
+		it->n = pl__bk_sources(v, sc, t == 0 ? 2 : PL_BROKER_SEARCH, it->m, it->key, &seen);
+		it->all = seen == it->n;
+	}
+	if (t >= it->n)
+		return PL_NONE;
+	*key = it->key[t];
+	return it->m[t];
 }
 
 static int ends(int rc)

@@ -1,6 +1,6 @@
 /* check_broker_search_lists.c - the lists a search of broker_search.c
  * starts from: the sources in rank order (the most over first, ties on the
- * count per weight, then the smaller id; each once) and the destination
+ * count per weight, then the smaller id; the first as many as asked) and the destination
  * list (empty, at most max members, the best per zone with per_zone),
  * against a model of the ranking on fixed and random layouts. */
 #include <stdlib.h>
@@ -127,16 +127,18 @@ START_TEST(sources_come_the_most_over_first_ties_to_the_most_per_weight_then_the
 	pl__bk b = bk_of(v, &cfg);
 	pl__scope sc;
 	pl__bk_scope_cluster(&b, &sc);
-	uint32_t k, m = pl__bk_next_source(v, &sc, PL_NONE, 0, &k);
-	ck_assert_uint_eq(m, 1);
-	ck_assert_uint_eq(k, 2);
-	m = pl__bk_next_source(v, &sc, m, k, &k);
-	ck_assert_uint_eq(m, 3);
-	ck_assert_uint_eq(k, 2);
-	m = pl__bk_next_source(v, &sc, m, k, &k);
-	ck_assert_uint_eq(m, 4);
-	ck_assert_uint_eq(k, 1);
-	ck_assert_uint_eq(pl__bk_next_source(v, &sc, m, k, &k), PL_NONE);
+	uint32_t m[PL_BROKER_SEARCH], k[PL_BROKER_SEARCH];
+	ck_assert_uint_eq(pl__bk_sources(v, &sc, PL_BROKER_SEARCH, m, k, NULL), 3);
+	ck_assert_uint_eq(m[0], 1);
+	ck_assert_uint_eq(k[0], 2);
+	ck_assert_uint_eq(m[1], 3);
+	ck_assert_uint_eq(k[1], 2);
+	ck_assert_uint_eq(m[2], 4);
+	ck_assert_uint_eq(k[2], 1);
+	/* Two asked: the first two. */
+	ck_assert_uint_eq(pl__bk_sources(v, &sc, 2, m, k, NULL), 2);
+	ck_assert_uint_eq(m[0], 1);
+	ck_assert_uint_eq(m[1], 3);
 	tl_free(t);
 	/* Weighted: 20 on weights 1, 2, 1, 1; b1 and b3 both 2 over their
 	 * ceilings (b1 10 over 8, b3 6 over 4): b1 leads fewer per weight (5
@@ -153,17 +155,17 @@ START_TEST(sources_come_the_most_over_first_ties_to_the_most_per_weight_then_the
 	ck_assert_uint_eq(ce, 8);
 	pl__bk_bounds(v, &sc, 3, &fl, &ce);
 	ck_assert_uint_eq(ce, 4);
-	m = pl__bk_next_source(v, &sc, PL_NONE, 0, &k);
-	ck_assert_uint_eq(m, 3);
-	ck_assert_uint_eq(pl__bk_next_source(v, &sc, m, k, &k), 1);
+	ck_assert_uint_ge(pl__bk_sources(v, &sc, PL_BROKER_SEARCH, m, k, NULL), 2);
+	ck_assert_uint_eq(m[0], 3);
+	ck_assert_uint_eq(m[1], 1);
 	tl_free(t);
 }
 END_TEST
 
-START_TEST(property_sources_come_in_rank_order_each_once)
+START_TEST(property_sources_come_in_rank_order_cut_at_the_most_asked)
 {
 	uint64_t seed0 = tl_seed(0x5ea4c4u);
-	uint32_t iters = tl_iters(400), walked = 0;
+	uint32_t iters = tl_iters(400), walked = 0, cut = 0;
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t seed = seed0 + it, rng = seed;
 		tl *t = weighted_layout(&rng);
@@ -173,24 +175,36 @@ START_TEST(property_sources_come_in_rank_order_each_once)
 		pl__scope sc = some_scope(&b, t, &rng);
 		uint32_t want[64], wkey[64];
 		uint32_t n = ranked(t, v, &sc, 1, want, wkey);
-		uint32_t prev = PL_NONE, kprev = 0, i = 0;
-		for (;;) {
-			uint32_t k = 0xdead, m = pl__bk_next_source(v, &sc, prev, kprev, &k);
+		static const uint32_t asked[] = {1, 2, 5, PL_BROKER_SEARCH};
+		for (size_t a = 0; a < sizeof asked / sizeof asked[0]; a++) {
+			uint32_t m[PL_BROKER_SEARCH], k[PL_BROKER_SEARCH];
+			uint32_t seen, got = pl__bk_sources(v, &sc, asked[a], m, k, &seen), expect = n < asked[a] ? n : asked[a];
+			ck_assert_msg(got == expect, "seed %llu (PL_TEST_SEED=%llu PL_TEST_ITERS=1): %u sources of %u asked, want %u",
+				      (unsigned long long)seed, (unsigned long long)seed, got, asked[a], expect);
+			for (uint32_t i = 0; i < got; i++)
+				ck_assert_msg(m[i] == want[i] && k[i] == wkey[i],
+					      "seed %llu (PL_TEST_SEED=%llu PL_TEST_ITERS=1): source %u is m%02u key %u, want m%02u key %u",
+					      (unsigned long long)seed, (unsigned long long)seed, i, m[i], k[i], want[i], wkey[i]);
+			ck_assert_uint_eq(seen, n);
+			cut += n > asked[a];
+		}
+		/* One at a time, as a search tries them (pl__bk_source_next()). */
+		pl__srcs one;
+		uint32_t tried = 0;
+		for (; tried < PL_BROKER_SEARCH; tried++) {
+			uint32_t k = 0xdead, m = pl__bk_source_next(v, &sc, &one, tried, &k);
 			if (m == PL_NONE)
 				break;
-			ck_assert_msg(i < n && m == want[i] && k == wkey[i],
-				      "seed %llu (PL_TEST_SEED=%llu PL_TEST_ITERS=1): source %u is m%02u key %u, want m%02u key %u",
-				      (unsigned long long)seed, (unsigned long long)seed, i, m, k, i < n ? want[i] : PL_NONE,
-				      i < n ? wkey[i] : 0);
-			prev = m;
-			kprev = k;
-			i++;
+			ck_assert_msg(tried < n && m == want[tried] && k == wkey[tried],
+				      "seed %llu (PL_TEST_SEED=%llu PL_TEST_ITERS=1): source %u one at a time is m%02u",
+				      (unsigned long long)seed, (unsigned long long)seed, tried, m);
 		}
-		ck_assert_msg(i == n, "seed %llu: %u sources walked, want %u", (unsigned long long)seed, i, n);
+		ck_assert_uint_eq(tried, n < PL_BROKER_SEARCH ? n : PL_BROKER_SEARCH);
 		walked += n;
 		tl_free(t);
 	}
 	ck_assert_uint_gt(walked, iters); /* the layouts have sources to walk */
+	ck_assert_uint_gt(cut, iters / 4); /* and lists longer than asked */
 }
 END_TEST
 
@@ -298,7 +312,7 @@ Suite *suite(void)
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 60);
-	tcase_add_test(c, property_sources_come_in_rank_order_each_once);
+	tcase_add_test(c, property_sources_come_in_rank_order_cut_at_the_most_asked);
 	tcase_add_test(c, property_a_destination_list_holds_the_best_with_room_per_zone_within_max);
 	suite_add_tcase(s, c);
 	return s;
