@@ -119,6 +119,13 @@ static void sort_members(uint32_t *c, uint32_t n)
 	}
 }
 
+/* Stream s's room of leader cells: a cell per member that may lead some of
+ * it, at most its shards and the members. */
+static inline uint32_t cell_room(const pl_view *v, uint32_t s)
+{
+	return v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
+}
+
 /* Leader cells, from the shard states (in-flight moves and copies already
  * counted), stream by stream: k_lead holds the leaders of stream s's shards
  * at s_first[s] onwards (pl__view_init_shards()), read in order. Each leader met is
@@ -139,7 +146,7 @@ void pl__view_init_cells(pl_view *v, uint32_t *k_lead)
 		bits[w] = 0;
 	uint32_t lsum = 0;
 	for (uint32_t s = 0; s < v->ns; s++) {
-		uint32_t lroom = v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
+		uint32_t lroom = cell_room(v, s);
 		pl__cell *lc = v->cells + lsum;
 		uint32_t d = 0, *met = k_lead + v->s_first[s];
 		v->s_cell_first[s] = lsum;
@@ -347,8 +354,8 @@ void pl__view_init_shards(pl_view *v, const pl__reuse *r, uint32_t *k_lead)
 
 /* The cells of a hint whose tallies hold (r->tallies): the same shards per
  * stream, so with the same members the same rooms and offsets; with
- * members joined, rooms as large or larger (pl__view_init_cells()'s
- * formula). Only the live cells are copied. */
+ * members joined, rooms as large or larger (cell_room()). Only the live
+ * cells are copied. */
 void pl__view_copy_cells(pl_view *v, const pl_view *old)
 {
 	size_t n1 = ((size_t)v->ns + 1) * sizeof(uint32_t), n = (size_t)v->ns * sizeof(uint32_t);
@@ -358,7 +365,7 @@ void pl__view_copy_cells(pl_view *v, const pl_view *old)
 		uint32_t lsum = 0;
 		for (uint32_t s = 0; s < v->ns; s++) {
 			v->s_cell_first[s] = lsum;
-			lsum += v->s_shards[s] < v->nm ? v->s_shards[s] : v->nm;
+			lsum += cell_room(v, s);
 		}
 		v->s_cell_first[v->ns] = lsum;
 	}
