@@ -282,7 +282,7 @@ int pl__bk_any_wanted(const pl__bk *b)
  * hotspot), ties (and streams with members only under their floor, key 0)
  * in id order. A scan collects the next few below the last taken; their keys
  * cannot change meanwhile, since a move changes only its own stream. */
-#define NEXT 16u
+#define NEXT 64u
 
 static uint32_t next_streams(const pl__bk *b, uint64_t below, uint32_t *pick, uint64_t *key)
 {

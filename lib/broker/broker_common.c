@@ -82,16 +82,6 @@ uint32_t pl__bk_out(const pl__bk *b, uint32_t m)
 	return n;
 }
 
-int pl__bk_in_ok(const pl__bk *b, uint32_t m)
-{
-	return b->cfg->max_moves_in == 0 || pl__bk_in(b, m) < b->cfg->max_moves_in;
-}
-
-int pl__bk_out_ok(const pl__bk *b, uint32_t m)
-{
-	return b->cfg->max_moves_out == 0 || pl__bk_out(b, m) < b->cfg->max_moves_out;
-}
-
 void pl__bk_wait_limit(pl__bk *b, uint32_t member)
 {
 	if (!b->want_limit)

@@ -98,12 +98,14 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 {
 	const pl_view *v = b->v;
 	uint32_t n = scope_n(v, sc), key, found = 0;
+	pl__bk_dkeys dk;
 	pl__bk_scope_hold(v, sc);
+	pl__bk_dkeys_init(v, sc, &dk);
 	for (uint32_t m = 0; m < v->nm; m++)
 		dist_set(v, m, DIST_NONE);
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e];
-		if (pl__bk_dest_key(v, sc, m, &key) && pl__bk_in_ok(b, m))
+		if (pl__bk_dkey(v, sc, &dk, m, &key) && pl__bk_in_ok(b, m))
 			dist_set(v, m, 0);
 	}
 	/* Level by level: a member at distance lev + 1 leads a shard of the

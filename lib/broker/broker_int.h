@@ -184,8 +184,14 @@ uint64_t pl__bk_band_out(const pl__bk *b, uint32_t m, uint64_t bytes);
 uint32_t pl__bk_in(const pl__bk *b, uint32_t m);
 uint32_t pl__bk_out(const pl__bk *b, uint32_t m);
 /* May a move into m start (max_moves_in)? out of m (max_moves_out)? */
-int pl__bk_in_ok(const pl__bk *b, uint32_t m);
-int pl__bk_out_ok(const pl__bk *b, uint32_t m);
+static inline int pl__bk_in_ok(const pl__bk *b, uint32_t m)
+{
+	return b->cfg->max_moves_in == 0 || pl__bk_in(b, m) < b->cfg->max_moves_in;
+}
+static inline int pl__bk_out_ok(const pl__bk *b, uint32_t m)
+{
+	return b->cfg->max_moves_out == 0 || pl__bk_out(b, m) < b->cfg->max_moves_out;
+}
 
 /* Write and apply one action; 0, or 1 when out is full (nothing done). */
 int pl__bk_emit(pl__bk *b, const pl_action *a);
@@ -428,10 +434,90 @@ int pl__bk_stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, ui
  * a member that is not eligible holds replicas (drains will move them). */
 int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R);
 
-/* Is eligible member m a source (a destination) of the scope at its level?
- * *key says how far over (under) it is. */
-int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
-int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key);
+/* The wide fallback's keys: a member over its ceiling (under its floor)
+ * ranks before every member only above (below) a bound. */
+#define PL__BK_WIDE (UINT32_C(1) << 30)
+
+/* Is eligible member m a source of the scope at its level? *key says how
+ * far over it is. The wide fallback adds the members above their floor, the
+ * spread fallback keeps only those over their ceiling. (Inline: the searches
+ * ask it of every eligible member.) */
+static inline int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
+{
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 3) {
+		*key = c;
+		return c > 0;
+	}
+	if (sc->level == 1) {
+		*key = c > ce ? PL__BK_WIDE + (c - ce) : c > fl ? c - fl : 0;
+		return c > fl;
+	}
+	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
+	*key = c > bound ? c - bound : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c > fl + (uint32_t)(sc->hi >> m & 1)); /* leads more than its target */
+	return c > bound;
+}
+
+/* Is eligible member m a destination of the scope? *key says how far under;
+ * in the wide fallback the members below their ceiling too; in the spread
+ * fallback every member, fewest leaders of the scope first. */
+static inline int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
+{
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	if (sc->level == 1) {
+		*key = c < fl ? PL__BK_WIDE + (fl - c) : c < ce ? ce - c : 0;
+		return c < ce;
+	}
+	if (sc->level >= 2) {
+		*key = PL__BK_WIDE - (c < PL__BK_WIDE ? c : PL__BK_WIDE - 1);
+		return 1;
+	}
+	uint32_t bound = sc->under ? fl : ce;
+	*key = c < bound ? bound - c : 0;
+	if (sc->tgt && sc->level == 0)
+		*key = 2 * *key + (c < fl + (uint32_t)(sc->hi >> m & 1)); /* leads fewer than its target */
+	return c < bound;
+}
+/* A walk that asks every eligible member's destination key: with equal
+ * weights, at the first level and without leader targets, a key is how far
+ * the member's count is below one bound, read from the scope's counts by
+ * member (the totals, or a stream's held leaders or counted replicas);
+ * otherwise pl__bk_dest_key(). The same keys either way. */
+typedef struct pl__bk_dkeys {
+	const uint32_t *cnt; /* the scope's counts by member, or NULL */
+	uint32_t bound;
+} pl__bk_dkeys;
+
+static inline void pl__bk_dkeys_init(const pl_view *v, const pl__scope *sc, pl__bk_dkeys *d)
+{
+	d->cnt = NULL;
+	d->bound = sc->under ? sc->fl : sc->ce;
+	if (v->weighted || sc->level != 0 || sc->tgt || v->nm == 0)
+		return;
+	if (sc->s == PL_NONE)
+		d->cnt = sc->rep ? v->m_replicas : v->m_leaders;
+	else if (!sc->rep) {
+		pl__cell_cache(v, sc->s);
+		d->cnt = v->lc_count;
+	} else {
+		(void)pl__rcell_get(v, sc->s, 0); /* counts the stream */
+		d->cnt = v->rc_count;
+	}
+}
+
+static inline int pl__bk_dkey(const pl_view *v, const pl__scope *sc, const pl__bk_dkeys *d, uint32_t m, uint32_t *key)
+{
+	if (d->cnt == NULL)
+		return pl__bk_dest_key(v, sc, m, key);
+	uint32_t c = d->cnt[m];
+	*key = c < d->bound ? d->bound - c : 0;
+	return c < d->bound;
+}
+
 /* May source a (key ka) hand a shard to destination d (key kd) at this level? */
 int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd);
 

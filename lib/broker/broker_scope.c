@@ -247,52 +247,6 @@ int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t 
 
 /* Keys of the fallbacks: past this, a member is over its ceiling (source) or
  * under its floor (destination). */
-#define WIDE (UINT32_C(1) << 30)
-
-/* Is eligible member m a source of the scope? Its key: how far over. The
- * wide fallback adds the members above their floor, the spread fallback
- * keeps only those over their ceiling. */
-int pl__bk_source_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
-{
-	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
-	pl__bk_bounds(v, sc, m, &fl, &ce);
-	if (sc->level == 3) {
-		*key = c;
-		return c > 0;
-	}
-	if (sc->level == 1) {
-		*key = c > ce ? WIDE + (c - ce) : c > fl ? c - fl : 0;
-		return c > fl;
-	}
-	uint32_t bound = sc->over || sc->level == 2 ? ce : fl;
-	*key = c > bound ? c - bound : 0;
-	if (sc->tgt && sc->level == 0)
-		*key = 2 * *key + (c > fl + (uint32_t)(sc->hi >> m & 1)); /* leads more than its target */
-	return c > bound;
-}
-
-/* Is eligible member m a destination of the scope? Its key: how far under;
- * in the wide fallback the members below their ceiling too; in the spread
- * fallback every member, fewest leaders of the scope first. */
-int pl__bk_dest_key(const pl_view *v, const pl__scope *sc, uint32_t m, uint32_t *key)
-{
-	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
-	pl__bk_bounds(v, sc, m, &fl, &ce);
-	if (sc->level == 1) {
-		*key = c < fl ? WIDE + (fl - c) : c < ce ? ce - c : 0;
-		return c < ce;
-	}
-	if (sc->level >= 2) {
-		*key = WIDE - (c < WIDE ? c : WIDE - 1);
-		return 1;
-	}
-	uint32_t bound = sc->under ? fl : ce;
-	*key = c < bound ? bound - c : 0;
-	if (sc->tgt && sc->level == 0)
-		*key = 2 * *key + (c < fl + (uint32_t)(sc->hi >> m & 1)); /* leads fewer than its target */
-	return c < bound;
-}
-
 /* May source a (key ka) hand a shard to destination d (key kd)? Always in
  * the first search. In the even fallback of the replica passes (level 3:
  * any member to any member) when the move keeps the distance from rising
@@ -306,7 +260,7 @@ int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t k
 	if (sc->level == 0)
 		return 1;
 	if (sc->level == 1)
-		return ka >= WIDE || kd >= WIDE;
+		return ka >= PL__BK_WIDE || kd >= PL__BK_WIDE;
 	uint64_t ca = pl__bk_count(v, sc, a), cd = pl__bk_count(v, sc, d);
 	if (sc->level == 3) {
 		/* The distance must not rise: a's and d's parts of it. */
@@ -418,6 +372,10 @@ int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint3
 /* Add destination m (its key) to l in rank order, within its limits. */
 static void dlist_add(const pl_view *v, const pl__scope *sc, pl__dlist *l, uint32_t m, uint32_t key)
 {
+	/* Full, and m after the last: after every member listed (the order is
+	 * strict and total), so neither it nor its zone's replacement enters. */
+	if (l->n == l->max && !pl__bk_dest_before(v, sc, key, m, l->key[l->n - 1], l->m[l->n - 1]))
+		return;
 	if (l->per_zone)
 		for (uint32_t i = 0; i < l->n; i++) {
 			if (v->m_zone[l->m[i]] != v->m_zone[m])
@@ -449,10 +407,12 @@ static void dlist_add(const pl_view *v, const pl__scope *sc, pl__dlist *l, uint3
 void pl__bk_dests(const pl__bk *b, const pl__scope *sc, pl__dlist *l, pl__seen *w)
 {
 	const pl_view *v = b->v;
+	pl__bk_dkeys dk;
 	pl__bk_scope_hold(v, sc);
+	pl__bk_dkeys_init(v, sc, &dk);
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e], key;
-		if (!pl__bk_dest_key(v, sc, m, &key))
+		if (!pl__bk_dkey(v, sc, &dk, m, &key))
 			continue;
 		if (!pl__bk_in_ok(b, m)) {
 			pl__bk_seen_limit(w, m);

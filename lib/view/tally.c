@@ -77,7 +77,7 @@ static void cell_add(pl__cell *c, uint32_t *n, uint32_t room, uint32_t m, int de
 	(*n)--;
 }
 
-uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
+uint32_t pl__cell_find(const pl_view *v, uint32_t s, uint32_t m)
 {
 	if (v->lc_stream == s)
 		return v->lc_count[m];
@@ -180,7 +180,7 @@ static pl_view *rcache(const pl_view *v, uint32_t s)
 	return w;
 }
 
-uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m)
+uint32_t pl__rcell_find(const pl_view *v, uint32_t s, uint32_t m)
 {
 	return rcache(v, s)->rc_count[m];
 }

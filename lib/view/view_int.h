@@ -272,8 +272,13 @@ uint32_t pl__view_best(const pl_view *v, uint64_t kh, const uint32_t *cand, uint
  * PL_NONE: any. PL_NONE when no member qualifies. */
 uint32_t pl__view_spread_next(const pl_view *v, uint64_t kh, const uint32_t *pick, uint32_t n, uint32_t room_for);
 
-/* Leader count of member m in stream s. */
-uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m);
+/* Leader count of member m in stream s: read from the held stream's dense
+ * count (pl__cell_cache()) when s is held, else searched in its cells. */
+uint32_t pl__cell_find(const pl_view *v, uint32_t s, uint32_t m);
+static inline uint32_t pl__cell_get(const pl_view *v, uint32_t s, uint32_t m)
+{
+	return v->lc_stream == s ? v->lc_count[m] : pl__cell_find(v, s, m);
+}
 void pl__cell_cache(const pl_view *v, uint32_t s);
 /* Stream s's leaders on eligible members (remembered for the stream last
  * asked until a leader cell changes). */
@@ -297,7 +302,11 @@ static inline size_t pl__rc_entries(uint32_t nm, uint32_t ns, uint32_t nk)
 /* Replicas of stream s that member m holds, and +1 or -1 to it (called
  * after the shard's state changed). The first call for a stream other than
  * the one counted costs a walk of its shards' states. */
-uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m);
+uint32_t pl__rcell_find(const pl_view *v, uint32_t s, uint32_t m);
+static inline uint32_t pl__rcell_get(const pl_view *v, uint32_t s, uint32_t m)
+{
+	return v->rc_stream == s ? v->rc_count[m] : pl__rcell_find(v, s, m);
+}
 void pl__rcell_add(pl_view *v, uint32_t s, uint32_t m, int delta);
 /* The members that may hold replicas of stream s (each once, in no order;
  * some may count zero): their number, the list in *members. The list holds
