@@ -114,10 +114,11 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 	for (; lev < PL__BK_CHAIN && !found; lev++) {
 		uint32_t grew = 0;
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t k = scope_at(v, sc, j), u = handoff_from(b, k);
-			if (u == PL_NONE || dist_get(v, u) <= lev)
-				continue;
+			uint32_t k = scope_at(v, sc, j);
 			const pl__shard_state *st = pl__st(v, k);
+			uint32_t u = pl__leader(st); /* what handoff_from() gives, when it may */
+			if (u == PL_NONE || dist_get(v, u) <= lev || handoff_from(b, k) == PL_NONE)
+				continue;
 			for (uint32_t r = 0; r < st->nrep; r++) {
 				uint32_t f = pl__rep(st, r);
 				if (dist_get(v, f) == lev && handoff_ok(b, sc, k, u, f)) {
@@ -152,9 +153,9 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 		uint32_t next = PL_NONE;
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t k = scope_key(v, sc, j);
-			if (handoff_from(b, k) != a)
-				continue;
 			const pl__shard_state *st = pl__st(v, k);
+			if (pl__leader(st) != a || handoff_from(b, k) != a)
+				continue;
 			for (uint32_t r = 0; r < st->nrep; r++) {
 				uint32_t f = pl__rep(st, r);
 				if (dist_get(v, f) == step - 1 && handoff_ok(b, sc, k, a, f) &&
@@ -167,9 +168,9 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 	uint32_t kd_best = 0;
 	for (uint32_t j = 0; a != PL_NONE && j < n; j++) {
 		uint32_t k = scope_key(v, sc, j);
-		if (handoff_from(b, k) != a)
-			continue;
 		const pl__shard_state *st = pl__st(v, k);
+		if (pl__leader(st) != a || handoff_from(b, k) != a)
+			continue;
 		for (uint32_t r = 0; r < st->nrep; r++) {
 			uint32_t f = pl__rep(st, r), kf;
 			if (dist_get(v, f) != 0 || !handoff_ok(b, sc, k, a, f))
@@ -307,7 +308,7 @@ static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t k = scope_key(v, sc, j), s = v->snap.shards[k].stream, best = PL_NONE;
 			const pl__shard_state *st = pl__st(v, k);
-			if (handoff_from(b, k) != a || pl__holds(st, d) || pl__moved(v, k) ||
+			if (pl__leader(st) != a || handoff_from(b, k) != a || pl__holds(st, d) || pl__moved(v, k) ||
 			    (sc->s == PL_NONE && !pl__bk_stream_allows(b, s, shard_L(b, k), a, d)))
 				continue;
 			uint32_t R = s != PL_NONE && b->cfg->stream_balance ? pl__bk_stream_replicas(v, s) : 0;
@@ -327,6 +328,8 @@ static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint
 	return PL_NONE;
 }
 
+#define FLIGHT_LIST 64u
+
 int pl__bk_stage(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
@@ -334,14 +337,28 @@ int pl__bk_stage(pl__bk *b, const pl__scope *sc)
 	if (!b->cfg->replica_balance || b->cfg->handoff_only || !b->rep_settled)
 		return -1;
 	uint32_t n = scope_n(v, sc), key, fl, ce;
+	/* The scope's shards in flight, listed once (FLIGHT_LIST of them;
+	 * past that each destination walks the scope): only they can count as
+	 * staged, and a shard staged below joins them. */
+	uint32_t fk[FLIGHT_LIST], nf = 0;
+	for (uint32_t j = 0; j < n && nf <= FLIGHT_LIST; j++) {
+		uint32_t k = scope_at(v, sc, j);
+		const pl__shard_state *st = pl__st(v, k);
+		if (st->moving || st->touched) {
+			if (nf < FLIGHT_LIST)
+				fk[nf] = k;
+			nf++;
+		}
+	}
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t d = v->elig[e], staged = 0;
 		if (!pl__bk_dest_key(v, sc, d, &key))
 			continue;
 		pl__bk_bounds(v, sc, d, &fl, &ce);
 		uint32_t c = pl__bk_count(v, sc, d), lack = ce > c ? ce - c : 0;
-		for (uint32_t j = 0; j < n && staged < lack; j++) {
-			const pl__shard_state *st = pl__st(v, scope_key(v, sc, j));
+		uint32_t walk = nf <= FLIGHT_LIST ? nf : n;
+		for (uint32_t j = 0; j < walk && staged < lack; j++) {
+			const pl__shard_state *st = pl__st(v, nf <= FLIGHT_LIST ? fk[j] : scope_at(v, sc, j));
 			uint32_t a = pl__leader(st);
 			staged += (st->moving || st->touched) && a != PL_NONE && a != d && pl__holds(st, d) &&
 				  pl__eligible(v, a) && pl__bk_source_key(v, sc, a, &key);
@@ -361,6 +378,9 @@ int pl__bk_stage(pl__bk *b, const pl__scope *sc)
 			pl__best m = {1, k, x, d, 0, 0, 3, 0, PL_NONE, 0, PL_NONE};
 			if (pl__bk_emit_best(b, &rs, &m) == PL__BK_FULL)
 				return PL__BK_FULL;
+			if (nf < FLIGHT_LIST)
+				fk[nf] = k;
+			nf += nf <= FLIGHT_LIST;
 			moved = 1;
 			staged++;
 		}

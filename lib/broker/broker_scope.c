@@ -367,6 +367,38 @@ int pl__bk_dest_before(const pl_view *v, const pl__scope *sc, uint32_t ka, uint3
 	return v->m_rank[a] < v->m_rank[b];
 }
 
+/* The sources of a scope count at least one at every level: a stream's are
+ * among the members of its leader cells (or of its counted replicas), so a
+ * stream scope walks those, not every eligible member. The list is the same
+ * whatever the walk's order: pl__bk_source_before() is strict and total. */
+uint32_t pl__bk_sources(const pl_view *v, const pl__scope *sc, uint32_t max, uint32_t *m, uint32_t *key,
+			uint32_t *seen)
+{
+	counts c = {NULL, v->elig, v->n_elig};
+	if (sc->s != PL_NONE)
+		c = stream_counts(v, sc->s, (int)sc->rep);
+	uint32_t n = 0, all = 0;
+	for (uint32_t i = 0; i < c.n; i++) {
+		uint32_t a = counts_member(&c, i), ka, j;
+		if ((sc->s != PL_NONE && !pl__eligible(v, a)) || !pl__bk_source_key(v, sc, a, &ka))
+			continue;
+		all++;
+		if (n == max && !pl__bk_source_before(v, sc, ka, a, key[n - 1], m[n - 1]))
+			continue; /* after the last kept, with the list full */
+		/* Insert in order, the last dropped when the list is full. */
+		for (j = n < max ? n : max - 1; j > 0 && pl__bk_source_before(v, sc, ka, a, key[j - 1], m[j - 1]); j--) {
+			m[j] = m[j - 1];
+			key[j] = key[j - 1];
+		}
+		m[j] = a;
+		key[j] = ka;
+		n += n < max;
+	}
+	if (seen)
+		*seen = all;
+	return n;
+}
+
 /* ---- destination lists ---------------------------------------------------- */
 
 /* Add destination m (its key) to l in rank order, within its limits. */

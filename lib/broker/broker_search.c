@@ -26,31 +26,6 @@ void pl__bk_dlist_fill(const pl__bk *b, const pl__scope *sc, pl__dlist *l, uint3
 	pl__bk_dests(b, sc, l, w);
 }
 
-uint32_t pl__bk_sources(const pl_view *v, const pl__scope *sc, uint32_t max, uint32_t *m, uint32_t *key,
-			uint32_t *seen)
-{
-	uint32_t n = 0, all = 0;
-	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t a = v->elig[e], ka, i;
-		if (!pl__bk_source_key(v, sc, a, &ka))
-			continue;
-		all++;
-		if (n == max && !pl__bk_source_before(v, sc, ka, a, key[n - 1], m[n - 1]))
-			continue; /* after the last kept, with the list full */
-		/* Insert in order, the last dropped when the list is full. */
-		for (i = n < max ? n : max - 1; i > 0 && pl__bk_source_before(v, sc, ka, a, key[i - 1], m[i - 1]); i--) {
-			m[i] = m[i - 1];
-			key[i] = key[i - 1];
-		}
-		m[i] = a;
-		key[i] = ka;
-		n += n < max;
-	}
-	if (seen)
-		*seen = all;
-	return n;
-}
-
 uint32_t pl__bk_source_next(const pl_view *v, const pl__scope *sc, pl__srcs *it, uint32_t t, uint32_t *key)
 {
 	uint32_t seen;
