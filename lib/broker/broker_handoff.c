@@ -116,8 +116,15 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 		for (uint32_t j = 0; j < n; j++) {
 			uint32_t k = scope_at(v, sc, j);
 			const pl__shard_state *st = pl__st(v, k);
-			uint32_t u = pl__leader(st); /* what handoff_from() gives, when it may */
-			if (u == PL_NONE || dist_get(v, u) <= lev || handoff_from(b, k) == PL_NONE)
+			/* u: what handoff_from() gives, when it may; a member found at
+			 * lev + 1 already gains nothing from another of its shards. */
+			uint32_t u = pl__leader(st);
+			if (u == PL_NONE || dist_get(v, u) <= lev + 1)
+				continue;
+			uint32_t at_lev = 0; /* a follower at lev: only then may u hand k off? */
+			for (uint32_t r = 0; r < st->nrep; r++)
+				at_lev |= dist_get(v, pl__rep(st, r)) == lev;
+			if (!at_lev || handoff_from(b, k) == PL_NONE)
 				continue;
 			for (uint32_t r = 0; r < st->nrep; r++) {
 				uint32_t f = pl__rep(st, r);
