@@ -337,6 +337,34 @@ static uint32_t stage_one(const pl__bk *b, const pl__scope *sc, uint32_t d, uint
 
 #define FLIGHT_LIST 64u
 
+/* The scope's shards in flight: listed (at most FLIGHT_LIST; past that, a
+ * count of FLIGHT_LIST + 1 says "walk the scope"). */
+typedef struct flight {
+	uint32_t k[FLIGHT_LIST], n;
+} flight;
+
+static void flight_add(flight *f, uint32_t k)
+{
+	if (f->n < FLIGHT_LIST)
+		f->k[f->n] = k;
+	f->n += f->n <= FLIGHT_LIST;
+}
+
+/* Shards staged for d already, up to lack: in flight, led by an eligible
+ * source other than d, and held by d. Only shards in flight count, so the
+ * list of them (when it holds them all) is walked instead of the scope. */
+static uint32_t staged_for(const pl_view *v, const pl__scope *sc, const flight *f, uint32_t d, uint32_t lack)
+{
+	uint32_t listed = f->n <= FLIGHT_LIST, walk = listed ? f->n : scope_n(v, sc), staged = 0, key;
+	for (uint32_t j = 0; j < walk && staged < lack; j++) {
+		const pl__shard_state *st = pl__st(v, listed ? f->k[j] : scope_at(v, sc, j));
+		uint32_t a = pl__leader(st);
+		staged += (st->moving || st->touched) && a != PL_NONE && a != d && pl__holds(st, d) &&
+			  pl__eligible(v, a) && pl__bk_source_key(v, sc, a, &key);
+	}
+	return staged;
+}
+
 int pl__bk_stage(pl__bk *b, const pl__scope *sc)
 {
 	const pl_view *v = b->v;
@@ -344,32 +372,25 @@ int pl__bk_stage(pl__bk *b, const pl__scope *sc)
 	if (!b->cfg->replica_balance || b->cfg->handoff_only || !b->rep_settled)
 		return -1;
 	uint32_t n = scope_n(v, sc), key, fl, ce;
-	/* The scope's shards in flight, listed once (FLIGHT_LIST of them;
-	 * past that each destination walks the scope): only they can count as
-	 * staged, and a shard staged below joins them. */
-	uint32_t fk[FLIGHT_LIST], nf = 0;
-	for (uint32_t j = 0; j < n && nf <= FLIGHT_LIST; j++) {
+	/* Listed once; a shard staged below joins the list. */
+	flight f = {.n = 0};
+	for (uint32_t j = 0; j < n && f.n <= FLIGHT_LIST; j++) {
 		uint32_t k = scope_at(v, sc, j);
 		const pl__shard_state *st = pl__st(v, k);
-		if (st->moving || st->touched) {
-			if (nf < FLIGHT_LIST)
-				fk[nf] = k;
-			nf++;
-		}
+		if (st->moving || st->touched)
+			flight_add(&f, k);
 	}
 	for (uint32_t e = 0; e < v->n_elig; e++) {
-		uint32_t d = v->elig[e], staged = 0;
+		uint32_t d = v->elig[e];
 		if (!pl__bk_dest_key(v, sc, d, &key))
 			continue;
 		pl__bk_bounds(v, sc, d, &fl, &ce);
 		uint32_t c = pl__bk_count(v, sc, d), lack = ce > c ? ce - c : 0;
-		uint32_t walk = nf <= FLIGHT_LIST ? nf : n;
-		for (uint32_t j = 0; j < walk && staged < lack; j++) {
-			const pl__shard_state *st = pl__st(v, nf <= FLIGHT_LIST ? fk[j] : scope_at(v, sc, j));
-			uint32_t a = pl__leader(st);
-			staged += (st->moving || st->touched) && a != PL_NONE && a != d && pl__holds(st, d) &&
-				  pl__eligible(v, a) && pl__bk_source_key(v, sc, a, &key);
-		}
+		uint32_t staged = staged_for(v, sc, &f, d, lack);
+#ifdef PL_DEBUG
+		const flight walk_all = {.n = FLIGHT_LIST + 1};
+		PL_ASSERT(staged == staged_for(v, sc, &walk_all, d, lack)); /* the list misses no shard */
+#endif
 		while (staged < lack) {
 			if (b->budget == 0)
 				return moved ? PL__BK_MOVED : PL__BK_WAIT;
@@ -385,9 +406,7 @@ int pl__bk_stage(pl__bk *b, const pl__scope *sc)
 			pl__best m = {1, k, x, d, 0, 0, 3, 0, PL_NONE, 0, PL_NONE};
 			if (pl__bk_emit_best(b, &rs, &m) == PL__BK_FULL)
 				return PL__BK_FULL;
-			if (nf < FLIGHT_LIST)
-				fk[nf] = k;
-			nf += nf <= FLIGHT_LIST;
+			flight_add(&f, k);
 			moved = 1;
 			staged++;
 		}
