@@ -121,11 +121,12 @@ static int stream_keeps(const pl__bk *b, uint32_t s, uint32_t a, uint32_t d, int
 	const pl_view *v = b->v;
 	if (s == PL_NONE || !b->cfg->stream_balance)
 		return 1;
+	uint32_t tol = pl__bk_stream_tol(v, b->cfg, s);
 	if (b->cfg->replica_balance &&
-	    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), a, pl__rcell_get(v, s, a), d, pl__rcell_get(v, s, d)))
+	    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), tol, a, pl__rcell_get(v, s, a), d, pl__rcell_get(v, s, d)))
 		return 0;
 	return !lead ||
-	       pl__bk_no_rise(v, pl__bk_stream_leaders(v, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
+	       pl__bk_no_rise(v, pl__bk_stream_leaders(v, s), tol, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
 }
 
 /* Does moving k's replica from a to d keep every count's potential from
@@ -137,9 +138,10 @@ static int counts_keep(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, by_t
 	int lead = pl__leader(pl__st(v, k)) == a;
 	if (!stream_keeps(b, v->snap.shards[k].stream, a, d, lead))
 		return 0;
-	if (b->cfg->replica_balance && !pl__bk_no_rise(v, t.R, a, v->m_replicas[a], d, v->m_replicas[d]))
+	uint32_t tol = b->cfg->tolerance;
+	if (b->cfg->replica_balance && !pl__bk_no_rise(v, t.R, tol, a, v->m_replicas[a], d, v->m_replicas[d]))
 		return 0;
-	return !lead || pl__bk_no_rise(v, t.L, a, v->m_leaders[a], d, v->m_leaders[d]);
+	return !lead || pl__bk_no_rise(v, t.L, tol, a, v->m_leaders[a], d, v->m_leaders[d]);
 }
 
 /* Write shard k's replica's move from a to d. */

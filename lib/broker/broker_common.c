@@ -134,24 +134,34 @@ static uint32_t outside(uint32_t c, uint32_t fl, uint32_t ce)
 	return c > ce ? c - ce : c < fl ? fl - c : 0;
 }
 
+/* Members a's and d's bounds over `total`, widened by the scope's tolerance. */
+static void bounds2(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t d, uint32_t *fa, uint32_t *ea,
+		    uint32_t *fd, uint32_t *ed)
+{
+	pl__bounds(v, total, a, fa, ea);
+	pl__bounds(v, total, d, fd, ed);
+	pl__bk_widen(tol, fa, ea);
+	pl__bk_widen(tol, fd, ed);
+}
+
 /* The scope's distance on a and d before and after a move of one from a
- * (count ca > 0) to d (count cd), bounds over `total`. */
-static void distances(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd,
+ * (count ca > 0) to d (count cd), bounds over `total` widened by tol: the
+ * bounds the scope's own pass moves toward. */
+static void distances(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd,
 		      uint64_t *before, uint64_t *after)
 {
 	uint32_t fa, ea, fd, ed;
-	pl__bounds(v, total, a, &fa, &ea);
-	pl__bounds(v, total, d, &fd, &ed);
+	bounds2(v, total, tol, a, d, &fa, &ea, &fd, &ed);
 	*before = (uint64_t)outside(ca, fa, ea) + outside(cd, fd, ed);
 	*after = (uint64_t)outside(ca - 1, fa, ea) + outside(cd + 1, fd, ed);
 }
 
-int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
 {
 	uint64_t before, after;
 	if (ca == 0)
 		return 0;
-	distances(v, total, a, ca, d, cd, &before, &after);
+	distances(v, total, tol, a, ca, d, cd, &before, &after);
 	if (after != before)
 		return after < before;
 	/* The same distance: the sum of count^2/weight must not rise,
@@ -159,23 +169,22 @@ int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, ui
 	return (2 * (uint64_t)cd + 1) * v->m_weight[a] <= (2 * (uint64_t)ca - 1) * v->m_weight[d];
 }
 
-int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
 {
 	uint64_t before, after;
 	if (ca == 0)
 		return 0;
-	distances(v, total, a, ca, d, cd, &before, &after);
+	distances(v, total, tol, a, ca, d, cd, &before, &after);
 	return after < before;
 }
 
-int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
+int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd)
 {
 	uint32_t fa, ea, fd, ed;
-	pl__bounds(v, total, a, &fa, &ea);
-	pl__bounds(v, total, d, &fd, &ed);
+	bounds2(v, total, tol, a, d, &fa, &ea, &fd, &ed);
 	if (ca < fa + 1 || cd + 1 > ed)
 		return 0;
-	return pl__bk_no_rise(v, total, a, ca, d, cd);
+	return pl__bk_no_rise(v, total, tol, a, ca, d, cd);
 }
 
 void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id)

@@ -347,8 +347,8 @@ static uint32_t repair_handoff(const pl__bk *b, uint32_t k, uint32_t level)
 		    !pl__bk_in_ok(b, f))
 			continue;
 		cf = pl__cell_get(v, s, f);
-		if (!pl__bk_drops(v, L, u, cu, f, cf) ||
-		    !pl__bk_keeps(v, b->lead_elig, u, v->m_leaders[u], f, v->m_leaders[f]))
+		if (!pl__bk_drops(v, L, pl__bk_stream_tol(v, b->cfg, s), u, cu, f, cf) ||
+		    !pl__bk_keeps(v, b->lead_elig, b->cfg->tolerance, u, v->m_leaders[u], f, v->m_leaders[f]))
 			continue;
 		if (best != PL_NONE) {
 			int c = pl__bk_cmp_w(v, cf, f, cb, best);

@@ -212,14 +212,15 @@ int pl__bk_bytes_wanted(const pl__bk *b);
 void pl__bk_wait_limit(pl__bk *b, uint32_t member);
 
 /* Does a move of one from a (count ca) to d (count cd), in a scope whose
- * bounds are counted over `total`, keep a at or above its floor and d at or
- * below its ceiling, and the scope's potential (distance to the bounds,
- * then the sum of count^2/weight) from rising? */
-int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+ * bounds are counted over `total` and widened by its tolerance tol (the
+ * bounds that scope's own pass moves toward), keep a at or above its floor
+ * and d at or below its ceiling, and the scope's potential (distance to the
+ * bounds, then the sum of count^2/weight) from rising? */
+int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 /* The potential alone: does that move keep it from rising? */
-int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+int pl__bk_no_rise(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 /* Does that move lower the scope's distance to its bounds? */
-int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
+int pl__bk_drops(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uint32_t ca, uint32_t d, uint32_t cd);
 
 /* Would a copy of shard k to d (which holds none of it now) bring a replica
  * back to a member it left since the view was built: did d hold one in the

@@ -129,7 +129,8 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			uint32_t d = l->m[i];
 			if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]))
 				continue;
-			if (R && !pl__bk_no_rise(v, R, a, pl__rcell_get(v, s, a), d, pl__rcell_get(v, s, d)))
+			if (R && !pl__bk_no_rise(v, R, pl__bk_stream_tol(v, b->cfg, s), a, pl__rcell_get(v, s, a), d,
+						 pl__rcell_get(v, s, d)))
 				continue;
 			if (!pl__bk_copy_seen(b, k, a, d, w))
 				continue;
@@ -230,7 +231,8 @@ static int can_pass(pl__bk *b, uint32_t x, uint32_t d)
 		    !pl__bk_copy_ok(b, k, x, d))
 			continue;
 		if (s != PL_NONE && b->cfg->stream_balance &&
-		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), x, pl__rcell_get(v, s, x), d, pl__rcell_get(v, s, d)))
+		    !pl__bk_no_rise(v, pl__bk_stream_replicas(v, s), pl__bk_stream_tol(v, b->cfg, s), x, pl__rcell_get(v, s, x),
+				    d, pl__rcell_get(v, s, d)))
 			continue;
 		if (x == pl__leader(st) && !pl__bk_carry_ok(b, k, x, d) && handoff(b, k, x) == PL_NONE)
 			continue;

@@ -208,9 +208,10 @@ int pl__bk_carry_ok(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d)
 	const pl_view *v = b->v;
 	uint32_t s = v->snap.shards[k].stream;
 	if (s != PL_NONE && b->cfg->stream_balance &&
-	    !pl__bk_keeps(v, pl__bk_stream_leaders(v, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d)))
+	    !pl__bk_keeps(v, pl__bk_stream_leaders(v, s), pl__bk_stream_tol(v, b->cfg, s), a, pl__cell_get(v, s, a), d,
+			  pl__cell_get(v, s, d)))
 		return 0;
-	return pl__bk_keeps(v, b->lead_elig, a, v->m_leaders[a], d, v->m_leaders[d]);
+	return pl__bk_keeps(v, b->lead_elig, b->cfg->tolerance, a, v->m_leaders[a], d, v->m_leaders[d]);
 }
 
 /* May a shard of stream s go from a to d without raising the stream's
@@ -224,7 +225,7 @@ int pl__bk_stream_allows(const pl__bk *b, uint32_t s, uint32_t L, uint32_t a, ui
 	const pl_view *v = b->v;
 	if (s == PL_NONE || !b->cfg->stream_balance)
 		return 1;
-	return pl__bk_no_rise(v, L, a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
+	return pl__bk_no_rise(v, L, pl__bk_stream_tol(v, b->cfg, s), a, pl__cell_get(v, s, a), d, pl__cell_get(v, s, d));
 }
 
 int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t R)
@@ -233,13 +234,14 @@ int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t 
 	if (!b->cfg->replica_balance || !b->rep_settled || pl__holds(pl__st(v, k), d))
 		return 0; /* with replicas still to drain, their counts are not final */
 	uint32_t s = v->snap.shards[k].stream, ra = v->m_replicas[a], rd = v->m_replicas[d];
+	uint32_t tol = b->cfg->tolerance;
 	if (s == PL_NONE || !b->cfg->stream_balance)
-		return pl__bk_drops(v, b->rep_elig, a, ra, d, rd);
-	if (!pl__bk_no_rise(v, b->rep_elig, a, ra, d, rd))
+		return pl__bk_drops(v, b->rep_elig, tol, a, ra, d, rd);
+	if (!pl__bk_no_rise(v, b->rep_elig, tol, a, ra, d, rd))
 		return 0;
 	uint32_t ca = pl__rcell_get(v, s, a), cd = pl__rcell_get(v, s, d);
 	if (R)
-		return pl__bk_drops(v, R, a, ca, d, cd);
+		return pl__bk_drops(v, R, pl__bk_stream_tol(v, b->cfg, s), a, ca, d, cd);
 	return ca > 0 && (2 * (uint64_t)ca - 1) * v->m_weight[d] > (2 * (uint64_t)cd + 1) * v->m_weight[a];
 }
 

@@ -58,16 +58,16 @@ START_TEST(a_move_must_lower_the_distance_or_keep_it_and_not_raise_the_squares)
 	tl *t = weighted(eq, 3);
 	pl_view *v = t->view;
 	/* 12 over 3: floor and ceiling 4. */
-	ck_assert(pl__bk_no_rise(v, 12, 0, 6, 1, 2));  /* distance 4 -> 2 */
-	ck_assert(pl__bk_no_rise(v, 12, 0, 5, 1, 3));  /* 2 -> 0 */
-	ck_assert(!pl__bk_no_rise(v, 12, 0, 4, 1, 4)); /* 0 -> 2 */
-	ck_assert(!pl__bk_no_rise(v, 12, 0, 0, 1, 0)); /* nothing to give */
+	ck_assert(pl__bk_no_rise(v, 12, 0, 0, 6, 1, 2));  /* distance 4 -> 2 */
+	ck_assert(pl__bk_no_rise(v, 12, 0, 0, 5, 1, 3));  /* 2 -> 0 */
+	ck_assert(!pl__bk_no_rise(v, 12, 0, 0, 4, 1, 4)); /* 0 -> 2 */
+	ck_assert(!pl__bk_no_rise(v, 12, 0, 0, 0, 1, 0)); /* nothing to give */
 	/* 13 over 3: floor 4, ceiling 5. 5 -> 4 beside 4 -> 5 keeps the
 	 * distance and the squares: allowed (not a rise); 5 beside 5 is not. */
-	ck_assert(pl__bk_no_rise(v, 13, 0, 5, 1, 4));
-	ck_assert(!pl__bk_no_rise(v, 13, 0, 5, 1, 5));
-	ck_assert(!pl__bk_no_rise(v, 13, 0, 4, 1, 4)); /* the giver falls under its floor */
-	ck_assert(pl__bk_no_rise(v, 13, 0, 6, 1, 3));  /* one over and one under: both end inside */
+	ck_assert(pl__bk_no_rise(v, 13, 0, 0, 5, 1, 4));
+	ck_assert(!pl__bk_no_rise(v, 13, 0, 0, 5, 1, 5));
+	ck_assert(!pl__bk_no_rise(v, 13, 0, 0, 4, 1, 4)); /* the giver falls under its floor */
+	ck_assert(pl__bk_no_rise(v, 13, 0, 0, 6, 1, 3));  /* one over and one under: both end inside */
 	tl_free(t);
 	/* Weights 1 and 3, 9 shards: b0's bounds 2..3, b1's 6..7. Both moves
 	 * keep the distance at 0; toward the heavier member the sum of
@@ -75,8 +75,8 @@ START_TEST(a_move_must_lower_the_distance_or_keep_it_and_not_raise_the_squares)
 	static const uint32_t w13[] = {1, 3};
 	t = weighted(w13, 2);
 	v = t->view;
-	ck_assert(pl__bk_no_rise(v, 9, 0, 3, 1, 6));
-	ck_assert(!pl__bk_no_rise(v, 9, 1, 7, 0, 2));
+	ck_assert(pl__bk_no_rise(v, 9, 0, 0, 3, 1, 6));
+	ck_assert(!pl__bk_no_rise(v, 9, 0, 1, 7, 0, 2));
 	tl_free(t);
 }
 END_TEST
@@ -87,12 +87,18 @@ START_TEST(a_kept_move_also_keeps_the_giver_at_its_floor_and_the_taker_at_its_ce
 	tl *t = weighted(eq, 3);
 	pl_view *v = t->view;
 	/* 12 over 3: bounds 4 and 4. */
-	ck_assert(pl__bk_keeps(v, 12, 0, 5, 1, 3));
-	ck_assert(!pl__bk_keeps(v, 12, 0, 4, 1, 3)); /* the giver would fall under its floor */
+	ck_assert(pl__bk_keeps(v, 12, 0, 0, 5, 1, 3));
+	ck_assert(!pl__bk_keeps(v, 12, 0, 0, 4, 1, 3)); /* the giver would fall under its floor */
+	/* A tolerance of 1 widens them to 3 and 5: the giver stays within. */
+	ck_assert(pl__bk_keeps(v, 12, 1, 0, 4, 1, 3));
 	/* 6 -> 5 beside 4 -> 5: the potential does not rise (distance 2 to
 	 * 2, squares 52 to 50), but the taker passes its ceiling. */
-	ck_assert(pl__bk_no_rise(v, 12, 0, 6, 1, 4));
-	ck_assert(!pl__bk_keeps(v, 12, 0, 6, 1, 4));
+	ck_assert(pl__bk_no_rise(v, 12, 0, 0, 6, 1, 4));
+	ck_assert(!pl__bk_keeps(v, 12, 0, 0, 6, 1, 4));
+	/* Widened to 3 and 5: 3 -> 2 beside 5 -> 6 takes both outside (0 to
+	 * 2); 5 -> 4 beside 4 -> 5 keeps both within. */
+	ck_assert(!pl__bk_no_rise(v, 12, 1, 1, 3, 0, 5));
+	ck_assert(pl__bk_no_rise(v, 12, 1, 0, 5, 1, 4));
 	tl_free(t);
 }
 END_TEST
