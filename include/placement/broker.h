@@ -31,8 +31,11 @@
  * member over the widened ceiling (or above the widened floor) to one under
  * the widened floor (or below the widened ceiling), the actions report the
  * widened floor and ceiling, and a layout within them is balanced as it
- * is. A move of one scope still keeps the other scopes' exact bounds, as
- * without a tolerance. The potentials below are counted against the widened
+ * is. A move of one scope keeps every other scope's potential from rising,
+ * counted against that scope's widened bounds (those its own pass moves
+ * toward: against the exact ones a move of the totals could take a stream
+ * past its widened ceiling and the stream's pass move it back, every tick;
+ * check_broker_tolerance). The potentials below are counted against the widened
  * bounds: each move lowers one and raises none before it, so the plan ends
  * as without a tolerance (on random layouts it makes fewer moves:
  * check_broker_tolerance).
@@ -168,7 +171,8 @@
  *    weight 3 leading 6 and 8 of a stream go to 5 and 9, 39.33 to 39.50).
  * The best move is the best source that has any move, then its best
  * destination. Between copies (of leaders or of replicas, in every pass)
- * whose sources are equally far over and destinations equally far under,
+ * whose sources are equally far over and destinations equally far under
+ * (each shard is offered every destination as far under as its best),
  * the one whose destination shares the deepest failure domain with its
  * source wins before the ties above (the same zone, else the same rack of
  * a path, else the same region): the data crosses the fewest domain

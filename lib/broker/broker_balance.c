@@ -98,18 +98,24 @@ static void offer_leader(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl_
 		if (pl__bk_pair_ok(v, sc, a, ka, f, kf) && pl__bk_stream_allows(b, s, L, a, f))
 			pl__bk_offer(v, sc, x, a, ka, f, kf, 1, settled(b, k, a, f, R), k);
 	}
+	int offered = 0;
 	for (uint32_t i = 0; i < l->n && sc->level != 3; i++) {
 		uint32_t d = l->m[i];
+		if (offered && l->key[i] != l->key[offered - 1])
+			break; /* past the destinations as far under as the first offered */
 		if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]) || !pl__bk_stream_allows(b, s, L, a, d))
 			continue; /* a follower: weighed above */
 		if (b->cfg->handoff_only) {
 			w->copy_seen = 1; /* only a copy: hand-offs only, so none */
 			break;
 		}
-		if (!pl__bk_copy_seen(b, k, a, d, w))
+		/* The first copy's refusal is noted; a refusal of the ones as far
+		 * under after it is not (the search found a copy). */
+		if (!(offered ? pl__bk_copy_ok(b, k, a, d) : pl__bk_copy_seen(b, k, a, d, w)))
 			continue;
 		pl__bk_offer(v, sc, x, a, ka, d, l->key[i], pl__bk_serves(b, k, a, d, R) ? 2 : 0, settled(b, k, a, d, R), k);
-		break;
+		if (!offered)
+			offered = (int)i + 1;
 	}
 }
 

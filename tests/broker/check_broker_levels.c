@@ -275,6 +275,39 @@ START_TEST(copies_stay_inside_the_deepest_domain_they_can)
 }
 END_TEST
 
+/* Kudu's RebalanceAlgoUnitTest.LocationBalancingFewMoves, its tenth case
+ * (src/kudu/rebalance/rebalance_algo-test.cc): ts0 and ts1 in L0, ts2 to
+ * ts5 in L1; table A's replicas 2 on ts0 and 4 on ts2 (RF 1: one shard a
+ * replica). The locations are even already; Kudu moves inside them. Every
+ * member without a replica is as far under as any other, so ts2's copies
+ * go to ts3, ts4, ts5 and ts0's to ts1: four copies, none across. (The
+ * first destination in rank order, ts1, took one of ts2's: two crossed.) */
+START_TEST(kudu_moves_inside_a_location_when_that_does_as_well)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 6; m++)
+		tl_member(t, tl_str(t, "ts%u", m), m < 2 ? "L0" : "L1");
+	uint32_t s = tl_stream(t, "A");
+	for (uint32_t i = 0; i < 6; i++) {
+		uint32_t m = i < 2 ? 0 : 2;
+		tl_shard(t, tl_str(t, "A/ts%u/%u", m, i), s, m, 1, m);
+	}
+	pl_broker_config cfg = bu_cfg();
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 4);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg((a[i].from < 2) == (a[i].to < 2), "action %u copies from ts%u to ts%u, across locations", i,
+			      a[i].from, a[i].to);
+	for (uint32_t m = 0; m < 6; m++)
+		ck_assert_uint_eq(tl_member_tally(t->view, m).leaders, 1);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 /* Random layouts with paths of 1 to 3 levels (some zones empty), RF 2 to
  * 4, skewed, some streams under the majority rule and some tolerances:
  * every action keeps the domains spanned, the top first; the tick loop
@@ -347,6 +380,7 @@ int main(void)
 	tcase_add_test(c, new_followers_reach_a_new_rack_first);
 	tcase_add_test(c, a_move_keeps_the_top_level_before_the_zone);
 	tcase_add_test(c, copies_stay_inside_the_deepest_domain_they_can);
+	tcase_add_test(c, kudu_moves_inside_a_location_when_that_does_as_well);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
