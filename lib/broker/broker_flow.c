@@ -61,6 +61,7 @@ typedef struct fstream {
 	uint64_t pair;  /* members with lo < hi: may take a slot */
 	uint64_t cheap; /* members leading hi or more: a slot there costs nothing */
 	uint8_t held[PL__BK_FLOW]; /* replicas of the stream each member holds, at most 255 */
+	uint8_t far[PL__BK_FLOW];  /* levels of its zone no member leading past its floor shares */
 } fstream;
 
 typedef struct flow {
@@ -75,11 +76,12 @@ typedef struct flow {
 } flow;
 
 /* Cost of stream x's slot on member m: none where it keeps a leader, a
- * move where it takes one, plus (a tie among equal moves, far below a
- * move) the replicas of the stream the member holds. */
+ * move where it takes one, plus (ties among equal moves, far below a
+ * move) the replicas of the stream the member holds, then how far its zone
+ * is from the stream's sources. */
 static int64_t cost(const fstream *x, uint32_t m)
 {
-	return x->cheap >> m & 1 ? 0 : MOVE + x->held[m];
+	return x->cheap >> m & 1 ? 0 : MOVE + x->held[m] * (int64_t)(PL__ZONE_LEVELS + 1) + x->far[m];
 }
 
 /* Cost of one more slot on member m past those it has. */
@@ -164,6 +166,26 @@ static int augment(pl__bk *b, flow *f, uint64_t *work)
 	return 0; /* a cycle in the path: cannot happen without a negative cycle */
 }
 
+/* For each member that may take a slot of x, the levels of its failure
+ * domain that no member leading more than its floor (a source of the
+ * stream's moves) shares: among slots that cost a move alike, the one in a
+ * source's zone copies inside that zone (pl__zone_new_level()). */
+static void far_from_sources(const pl_view *v, fstream *x)
+{
+	uint32_t src[PL__BK_FLOW], n = 0, L = pl__bk_stream_leaders(v, x->s);
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e], lo, hi;
+		pl__bounds(v, L, m, &lo, &hi);
+		if (pl__cell_get(v, x->s, m) > lo)
+			src[n++] = m;
+	}
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t m = v->elig[e];
+		if (x->pair >> m & 1)
+			x->far[m] = (uint8_t)(v->zone_levels - pl__zone_new_level(v, src, n, PL_NONE, m));
+	}
+}
+
 void pl__bk_targets(pl__bk *b)
 {
 	const pl_view *v = b->v;
@@ -205,6 +227,8 @@ void pl__bk_targets(pl__bk *b)
 			}
 		}
 		x->need = L - sum;
+		if (x->need)
+			far_from_sources(v, x);
 		slots += x->need;
 		if (x->need)
 			f.n++;

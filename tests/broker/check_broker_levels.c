@@ -308,6 +308,35 @@ START_TEST(kudu_moves_inside_a_location_when_that_does_as_well)
 }
 END_TEST
 
+/* Kudu's LocationBalancingFewMoves[11]: ts0 alone in L0, five servers in
+ * L1, five single-replica shards on ts1. Four copies even the stream and
+ * one member ends with none: the leader targets leave ts0 (another
+ * location) at 0 rather than a member of the source's own location, so no
+ * copy crosses a location, as in Kudu. */
+START_TEST(kudu_leaves_the_far_member_empty_when_one_must_be)
+{
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 6; m++)
+		tl_member(t, tl_str(t, "ts%u", m), m == 0 ? "L0" : "L1");
+	uint32_t s = tl_stream(t, "A");
+	for (uint32_t i = 0; i < 5; i++)
+		tl_shard(t, tl_str(t, "A/ts1/%u", i), s, 1, 1, 1);
+	pl_broker_config cfg = bu_cfg();
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 4);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(a[i].to != 0, "action %u copies from ts%u to ts0, across locations", i, a[i].from);
+	ck_assert_uint_eq(tl_member_tally(t->view, 0).leaders, 0);
+	for (uint32_t m = 1; m < 6; m++)
+		ck_assert_uint_eq(tl_member_tally(t->view, m).leaders, 1);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 /* Random layouts with paths of 1 to 3 levels (some zones empty), RF 2 to
  * 4, skewed, some streams under the majority rule and some tolerances:
  * every action keeps the domains spanned, the top first; the tick loop
@@ -381,6 +410,7 @@ int main(void)
 	tcase_add_test(c, a_move_keeps_the_top_level_before_the_zone);
 	tcase_add_test(c, copies_stay_inside_the_deepest_domain_they_can);
 	tcase_add_test(c, kudu_moves_inside_a_location_when_that_does_as_well);
+	tcase_add_test(c, kudu_leaves_the_far_member_empty_when_one_must_be);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
