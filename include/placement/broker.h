@@ -105,7 +105,11 @@
  *      or it holds fewer replicas than max_shards;
  *  (5) otherwise: every candidate is at its cap.
  * Tiers 1 to 3 also need room. The first non-empty tier wins; in tiers 1 and 2
- * a candidate under its cluster share is preferred. Within a tier the highest
+ * a candidate under its cluster share is preferred. Within a tier, a replica
+ * copied (drain, zone repair) or a new shard's follower goes to the member
+ * holding the fewest replicas of the stream, then in total (per weight), so
+ * the replica balance has no reason to move it on; a new shard's leader to
+ * the fewest replicas of its stream. Then the highest
  * rendezvous score wins (weights and the scorer as in placement/hash.h), ties
  * on the smaller member id; in tier 5 the fewest leaders per weight, then the
  * fewest replicas per weight, then the score. A shard with no stream skips

@@ -6,8 +6,9 @@
  * five tiers (placement/broker.h): under the stream floor, under the stream
  * ceiling (both preferring a member under the cluster share), under the
  * cluster share, with room under max_shards, least loaded. The best is the
- * lowest tier, then the preference, then the highest rendezvous draw (ties on
- * the smaller id, as pl__draw_gt() orders them). One walk over the set: it
+ * lowest tier, then the preference, then (rate()'s rtie) the fewest replicas
+ * where a replica is copied or placed, then the highest rendezvous draw (ties
+ * on the smaller id, as pl__draw_gt() orders them). One walk over the set: it
  * always ends.
  *
  * Caps. Tiers 1 to 4 need room, so no member passes its max_shards while any
@@ -51,7 +52,10 @@ static uint32_t to_come(const pl_view *v, uint32_t count, uint32_t m, uint32_t h
 
 /* Rate candidate m for shard k. With RATE_REPLICAS, counted on replicas: of
  * the stream (st_total of them, on every member) and in total (over
- * b->rep_total). A new shard's follower counts, beside the replicas of the
+ * b->rep_total); a replica copied there (drain, zone repair) ties within its
+ * tier to the fewest of the stream, then in total (per weight), before the
+ * draw: the member the replica balance would copy it to next, so it is not
+ * copied twice. A new shard's follower counts, beside the replicas of the
  * stream it holds, the leaderships of the stream it will take up to its
  * floor: each comes with a replica, so followers go where leaders will not.
  * Its ties within a tier go to the fewest so counted, then to the fewest
@@ -87,7 +91,7 @@ static void rate(const pl__bk *b, uint32_t k, uint32_t m, int how, uint32_t st_t
 	c->rtie = c->rtie2 = 0;
 	if (how & RATE_NEW_LEADER)
 		c->rtie = s != PL_NONE ? pl__rcell_get(v, s, m) : v->m_replicas[m];
-	if (follower) {
+	if (follower || (rep && !(how & RATE_NEW_LEADER))) {
 		c->rtie = s != PL_NONE ? c->count : c->total;
 		c->rtie2 = c->total;
 	}

@@ -475,6 +475,45 @@ START_TEST(zone_repair_ties_go_to_the_smaller_id_and_stop_at_what_it_could_span)
 }
 END_TEST
 
+/* Kudu's PlacementPolicyViolationsMixed[0]: A, B, C in L0, D, E in L1, F
+ * in L2; t0 on A, B, C and t1 on D, E, F must each span three zones, and
+ * x0 on B, x1 on D. t1's repair goes to C, the member of L0 holding the
+ * fewest replicas in its tier (B holds x0): not to B by the draw, from
+ * where the replica balance would copy it on to C. No replica moves twice. */
+START_TEST(zone_repair_goes_to_the_fewest_of_its_tier)
+{
+	static const char *const names[] = {"A", "B", "C", "D", "E", "F"}, *const zones[] = {"L0", "L0", "L0", "L1", "L1", "L2"};
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 6; m++)
+		tl_member(t, names[m], zones[m]);
+	uint32_t s = tl_stream(t, "T0"), x = tl_stream(t, "X0");
+	tl_shard(t, "t0", s, 0, 3, 0u, 1u, 2u);
+	uint32_t k1 = tl_shard(t, "t1", s, 3, 3, 3u, 4u, 5u);
+	tl_shard(t, "x0", x, 1, 1, 1u);
+	tl_shard(t, "x1", x, 3, 1, 3u);
+	tl_view(t, 0);
+	pl_broker_config cfg = bu_cfg();
+	uint32_t n, copies = 0, into[2] = {0, 0};
+	pl_plan_info info;
+	pl_action *a = bu_dry(t, &cfg, &n, &info, NULL);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(a[i].flags & PL_ACTION_STAGE_FIRST))
+			continue;
+		copies++;
+		for (uint32_t j = 0; j < i; j++)
+			ck_assert_msg(a[j].shard != a[i].shard || a[j].to != a[i].from,
+				      "action %u moves on the replica action %u copied", i, j);
+		if (a[i].shard == k1 && a[i].reason == PL_REASON_ZONE_REPAIR)
+			into[a[i].to == 2]++;
+	}
+	ck_assert_uint_eq(into[1], 1);
+	ck_assert_uint_eq(into[0], 0);
+	ck_assert_uint_eq(copies, 3);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 START_TEST(zone_repair_counts_what_a_shard_could_span_after_the_repairs_before_it)
 {
 	/* a and b both sit in za. b4 (zc) has room for one replica, b3 (zb)
@@ -699,6 +738,7 @@ static Suite *suite(void)
 	tcase_add_test(c, zone_repair_moves_the_follower_holding_the_most_never_the_leader);
 	tcase_add_test(c, zone_repair_moves_a_leader_over_its_ceiling_after_a_hand_off);
 	tcase_add_test(c, zone_repair_ties_go_to_the_smaller_id_and_stop_at_what_it_could_span);
+	tcase_add_test(c, zone_repair_goes_to_the_fewest_of_its_tier);
 	tcase_add_test(c, zone_repair_counts_what_a_shard_could_span_after_the_repairs_before_it);
 	tcase_add_test(c, zone_repair_waits_for_a_shard_in_flight_and_a_paused_policy);
 	suite_add_tcase(s, c);
