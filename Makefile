@@ -218,6 +218,7 @@ check: deps
 	echo "== placement(1): tests/placement"; PL_TEST_JOBS=$(TEST_JOBS) tests/placement/run.sh ./$(TOOL) || fail=1; \
 	echo "== the shared layouts: tests/bindings (the tool; each binding's suite compares too)"; \
 		PYTHON=$(PYTHON) tests/bindings/check.sh ./$(TOOL) || fail=1; \
+	echo "== Kudu's location tests, ported: tests/compare/kudu.py"; $(PYTHON) tests/compare/kudu.py ./$(TOOL) || fail=1; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python || fail=1; fi; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-python-install || fail=1; fi; \
 	if [ "$(BINDINGS)" != 0 ]; then $(MAKE) --no-print-directory check-rust || fail=1; fi; \
