@@ -176,8 +176,10 @@
  * The best move is the best source that has any move, then its best
  * destination. Between copies (of leaders or of replicas, in every pass)
  * whose sources are equally far over and destinations equally far under
- * (in the leader passes each shard is offered every destination as far
- * under as its best; the replica passes offer their first that allows it),
+ * (each shard is offered every destination as far under as its best; a
+ * leader's replica, which carries or hands off its leadership, only the
+ * first; where no two members share a domain, the replica passes only the
+ * first too),
  * the one whose destination shares the deepest failure domain with its
  * source wins before the ties above (the same zone, else the same rack of
  * a path, else the same region): the data crosses the fewest domain

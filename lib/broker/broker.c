@@ -137,6 +137,7 @@ static void start(pl__bk *b, pl_view *v, const pl_broker_config *cfg, pl_action 
 	b->stalled_shard = b->limit_member = b->block_scope = b->drain_shard = b->full_member = PL_NONE;
 	for (uint32_t m = 0; m < v->nm; m++)
 		b->rep_total += v->m_replicas[m];
+	b->domains_shared = pl__bk_domains_shared(v);
 	b->budget = v->n_moving < cfg->max_moves ? cfg->max_moves - v->n_moving : 0;
 	b->limits = cfg->max_moves_in != 0 || cfg->max_moves_out != 0 || cfg->max_bytes_in != 0 ||
 		    cfg->max_bytes_out != 0 || cfg->max_bytes_in_flight != 0;

@@ -49,6 +49,21 @@
 
 /* ---- zones ---------------------------------------------------------------- */
 
+int pl__bk_domains_shared(const pl_view *v)
+{
+	if (v->zone_levels > 1)
+		return 1;
+	int64_t *z = v->m_scratch;
+	int shared = 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		z[m] = 0;
+	for (uint32_t m = 0; m < v->nm && !shared; m++)
+		shared = z[v->m_zone[m]]++ > 0;
+	for (uint32_t m = 0; m < v->nm; m++)
+		z[m] = 0;
+	return shared;
+}
+
 uint32_t pl__bk_room_zones(const pl_view *v)
 {
 	int64_t *z = v->m_scratch;
@@ -85,19 +100,6 @@ uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_
 	return zones;
 }
 
-/* Do any two members share a zone? */
-static int zones_shared(const pl_view *v)
-{
-	int64_t *z = v->m_scratch;
-	int shared = 0;
-	for (uint32_t m = 0; m < v->nm; m++)
-		z[m] = 0;
-	for (uint32_t m = 0; m < v->nm && !shared; m++)
-		shared = z[v->m_zone[m]]++ > 0;
-	for (uint32_t m = 0; m < v->nm; m++)
-		z[m] = 0;
-	return shared;
-}
 
 /* ---- a replica move before balance ------------------------------------------ */
 
@@ -547,7 +549,7 @@ static void maj_emit(pl__bk *b, uint32_t k, uint32_t from, const pl__pick *p, ui
 void pl__bk_zone_repair(pl__bk *b)
 {
 	const pl_view *v = b->v;
-	if (v->zone_levels == 1 && !zones_shared(v))
+	if (!b->domains_shared)
 		return; /* every member in a zone of its own: every shard spans all it can */
 	uint32_t room = pl__bk_room_zones(v);
 	room_reps rr;

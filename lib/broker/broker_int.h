@@ -77,6 +77,7 @@ typedef struct pl__bk {
 	uint64_t bytes_flight;            /* bytes of the copies in flight (counted when a bytes limit is set) */
 	pl__band band;                    /* as of the last pl__bk_band_init() */
 	uint32_t maj_few;                 /* PL__BK_FEW_ZONE: its candidates' zones hold this many of the shard */
+	uint32_t domains_shared;          /* two members share a domain (pl__bk_domains_shared()) */
 	/* Last, so start() clears only what comes before. */
 	uint32_t fl_from[PL_BROKER_MAX_MOVES];
 	uint32_t fl_to[PL_BROKER_MAX_MOVES];
@@ -375,6 +376,10 @@ void pl__bk_zone_repair(pl__bk *b);
 uint32_t pl__bk_zones(const pl_view *v, uint32_t k, uint32_t room_zones, uint32_t *could);
 /* Mark the zones with an eligible member with room; how many there are. */
 uint32_t pl__bk_room_zones(const pl_view *v);
+/* Do two members share a failure domain at some level (a zone, or a path's
+ * prefix)? When none does, every shard spans all the zones it can and
+ * every copy crosses as many domains as any other (b->domains_shared). */
+int pl__bk_domains_shared(const pl_view *v);
 
 /* ---- 2. passes: replica balance (broker_replica.c) ----------------------- */
 

@@ -124,19 +124,26 @@ static void offer_shard(pl__bk *b, const pl__scope *sc, const pl__dlist *l, pl__
 			pl__bk_seen_limit(w, a);
 			continue;
 		}
-		int lead = a == pl__leader(st);
+		int lead = a == pl__leader(st), offered = 0;
 		for (uint32_t i = 0; i < l->n; i++) {
 			uint32_t d = l->m[i];
+			if (offered && l->key[i] != l->key[offered - 1])
+				break; /* past the destinations as far under as the first offered */
 			if (pl__holds(st, d) || !pl__bk_pair_ok(v, sc, a, ka, d, l->key[i]))
 				continue;
 			if (R && !pl__bk_no_rise(v, R, pl__bk_stream_tol(v, b->cfg, s), a, pl__rcell_get(v, s, a), d,
 						 pl__rcell_get(v, s, d)))
 				continue;
-			if (!pl__bk_copy_seen(b, k, a, d, w))
+			/* as the leader passes: the first copy's refusal is noted, not
+			 * those of the ones as far under after it */
+			if (!(offered ? pl__bk_copy_ok(b, k, a, d) : pl__bk_copy_seen(b, k, a, d, w)))
 				continue;
 			if (!lead) {
 				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 2, 0, k);
-				break;
+				if (!b->domains_shared)
+					break; /* no copy stays nearer than another */
+				offered = (int)i + 1;
+				continue;
 			}
 			if (pl__bk_carry_ok(b, k, a, d)) {
 				pl__bk_offer(v, sc, x, a, ka, d, l->key[i], 1, 0, k);

@@ -337,6 +337,33 @@ START_TEST(kudu_leaves_the_far_member_empty_when_one_must_be)
 }
 END_TEST
 
+/* A replica balance copy likewise: x (z0) holds 4 replicas of s, ceiling 3,
+ * and y (z0), v (z2) and the z1 members 2 each. x's follower replica of
+ * s/3 (led in z1) may go to y or to v alike; it goes to y, inside z0. */
+START_TEST(a_replica_copy_stays_in_its_zone_when_that_does_as_well)
+{
+	static const char *const names[] = {"x", "y", "z", "w", "v"}, *const zones[] = {"z0", "z0", "z1", "z1", "z2"};
+	static const uint32_t lead[6] = {0, 1, 2, 3, 4, 4}, follow[6] = {2, 3, 0, 0, 0, 1};
+	tl *t = tl_new();
+	for (uint32_t m = 0; m < 5; m++)
+		tl_member(t, names[m], zones[m]);
+	uint32_t s = tl_stream(t, "s");
+	for (uint32_t i = 0; i < 6; i++)
+		tl_shard(t, tl_str(t, "s/%u", i), s, lead[i], 2, lead[i], follow[i]);
+	pl_broker_config cfg = bu_cfg();
+	uint32_t n;
+	pl_plan_info info;
+	pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
+	ck_assert_uint_eq(info.status, PL_STATUS_BALANCED);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(a[0].kind, PL_ACTION_MOVE_REPLICA);
+	ck_assert_uint_eq(a[0].from, 0);
+	ck_assert_msg(a[0].to == 1, "the copy goes from x to %s, out of z0", names[a[0].to]);
+	free(a);
+	tl_free(t);
+}
+END_TEST
+
 /* Random layouts with paths of 1 to 3 levels (some zones empty), RF 2 to
  * 4, skewed, some streams under the majority rule and some tolerances:
  * every action keeps the domains spanned, the top first; the tick loop
@@ -411,6 +438,7 @@ int main(void)
 	tcase_add_test(c, copies_stay_inside_the_deepest_domain_they_can);
 	tcase_add_test(c, kudu_moves_inside_a_location_when_that_does_as_well);
 	tcase_add_test(c, kudu_leaves_the_far_member_empty_when_one_must_be);
+	tcase_add_test(c, a_replica_copy_stays_in_its_zone_when_that_does_as_well);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
