@@ -58,10 +58,17 @@ static uint64_t evens(const pl_view *v, uint32_t k, uint32_t a, uint32_t d)
 }
 
 /* How many levels of failure domain a copy from a to d stays inside (the
- * whole zone: zone_levels); 0 for a hand-off, which copies nothing. Between
- * two copies that serve the counts alike, the one that stays inside the
- * lowest domain wins: the data crosses the fewest boundaries (a rack's
- * switch rather than the region's links). */
+ * whole zone: zone_levels). Between two copies that serve the counts alike,
+ * the one that stays inside the lowest domain wins: the data crosses the
+ * fewest boundaries (a rack's switch rather than the region's links).
+ *
+ * A hand-off copies nothing; it counts 0 here, as a copy that leaves every
+ * domain, and is compared like any offer. The ranking must be one order
+ * over all offers: when this tie applied only between two copies, a copy
+ * near its source could beat a far copy, the far copy a hand-off (on the
+ * kind), and the hand-off the near copy (on the destination's id), and
+ * which won hung on the order the shards were offered in, the snapshot's
+ * array order (check_broker_keep's shuffled arrays, seed 777). */
 static uint32_t near(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t d, uint32_t follower)
 {
 	if (!sc->rep && follower == 1)
@@ -96,8 +103,7 @@ int pl__bk_offer(const pl_view *v, const pl__scope *sc, pl__best *x, uint32_t a,
 			c = kd > x->kd ? 1 : -1;
 		else if ((r = repeats(v, sc, k, d, follower)) != (rx = repeats(v, sc, x->k, x->d, x->follower)))
 			c = r < rx ? 1 : -1;
-		else if ((sc->rep || (follower != 1 && x->follower != 1)) &&
-			 (r = near(v, sc, a, d, follower)) != (rx = near(v, sc, x->a, x->d, x->follower)))
+		else if ((r = near(v, sc, a, d, follower)) != (rx = near(v, sc, x->a, x->d, x->follower)))
 			c = r > rx ? 1 : -1;
 		else if (a != x->a)
 			c = pl__bk_source_before(v, sc, ka, a, x->ka, x->a) ? 1 : -1;

@@ -237,8 +237,10 @@ END_TEST
  * their streams) gives the same actions, mapped. */
 START_TEST(shuffled_arrays_give_the_same_actions)
 {
-	uint64_t seed = tl_seed(0x4b34u), rng = seed;
-	uint32_t iters = tl_iters(100), kept = 0;
+	/* Seed 777's layout 170 once gave other actions on shuffled arrays:
+	 * the offers' ranking was not one order (broker_offer.c near()). */
+	uint64_t seed = tl_seed(_i == 0 ? 0x4b34u : 777u), rng = seed;
+	uint32_t iters = tl_iters(_i == 0 ? 100 : 171), kept = 0;
 	for (uint32_t it = 0; it < iters; it++) {
 		uint32_t nm = 3 + tl_below(&rng, 6), ns = 1 + tl_below(&rng, 4);
 		tl *t = tl_random(&rng, nm, ns, 6 + tl_below(&rng, 60), 1 + tl_below(&rng, 3), (int)tl_below(&rng, 2));
@@ -281,7 +283,7 @@ int main(void)
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
 	tcase_add_test(c, random_layouts_never_balance_a_kept_stream);
-	tcase_add_test(c, shuffled_arrays_give_the_same_actions);
+	tcase_add_loop_test(c, shuffled_arrays_give_the_same_actions, 0, 2);
 	suite_add_tcase(s, c);
 	return tl_run(s);
 }
