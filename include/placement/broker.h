@@ -182,8 +182,9 @@
  * first too),
  * the one whose destination shares the deepest failure domain with its
  * source wins before the ties above (the same zone, else the same rack of
- * a path, else the same region): the data crosses the fewest domain
- * boundaries, as Kudu moves inside a location when that does as well. On
+ * a path, else the same region; a hand-off counts as sharing none, so the
+ * ranking is one order whatever the order of the offers): the data crosses
+ * the fewest domain boundaries, as Kudu moves inside a location when that does as well. On
  * the seed's majority layout (tests/placement/golden/majority.txt) the two
  * replica moves went across zones and now stay inside them. Which shard,
  * among the source's shards of the scope that may

@@ -227,11 +227,11 @@ void pl__bk_targets(pl__bk *b)
 			}
 		}
 		x->need = L - sum;
-		if (x->need)
-			far_from_sources(v, x);
 		slots += x->need;
-		if (x->need)
+		if (x->need) {
+			far_from_sources(v, x);
 			f.n++;
+		}
 	}
 	for (uint32_t e = 0; e < v->n_elig; e++) {
 		uint32_t m = v->elig[e], lo, hi;
