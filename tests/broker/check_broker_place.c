@@ -252,8 +252,10 @@ END_TEST
  * one apart whatever the other streams lead, and then never moves. */
 START_TEST(a_new_stream_lands_within_one_whatever_the_others_lead)
 {
-	uint64_t seed = tl_seed(0x9e3u), rng = seed;
-	uint32_t iters = tl_iters(400);
+	/* Seed 31337 places a stream whose replica is later moved with its
+	 * leadership and a hand-back (the leaders stay): not a stream move. */
+	uint64_t seed = tl_seed(_i == 0 ? 0x9e3u : 31337u), rng = seed;
+	uint32_t iters = tl_iters(_i == 0 ? 400 : 500);
 	for (uint32_t it = 0; it < iters; it++) {
 		uint64_t s = tl_rand(&rng), r = s;
 		tl *t = tl_new();
@@ -274,13 +276,15 @@ START_TEST(a_new_stream_lands_within_one_whatever_the_others_lead)
 		bu_plan(t, &cfg, &n, &info);
 		ck_assert_msg(bu_spread(t, v, fresh) <= 1, "seed %llu: the new stream's spread is %u",
 			      (unsigned long long)s, bu_spread(t, v, fresh));
-		/* Rebalancing the others never moves it. */
+		/* Rebalancing the others never moves it: no stream pass move of
+		 * its leaders (the cluster pass may move them, and a replica
+		 * move that carries a leadership hands one of the stream back). */
 		pl_view_settle(v);
 		cfg.paused = 0;
 		uint32_t dn;
 		pl_action *d = bu_dry(t, &cfg, &dn, &info, NULL);
 		for (uint32_t i = 0; i < dn; i++)
-			ck_assert_msg(d[i].kind != PL_ACTION_MOVE_LEADER || d[i].reason == PL_REASON_CLUSTER_SKEW ||
+			ck_assert_msg(d[i].kind != PL_ACTION_MOVE_LEADER || d[i].reason != PL_REASON_STREAM_SKEW ||
 					      d[i].stream != fresh,
 				      "seed %llu: the new stream wanted a move", (unsigned long long)s);
 		free(d);
@@ -578,7 +582,7 @@ Suite *suite(void)
 	tcase_add_test(c, new_shard_replicas_spread_zones_first);
 	tcase_add_test(c, replication_factor_is_capped_at_the_eligible_members);
 	tcase_add_test(c, placed_followers_need_no_replica_move_after_them);
-	tcase_add_test(c, a_new_stream_lands_within_one_whatever_the_others_lead);
+	tcase_add_loop_test(c, a_new_stream_lands_within_one_whatever_the_others_lead, 0, 2);
 	tcase_add_test(c, placing_ignores_the_move_limit);
 	suite_add_tcase(s, c);
 	c = tcase_create("failover");
