@@ -304,8 +304,11 @@
  * reason REPLICA_DRAIN, to the tier choice counted on replicas (the tiers
  * above with "leads" read as "holds replicas of", of the stream over the
  * stream's replicas, in total over all replicas) among the eligible members
- * that hold none of the shard, keep its zone count and have room. A replica
- * drain never lowers a zone count and never passes a cap; with no such
+ * that hold none of the shard, keep its zone count and have room; where
+ * the drained replica shares its domain with another of the shard's and the
+ * shard could span more, among those in a domain none of its replicas is
+ * in first (the zone repair's choice: one copy, not a drain and a repair).
+ * A replica drain never lowers a zone count and never passes a cap; with no such
  * member it stalls: PL_STATUS_DRAIN_STALLED with the first such shard in
  * detail; pl_broker_drain_stalls() lists every such replica and why. So a draining member ends holding nothing whenever each of its
  * replicas has such a member. It is a move (limits, pause), one replica of

@@ -8,7 +8,10 @@
  * moves (MOVE_REPLICA, STAGE_FIRST) to the tier choice counted on replicas
  * (pl__bk_tier() with PL__BK_REPLICA: under the stream's replica floor, its
  * ceiling, the cluster's replica share, with room) among the eligible
- * members that hold no replica of the shard and keep its zone count. A
+ * members that hold no replica of the shard and keep its zone count; when
+ * the drained replica shares its domain with another and the shard could
+ * span more (drain_spread()), among those in a new domain first, as the
+ * zone repair would move it next. A
  * replica drain never lowers a shard's zone count and never passes a cap:
  * with no such member the replica stalls, and the tick reports
  * PL_STATUS_DRAIN_STALLED with the first such shard. It is a move: it counts
@@ -177,7 +180,93 @@ static int choose(pl__bk *b, uint32_t k, uint32_t set, uint32_t from, pl__pick *
 	return 1;
 }
 
+/* Is replica j of shard k in a domain (at `level`; the whole zone from
+ * zone_levels - 1) another of its replicas is in? */
+static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j, uint32_t level)
+{
+	for (uint32_t i = 0; i < st->nrep; i++)
+		if (i != j && pl__zone_same(v, pl__rep(st, i), pl__rep(st, j), level))
+			return 1;
+	return 0;
+}
+
+/* Levels above the zone (paths): up to ROOM_REPS distinct domains at each
+ * level with an eligible member with room, one member of each. As many as
+ * a shard's replicas past the ones it spans are all a count needs. */
+#define ROOM_REPS (2 * PL_MAX_REPLICAS)
+typedef struct room_reps {
+	uint32_t n[PL__ZONE_LEVELS];
+	uint32_t m[PL__ZONE_LEVELS][ROOM_REPS];
+} room_reps;
+
+static void room_domains(const pl_view *v, room_reps *rr)
+{
+	for (uint32_t lv = 0; lv + 1 < v->zone_levels; lv++) {
+		rr->n[lv] = 0;
+		for (uint32_t e = 0; e < v->n_elig && rr->n[lv] < ROOM_REPS; e++) {
+			uint32_t m = v->elig[e], seen = 0;
+			if (!pl__bk_room_new(v, m))
+				continue;
+			for (uint32_t i = 0; i < rr->n[lv] && !seen; i++)
+				seen = pl__zone_same(v, rr->m[lv][i], m, lv);
+			if (!seen)
+				rr->m[lv][rr->n[lv]++] = m;
+		}
+	}
+}
+
+/* Shard k's domains at level lv above the zone, and (could) how many it
+ * could span: min(replicas, those and the room domains it does not span). */
+static uint32_t level_span(const pl_view *v, const room_reps *rr, uint32_t k, uint32_t lv, uint32_t *could)
+{
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t rep[PL_MAX_REPLICAS], span = 0, extra = 0;
+	for (uint32_t j = 0; j < st->nrep; j++) {
+		rep[j] = pl__rep(st, j);
+		span += pl__zone_new_level(v, rep, j, PL_NONE, rep[j]) <= lv;
+	}
+	for (uint32_t i = 0; i < rr->n[lv]; i++)
+		extra += pl__zone_new_level(v, rep, st->nrep, PL_NONE, rr->m[lv][i]) <= lv;
+	*could = span + extra < st->nrep ? span + extra : st->nrep;
+	return span;
+}
+
+/* The level at which shard k wants a span repair: the top level whose
+ * domains it could span more of (*zones of *could), the zone counted last
+ * (marks of pl__bk_room_zones(), `room` of them). *zones == *could when it
+ * spans all it can. */
+static uint32_t repair_level(const pl_view *v, const room_reps *rr, uint32_t room, uint32_t k, uint32_t *zones,
+			     uint32_t *could)
+{
+	for (uint32_t lv = 0; lv + 1 < v->zone_levels; lv++)
+		if ((*zones = level_span(v, rr, k, lv, could)) < *could)
+			return lv;
+	*zones = pl__bk_zones(v, k, room, could);
+	return v->zone_levels - 1;
+}
+
 /* ---- drains --------------------------------------------------------------- */
+
+/* A drain of shard k's replica on `from` where that replica shares its
+ * domain with another of the shard's and the shard could span more: to a
+ * member in a domain none of its replicas is in, the one the zone repair
+ * would copy it to next, so the replica is copied once. choose()'s answer
+ * for that set; -1 when the drain is no such one or none of them has room
+ * (then it keeps the zone count, as any drain). */
+static int drain_spread(pl__bk *b, uint32_t k, uint32_t from, const room_reps *rr, uint32_t room, pl__pick *p)
+{
+	const pl_view *v = b->v;
+	const pl__shard_state *st = pl__st(v, k);
+	uint32_t zones, could, lv = repair_level(v, rr, room, k, &zones, &could), j = 0;
+	if (zones >= could)
+		return -1;
+	while (pl__rep(st, j) != from)
+		j++;
+	if (!zone_shared(v, st, j, lv))
+		return -1;
+	b->zone_level = lv;
+	return choose(b, k, PL__BK_NEW_ZONE, from, p);
+}
 
 /* Shard k's draining follower after `last` in id order (PL_NONE: the
  * first); PL_NONE when there is none. */
@@ -204,6 +293,12 @@ void pl__bk_drain_replicas(pl__bk *b)
 		any = pl__live(v, m) && !pl__eligible(v, m) && v->m_replicas[m] > 0;
 	if (!any)
 		return;
+	room_reps rr;
+	uint32_t room = 0;
+	if (b->domains_shared) {
+		room = pl__bk_room_zones(v);
+		room_domains(v, &rr);
+	}
 	for (uint32_t r = 0; r < v->nk && !b->full; r++) {
 		uint32_t k = v->k_order[r];
 		const pl__shard_state *st = pl__st(v, k);
@@ -242,9 +337,19 @@ void pl__bk_drain_replicas(pl__bk *b)
 		b->rep_hold = 1; /* a drain moves or waits: replica balance after it */
 		if (!may_move(b, from))
 			continue;
-		if (choose(b, k, PL__BK_KEEP_ZONES, from, &p) > 0)
+		int got = b->domains_shared ? drain_spread(b, k, from, &rr, room, &p) : -1;
+		if (got < 0)
+			got = choose(b, k, PL__BK_KEEP_ZONES, from, &p);
+		if (got > 0) {
 			emit_replica(b, PL_REASON_REPLICA_DRAIN, k, from, &p, 0, 0);
+			if (b->domains_shared) {
+				room = pl__bk_room_zones(v); /* the destination may have filled */
+				room_domains(v, &rr);
+			}
+		}
 	}
+	for (uint32_t m = 0; m < v->nm; m++)
+		v->m_scratch[m] &= ~PL__BK_MARK;
 }
 
 uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
@@ -266,16 +371,6 @@ uint32_t pl__bk_stall_reason(const pl_view *v, uint32_t k, uint32_t d)
 }
 
 /* ---- zone repair ---------------------------------------------------------- */
-
-/* Is replica j of shard k in a domain (at `level`; the whole zone from
- * zone_levels - 1) another of its replicas is in? */
-static int zone_shared(const pl_view *v, const pl__shard_state *st, uint32_t j, uint32_t level)
-{
-	for (uint32_t i = 0; i < st->nrep; i++)
-		if (i != j && pl__zone_same(v, pl__rep(st, i), pl__rep(st, j), level))
-			return 1;
-	return 0;
-}
 
 /* The replica of shard k to move for a zone repair, in a zone another
  * replica shares, never the leader's (repair_handoff() makes the leader a
@@ -378,47 +473,6 @@ static void emit_repair_handoff(pl__bk *b, uint32_t k, uint32_t f)
 	pl__bk_widen(pl__bk_stream_tol(v, b->cfg, s), &a.floor, &a.ceiling);
 	a.total = L;
 	pl__bk_emit_move(b, &a);
-}
-
-/* Levels above the zone (paths): up to ROOM_REPS distinct domains at each
- * level with an eligible member with room, one member of each. As many as
- * a shard's replicas past the ones it spans are all a count needs. */
-#define ROOM_REPS (2 * PL_MAX_REPLICAS)
-typedef struct room_reps {
-	uint32_t n[PL__ZONE_LEVELS];
-	uint32_t m[PL__ZONE_LEVELS][ROOM_REPS];
-} room_reps;
-
-static void room_domains(const pl_view *v, room_reps *rr)
-{
-	for (uint32_t lv = 0; lv + 1 < v->zone_levels; lv++) {
-		rr->n[lv] = 0;
-		for (uint32_t e = 0; e < v->n_elig && rr->n[lv] < ROOM_REPS; e++) {
-			uint32_t m = v->elig[e], seen = 0;
-			if (!pl__bk_room_new(v, m))
-				continue;
-			for (uint32_t i = 0; i < rr->n[lv] && !seen; i++)
-				seen = pl__zone_same(v, rr->m[lv][i], m, lv);
-			if (!seen)
-				rr->m[lv][rr->n[lv]++] = m;
-		}
-	}
-}
-
-/* Shard k's domains at level lv above the zone, and (could) how many it
- * could span: min(replicas, those and the room domains it does not span). */
-static uint32_t level_span(const pl_view *v, const room_reps *rr, uint32_t k, uint32_t lv, uint32_t *could)
-{
-	const pl__shard_state *st = pl__st(v, k);
-	uint32_t rep[PL_MAX_REPLICAS], span = 0, extra = 0;
-	for (uint32_t j = 0; j < st->nrep; j++) {
-		rep[j] = pl__rep(st, j);
-		span += pl__zone_new_level(v, rep, j, PL_NONE, rep[j]) <= lv;
-	}
-	for (uint32_t i = 0; i < rr->n[lv]; i++)
-		extra += pl__zone_new_level(v, rep, st->nrep, PL_NONE, rr->m[lv][i]) <= lv;
-	*could = span + extra < st->nrep ? span + extra : st->nrep;
-	return span;
 }
 
 /* ---- the majority rule ------------------------------------------------------ */
@@ -564,14 +618,7 @@ void pl__bk_zone_repair(pl__bk *b)
 			continue;
 		/* the top level first: the first level whose domains it could
 		 * span more of; then, a majority stream's, its zones' limit */
-		uint32_t lv = 0, from, set = PL__BK_NEW_ZONE, excess, limit;
-		for (; lv + 1 < v->zone_levels; lv++)
-			if ((zones = level_span(v, &rr, k, lv, &could)) < could)
-				break;
-		if (lv + 1 >= v->zone_levels) {
-			lv = v->zone_levels - 1;
-			zones = pl__bk_zones(v, k, room, &could);
-		}
+		uint32_t from, set = PL__BK_NEW_ZONE, excess, limit, lv = repair_level(v, &rr, room, k, &zones, &could);
 		if (zones < could)
 			from = repair_source(v, k, lv);
 		else if (pl__bk_majority(v, k) && maj_wants(b, k, room, &from, &excess, &limit))

@@ -364,6 +364,48 @@ START_TEST(a_replica_copy_stays_in_its_zone_when_that_does_as_well)
 }
 END_TEST
 
+/* Shard x on r0/h0 (leader), r0/h1 (draining) and r1/h2 spans two racks
+ * of three. The drain of r0/h1 goes to r2/h4, the rack none of its
+ * replicas is in, though r1/h3 holds fewer: there the zone repair would
+ * copy it on to r2 (two copies of one replica where one does). The same
+ * with whole zones (z0, z0, z1; z1 and z2 free). */
+START_TEST(a_drain_copy_goes_where_the_zone_repair_would)
+{
+	static const char *const paths[] = {"r0/h0", "r0/h1", "r1/h2", "r1/h3", "r2/h4"};
+	static const char *const zones[] = {"z0", "z0", "z1", "z1", "z2"};
+	for (int flat = 0; flat < 2; flat++) {
+		tl *t = bu_new(5, flat ? zones : paths);
+		t->m[1].flags = PL_MEMBER_DRAINING;
+		uint32_t kx = tl_shard(t, "x", PL_NONE, 0, 3, 0u, 1u, 2u);
+		for (uint32_t i = 0; i < 4; i++) { /* r2/h4 holds more than r1/h3 */
+			char key[8];
+			snprintf(key, sizeof key, "y%u", i);
+			tl_shard(t, key, PL_NONE, 4, 1, 4u);
+		}
+		pl_broker_config cfg = bu_cfg();
+		uint32_t n, copies = 0;
+		pl_plan_info info;
+		pl_action *a = bu_dry_shown(t, &cfg, &n, &info, NULL);
+		for (uint32_t i = 0; i < n; i++) {
+			if (a[i].shard != kx || !(a[i].flags & PL_ACTION_STAGE_FIRST))
+				continue;
+			copies++;
+			ck_assert_uint_eq(a[i].reason, PL_REASON_REPLICA_DRAIN);
+			ck_assert_uint_eq(a[i].from, 1);
+			ck_assert_uint_eq(a[i].to, 4);
+		}
+		ck_assert_uint_eq(copies, 1);
+		pl_shard_state st;
+		ck_assert_int_eq(pl_view_shard_state(t->view, kx, &st), 0);
+		ck_assert_uint_eq(span(t, st.replicas, st.replica_count, flat ? 0 : 1), 3);
+		uint32_t len;
+		ck_assert_int_eq(bu_loop_differs(t, &cfg, &len), -1);
+		free(a);
+		tl_free(t);
+	}
+}
+END_TEST
+
 /* Random layouts with paths of 1 to 3 levels (some zones empty), RF 2 to
  * 4, skewed, some streams under the majority rule and some tolerances:
  * every action keeps the domains spanned, the top first; the tick loop
@@ -439,6 +481,7 @@ int main(void)
 	tcase_add_test(c, kudu_moves_inside_a_location_when_that_does_as_well);
 	tcase_add_test(c, kudu_leaves_the_far_member_empty_when_one_must_be);
 	tcase_add_test(c, a_replica_copy_stays_in_its_zone_when_that_does_as_well);
+	tcase_add_test(c, a_drain_copy_goes_where_the_zone_repair_would);
 	suite_add_tcase(s, c);
 	c = tcase_create("properties");
 	tcase_set_timeout(c, 600);
