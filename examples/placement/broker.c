@@ -113,7 +113,7 @@ static int tick(pt_run *r, uint64_t budget, pt_tick *t, pt_err *e)
 		if (info.status == PL_STATUS_STALLED && info.detail < r->snap.n_shards)
 			pt_tick_blocker(t, info.status, info.detail, r->snap.shards[info.detail].stream, PL_NONE, NULL);
 		else if ((info.status == PL_STATUS_BLOCKED_CAPS || info.status == PL_STATUS_BLOCKED_ZONES ||
-			  info.status == PL_STATUS_BLOCKED_HANDOFF) &&
+			  info.status == PL_STATUS_BLOCKED_HANDOFF || info.status == PL_STATUS_BLOCKED_BOUNDS) &&
 			 info.detail < r->snap.n_streams)
 			pt_tick_blocker(t, info.status, PL_NONE, info.detail, PL_NONE, NULL);
 		else if (info.status == PL_STATUS_MOVE_LIMIT && info.detail < r->snap.n_members)

@@ -397,9 +397,10 @@
  * leader, replica or bytes move, and no hand-off, whether for the stream's
  * own bounds or the totals'. Its shards still count in every member's
  * totals (leaders, replicas, bytes), so the other streams' shards even the
- * totals around them, as far as those streams' exact bounds allow. Its own
- * scopes want no move, so its spread never keeps the plan from
- * PL_STATUS_BALANCED. Failover, drains, zone repair and the placing of its
+ * totals around them, as far as those streams' exact bounds allow (where
+ * they cannot bring a member within its totals' bounds, the tick ends
+ * PL_STATUS_BLOCKED_BOUNDS, detail PL_NONE). Its own scopes want no move,
+ * so its own spread never keeps the plan from PL_STATUS_BALANCED. Failover, drains, zone repair and the placing of its
  * new shards still move them, as Cruise Control moves an excluded topic's
  * replicas off a dead or removed broker. In placement(5): stream ID keep.
  *
@@ -673,6 +674,11 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              cluster;
  *              PL_STATUS_BLOCKED_HANDOFF (handoff_only): a scope wants a
  *              move only a copy would make; detail as above;
+ *              PL_STATUS_BLOCKED_BOUNDS: a scope's leaders are outside
+ *              their bounds and no move the rules allow brings them in
+ *              (a kept stream's shards; a replica out of sync; each
+ *              other move would take another scope from its bounds or
+ *              make it more uneven); detail as above;
  *              PL_STATUS_BALANCED: nothing more is wanted.
  *              blocked counts the stalled shards (and drain-stalled
  *              replicas) and the blocked scopes.

@@ -85,7 +85,8 @@ extern "C" {
 	X(RETURNING_HOME, 16, "returning-home") /* fleet: lag overrides wait to go home */  \
 	X(LAGGING, 17, "lagging")            /* fleet: an eligible member lags */          \
 	X(MOVING, 18, "moving")              /* fleet: count, spread or keep moves are wanted */ \
-	X(UNEVEN, 19, "uneven")              /* fleet: out of bounds, and no rule on moves it */
+	X(UNEVEN, 19, "uneven")              /* fleet: out of bounds, and no rule on moves it */ \
+	X(BLOCKED_BOUNDS, 20, "blocked-bounds") /* broker: out of bounds, and no move the rules allow brings it in */
 
 enum pl_action_kind {
 #define PL__ENUM(name, value, str) PL_ACTION_##name = value,

@@ -216,6 +216,9 @@ static void finish(const pl__bk *b, pl_plan_info *info)
 	} else if (b->block_handoff) {
 		status = PL_STATUS_BLOCKED_HANDOFF;
 		detail = b->block_scope;
+	} else if (b->block_bounds) {
+		status = PL_STATUS_BLOCKED_BOUNDS;
+		detail = b->bounds_scope;
 	}
 	pl__plan_info(info, b->n, more, status, detail, b->blocked);
 }

@@ -189,6 +189,12 @@ int pl__bk_keeps(const pl_view *v, uint32_t total, uint32_t tol, uint32_t a, uin
 
 void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id)
 {
+	b->blocked++;
+	if (rc == PL__BK_BLOCK_BOUNDS) { /* named only when no other block is */
+		if (!b->block_bounds++)
+			b->bounds_scope = scope_id;
+		return;
+	}
 	if (rc == PL__BK_BLOCK_CAPS)
 		b->block_caps++;
 	else if (rc == PL__BK_BLOCK_HANDOFF)
@@ -199,7 +205,6 @@ void pl__bk_block(pl__bk *b, int rc, uint32_t scope_id)
 		b->block_zones++;
 	if (b->block_caps + b->block_zones + b->block_handoff + b->block_full == 1)
 		b->block_scope = scope_id;
-	b->blocked++;
 }
 
 void pl__bk_drain_stall(pl__bk *b, uint32_t k)

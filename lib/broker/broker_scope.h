@@ -22,6 +22,7 @@
 #define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
 #define PL__BK_BLOCK_HANDOFF 6 /* handoff_only: only a copy would move it */
 #define PL__BK_BLOCK_FULL 7 /* a copy would pass a full ratio (or, bytes first, leave the band further) */
+#define PL__BK_BLOCK_BOUNDS 8 /* leaders out of bounds: each move a kept stream or another scope refuses */
 #define PL__BK_BLOCKED(rc)                                                                    \
 	((rc) == PL__BK_BLOCK_CAPS || (rc) == PL__BK_BLOCK_ZONES || (rc) == PL__BK_BLOCK_HANDOFF || \
 	 (rc) == PL__BK_BLOCK_FULL)

@@ -178,7 +178,7 @@ func detailOf(s *Snapshot, st Status, d C.uint32_t) string {
 	switch st {
 	case StatusStalled, StatusDrainStalled:
 		return idOf(s.shardKeys, d)
-	case StatusBlockedCaps, StatusBlockedZones, StatusBlockedHandoff:
+	case StatusBlockedCaps, StatusBlockedZones, StatusBlockedHandoff, StatusBlockedBounds:
 		return idOf(s.streamIDs, d)
 	case StatusMoveLimit:
 		return idOf(s.memberIDs, d)

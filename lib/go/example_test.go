@@ -36,7 +36,8 @@ func Example() {
 
 // A kept stream (StreamKeep, Cruise Control's excluded topics): audit's
 // leaders all sit on b0 and stay there; orders, led from b0 too, is
-// balanced around it.
+// balanced around it. b0 still leads 4 of the 6, past the totals' ceiling
+// of 2, and no move may even them: the plan ends blocked-bounds.
 func ExampleStream_keep() {
 	l := placement.Layout{
 		Members: []placement.Member{{ID: "b0"}, {ID: "b1"}, {ID: "b2"}},
@@ -64,7 +65,7 @@ func ExampleStream_keep() {
 	// Output:
 	// move-leader orders/0 b0 -> b1 stream-skew
 	// move-leader orders/2 b0 -> b2 stream-skew
-	// balanced
+	// blocked-bounds
 }
 
 // An error names the element by index and id, and matches its code.

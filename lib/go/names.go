@@ -241,4 +241,6 @@ const (
 	StatusMoving Status = C.PL_STATUS_MOVING
 	// StatusUneven is "uneven": fleet: out of bounds, and no rule on moves it.
 	StatusUneven Status = C.PL_STATUS_UNEVEN
+	// StatusBlockedBounds is "blocked-bounds": broker: out of bounds, and no move the rules allow brings it in.
+	StatusBlockedBounds Status = C.PL_STATUS_BLOCKED_BOUNDS
 )

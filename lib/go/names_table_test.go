@@ -120,4 +120,5 @@ var statusNames = map[Status]string{
 	StatusLagging:        "lagging",
 	StatusMoving:         "moving",
 	StatusUneven:         "uneven",
+	StatusBlockedBounds:  "blocked-bounds",
 }

@@ -59,6 +59,9 @@ START_TEST(a_kept_stream_stays_and_the_totals_even_around_it)
 	ck_assert_uint_eq(out[0].reason, PL_REASON_CLUSTER_SKEW);
 	ck_assert_uint_eq(out[0].from, 0);
 	ck_assert_uint_eq(t->k[out[0].shard].stream, s);
+	/* b0 still leads 8, past the totals' ceiling of 5: the kept stream
+	 * binds, and the status names it, not "balanced" */
+	ck_assert_uint_eq(status, PL_STATUS_BLOCKED_BOUNDS);
 	/* the loop does the same */
 	uint32_t len;
 	ck_assert_int_lt(bu_loop_differs(t, &cfg, &len), 0);
@@ -77,8 +80,10 @@ START_TEST(a_kept_stream_alone_is_left_as_it_is)
 	pl_broker_config cfg = bu_cfg();
 	pl_action out[64];
 	uint32_t status;
-	/* nothing the balance passes may take: no action at all */
+	/* nothing the balance passes may take: no action at all, and the
+	 * totals (9/0/0) end outside their bounds, which the status names */
 	ck_assert_uint_eq(bu_dry_run(t, &cfg, out, 64, &status), 0);
+	ck_assert_uint_eq(status, PL_STATUS_BLOCKED_BOUNDS);
 	/* the same layout with no flags moves it */
 	t->snap.stream_flags = NULL;
 	ck_assert_uint_gt(bu_dry_run(t, &cfg, out, 64, &status), 0);

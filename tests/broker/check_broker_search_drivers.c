@@ -125,10 +125,14 @@ START_TEST(a_blocked_scope_is_noted_and_holds_nothing_up)
 	ck_assert_uint_eq(b.block_caps, 1);
 	ck_assert_uint_eq(b.block_scope, 7); /* the first blocked scope */
 	ck_assert_uint_eq(b.blocked, 2);
-	/* Settled (balanced as far as the rules allow): nothing noted. */
+	/* Settled while it wants a move (leaders out of bounds, no move the
+	 * rules allow): noted apart, so the other blocks keep their scope. */
 	drive_script(2, SE);
 	ck_assert_int_eq(pl__bk_drive(&b, 11, scripted_fill, scripted_move, &held), 0);
-	ck_assert_uint_eq(b.blocked, 2);
+	ck_assert_uint_eq(b.blocked, 3);
+	ck_assert_uint_eq(b.block_bounds, 1);
+	ck_assert_uint_eq(b.bounds_scope, 11);
+	ck_assert_uint_eq(b.block_scope, 7);
 	ck_assert_int_eq(held, 0);
 	ck_assert_uint_eq(b.want_limit + b.want_flight, 0);
 	/* And the cluster runs after them. */

@@ -361,3 +361,17 @@ def test_a_replica_out_of_sync_never_takes_the_leadership():
         pl.broker_plan(pl.Snapshot([pl.Member("b0"), pl.Member("b1")],
                                    [pl.Shard("k", replicas=["b0", "b1"], leader="b0", out_of_sync=["b0"])]))
     assert e.value.name == "E_FLAGS"
+
+
+def test_totals_a_kept_stream_holds_are_named_not_balanced():
+    # "kept" leads 9 on a and may not move; "s" is even: the totals end
+    # outside their bounds, and the status says so, naming the totals.
+    def snap(keep):
+        return pl.Snapshot([pl.Member("a"), pl.Member("b"), pl.Member("c")],
+                           [pl.Shard("kept/%d" % i, stream="kept", replicas=["a"], leader="a") for i in range(9)] +
+                           [pl.Shard("s/%d" % i, stream="s", replicas=[m], leader=m) for i, m in enumerate("abc")],
+                           streams=[pl.Stream("kept", keep=keep), pl.Stream("s")])
+    plan = pl.broker_dry_run(snap(True), replication_factor=1)
+    assert plan.status == "blocked-bounds" and plan.detail is None
+    assert all(not a.shard.startswith("kept/") for a in plan.actions)
+    assert pl.broker_dry_run(snap(False), replication_factor=1).status == "balanced"

@@ -250,7 +250,7 @@ class DrainStall:
 # leave it as the raw index (detail_index).
 _DETAIL = {
     "broker": {"stalled": "shard", "drain-stalled": "shard", "move-limit": "member", "blocked-caps": "stream", "blocked-zones": "stream",
-               "blocked-handoff": "stream"},
+               "blocked-handoff": "stream", "blocked-bounds": "stream"},
     "region": {"stalled": "shard", "proposals-off": "shard", "action-cap": "shard", "full": "shard"},
 }
 

@@ -330,7 +330,7 @@ pub struct Plan {
     /// The element the status names, by id: the broker's `stalled` and
     /// `drain-stalled` name the first such shard, `move-limit` the member
     /// at its `max_moves_in`/`max_moves_out`, `blocked-caps`,
-    /// `blocked-zones` and `blocked-handoff` the first such stream (`None`:
+    /// `blocked-zones`, `blocked-handoff` and `blocked-bounds` the first such stream (`None`:
     /// the cluster); the region policy's `stalled`, `proposals-off`,
     /// `action-cap` and `full` name a region (shard). `None` otherwise.
     pub detail: Option<String>,
@@ -361,7 +361,8 @@ fn detail_id(policy: Policy, status: Status, snap: &Snapshot, i: u32) -> Option<
         (Policy::Broker, Status::MoveLimit) => snap.member_id(i),
         (Policy::Broker, Status::BlockedCaps)
         | (Policy::Broker, Status::BlockedZones)
-        | (Policy::Broker, Status::BlockedHandoff) => snap.stream_id(i),
+        | (Policy::Broker, Status::BlockedHandoff)
+        | (Policy::Broker, Status::BlockedBounds) => snap.stream_id(i),
         (Policy::Region, Status::Stalled)
         | (Policy::Region, Status::ProposalsOff)
         | (Policy::Region, Status::ActionCap)

@@ -401,13 +401,15 @@ pub enum Status {
     Moving,
     /// "uneven" (`PL_STATUS_UNEVEN`): fleet: out of bounds, and no rule on moves it.
     Uneven,
+    /// "blocked-bounds" (`PL_STATUS_BLOCKED_BOUNDS`): broker: out of bounds, and no move the rules allow brings it in.
+    BlockedBounds,
     /// A `PL_STATUS_*` value this crate does not know yet.
     Other(u32),
 }
 
 impl Status {
     /// Every value the crate knows, in the order of the C list.
-    pub const ALL: &'static [Status] = &[Status::Balanced, Status::Paused, Status::MoveLimit, Status::BlockedZones, Status::BlockedCaps, Status::Full, Status::Cooldown, Status::Waiting, Status::NotLive, Status::ProposalsOff, Status::Stalled, Status::ActionCap, Status::InFlight, Status::DrainStalled, Status::BlockedHandoff, Status::BlockedFull, Status::ReturningHome, Status::Lagging, Status::Moving, Status::Uneven];
+    pub const ALL: &'static [Status] = &[Status::Balanced, Status::Paused, Status::MoveLimit, Status::BlockedZones, Status::BlockedCaps, Status::Full, Status::Cooldown, Status::Waiting, Status::NotLive, Status::ProposalsOff, Status::Stalled, Status::ActionCap, Status::InFlight, Status::DrainStalled, Status::BlockedHandoff, Status::BlockedFull, Status::ReturningHome, Status::Lagging, Status::Moving, Status::Uneven, Status::BlockedBounds];
 
     /// The `PL_STATUS_*` value.
     pub fn code(self) -> u32 {
@@ -432,6 +434,7 @@ impl Status {
             Status::Lagging => sys::PL_STATUS_LAGGING,
             Status::Moving => sys::PL_STATUS_MOVING,
             Status::Uneven => sys::PL_STATUS_UNEVEN,
+            Status::BlockedBounds => sys::PL_STATUS_BLOCKED_BOUNDS,
             Status::Other(c) => c,
         }
     }
@@ -459,6 +462,7 @@ impl Status {
             sys::PL_STATUS_LAGGING => Status::Lagging,
             sys::PL_STATUS_MOVING => Status::Moving,
             sys::PL_STATUS_UNEVEN => Status::Uneven,
+            sys::PL_STATUS_BLOCKED_BOUNDS => Status::BlockedBounds,
             other => Status::Other(other),
         }
     }

@@ -320,7 +320,7 @@ fn kinds_reasons_and_statuses_are_the_librarys() {
             assert_eq!(r.to_string().parse::<Reason>().unwrap(), r);
         }
     }
-    assert_eq!(Status::ALL.len(), 20);
+    assert_eq!(Status::ALL.len(), 21);
     assert_eq!(Reason::ALL.len(), 23);
     assert_eq!(Reason::StreamSkew.to_string(), "stream-skew");
     assert_eq!(Status::DrainStalled.to_string(), "drain-stalled");

@@ -317,6 +317,8 @@ pub const PL_STATUS_LAGGING: u32 = 17;
 pub const PL_STATUS_MOVING: u32 = 18;
 /// `PL_STATUS_UNEVEN` ("uneven"): fleet: out of bounds, and no rule on moves it.
 pub const PL_STATUS_UNEVEN: u32 = 19;
+/// `PL_STATUS_BLOCKED_BOUNDS` ("blocked-bounds"): broker: out of bounds, and no move the rules allow brings it in.
+pub const PL_STATUS_BLOCKED_BOUNDS: u32 = 20;
 /// `PL_SCOPE_NONE`.
 pub const PL_SCOPE_NONE: u32 = 0;
 /// `PL_SCOPE_STREAM`: leaders of the action's stream.
