@@ -47,9 +47,22 @@ static int replicas_off(const pt_stats *st, const pl_snapshot *s, const pt_strea
 	return c->replicas < *fl || c->replicas > *ce;
 }
 
+/* The member at canonical place r when it is eligible and leads more than
+ * its totals' ceiling or fewer than their floor (*y its tally); else
+ * PL_NONE. */
+static uint32_t totals_off(const pl_view *v, uint32_t r, pl_tally *y)
+{
+	int m = pl_view_at(v, PL_ELEM_MEMBER, r);
+	if (m < 0 || !pt_eligible(&pl_view_snapshot(v)->members[m]) || pl_view_member_tally(v, (uint32_t)m, y) != 0 ||
+	    (y->leaders <= y->ceiling && y->leaders >= y->floor))
+		return PL_NONE;
+	return (uint32_t)m;
+}
+
 /* The members a blocker involves: a shard's replicas (leader first), a
- * stream's eligible members outside its bounds (leaders, then replicas), or
- * the member named. */
+ * stream's eligible members outside its bounds (leaders, then replicas),
+ * the member named, or, for the totals, the eligible members outside
+ * their bounds. */
 uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_view *v, uint32_t *out, uint32_t cap)
 {
 	const pl_snapshot *s = pl_view_snapshot(v);
@@ -81,6 +94,11 @@ uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_vi
 			if (!seen && replicas_off(st, s, sr, c, &fl, &ce))
 				out[n++] = c->member;
 		}
+	} else if (w->member == PL_NONE) {
+		pl_tally y;
+		for (uint32_t r = 0, m; r < s->n_members && n < cap; r++)
+			if ((m = totals_off(v, r, &y)) != PL_NONE)
+				out[n++] = m;
 	}
 	return n;
 }
@@ -147,7 +165,21 @@ void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_
 				       c->replicas > ce ? "over its ceiling" : "under its floor", c->replicas > ce ? ce : fl);
 			}
 		} else if (w->member == PL_NONE) {
-			pt_put(b, " the cluster as a whole");
+			pl_tally y;
+			int first = 1;
+			for (uint32_t r = 0, m; r < s->n_members; r++) {
+				if ((m = totals_off(v, r, &y)) == PL_NONE)
+					continue;
+				pt_put(b, "%s ", first ? " the totals:" : ",");
+				first = 0;
+				pt_put_name(b, s->members[m].id);
+				if (y.leaders > y.ceiling)
+					pt_put(b, "=%u over its ceiling %u", y.leaders, y.ceiling);
+				else
+					pt_put(b, "=%u under its floor %u", y.leaders, y.floor);
+			}
+			if (first)
+				pt_put(b, " the cluster as a whole");
 		} else {
 			pt_put(b, " member "); /* "lagging: member f2: it lags" */
 			pt_put_name(b, s->members[w->member].id);
