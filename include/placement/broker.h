@@ -674,11 +674,13 @@ PL_API int pl_broker_config_init(pl_broker_config *cfg);
  *              cluster;
  *              PL_STATUS_BLOCKED_HANDOFF (handoff_only): a scope wants a
  *              move only a copy would make; detail as above;
- *              PL_STATUS_BLOCKED_BOUNDS: a scope's leaders are outside
- *              their bounds and no move the rules allow brings them in
- *              (a kept stream's shards; a replica out of sync; each
- *              other move would take another scope from its bounds or
- *              make it more uneven); detail as above;
+ *              PL_STATUS_BLOCKED_BOUNDS: a scope's leaders or replicas
+ *              are outside their bounds and no move the rules allow
+ *              brings them in (a kept stream's shards; a replica out of
+ *              sync; each other move would take another scope from its
+ *              bounds or make it more uneven; not replicas the holdings
+ *              alone keep, as when every member holds every shard);
+ *              detail as above;
  *              PL_STATUS_BALANCED: nothing more is wanted.
  *              blocked counts the stalled shards (and drain-stalled
  *              replicas) and the blocked scopes.

@@ -245,6 +245,45 @@ int pl__bk_serves(const pl__bk *b, uint32_t k, uint32_t a, uint32_t d, uint32_t 
 	return ca > 0 && (2 * (uint64_t)ca - 1) * v->m_weight[d] > (2 * (uint64_t)cd + 1) * v->m_weight[a];
 }
 
+/* Member m's place in replica scope sc: bit 1, above its floor (may give
+ * one); bit 2, over its ceiling; bit 4, below its ceiling (may take one);
+ * bit 8, under its floor. 0 for a member not eligible. */
+static uint32_t rplace(const pl_view *v, const pl__scope *sc, uint32_t m)
+{
+	if (!pl__eligible(v, m))
+		return 0;
+	uint32_t c = pl__bk_count(v, sc, m), fl, ce;
+	pl__bk_bounds(v, sc, m, &fl, &ce);
+	return (c > fl ? 1u : 0u) | (c > ce ? 2u : 0u) | (c < ce ? 4u : 0u) | (c < fl ? 8u : 0u);
+}
+
+int pl__bk_rscope_movable(const pl__bk *b, const pl__scope *sc)
+{
+	const pl_view *v = b->v;
+	uint32_t below = 0, under = 0; /* eligible members below their ceilings, under their floors */
+	for (uint32_t e = 0; e < v->n_elig; e++) {
+		uint32_t p = rplace(v, sc, v->elig[e]);
+		below += (p & 4) != 0;
+		under += (p & 8) != 0;
+	}
+	for (uint32_t k = 0; k < v->nk && (below || under); k++) {
+		if (sc->s != PL_NONE && v->snap.shards[k].stream != sc->s)
+			continue;
+		const pl__shard_state *st = pl__st(v, k);
+		uint32_t over_here = 0, give_here = 0, below_here = 0, under_here = 0;
+		for (uint32_t j = 0; j < st->nrep; j++) {
+			uint32_t p = rplace(v, sc, pl__rep(st, j));
+			over_here |= p & 2;
+			give_here |= p & 1;
+			below_here += (p & 4) != 0;
+			under_here += (p & 8) != 0;
+		}
+		if ((over_here && below > below_here) || (give_here && under > under_here))
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- sources and destinations --------------------------------------------- */
 
 /* Keys of the fallbacks: past this, a member is over its ceiling (source) or

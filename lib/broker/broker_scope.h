@@ -22,7 +22,7 @@
 #define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
 #define PL__BK_BLOCK_HANDOFF 6 /* handoff_only: only a copy would move it */
 #define PL__BK_BLOCK_FULL 7 /* a copy would pass a full ratio (or, bytes first, leave the band further) */
-#define PL__BK_BLOCK_BOUNDS 8 /* leaders out of bounds: each move a kept stream or another scope refuses */
+#define PL__BK_BLOCK_BOUNDS 8 /* out of bounds: each move a kept stream or another scope's rule refuses */
 #define PL__BK_BLOCKED(rc)                                                                    \
 	((rc) == PL__BK_BLOCK_CAPS || (rc) == PL__BK_BLOCK_ZONES || (rc) == PL__BK_BLOCK_HANDOFF || \
 	 (rc) == PL__BK_BLOCK_FULL)
@@ -271,6 +271,12 @@ static inline int pl__bk_dkey(const pl_view *v, const pl__scope *sc, const pl__b
 
 /* May source a (key ka) hand a shard to destination d (key kd) at this level? */
 int pl__bk_pair_ok(const pl_view *v, const pl__scope *sc, uint32_t a, uint32_t ka, uint32_t d, uint32_t kd);
+/* Replica scope sc out of its bounds: has it a shard (kept or not) held by
+ * a member over its ceiling and not by some member below its own, or held
+ * by a member above its floor and not by some member under its own? 0 when
+ * the holdings alone keep it where it is (every member holds every shard).
+ * O(shards x replicas). */
+int pl__bk_rscope_movable(const pl__bk *b, const pl__scope *sc);
 
 /* The projected totals the stream pass breaks ties on, into v->m_scratch. */
 void pl__bk_project(const pl__bk *b);

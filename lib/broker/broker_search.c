@@ -88,8 +88,8 @@ int pl__bk_drive(pl__bk *b, uint32_t s, pl__bk_fill_fn fill, pl__bk_search_fn mo
 			*held = 1;
 		else if (PL__BK_BLOCKED(rc))
 			pl__bk_block(b, rc, s);
-		else if (rc == PL__BK_SETTLED && !sc.rep)
-			pl__bk_block(b, PL__BK_BLOCK_BOUNDS, s); /* leaders: a kept stream or another scope's rule binds */
+		else if (rc == PL__BK_SETTLED && (!sc.rep || pl__bk_rscope_movable(b, &sc)))
+			pl__bk_block(b, PL__BK_BLOCK_BOUNDS, s); /* a rule binds, not the holdings alone */
 		return 0;
 	}
 }

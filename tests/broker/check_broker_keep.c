@@ -91,6 +91,39 @@ START_TEST(a_kept_stream_alone_is_left_as_it_is)
 }
 END_TEST
 
+/* Kept k's leaders are even (one each) but its replicas are not: a holds
+ * 3, b 2, c 1, where the totals' bounds are 2. Only a replica move of a
+ * kept shard would even them: nothing moves, and the status names the
+ * replicas' totals (PL_NONE), not balanced. Not kept: one copy from a to c. */
+START_TEST(kept_replicas_that_hold_the_totals_are_named)
+{
+	for (int keep = 1; keep >= 0; keep--) {
+		tl *t = bu_new(3, NULL);
+		uint32_t k = tl_stream(t, "k");
+		tl_shard(t, "k/0", k, 0, 2, 0u, 1u);
+		tl_shard(t, "k/1", k, 1, 2, 1u, 0u);
+		tl_shard(t, "k/2", k, 2, 2, 2u, 0u);
+		uint32_t flags[1] = {keep ? PL_STREAM_KEEP : 0};
+		t->snap.stream_flags = flags;
+		pl_broker_config cfg = bu_cfg();
+		cfg.replication_factor = 2;
+		pl_action out[16];
+		uint32_t status, n = bu_dry_run(t, &cfg, out, 16, &status);
+		if (keep) {
+			ck_assert_uint_eq(n, 0);
+			ck_assert_uint_eq(status, PL_STATUS_BLOCKED_BOUNDS);
+		} else {
+			ck_assert_uint_eq(n, 1);
+			ck_assert_uint_eq(out[0].from, 0);
+			ck_assert_uint_eq(out[0].to, 2);
+			ck_assert_uint_eq(status, PL_STATUS_BALANCED);
+		}
+		t->snap.stream_flags = NULL;
+		tl_free(t);
+	}
+}
+END_TEST
+
 START_TEST(kept_shards_still_fail_over_and_drain)
 {
 	static const uint32_t lead[4] = {2, 2, 2, 2};
@@ -281,6 +314,7 @@ int main(void)
 	TCase *c = tcase_create("cases");
 	tcase_add_test(c, a_kept_stream_stays_and_the_totals_even_around_it);
 	tcase_add_test(c, a_kept_stream_alone_is_left_as_it_is);
+	tcase_add_test(c, kept_replicas_that_hold_the_totals_are_named);
 	tcase_add_test(c, kept_shards_still_fail_over_and_drain);
 	tcase_add_test(c, the_bytes_band_leaves_a_kept_stream);
 	tcase_add_test(c, unknown_flags_are_refused_naming_the_stream);
