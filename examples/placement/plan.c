@@ -47,16 +47,39 @@ static int replicas_off(const pt_stats *st, const pl_snapshot *s, const pt_strea
 	return c->replicas < *fl || c->replicas > *ce;
 }
 
-/* The member at canonical place r when it is eligible and leads more than
- * its totals' ceiling or fewer than their floor (*y its tally); else
- * PL_NONE. */
-static uint32_t totals_off(const pl_view *v, uint32_t r, pl_tally *y)
+/* The replicas on eligible members. */
+static uint64_t eligible_replicas(const pl_view *v)
 {
+	const pl_snapshot *s = pl_view_snapshot(v);
+	uint64_t R = 0;
+	pl_tally x;
+	for (uint32_t i = 0; i < s->n_members; i++)
+		if (pt_eligible(&s->members[i]) && pl_view_member_tally(v, i, &x) == 0)
+			R += x.replicas;
+	return R;
+}
+
+/* The member at canonical place r when it is eligible and its leaders in
+ * total are outside their floor and ceiling, or (the broker's measure) its
+ * replicas outside theirs, the R replicas on eligible members shared by
+ * weight; else PL_NONE. *y its tally; *rfl and *rce the replicas' bounds
+ * (0, 0 when its leaders are the ones outside). */
+static uint32_t totals_off(const pt_stats *st, const pl_view *v, uint64_t R, uint32_t r, pl_tally *y, uint32_t *rfl,
+			   uint32_t *rce)
+{
+	const pl_snapshot *s = pl_view_snapshot(v);
 	int m = pl_view_at(v, PL_ELEM_MEMBER, r);
-	if (m < 0 || !pt_eligible(&pl_view_snapshot(v)->members[m]) || pl_view_member_tally(v, (uint32_t)m, y) != 0 ||
-	    (y->leaders <= y->ceiling && y->leaders >= y->floor))
+	*rfl = *rce = 0;
+	if (m < 0 || !pt_eligible(&s->members[m]) || pl_view_member_tally(v, (uint32_t)m, y) != 0)
 		return PL_NONE;
-	return (uint32_t)m;
+	if (y->leaders > y->ceiling || y->leaders < y->floor)
+		return (uint32_t)m;
+	if (st->measure != PL_IMBALANCE_BROKER || st->c.weight == 0)
+		return PL_NONE;
+	uint64_t num = R * (s->members[m].weight ? s->members[m].weight : 1);
+	*rfl = (uint32_t)(num / st->c.weight);
+	*rce = (uint32_t)((num + st->c.weight - 1) / st->c.weight);
+	return y->replicas < *rfl || y->replicas > *rce ? (uint32_t)m : PL_NONE;
 }
 
 /* The members a blocker involves: a shard's replicas (leader first), a
@@ -96,8 +119,10 @@ uint32_t pt_blocker_members(const pt_blocker *w, const pt_stats *st, const pl_vi
 		}
 	} else if (w->member == PL_NONE) {
 		pl_tally y;
+		uint32_t fl, ce;
+		uint64_t R = eligible_replicas(v);
 		for (uint32_t r = 0, m; r < s->n_members && n < cap; r++)
-			if ((m = totals_off(v, r, &y)) != PL_NONE)
+			if ((m = totals_off(st, v, R, r, &y, &fl, &ce)) != PL_NONE)
 				out[n++] = m;
 	}
 	return n;
@@ -166,14 +191,20 @@ void pt_blockers_text(pt_buf *b, const pt_tick *t, const pt_stats *st, const pl_
 			}
 		} else if (w->member == PL_NONE) {
 			pl_tally y;
+			uint32_t fl, ce;
+			uint64_t R = eligible_replicas(v);
 			int first = 1;
 			for (uint32_t r = 0, m; r < s->n_members; r++) {
-				if ((m = totals_off(v, r, &y)) == PL_NONE)
+				if ((m = totals_off(st, v, R, r, &y, &fl, &ce)) == PL_NONE)
 					continue;
 				pt_put(b, "%s ", first ? " the totals:" : ",");
 				first = 0;
 				pt_put_name(b, s->members[m].id);
-				if (y.leaders > y.ceiling)
+				if (ce > 0 || fl > 0)
+					pt_put(b, " holds %u replica%s, %s %u", y.replicas, y.replicas == 1 ? "" : "s",
+					       y.replicas > ce ? "over its ceiling" : "under its floor",
+					       y.replicas > ce ? ce : fl);
+				else if (y.leaders > y.ceiling)
 					pt_put(b, "=%u over its ceiling %u", y.leaders, y.ceiling);
 				else
 					pt_put(b, "=%u under its floor %u", y.leaders, y.floor);
