@@ -214,7 +214,9 @@
  * 8 hops; the distances are found backwards from the destinations, one walk
  * over the scope's shards per hop), then the best source, then the best
  * destination; its last hop (into the destination) is made now, and the
- * next search goes on from the member it left. A hop is an ordinary
+ * next search goes on from the member it left. That hop never takes the
+ * scope further from its bounds: from a member at or below its floor it
+ * goes only to a destination under its own. A hop is an ordinary
  * MOVE_LEADER with the scope's reason and no STAGE_FIRST. On the 6-member
  * layout of pl_broker_plan(3) (m0 leading 4 of 12, m1 none, three zones)
  * four hand-offs even the leaders where two copies and two replica moves
@@ -283,7 +285,9 @@
  * weights, its squares): the scope's next move is then an ordinary one that
  * lowers the distance, so two relays never follow each other. A hop of a
  * chain of hand-offs goes into a destination from a member that is not a
- * source, so it keeps the distance or lowers it, and leaves the shortest
+ * source, and from a member at or below its floor (with weights a floor can
+ * equal its ceiling) only into one under its own floor, so it keeps the
+ * distance or lowers it, and leaves the shortest
  * chain from a source one hop shorter: at most 7 such hops follow each
  * other before one that lowers the distance. So the moves end. In a layout that needs no fallback, each
  * stream move lowers its stream's max(excess over the ceilings, deficit

@@ -172,7 +172,14 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 		}
 		a = next;
 	}
-	uint32_t kd_best = 0;
+	/* The hop made now must not raise the scope's distance: from a member
+	 * at or below its floor (one between in the chain, at a floor equal to
+	 * its ceiling), only to a destination under its own floor. */
+	uint32_t kd_best = 0, ca = 0, fa = 0, ea = 0;
+	if (a != PL_NONE) {
+		ca = pl__bk_count(v, sc, a);
+		pl__bk_bounds(v, sc, a, &fa, &ea);
+	}
 	for (uint32_t j = 0; a != PL_NONE && j < n; j++) {
 		uint32_t k = scope_key(v, sc, j);
 		const pl__shard_state *st = pl__st(v, k);
@@ -182,6 +189,12 @@ int pl__bk_handoff(pl__bk *b, const pl__scope *sc, pl__best *x)
 			uint32_t f = pl__rep(st, r), kf;
 			if (dist_get(v, f) != 0 || !handoff_ok(b, sc, k, a, f))
 				continue;
+			if (ca <= fa) {
+				uint32_t ff, ef;
+				pl__bk_bounds(v, sc, f, &ff, &ef);
+				if (pl__bk_count(v, sc, f) >= ff)
+					continue;
+			}
 			pl__bk_dest_key(v, sc, f, &kf);
 			if (!x->have || pl__bk_dest_before(v, sc, kf, f, kd_best, x->d)) {
 				uint32_t kx = 0;

@@ -356,6 +356,25 @@ START_TEST(no_leader_moves_twice_on_the_layouts_that_did)
 }
 END_TEST
 
+/* The mixed layouts whose chain of hand-offs made its last hop first from a
+ * member at a floor equal to its ceiling to a destination not under its
+ * own floor: the stream's distance rose 1 -> 2 (weights 4 and 1, shares
+ * whole numbers). mr_run checks every action; now none raises it. */
+START_TEST(no_chain_hop_raises_a_distance_on_the_layouts_that_did)
+{
+	static const uint64_t was[] = {11142846495086430518ull, 14554511421497765973ull, 10288826552456624209ull,
+				       16006594455178683073ull};
+	for (size_t i = 0; i < sizeof was / sizeof was[0]; i++) {
+		pl_broker_config cfg;
+		uint32_t flags;
+		tl *t = layout_of(was[i], K_MIXED, &cfg, &flags);
+		run x = mr_run(t, &cfg, was[i], 100000);
+		ck_assert_msg(x.converged, "layout %llu", (unsigned long long)was[i]);
+		tl_free(t);
+	}
+}
+END_TEST
+
 /* Is some eligible member's replica count, of a stream or in total, outside
  * its bounds (the replicas on eligible members shared by weight)? */
 static int replicas_off(const tl *t, const pl_view *v)
@@ -720,6 +739,7 @@ Suite *suite(void)
 	tcase_add_test(c, converges_balanced_near_the_fewest_moves);
 	tcase_add_test(c, big_layouts_stay_within_1_10_of_the_fewest_moves);
 	tcase_add_test(c, no_leader_moves_twice_on_the_layouts_that_did);
+	tcase_add_test(c, no_chain_hop_raises_a_distance_on_the_layouts_that_did);
 	tcase_add_test(c, every_move_keeps_the_rules_and_the_ticks_end);
 	tcase_add_test(c, shuffled_arrays_give_the_same_actions);
 	suite_add_tcase(s, c);
