@@ -59,7 +59,7 @@ typedef struct pl__bk {
 	uint32_t want_flight;             /* a move waits on shards in flight */
 	uint32_t block_caps, block_zones; /* scopes whose wanted moves are blocked */
 	uint32_t block_handoff;           /* scopes only a copy would move (handoff_only) */
-	uint32_t block_bounds, bounds_scope; /* leader scopes out of bounds with no move allowed; the first */
+	uint32_t block_bounds, bounds_scope; /* scopes out of bounds with no move the rules allow; the first */
 	uint32_t block_scope;             /* the first blocked scope (stream or PL_NONE) */
 	uint32_t blocked;                 /* shards stalled + scopes blocked */
 	uint32_t drain_stalled, drain_shard; /* draining members' replicas with nowhere to go */

@@ -19,7 +19,7 @@
 #define PL__BK_WAIT 2
 #define PL__BK_BLOCK_CAPS 3
 #define PL__BK_BLOCK_ZONES 4
-#define PL__BK_SETTLED 5 /* nothing the rules allow: balanced as far as the streams permit */
+#define PL__BK_SETTLED 5 /* nothing the rules allow (out of bounds: pl__bk_drive notes BLOCK_BOUNDS) */
 #define PL__BK_BLOCK_HANDOFF 6 /* handoff_only: only a copy would move it */
 #define PL__BK_BLOCK_FULL 7 /* a copy would pass a full ratio (or, bytes first, leave the band further) */
 #define PL__BK_BLOCK_BOUNDS 8 /* out of bounds: each move a kept stream or another scope's rule refuses */
